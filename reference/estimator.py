@@ -1,0 +1,164 @@
+"""The store's token estimator ``E`` (SPEC section 3) and the strategy's fallback (section 4)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from reference.model import (
+    Block,
+    Content,
+    Document,
+    Image,
+    RedactedThinking,
+    Store,
+    Text,
+    Thinking,
+    ToolResult,
+    ToolUse,
+)
+from reference.numerics import (
+    Number,
+    is_finite_nonneg,
+    is_number,
+    js_ceil,
+    js_max,
+    js_round,
+    json_stringify,
+    len16,
+)
+
+TextEstimator = Callable[[str], Number]
+
+DENSE_CHARS = frozenset('{}[]":_/=`')
+DENSITY_PROBE = 2000
+DENSITY_THRESHOLD = 0.12
+DENSE_RATE = 2.3
+PROSE_RATE = 2.9
+SIGNATURE_RATE = 3.3
+REDACTED_RATE = 6
+EMPTY_REASONING_PRICE = 600
+TOOL_USE_OVERHEAD = 20
+IMAGE_DEFAULT = 1600
+DOCUMENT_PRICE = 1000
+
+
+def _units_prefix(s: str, n: int) -> list[int]:
+    out: list[int] = []
+    for ch in s:
+        if len(out) >= n:
+            break
+        c = ord(ch)
+        if c > 0xFFFF:
+            c -= 0x10000
+            out.extend((0xD800 + (c >> 10), 0xDC00 + (c & 0x3FF)))
+        else:
+            out.append(c)
+    return out[:n]
+
+
+def is_dense(unit: int) -> bool:
+    """A UTF-16 unit counts as dense when it is above 126 or one of the JSON-ish punctuation."""
+    return unit > 126 or chr(unit) in DENSE_CHARS
+
+
+def text_rate(s: str) -> float:
+    """Characters per token: 2.3 when more than 12% of the first 2,000 units are dense, else 2.9."""
+    probe = _units_prefix(s, DENSITY_PROBE)
+    dense = sum(1 for u in probe if is_dense(u))
+    return DENSE_RATE if dense / len(probe) > DENSITY_THRESHOLD else PROSE_RATE
+
+
+def text_tokens(s: str) -> int:
+    """The default text estimate: ``ceil(len16 / rate)`` in doubles; 0 for the empty string."""
+    if s == "":
+        return 0
+    return js_ceil(len16(s) / text_rate(s))
+
+
+def json_tokens(s: str) -> int:
+    """The estimate of JSON text: ``ceil(len16 / 2.3)``; 0 for the empty string."""
+    if s == "":
+        return 0
+    return js_ceil(len16(s) / DENSE_RATE)
+
+
+@dataclass(frozen=True)
+class Pricing:
+    """How raw block prices are made: the text estimator, the epoch and the stamp rule."""
+
+    text: TextEstimator = text_tokens
+    epoch: int = 1
+    verbatim_stamps: bool = False
+
+    def stamp(self, value: Number | None) -> Number | None:
+        """A stamp as this rule reads it: verbatim any number, or only a finite number >= 0."""
+        if self.verbatim_stamps:
+            return value if is_number(value) else None
+        return value if is_finite_nonneg(value) else None
+
+
+def thinking_price(block: Thinking, p: Pricing) -> Number:
+    stamp = p.stamp(block.token_estimate)
+    if stamp is not None:
+        return stamp
+    if block.signature:
+        if p.epoch == 0:
+            return EMPTY_REASONING_PRICE if block.thinking == "" else p.text(block.thinking)
+        return js_max(p.text(block.thinking), js_round(len16(block.signature) / SIGNATURE_RATE))
+    return p.text(block.thinking)
+
+
+def redacted_price(block: RedactedThinking, p: Pricing) -> Number:
+    stamp = p.stamp(block.token_estimate)
+    if stamp is not None:
+        return stamp
+    data = block.data or ""
+    return js_round(len16(data) / REDACTED_RATE) if data else EMPTY_REASONING_PRICE
+
+
+def raw_price(block: Block, p: Pricing) -> Number:
+    """The raw (unrounded, uncalibrated) price of one block."""
+    match block:
+        case Text():
+            return p.text(block.text)
+        case Thinking():
+            return thinking_price(block, p)
+        case RedactedThinking():
+            return redacted_price(block, p)
+        case ToolUse():
+            return json_tokens(json_stringify(block.input)) + TOOL_USE_OVERHEAD
+        case ToolResult():
+            if isinstance(block.content, str):
+                return json_tokens(block.content) if block.content else 0
+            return sum((raw_price(b, p) for b in block.content), 0)
+        case Image():
+            stamp = p.stamp(block.token_estimate)
+            return IMAGE_DEFAULT if stamp is None else stamp
+        case Document():
+            return DOCUMENT_PRICE
+    raise TypeError(f"not a block: {block!r}")
+
+
+def store_pricing(store: Store, *, verbatim_stamps: bool = False) -> Pricing:
+    """The store's pricing rule: its custom estimator (if any), its epoch, and the given stamp rule."""
+    return Pricing(store.text_estimator or text_tokens, store.pricing_epoch, verbatim_stamps)
+
+
+def calibrated_tokens(content: Content, p: Pricing, calibration: Number) -> Number:
+    """``E`` under an explicit rule: each top-level block's raw price calibrated and rounded, summed."""
+    return sum((js_round(raw_price(b, p) * calibration) for b in content), 0)
+
+
+def content_tokens(content: Content, store: Store) -> Number:
+    """``E(content)`` with the store's calibration, epoch and estimator, under the reference stamp rule."""
+    return calibrated_tokens(content, store_pricing(store), store.calibration)
+
+
+FALLBACK_PRICING = Pricing(text_tokens, 1, True)
+
+
+def fallback_tokens(content: Content) -> Number:
+    """The strategy's unbound price: Text and reasoning only, stamps verbatim, no calibration or rounding."""
+    return sum((raw_price(b, FALLBACK_PRICING) for b in content
+                if isinstance(b, (Text, Thinking, RedactedThinking))), 0)

@@ -1,0 +1,110 @@
+"""The known defects (SPEC section 14): named switches, each pointing at its source.
+
+A variant is a set of defects.  The compile is the ``sound`` algorithm; each defect is one small,
+marked departure from it, tested with ``defects.on(Defect.X)`` at the one place it applies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import Enum
+
+
+class Defect(Enum):
+    """One known departure from the sound compile.  The value is (source, one-line description)."""
+
+    COMBINED_UNCHECKED = ("seed", "the combined pair is not checked against the grace limit")
+    COMBINED_NO_FLOOR = ("seed", "the combined pair is priced by its rendered estimate alone (no floor)")
+    VIEW_NEVER_BOUND = ("seed", "the store view is never bound on this path; recall pairs take the fallback")
+    MEMO_SURVIVES_INITIALIZE = ("seed", "the answer-price memo survives initialize")
+    HEAD_AS_MIDDLE = ("seed", "middle refusals report the head as middle (head_tokens 0)")
+    CLEARED_BY_ANYWHERE = ("seed", "middle refusals name compression for any work anywhere")
+    QUESTION_PRICED_AS_LABEL = ("seed, #305", "a positioned question is priced as the label, not the header sent")
+    ANSWER_PRICED_UNCAPPED = ("seed, #305", "a positioned answer is priced uncapped though sent capped")
+    ENVELOPE_ABSORBED = ("seed, #305", "the envelope's tags are absorbed when the floor wins")
+    COVERAGE_COUNTS_LEFT_OUT = ("seed, #307", "coverage counts combined summaries the cap left out")
+    HEAD_CLEARED_BY_ANYWHERE = ("this model", "a head refusal names compression for any work")
+    RAW_CAP_PLUS_50 = ("TypeScript", "a raw message under a cap is priced min(E, cap + 50), not what is sent")
+    STAMPS_VERBATIM = ("TypeScript", "stamps and Image estimates are used verbatim (NaN, negative)")
+    COMBINED_STATS_TOKENS = ("TypeScript", "the combined pair's stats record each summary's tokens, not the price")
+    UNCHECKED_BAD_VALUES = ("TypeScript", "bad budgets, grace ratios, windows, estimator outputs and summary "
+                            "tokens pass unchecked (a NaN tokens poisons the waterfall)")
+    EMPTY_CARRIERS_FLOOR = ("TypeScript", "an empty carrier list still floors")
+    COMBINED_SELECTION_ORDER = ("this model", "the combined answer follows the selection order, "
+                                "so its bytes change with the budget")
+    DEEP_WINDOW_CANDIDATES = ("TypeScript", "L2+ summaries touching the head or tail stay candidates "
+                              "(raw content sent twice)")
+    DRY_RUN_FILLS_MEMO = ("TypeScript", "a dry run fills the answer-price memo")
+
+    # The seed's removals that no variant carries: each undoes one part of the change.
+    FLOOR_UNHELD = ("seed removal", "the combined pair floors every selected summary, held or not")
+    VIEW_NOT_RESTORED = ("seed removal", "the view bound for the select is left bound after it")
+    PREFIX_NO_RAW = ("seed removal", "the refused prefix leaves out the raw messages before the refused item")
+    PREFIX_NO_LEAVES = ("seed removal", "the refused prefix leaves out the leaves of the pairs sent before")
+    PREFIX_NO_REFUSED = ("seed removal", "the refused prefix leaves out the refused item itself")
+    NARROW_NO_CHUNK = ("seed removal", "chunk work counts in cleared_by whatever it folds")
+    NARROW_NO_MERGE = ("seed removal", "merge work counts in cleared_by whatever it folds")
+    COMBINED_PREFIX_AT_PAIR = ("seed removal", "the prefix at the combined pair leaves out its summaries")
+    COMBINED_PREFIX_AT_RAW = ("seed removal", "the prefix at a raw message after the combined pair "
+                              "leaves out the pair's summaries")
+
+    @property
+    def source(self) -> str:
+        return self.value[0]
+
+    @property
+    def description(self) -> str:
+        return self.value[1]
+
+
+#: The defects the seed's change fixes: present on main, gone in the PR.
+SEED_FIXED: frozenset[Defect] = frozenset({
+    Defect.COMBINED_UNCHECKED,
+    Defect.COMBINED_NO_FLOOR,
+    Defect.VIEW_NEVER_BOUND,
+    Defect.MEMO_SURVIVES_INITIALIZE,
+    Defect.HEAD_AS_MIDDLE,
+    Defect.CLEARED_BY_ANYWHERE,
+})
+
+#: Switches that undo one part of the seed's change and belong to no variant (mutants only).
+REMOVALS: frozenset[Defect] = frozenset(d for d in Defect if d.source == "seed removal")
+
+#: The defects of SPEC section 14 (and those the suite added), carried by the faithful variants.
+KNOWN: frozenset[Defect] = frozenset(Defect) - REMOVALS
+
+#: The defects the seed's change leaves ("What this leaves", and what the TypeScript still does).
+SEED_LEFT: frozenset[Defect] = KNOWN - SEED_FIXED
+
+VARIANTS: Mapping[str, frozenset[Defect]] = {
+    "main-48bb87a1": KNOWN,
+    "pr-8bb01ab8": SEED_LEFT,
+    "sound": frozenset(),
+}
+
+
+@dataclass(frozen=True)
+class Defects:
+    """The defects switched on for one compile."""
+
+    active: frozenset[Defect] = frozenset()
+
+    def on(self, defect: Defect) -> bool:
+        return defect in self.active
+
+    @property
+    def faithful(self) -> bool:
+        """True for a variant that keeps the TypeScript's verbatim handling of bad values."""
+        return Defect.UNCHECKED_BAD_VALUES in self.active
+
+
+def resolve_variant(variant: str | frozenset[Defect] | Defects) -> Defects:
+    """A variant name, a defect set or a ``Defects`` as a ``Defects``; unknown names are refused."""
+    if isinstance(variant, Defects):
+        return variant
+    if isinstance(variant, frozenset):
+        return Defects(variant)
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown variant {variant!r}; known: {', '.join(VARIANTS)}")
+    return Defects(VARIANTS[variant])

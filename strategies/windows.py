@@ -1,0 +1,53 @@
+"""The head and recent windows (SPEC section 6), from each message's price computed once."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from reference.numerics import Number
+
+
+@dataclass(frozen=True)
+class Windows:
+    """``[0, head_end)`` is the head, ``[head_end, middle_end)`` the middle, the rest the tail."""
+
+    head_end: int
+    middle_end: int
+
+    def region(self, index: int) -> str:
+        if index < self.head_end:
+            return "head"
+        return "middle" if index < self.middle_end else "tail"
+
+    def touches_window(self, indices: frozenset[int]) -> bool:
+        """True when any index lies in the head or the tail."""
+        return any(i < self.head_end or i >= self.middle_end for i in indices)
+
+
+def head_end(prices: Sequence[Number], head_window: Number) -> int:
+    """The first index where the running sum from the oldest exceeds the head window."""
+    if head_window <= 0:
+        return 0
+    total: Number = 0
+    for i, p in enumerate(prices):
+        total += p
+        if total > head_window:
+            return i
+    return len(prices)
+
+
+def recent_start(prices: Sequence[Number], recent_window: Number) -> int:
+    """One past the first index, from the newest, where the running sum exceeds the recent window."""
+    total: Number = 0
+    for i in range(len(prices) - 1, -1, -1):
+        total += prices[i]
+        if total > recent_window:
+            return i + 1
+    return 0
+
+
+def windows(prices: Sequence[Number], head_window: Number, recent_window: Number) -> Windows:
+    """Both windows over the messages' prices; the middle is empty when they meet."""
+    h = head_end(prices, head_window)
+    return Windows(h, max(recent_start(prices, recent_window), h))
