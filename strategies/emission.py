@@ -136,7 +136,8 @@ def _diagnostics(run: Running, price: Number, budget: Budget, *, head: bool, sit
 
 def _refuse(run: Running, item: Item, diagnostics: Diagnostics) -> OverBudgetError:
     return OverBudgetError(budget=run.limit, actual=run.total + item.price, stage=EMISSION_STAGE,
-                           diagnostics=diagnostics, item=item.name)
+                           diagnostics=diagnostics, item=item.name,
+                           refused=item.raw_ids or tuple(s.id for s in item.pairs))
 
 
 def emit_head(run: Running, item: Item, store: Store, budget: Budget, defects: Defects) -> None:

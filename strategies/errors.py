@@ -36,12 +36,14 @@ class OverBudgetError(Exception):
     """An item would take the running total past the grace limit."""
 
     def __init__(self, *, budget: Number, actual: Number, stage: str, diagnostics: Diagnostics,
-                 item: str) -> None:
+                 item: str, refused: tuple[str, ...] = ()) -> None:
         self.budget = budget
         self.actual = actual
         self.stage = stage
         self.diagnostics = diagnostics
         self.item = item
+        #: The refused item: a raw message's id, or the ids of the summaries a pair holds.
+        self.refused = refused
         d = diagnostics
         clear = " or ".join(sorted(d.cleared_by)) or "nothing but a larger budget"
         super().__init__(
