@@ -102,6 +102,8 @@ class Summary:
     def __post_init__(self) -> None:
         if self.tokens is None:
             object.__setattr__(self, "tokens", math.nan)
+        if isinstance(self.source_ids, str):
+            raise InvalidStoreError(f"summary {self.id!r}: source_ids must be a sequence of ids, not a string")
         object.__setattr__(self, "source_ids", tuple(self.source_ids))
         object.__setattr__(self, "source_range", tuple(self.source_range))
         if self.response_content is not None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 Number = int | float
@@ -27,7 +28,7 @@ def is_finite_nonneg(x: object) -> bool:
 
 def len16(s: str) -> int:
     """Length of ``s`` in UTF-16 code units: an astral character counts 2."""
-    return len(s) + sum(1 for ch in s if ord(ch) > 0xFFFF)
+    return len(s.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def units16(s: str) -> list[int]:
@@ -110,8 +111,13 @@ def js_number_string(x: Number) -> str:
     return repr(x)
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _escape_lone_surrogates(s: str) -> str:
     """Escape surrogates that do not form a high-low pair, as well-formed ``JSON.stringify`` does."""
+    if not _SURROGATE.search(s):
+        return s
     out: list[str] = []
     i = 0
     while i < len(s):

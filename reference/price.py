@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 from reference.estimator import content_tokens
 from reference.model import Config, Content, Entry, RedactedThinking, Store, Summary, Text, Thinking
-from reference.numerics import Number, is_number, js_trim
+from reference.numerics import Number, is_number, js_max, js_trim
 
 
 def prose(s: Summary) -> Content:
@@ -44,7 +44,7 @@ def excess(s: Summary, store: Store, config: Config) -> Number:
     """How far a floored summary's measured tokens exceed the estimate of its (uncapped) prose."""
     if not floor_applies(s, config):
         return 0
-    return max(0, s.tokens - content_tokens(live_prose(s, config), store))
+    return js_max(0, s.tokens - content_tokens(live_prose(s, config), store))
 
 
 def reference_price(entries: Iterable[Entry], store: Store, config: Config) -> Number:

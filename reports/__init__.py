@@ -1,0 +1,1 @@
+"""Reports and the ``cmharness`` command line (pricing scenarios now; reports on findings later)."""

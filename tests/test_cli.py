@@ -1,0 +1,109 @@
+"""The ``cmharness`` command line (reports/cli.py)."""
+
+from __future__ import annotations
+
+import json
+import re
+from importlib import metadata
+from pathlib import Path
+
+import pytest
+
+from reference.estimator import content_tokens
+from reference.scenario import load_scenario
+from reports import cli
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "small-store.json"
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_price_lists_every_message_and_the_total(capsys):
+    code, out, err = run(capsys, "price", str(EXAMPLE))
+    assert code == 0 and err == ""
+    store = load_scenario(EXAMPLE).store
+    for m in store.messages:
+        price = content_tokens(m.content, store)
+        assert re.search(rf"^{m.id}\s+{m.participant}\s+{price}$", out, re.M), m.id
+    total = sum(content_tokens(m.content, store) for m in store.messages)
+    assert re.search(rf"^total\s+{total}$", out, re.M)
+
+
+def test_price_lists_every_summary_with_level_and_measured_tokens(capsys):
+    code, out, _ = run(capsys, "price", str(EXAMPLE))
+    assert code == 0
+    assert re.search(r"^L2-0\s+2\s+\d+\s+120$", out, re.M)
+    assert re.search(r"^L1-1\s+1\s+\d+\s+1650$", out, re.M)
+
+
+def test_price_shows_nan_measured_tokens(capsys, tmp_path):
+    doc = json.loads(EXAMPLE.read_text(encoding="utf-8"))
+    doc["store"]["summaries"][0]["tokens"] = "NaN"
+    path = tmp_path / "nan.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    code, out, _ = run(capsys, "price", str(path))
+    assert code == 0
+    assert re.search(r"^L1-0\s+1\s+\d+\s+NaN$", out, re.M)
+
+
+@pytest.mark.parametrize(
+    ("content", "fragment"),
+    [
+        (None, "cannot read"),
+        ("{not json", "invalid JSON"),
+        (
+            '{"store": {"messages": [{"id": "m1", "participant": "U", "content": [{"type": "foo"}]}]}}',
+            'messages[0].content[0].type: unknown block type "foo"',
+        ),
+        ('{"store": {"messages": []}, "budget": {"max_tokens": "x"}}', "budget.max_tokens"),
+    ],
+)
+def test_bad_file_is_one_line_and_exit_2(capsys, tmp_path, content, fragment):
+    path = tmp_path / "bad.json"
+    if content is not None:
+        path.write_text(content, encoding="utf-8")
+    code, out, err = run(capsys, "price", str(path))
+    assert code == 2
+    assert out == ""
+    assert err.count("\n") == 1 and err.startswith("cmharness: error: ")
+    assert fragment in err and "Traceback" not in err
+
+
+def test_version(capsys):
+    code, out, _ = run(capsys, "--version")
+    assert code == 0
+    assert out == "cmharness 0.1.0\n"
+
+
+def test_version_falls_back_to_pyproject(monkeypatch):
+    def missing(name):
+        raise metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(cli.metadata, "version", missing)
+    assert cli.version() == "0.1.0"
+
+
+def test_version_prefers_installed_metadata(monkeypatch):
+    monkeypatch.setattr(cli.metadata, "version", lambda name: "9.9.9")
+    assert cli.version() == "9.9.9"
+
+
+def test_no_subcommand_is_a_usage_error(capsys):
+    code, _, err = run(capsys)
+    assert code == 2
+    assert "COMMAND" in err
+
+
+def test_unknown_subcommand_is_a_usage_error(capsys):
+    code, _, _ = run(capsys, "frobnicate")
+    assert code == 2
+
+
+def test_subcommands_are_registered():
+    assert "price" in cli.SUBCOMMANDS
+    parser = cli.build_parser()
+    assert parser.parse_args(["price", "x.json"]).file == "x.json"
