@@ -9,6 +9,7 @@ import math
 from collections.abc import Callable, Iterable, Iterator, MutableMapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal
 
 from reference.estimator import Pricing, TextEstimator, calibrated_tokens, fallback_tokens, text_tokens
@@ -74,7 +75,7 @@ class Prices:
     view: Store | None
     memo: Memo
 
-    @property
+    @cached_property
     def _e_rule(self) -> Pricing:
         return store_rule(self.store, self.defects)
 
