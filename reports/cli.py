@@ -4,7 +4,7 @@ Subcommands live in a small registry (``SUBCOMMANDS``): each is a ``Subcommand``
 one-line help, a function that adds its arguments to its parser, and a function that runs it and
 returns an exit code. A later subcommand (``report``, ``edges``, ``check``...) is one more entry.
 
-Exit codes: 0 success; 2 a usage error or an input that cannot be read (a one-line message on
+Exit codes: 0 success; 1 ``check`` found a broken invariant; 2 a usage error or an input that cannot be read (a one-line message on
 stderr, no traceback).
 """
 
@@ -123,10 +123,66 @@ def run_price(args: argparse.Namespace, stdout: TextIO) -> int:
     return EXIT_OK
 
 
+def _report_args(parser: argparse.ArgumentParser) -> None:
+    from reports.campaign import add_report_arguments  # imported on use: the report needs pandas
+
+    add_report_arguments(parser)
+
+
+def run_report(args: argparse.Namespace, stdout: TextIO) -> int:
+    from reports.report import run
+
+    return run(args, stdout)
+
+
+def _check_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", help="a scenario JSON file (store, config, budget)")
+    parser.add_argument("--variant", action="append", dest="variants", metavar="NAME",
+                        help="a variant to check (repeatable; default: every variant)")
+
+
+def check_lines(scenario: Scenario, variants: Sequence[str]) -> tuple[list[str], int]:
+    """Each variant's outcome on the scenario and the invariants it breaks; the count of violations."""
+    from invariants import check
+    from strategies import HierarchicalStrategy
+
+    out: list[str] = []
+    broken = 0
+    for name in variants:
+        strategy = HierarchicalStrategy(scenario.config, name)
+        strategy.initialize(scenario.store)
+        try:
+            result = strategy.compile(scenario.budget, dry_run=True)
+            outcome = f"sends {len(result.entries)} entries, charged {fmt(result.stats.total.tokens)} tokens"
+        except Exception as err:
+            outcome = f"{type(err).__name__}: {err}"
+        violations = check(scenario.store, scenario.config, scenario.budget, name)
+        broken += len(violations)
+        out += [f"{name}: {outcome}"]
+        out += [f"  breaks {v.invariant}: {v.message}" for v in violations] or ["  every invariant holds"]
+    return out, broken
+
+
+def run_check(args: argparse.Namespace, stdout: TextIO) -> int:
+    from strategies import VARIANTS
+
+    variants = args.variants or list(VARIANTS)
+    unknown = [v for v in variants if v not in VARIANTS]
+    if unknown:
+        raise CliError(f"unknown variant {unknown[0]!r}; known: {', '.join(VARIANTS)}")
+    lines, broken = check_lines(read_scenario(args.file), variants)
+    stdout.write("\n".join(lines) + "\n")
+    return 1 if broken else EXIT_OK
+
+
 SUBCOMMANDS: dict[str, Subcommand] = {
     cmd.name: cmd
     for cmd in (
         Subcommand("price", "price each message and summary answer of a scenario file", _price_args, run_price),
+        Subcommand("check", "compile a scenario file on each variant and list the invariants it breaks",
+                   _check_args, run_check),
+        Subcommand("report", "run the mutation campaign and write the red-first report (reports/out/)",
+                   _report_args, run_report),
     )
 }
 

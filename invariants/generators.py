@@ -1,0 +1,466 @@
+"""Composable Hypothesis strategies for what SPEC sections 2-5 allow.
+
+The shapes are chosen to reach interesting cases quickly rather than to sample uniformly:
+
+- stores are small (1-8 messages mostly, up to 12), so a compile costs a millisecond;
+- summary trees are built from contiguous chunks of messages (L1), merged level by level from the
+  unmerged frontier (L2..L4, ``parent_id`` set on merged children), so every store is structurally
+  valid by construction; some messages stay unsummarized, some summaries stay unmerged, and windows
+  over a few messages make summaries touch the head or the tail;
+- texts mix prose, JSON-ish and astral text, and strings built to sit on either side of the 12%
+  density threshold; every block kind appears, tool results nest;
+- carriers, stamps, measured tokens, caps, windows, grace ratios, calibrations, estimators and
+  budgets draw their bad values (NaN, infinities, negatives, 0) often enough to matter but rarely
+  enough that ordinary cases dominate;
+- budgets sit on the store's own edges: the reference price of what the sound compile sends at an
+  unlimited budget, one below it, the grace boundary, 0, huge, +inf, and malformed values.
+
+Everything shrinks toward the plain case: no summaries, no carriers, default config, ordinary budget.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from hypothesis import strategies as st
+
+from reference.model import (
+    Budget,
+    Config,
+    Document,
+    Image,
+    Message,
+    RedactedThinking,
+    Store,
+    Summary,
+    Text,
+    Thinking,
+    ToolResult,
+    ToolUse,
+    Work,
+)
+from reference.numerics import Number, len16
+
+NAN = math.nan
+INF = math.inf
+
+# ----------------------------------------------------------------------------- texts
+
+WORDS = ("the", "agent", "read", "a", "file", "and", "wrote", "tests", "then", "it", "fixed", "bug",
+         "in", "parser", "we", "talked", "about", "budget", "summary", "of", "old", "turns")
+
+
+def _words(n: int, offset: int = 0) -> str:
+    return " ".join(WORDS[(offset + k * 7) % len(WORDS)] for k in range(n))
+
+
+def _density_string(n: int, d: int, dense: str) -> str:
+    """A string of ``n`` units with ``d`` dense ones: around 12% it flips the estimator's rate."""
+    return "x" * (n - d) + dense * d
+
+
+# Texts come from precomputed pools (one draw each, so generation stays cheap and shrinks to the first,
+# shortest entry), plus a little arbitrary text for the cases no pool thought of.
+PROSE = tuple(_words(n, n) for n in (1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 30))
+LONG_PROSE = tuple(_words(n, n) for n in (40, 60, 90, 130, 200))
+DENSE = ('{"a":1}', "[1,2]", "path/to_x=1", '{"path":"/a/b_c","q":[1,2,3]}', "`x`" * 10, "__init__",
+         "key=value " * 6, '{"k":"' + "v" * 40 + '"}')
+ASTRAL_TEXTS = ("😀", "𝒳 read 🧠", "the agent 😀 wrote 🚀🚀 tests", "中文 é ü — ß", "🧠" * 20, "a𐍈b" * 5)
+THRESHOLD = tuple(_density_string(n, d, c) for n, d in ((25, 3), (25, 4), (50, 6), (50, 7), (9, 1), (9, 2))
+                  for c in ("{", "é"))
+ODD = ("", " ", "\n", "\ud800", "a\ud83d", "   \t ", "x")
+
+prose = st.sampled_from(PROSE)
+long_text = st.sampled_from(LONG_PROSE)
+
+#: Any text a block may hold: mostly short prose, sometimes dense, astral, near the threshold, long or odd.
+TEXT_POOL = PROSE * 4 + LONG_PROSE + DENSE + ASTRAL_TEXTS + THRESHOLD + ODD
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.sampled_from(("", "x", "é", "😀", "a\ud800")),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(("a", "path", "q")), inner,
+                                                                 max_size=3),
+    max_leaves=6,
+)
+
+# ----------------------------------------------------------------------------- numbers
+
+
+def weighted(*options: tuple[int, st.SearchStrategy]) -> st.SearchStrategy:
+    """``one_of`` with integer weights (a branch listed ``w`` times); shrinks toward the first option.
+
+    ``one_of`` drops a strategy object it already has, so each copy is a distinct (identity-mapped) object.
+    """
+    return st.one_of(*(strat.map(_same) for w, strat in options for _ in range(w)))
+
+
+def _same(x: object) -> object:
+    return x
+
+
+def choice(*groups: tuple[int, list]) -> st.SearchStrategy:
+    """One draw from constant values: group ``k`` (weight ``w``) gets ``w`` parts in 12 of the mass.
+
+    Shrinks toward the first value of the first group.
+    """
+    values: list = []
+    for w, items in groups:
+        n = w * 12
+        values.extend((list(items) * (n // len(items) + 1))[:n])
+    return st.sampled_from(values)
+
+
+#: Any text a block may hold: mostly from the pool (short prose, dense, astral, near the threshold,
+#: long, odd), sometimes arbitrary.
+texts = weighted((2, st.sampled_from(TEXT_POOL)), (1, st.text(max_size=10)))
+
+#: A stamp: absent mostly; an ordinary count; or a bad number (0, negative, NaN, infinite, fractional).
+stamps = choice((6, [None]), (2, [0, 1, 7, 40, 300, 2999]), (1, [0, -5, NAN, INF, -INF, 0.5]))
+
+#: A summary's measured tokens: missing, ordinary, far above the estimate, or bad.
+measured_tokens = choice((4, [5, 1, 2, 3, 8, 13, 21, 34, 55, 89, 144, 233, 377]), (2, [None]),
+                        (2, [400, 610, 987, 1597, 2584, 4181]), (1, [0, -3, NAN, INF, 10**6, 12.5]))
+
+signatures = st.one_of(st.none(), st.just(""), st.integers(1, 400).map(lambda n: "S" * n))
+redacted_data = st.one_of(st.none(), st.just(""), st.integers(1, 600).map(lambda n: "Q" * n))
+
+# ----------------------------------------------------------------------------- blocks
+
+thinking_blocks = st.builds(Thinking, texts, signatures, stamps)
+redacted_blocks = st.builds(RedactedThinking, redacted_data, stamps)
+text_blocks = st.builds(Text, texts)
+leaf_blocks = weighted(
+    (3, text_blocks),
+    (1, thinking_blocks),
+    (1, redacted_blocks),
+    (1, st.builds(ToolUse, st.just("t1"), st.sampled_from(("read", "grep")), json_values)),
+    (1, st.builds(ToolResult, st.just("t1"), texts)),
+    (1, st.builds(Image, stamps)),
+    (1, st.just(Document())),
+)
+nested_result = st.builds(ToolResult, st.just("t1"), st.lists(
+    leaf_blocks | st.builds(ToolResult, st.just("t2"), st.lists(leaf_blocks, max_size=2).map(tuple)),
+    max_size=3).map(tuple))
+blocks = weighted((4, leaf_blocks), (1, nested_result))
+
+#: A message's content: usually one Text, sometimes several blocks of any kind, sometimes none.
+contents = weighted(
+    (4, st.builds(lambda t: (Text(t),), texts)),
+    (3, st.lists(blocks, min_size=1, max_size=3).map(tuple)),
+    (1, st.just(())),
+)
+
+#: A summary's carriers: None (no reasoning), an empty list, text only, reasoning then text (the usual
+#: reply), or any blocks in any order.
+carriers = weighted(
+    (3, st.none()),
+    (1, st.just(())),
+    (1, st.tuples(text_blocks)),
+    (2, st.tuples(st.one_of(thinking_blocks, redacted_blocks), text_blocks)),
+    (2, st.lists(st.one_of(thinking_blocks, redacted_blocks, text_blocks), min_size=1, max_size=3).map(tuple)),
+)
+
+# ----------------------------------------------------------------------------- estimators
+
+
+@dataclass(frozen=True)
+class NamedEstimator:
+    """A custom text estimator: a pure function of the string, with a readable name."""
+
+    name: str
+    fn: Callable[[str], Number] = field(compare=False)
+
+    def __call__(self, s: str) -> Number:
+        return self.fn(s)
+
+    def __repr__(self) -> str:
+        return f"<estimator {self.name}>"
+
+
+ESTIMATORS: tuple[NamedEstimator, ...] = (
+    NamedEstimator("len//3", lambda s: len(s) // 3),
+    NamedEstimator("len16/4 (fractional)", lambda s: len16(s) / 4),
+    NamedEstimator("len16/2.3", lambda s: len16(s) / 2.3),
+    NamedEstimator("constant 7", lambda s: 7),
+    NamedEstimator("zero", lambda s: 0),
+    NamedEstimator("NaN for long text", lambda s: NAN if len(s) > 12 else len(s)),
+    NamedEstimator("negative", lambda s: -len(s)),
+    NamedEstimator("infinite for empty", lambda s: INF if s == "" else 1),
+)
+GOOD_ESTIMATORS = ESTIMATORS[:5]
+
+estimators = choice((8, [None]), (1, GOOD_ESTIMATORS), (1, ESTIMATORS))
+calibrations = choice((6, [1.0]), (2, [0.5, 1.3, 2.0, 0.26, 3.99]), (1, [0.25, 4, NAN, INF, -1, 0]))
+
+# ----------------------------------------------------------------------------- stores
+
+
+#: A summary's text: prose mostly, sometimes long (so a cap cuts it), anything, or empty (not a candidate).
+summary_texts = weighted((3, prose), (1, long_text), (1, texts), (1, st.just("")))
+
+
+@st.composite
+def summary_trees(draw: st.DrawFn, ids: list[str], max_level: int = 4) -> tuple[Summary, ...]:
+    """L1 summaries over contiguous chunks of ``ids``, merged level by level from the unmerged frontier."""
+    n = len(ids)
+    specs: list[dict] = []  # id, level, source_level, source_ids, first, last, parent_id
+    counters: dict[int, int] = {}
+
+    def new(level: int, source_ids: list[str], first: str, last: str) -> dict:
+        # The summary's own fields are drawn where it is made, so deleting it while shrinking takes them along.
+        k = counters.get(level, 0)
+        counters[level] = k + 1
+        spec = {"id": f"L{level}-{k}", "level": level, "source_level": level - 1, "source_ids": source_ids,
+                "first": first, "last": last, "parent_id": None, "content": draw(summary_texts),
+                "tokens": draw(measured_tokens), "carriers": draw(carriers)}
+        specs.append(spec)
+        return spec
+
+    i = 0
+    frontier: list[dict] = []
+    while i < n:
+        size = draw(choice((3, [1, 2]), (1, [3, 4])))
+        chunk = ids[i:i + size]
+        if draw(st.integers(0, 2)) > 0:
+            frontier.append(new(1, chunk, chunk[0], chunk[-1]))
+        i += size
+    for level in range(1, max_level):
+        at_level = [s for s in frontier if s["level"] == level]
+        j = 0
+        while j < len(at_level):
+            size = draw(st.integers(1, 3))
+            group = at_level[j:j + size]
+            if draw(st.integers(0, 2)) == 2:
+                parent = new(level + 1, [c["id"] for c in group], group[0]["first"], group[-1]["last"])
+                for c in group:
+                    c["parent_id"] = parent["id"]
+                frontier.append(parent)
+            j += size
+    if len(specs) > 1 and draw(st.integers(0, 4)) == 4:
+        specs = draw(st.permutations(specs))
+    return tuple(Summary(id=spec["id"], level=spec["level"], content=spec["content"], tokens=spec["tokens"],
+                         source_level=spec["source_level"], source_ids=tuple(spec["source_ids"]),
+                         source_range=(spec["first"], spec["last"]), parent_id=spec["parent_id"],
+                         response_content=spec["carriers"]) for spec in specs)
+
+
+@st.composite
+def works(draw: st.DrawFn, message_ids: list[str], summaries: tuple[Summary, ...]) -> tuple[Work, ...]:
+    """Queued or running compression work, or a compression in flight with nothing recorded.
+
+    Chunk work usually folds a run of the messages no summary holds yet, and merge work a run of the
+    unmerged summaries (what a compressor would queue next), before or after any point; sometimes it
+    folds any set of ids, or nothing.
+    """
+    summarized = {m for s in summaries if s.source_level == 0 for m in s.source_ids}
+    fresh = [m for m in message_ids if m not in summarized]
+    frontier = [s.id for s in summaries if s.parent_id is None]
+    out = []
+    for _ in range(draw(choice((1, [0]), (2, [1]), (1, [2])))):
+        kind = draw(st.sampled_from(("chunk", "merge") * 3 + ("in-flight",)))
+        state = draw(st.sampled_from(("queued", "running")))
+        if kind == "in-flight":
+            out.append(Work("chunk", "running", None))
+            continue
+        if kind == "merge" and not summaries:
+            kind = "chunk"
+        usual = fresh if kind == "chunk" else frontier
+        pick = draw(st.integers(0, 3))
+        if pick > 0 and usual:
+            start = draw(st.integers(0, len(usual) - 1))
+            folds = frozenset(usual[start:start + draw(st.integers(1, 3))])
+        else:
+            everything = message_ids if kind == "chunk" else [s.id for s in summaries]
+            folds = frozenset(draw(st.sets(st.sampled_from(everything), max_size=3)))
+        out.append(Work(kind, state, folds))
+    return tuple(out)
+
+
+participants = st.sampled_from(("User", "Claude", "Tool"))
+
+
+@st.composite
+def stores(draw: st.DrawFn, max_messages: int = 8, estimator: st.SearchStrategy | None = None) -> Store:
+    """A structurally valid store: messages, a summary tree over them, work, calibration, epoch, estimator."""
+    # A drawn minimum (shrinking to 1) keeps most stores at 3 messages or more; list deletion shrinks the rest.
+    least = draw(choice((1, [1]), (3, [2, 3, 4])))
+    longest = draw(choice((4, [max_messages]), (1, [max(max_messages, 12)])))
+    parts = draw(st.lists(st.tuples(participants, contents), min_size=least, max_size=longest))
+    ids = [f"m{i}" for i in range(len(parts))]
+    messages = tuple(Message(id=i, participant=p, content=c) for i, (p, c) in zip(ids, parts, strict=True))
+    summaries = draw(summary_trees(ids))
+    work = draw(works(ids, summaries))
+    return Store(messages=messages, summaries=summaries, calibration=draw(calibrations),
+                 pricing_epoch=draw(st.sampled_from((1, 0))),
+                 text_estimator=draw(estimators if estimator is None else estimator), work=work)
+
+
+# ----------------------------------------------------------------------------- configs
+
+window_sizes = choice((5, [0]), (3, [1, 2, 3, 5, 8, 13, 21, 34, 55]), (1, [89, 144, 233, 377]),
+                      (1, [-1, NAN, INF, 10**9]))
+caps = choice((6, [0]), (1, [None]), (3, [1, 2, 3, 4, 5, 6, 8, 10, 13, 16, 20]), (1, [25, 40, 60, 100, 150, 200]),
+              (1, [0.5, 2.5, 1e-9]), (1, [NAN, -5, -INF, INF, -0.5]))
+level_budgets = choice((6, [30000]), (2, [0, 1, 5, 20, 50, 100, 300]), (1, [10**12, NAN, -1]))
+grace_ratios = choice((12, [0.02]), (5, [0, 0.1, 0.5, 1e-9]), (1, [NAN, -0.1, INF]))
+labels = st.sampled_from(("What do you remember from earlier?", "", "Recall?", "{id}", "Recall 😀 [json]"))
+templates = st.sampled_from(("[Recall {id}]", "[Recall {id} L{level} {first}..{last}]", "{id}{id}{level}",
+                             "no placeholders", "{first}-{last} {unknown} {{id}}", ""))
+
+
+@st.composite
+def configs(draw: st.DrawFn) -> Config:
+    """Any config section 5 allows, bad numbers included."""
+    return Config(
+        head_window_tokens=draw(window_sizes),
+        recent_window_tokens=draw(window_sizes),
+        max_message_tokens=draw(caps),
+        positioned_recall_pairs=draw(st.booleans().map(lambda b: not b)),
+        recall_envelope=draw(st.sampled_from(("none", "xml"))),
+        carrier_policy=draw(st.sampled_from(("full", "live-strip"))),
+        summary_context_label=draw(labels),
+        recall_header_template=draw(templates),
+        summary_participant=draw(st.sampled_from(("Claude", "Assistant"))),
+        l1_budget_tokens=draw(level_budgets),
+        l2_budget_tokens=draw(level_budgets),
+        l3_budget_tokens=draw(level_budgets),
+        over_budget_grace_ratio=draw(grace_ratios),
+        enforce_budget=draw(choice((9, [True]), (1, [False]))),
+    )
+
+
+# ----------------------------------------------------------------------------- budgets
+
+
+def input_budget_for(price: Number, grace: Number) -> int | None:
+    """The smallest integer ``B >= 0`` with ``floor(B * (1 + g)) >= price`` in doubles (None when undefined)."""
+    g = 0 if grace < 0 else grace  # Math.max(0, g); NaN stays NaN
+    if not (math.isfinite(price) and math.isfinite(g)) or price >= 2**53:
+        return None
+    factor = 1 + g
+    b = max(0, math.ceil(price / factor))
+    while b > 0 and math.floor((b - 1) * factor) >= price:
+        b -= 1
+    while math.floor(b * factor) < price:
+        b += 1
+    return b
+
+
+def sound_entries(store: Store, config: Config) -> tuple | None:
+    """What the sound compile sends at an unlimited budget (None when it refuses)."""
+    from strategies.hierarchical import HierarchicalStrategy
+
+    strategy = HierarchicalStrategy(config, frozenset())
+    strategy.initialize(store)
+    try:
+        return strategy.compile(Budget(max_tokens=INF)).entries
+    except Exception:
+        return None
+
+
+def sound_price(store: Store, config: Config) -> Number | None:
+    """The reference price of what the sound compile sends at an unlimited budget (None when it refuses)."""
+    from reference.price import reference_price
+
+    entries = sound_entries(store, config)
+    return None if entries is None else reference_price(entries, store, config)
+
+
+#: Where a budget sits: on the store's own edges mostly (the whole context's price, the grace boundary,
+#: the boundary after any one item sent, so that the next one is refused), sometimes anywhere inside,
+#: ordinary, or malformed.
+budget_edges = weighted(
+    (3, st.just("exact")), (2, st.just("grace")), (3, st.just("grace-1")), (1, st.just("below")),
+    (4, st.just("item")), (2, st.just("inside")), (1, st.just("reserve")), (1, st.just("zero")),
+    (1, st.just("huge")), (1, st.just("inf")), (1, st.just("malformed")),
+)
+
+
+def _finite_price(x: Number | None, fallback: Number) -> int:
+    if x is None or not math.isfinite(x) or x >= 2**53:
+        x = fallback
+    return max(0, math.ceil(x))
+
+
+@st.composite
+def budgets(draw: st.DrawFn, store: Store, config: Config) -> Budget:
+    """A budget around the store's own edges (see the module docstring)."""
+    from reference.estimator import content_tokens
+    from reference.price import reference_price
+
+    edge = draw(budget_edges)
+    if edge == "zero":
+        return Budget(max_tokens=0)
+    if edge == "huge":
+        return Budget(max_tokens=10**9)
+    if edge == "inf":
+        return Budget(max_tokens=INF)
+    if edge == "malformed":
+        return draw(st.sampled_from((Budget(max_tokens=NAN), Budget(max_tokens=-1), Budget(max_tokens=-INF),
+                                     Budget(max_tokens=100, reserve_for_response=NAN),
+                                     Budget(max_tokens=100, reserve_for_response=-1),
+                                     Budget(max_tokens=100, reserve_for_response=INF),
+                                     Budget(max_tokens=100, reserve_for_response=200),
+                                     Budget(max_tokens=INF, reserve_for_response=INF))))
+    entries = sound_entries(store, config)
+    raw_total = sum((content_tokens(m.content, store) for m in store.messages), 0)
+    price = _finite_price(None if entries is None else reference_price(entries, store, config),
+                          raw_total if math.isfinite(raw_total) else 1000)
+    grace = config.over_budget_grace_ratio
+    grace = grace if math.isfinite(grace) else 0
+
+    def covering(p: int) -> int:
+        b = input_budget_for(p, grace)
+        return p if b is None else b
+
+    boundary = covering(price)
+    if edge == "item" and entries:
+        # The boundary after the k-th item sent (a raw message or a whole pair): the next item is refused.
+        ends = [i + 1 for i, e in enumerate(entries) if e.kind != "question"]
+        k = draw(st.integers(0, len(ends) - 1))
+        at = covering(_finite_price(reference_price(entries[:ends[k]], store, config), 0))
+    elif edge == "exact":
+        at = price
+    elif edge == "below":
+        at = max(0, price - 1)
+    elif edge == "grace":
+        at = boundary
+    elif edge == "grace-1":
+        at = max(0, boundary - 1)
+    elif edge in ("inside", "item"):
+        at = draw(st.integers(0, max(0, boundary - 1)))
+    else:  # reserve: the same input budget, part of it reserved for the response
+        reserve = draw(st.integers(1, 500))
+        return Budget(max_tokens=boundary + reserve, reserve_for_response=reserve)
+    return Budget(max_tokens=at)
+
+
+# ----------------------------------------------------------------------------- cases
+
+
+@dataclass(frozen=True)
+class Case:
+    """One input to the compile: a store, a config and a budget."""
+
+    store: Store
+    config: Config
+    budget: Budget
+
+    def __iter__(self):
+        return iter((self.store, self.config, self.budget))
+
+
+@st.composite
+def cases(draw: st.DrawFn, max_messages: int = 8, store_strategy: st.SearchStrategy | None = None,
+          config_strategy: st.SearchStrategy | None = None) -> Case:
+    """A store, a config, and a budget on that store's edges."""
+    store = draw(stores(max_messages) if store_strategy is None else store_strategy)
+    config = draw(configs() if config_strategy is None else config_strategy)
+    return Case(store, config, draw(budgets(store, config)))
+
+
+def with_large_level_budgets(config: Config) -> Config:
+    """The config with every level budget at 10**12 (section 15's "level budgets large")."""
+    return replace(config, l1_budget_tokens=10**12, l2_budget_tokens=10**12, l3_budget_tokens=10**12)

@@ -1,0 +1,161 @@
+"""The ``cmharness`` pytest plugin: Hypothesis profiles, the ``variant`` parametrization, ``red_on`` and ``slow``.
+
+Registered as the ``pytest11`` entry point ``cmharness``; ``tests/conftest.py`` loads it when the
+package is not installed (and only then, so it is never registered twice).
+
+- Profiles ``ci`` (derandomized, few examples: the suite stays within minutes on two cores),
+  ``dev`` (more) and ``deep`` (many). Chosen by ``--cm-profile``, else the ``CMHARNESS_PROFILE``
+  environment variable, else Hypothesis' own ``--hypothesis-profile``, else ``ci``.
+- A test taking a ``variant`` argument is parametrized over the three variant names
+  (``main-48bb87a1``, ``pr-8bb01ab8``, ``sound``); it builds its strategy by that name at call time.
+- ``@pytest.mark.red_on("main-48bb87a1", ...)``: on those variants the test is expected to fail
+  with an invariant violation (reported as xfailed): an ``InvariantViolation`` as the property
+  tests raise, any other ``AssertionError`` or ``pytest.fail`` (an example test's plain ``assert``,
+  ``pytest.raises``' "DID NOT RAISE"), or the compile answering with another of its own outcomes
+  (``OverBudgetError``, ``UncoveredDropError``, ``InvalidConfigError`` escaping a ``pytest.raises``
+  that expected a different one). If it passes there it fails as *stale*; if it fails with any other
+  exception (a crash: ``TypeError``, ``KeyError``, ``InvalidStoreError`` from a bad fixture, a flaky
+  Hypothesis test...), that exception is the failure. Elsewhere it must pass.
+- ``@pytest.mark.slow``: skipped unless ``--cm-slow`` is given or the profile is ``deep``.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis.errors import Flaky
+
+from strategies.errors import InvalidConfigError, OverBudgetError, UncoveredDropError
+
+VARIANT_NAMES: tuple[str, ...] = ("main-48bb87a1", "pr-8bb01ab8", "sound")
+PROFILE_ENV = "CMHARNESS_PROFILE"
+DEFAULT_PROFILE = "ci"
+PROFILES = ("ci", "dev", "deep")
+
+_common = {"deadline": None, "print_blob": True,
+           "suppress_health_check": (HealthCheck.too_slow, HealthCheck.data_too_large)}
+settings.register_profile("ci", max_examples=100, derandomize=True, database=None, **_common)
+settings.register_profile("dev", max_examples=200, **_common)
+settings.register_profile("deep", max_examples=2000, **_common)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("cmharness", "context-manager invariants")
+    group.addoption("--cm-profile", choices=PROFILES, default=None,
+                    help=f"Hypothesis profile for the suite (default: ${PROFILE_ENV} or {DEFAULT_PROFILE})")
+    group.addoption("--cm-slow", action="store_true", default=False,
+                    help="run the tests marked slow (the defect search); the deep profile implies it")
+
+
+def chosen_profile(config: pytest.Config) -> str:
+    """``--cm-profile``, else ``$CMHARNESS_PROFILE``, else ``--hypothesis-profile``, else ``ci``."""
+    name = config.getoption("--cm-profile") or os.environ.get(PROFILE_ENV)
+    if not name:
+        try:
+            name = config.getoption("hypothesis_profile")
+        except ValueError:
+            name = None
+    return name or DEFAULT_PROFILE
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "red_on(*variants): the test is expected to fail with an invariant "
+                                       "violation on these variants and to pass on the others")
+    config.addinivalue_line("markers", "slow: a long search, run only with --cm-slow or the deep profile")
+    name = chosen_profile(config)
+    try:
+        settings.load_profile(name)
+    except Exception as err:
+        raise pytest.UsageError(f"cmharness: unknown Hypothesis profile {name!r} (from --cm-profile, "
+                                f"${PROFILE_ENV} or --hypothesis-profile): {err}") from err
+    config.stash[_PROFILE_KEY] = name
+
+
+_PROFILE_KEY = pytest.StashKey[str]()
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    return f"cmharness: hypothesis profile {config.stash.get(_PROFILE_KEY, DEFAULT_PROFILE)!r}"
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "variant" in metafunc.fixturenames and not _already_parametrized(metafunc, "variant"):
+        metafunc.parametrize("variant", VARIANT_NAMES)
+
+
+def _already_parametrized(metafunc: pytest.Metafunc, name: str) -> bool:
+    for mark in metafunc.definition.iter_markers("parametrize"):
+        names = mark.args[0] if mark.args else mark.kwargs.get("argnames", "")
+        if isinstance(names, str):
+            names = [n.strip() for n in names.split(",")]
+        if name in names:
+            return True
+    return False
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    run_slow = config.getoption("--cm-slow") or config.stash.get(_PROFILE_KEY, DEFAULT_PROFILE) == "deep"
+    skip = pytest.mark.skip(reason="slow: run with --cm-slow or --cm-profile=deep")
+    for item in items:
+        if not run_slow and item.get_closest_marker("slow") is not None:
+            item.add_marker(skip)
+        mark = item.get_closest_marker("red_on")
+        if mark is not None:
+            if _variant_of(item) is None:
+                raise pytest.UsageError(f"{item.nodeid}: red_on needs the test to take a 'variant' argument")
+            unknown = [v for v in mark.args if v not in VARIANT_NAMES]
+            if unknown:
+                raise pytest.UsageError(f"{item.nodeid}: red_on names unknown variant(s) {unknown}")
+
+
+def _variant_of(item: pytest.Item) -> str | None:
+    callspec = getattr(item, "callspec", None)
+    if callspec is None or "variant" not in callspec.params:
+        return None
+    return callspec.params["variant"]
+
+
+def _leaves(err: BaseException) -> list[BaseException]:
+    if isinstance(err, BaseExceptionGroup):
+        return [leaf for sub in err.exceptions for leaf in _leaves(sub)]
+    return [err]
+
+
+#: What counts as a red: a broken expectation or another of the compile's own outcomes, never a crash.
+RED_EXCEPTIONS: tuple[type[BaseException], ...] = (
+    AssertionError, pytest.fail.Exception, OverBudgetError, UncoveredDropError, InvalidConfigError)
+
+
+def is_invariant_violation(err: BaseException) -> bool:
+    """An expected red (see ``RED_EXCEPTIONS``), or a group of several distinct failures made only of
+    them; never a flaky test."""
+    if isinstance(err, Flaky):
+        return False
+    leaves = _leaves(err)
+    return bool(leaves) and all(isinstance(leaf, RED_EXCEPTIONS) for leaf in leaves)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item):
+    mark = item.get_closest_marker("red_on")
+    if mark is None:
+        return (yield)
+    variant = _variant_of(item)
+    if variant not in mark.args:
+        return (yield)
+    try:
+        result = yield
+    except (Exception, pytest.fail.Exception) as err:
+        if is_invariant_violation(err):
+            first = str(_leaves(err)[0]).splitlines()[0]
+            raise pytest.xfail.Exception(f"red on {variant} as expected: {first}") from None
+        err.add_note(f"cmharness: expected an invariant violation on {variant} (red_on), got "
+                     f"{type(err).__name__} instead: a real error")
+        raise
+    pytest.fail(f"stale red_on: {item.nodeid} passed on {variant}, where it is marked red_on{mark.args}; "
+                "the invariant holds there now (or the search no longer reaches the break): update the marker",
+                pytrace=False)
+    return result

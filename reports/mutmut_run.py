@@ -1,0 +1,468 @@
+"""mutmut 3's operator mutants over ``strategies/`` and ``reference/``, run and read back, never reimplemented.
+
+mutmut is configured in ``pyproject.toml`` (``[tool.mutmut]``). The campaign runs it in a copy of
+the project, ``.cmharness/mutmut/project/`` (mutmut in turn writes only its own ``mutants/`` folder inside
+that copy), so the source tree is never touched, not even by a ``mutants/`` folder of its own.
+
+- The copy is laid anew when the fingerprint changes (mutmut alone would keep a survivor's verdict
+  after the tests change); otherwise mutmut's own per-mutant results (``mutants/**/*.meta``,
+  written as each mutant finishes) make a second run resume where the first stopped.
+- mutmut gets a wall-clock budget: at its end mutmut is interrupted, the mutants it did not reach
+  stay *pending*, and the next campaign goes on with them. Its tests are those of its
+  ``pytest_add_cli_args_test_selection``, less the tests that are red on the unmutated code
+  (``CMHARNESS_SKIP``), with the ``ci`` Hypothesis profile.
+- ``reports.mutant_plugin`` (loaded through ``pytest_add_cli_args``) records the first failing test
+  of each mutant (mutmut stops at it), so a killed mutant names its killer.
+- Each finished mutant becomes a journal record: status, duration, killer, the original and
+  mutated line, a short diff, its location in the source and a mutator category read off the change.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import difflib
+import io
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import tokenize
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from reports.campaign import RED, Journal, Settings, _die_with_parent, fmt_time, hashed_files, kill_group
+from reports.mutants import shard_of
+
+MUTATED = ("strategies", "reference")
+INTERRUPTED = 2
+STATUS_BY_EXIT: dict[int | None, str] = {
+    1: "killed", 3: "killed", 0: "survived", 5: "no-coverage", 33: "no-coverage", 34: "skipped",
+    36: "timeout", 24: "timeout", -24: "timeout", 152: "timeout", 255: "timeout", 37: "type-check",
+}
+
+
+def mutmut_status(code: int | None) -> str:
+    if code is None or code == INTERRUPTED:
+        return "pending"
+    return STATUS_BY_EXIT.get(code, "error")
+
+
+@dataclass
+class MutmutResult:
+    records: list[dict[str, Any]]
+    names: list[str]
+    pending: int
+    ran: bool
+    seconds: float
+    note: str = ""
+
+
+def mutmut_executable(python: str) -> str:
+    candidate = Path(python).parent / "mutmut"
+    if candidate.exists():
+        return str(candidate)
+    found = shutil.which("mutmut")
+    if not found:
+        raise FileNotFoundError("mutmut is not installed (pip install -e '.[mutation]')")
+    return found
+
+
+# ----------------------------------------------------------------------------- the work copy
+
+
+def work_dir(settings: Settings) -> Path:
+    return settings.mutmut_dir / "project"
+
+
+def lay_work_copy(settings: Settings, fp: str) -> Path:
+    """The project's hashed files copied to the work folder (laid anew when the fingerprint changed)."""
+    work = work_dir(settings)
+    stamp = work.parent / "fingerprint"
+    if work.is_dir() and stamp.exists() and stamp.read_text().strip() == fp:
+        return work
+    if work.exists():
+        shutil.rmtree(work)
+    work.mkdir(parents=True)
+    names = [*settings.hashed, "reports"]
+    for f in hashed_files(settings.root, names) + _harness_files(settings.root):
+        rel = f.relative_to(settings.root)
+        (work / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(f, work / rel)
+    stamp.write_text(fp + "\n")
+    return work
+
+
+def _harness_files(root: Path) -> list[Path]:
+    """The reports package's own modules (the plugin imports them); the fingerprint leaves some out."""
+    return sorted(p for p in (root / "reports").glob("*.py")) if (root / "reports").is_dir() else []
+
+
+def modules(work: Path) -> list[str]:
+    """The dotted names of the modules mutmut mutates (those with a function to mutate)."""
+    out = []
+    for top in MUTATED:
+        for path in sorted((work / top).rglob("*.py")):
+            if "def " in path.read_text(encoding="utf-8"):
+                out.append(".".join(path.relative_to(work).with_suffix("").parts))
+    return out
+
+
+# ----------------------------------------------------------------------------- mutmut's results
+
+
+def meta_files(work: Path) -> list[Path]:
+    root = work / "mutants"
+    return sorted(p for top in MUTATED for p in (root / top).rglob("*.py.meta")) if root.is_dir() else []
+
+
+def load_meta(work: Path, repair: bool = False) -> dict[str, tuple[Path, dict[str, Any]]]:
+    """Each mutated file's mutmut data by its source path.
+
+    A file that does not parse is skipped; with ``repair`` (only while mutmut is not running: it
+    writes these files in place) one that mutmut left half-written when it was killed is removed
+    with its mutated module, so that mutmut makes both anew.
+    """
+    out = {}
+    for meta in meta_files(work):
+        source = meta.relative_to(work / "mutants").as_posix()[: -len(".meta")]
+        try:
+            data = json.loads(meta.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            if repair:
+                meta.unlink()
+                with contextlib.suppress(FileNotFoundError):
+                    (work / "mutants" / source).unlink()
+            continue
+        out[source] = (meta, data)
+    return out
+
+
+def reset_interrupted(work: Path) -> None:
+    """Run while mutmut is not: mutmut records a mutant it was stopped in as 'interrupted by user'; make it
+    pending again (and drop the files a kill left half-written)."""
+    for source, (meta, data) in load_meta(work, repair=True).items():
+        if not (work / "mutants" / source).exists():  # mutmut makes both anew
+            meta.unlink()
+            continue
+        codes = data.get("exit_code_by_key", {})
+        stale = [k for k, v in codes.items() if v == INTERRUPTED]
+        if stale:
+            for k in stale:
+                codes[k] = None
+            meta.write_text(json.dumps(data, indent=4), encoding="utf-8")
+
+
+def killers(work: Path) -> dict[str, str]:
+    out: dict[str, str] = {}
+    folder = work / "killers"
+    if folder.is_dir():
+        for path in sorted(folder.glob("*.jsonl")):
+            for line in path.read_text(encoding="utf-8").splitlines():
+                with contextlib.suppress(json.JSONDecodeError, KeyError):
+                    rec = json.loads(line)
+                    out[rec["mutant"]] = rec["test"]
+    return out
+
+
+def split_name(name: str, module: str) -> tuple[str, str | None, str]:
+    """``mod.x_f__mutmut_3`` -> ``("x_f__mutmut", None, "f")``; methods give their class."""
+    key = name[len(module) + 1:]
+    stem = key.rsplit("__mutmut_", 1)[0]
+    if stem.startswith("xǁ"):
+        cls, func = stem[2:].split("ǁ", 1)
+        return stem, cls, func
+    return stem, None, stem[2:]
+
+
+def def_line(tree: ast.Module, cls: str | None, func: str) -> int | None:
+    body: Iterable[ast.stmt] = tree.body
+    if cls is not None:
+        owner = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls), None)
+        if owner is None:
+            return None
+        body = owner.body
+    for node in body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == func:
+            return node.lineno
+    return None
+
+
+def _from_def(lines: list[str]) -> list[str]:
+    for k, line in enumerate(lines):
+        if line.lstrip().startswith(("def ", "async def ")):
+            return lines[k:]
+    return lines
+
+
+def describe(work: Path, source: str, names: Iterable[str]) -> dict[str, dict[str, Any]]:
+    """Location, original and mutated line, diff and mutator of each mutant of one source file."""
+    module = source[: -len(".py")].replace("/", ".")
+    spans_path = work / "mutants" / (source + ".spans")
+    text = (work / source).read_text(encoding="utf-8")
+    tree = ast.parse(text)
+    mutated_path = work / "mutants" / source
+    mutated = mutated_path.read_text(encoding="utf-8").splitlines() if mutated_path.exists() else []
+    spans = json.loads(spans_path.read_text(encoding="utf-8"))["spans"] if spans_path.exists() else {}
+    out: dict[str, dict[str, Any]] = {}
+    for name in names:
+        stem, cls, func = split_name(name, module)
+        info: dict[str, Any] = {"file": source, "function": f"{cls}.{func}" if cls else func}
+        orig_span, mut_span = spans.get(f"{stem}__mutmut_orig"), spans.get(name[len(module) + 1:])
+        line0 = def_line(tree, cls, func)
+        if orig_span and mut_span and line0:
+            orig = _from_def(mutated[orig_span[0] - 1: orig_span[1]])
+            mut = _from_def(mutated[mut_span[0] - 1: mut_span[1]])
+            if mut:  # the generated names differ; the signature may be mutated too (a default)
+                mut[0] = mut[0].replace(name[len(module) + 1:], f"{stem}__mutmut_orig", 1)
+            info.update(_change(orig, mut, line0))
+            for k in ("original", "replacement"):
+                info[k] = info[k].replace(f"{stem}__mutmut_orig", func, 1)
+            info["diff"] = "\n".join(difflib.unified_diff(orig, mut, f"{source} (original)", f"{name}",
+                                                          n=1, lineterm=""))
+        else:
+            info.update(line=line0 or 1, column=1, end_line=line0 or 1, end_column=1, original="",
+                        replacement="", mutator="Mutation", diff="")
+        out[name] = info
+    return out
+
+
+def _change(orig: list[str], mut: list[str], line0: int) -> dict[str, Any]:
+    """Where the mutant differs from the original (1-based, in the source file) and what changed."""
+    sm = difflib.SequenceMatcher(a=orig, b=mut, autojunk=False)
+    for tag, i1, i2, j1, j2 in sm.get_opcodes():
+        if tag == "equal":
+            continue
+        if i1 == i2:  # lines added: point at the line before them
+            at = line0 + max(i1 - 1, 0)
+            return {"line": at, "column": 1, "end_line": at, "end_column": 1, "original": "",
+                    "replacement": "\n".join(mut[j1:j2]).strip(), "mutator": "Insertion"}
+        a_toks, b_toks = _tokens(orig[i1:i2]), _tokens(mut[j1:j2])
+        tm = difflib.SequenceMatcher(a=[t[1] for t in a_toks], b=[t[1] for t in b_toks], autojunk=False)
+        op = next((o for o in tm.get_opcodes() if o[0] != "equal"), None)
+        if op is None or not a_toks:
+            start, end = (i1, 0), (i2 - 1, len(orig[i2 - 1]))
+            old: list[tuple[int, str]] = []
+            new: list[tuple[int, str]] = []
+        else:
+            _, k1, k2, m1, m2 = op
+            start = a_toks[k1][2] if k1 < len(a_toks) else a_toks[-1][3]
+            end = a_toks[k2 - 1][3] if k2 > k1 else start
+            old = [(t[0], t[1]) for t in a_toks[k1:k2]]
+            new = [(t[0], t[1]) for t in b_toks[m1:m2]]
+        return {"line": line0 + i1 + start[0], "column": start[1] + 1, "end_line": line0 + i1 + end[0],
+                "end_column": max(end[1], start[1]) + 1, "original": "\n".join(orig[i1:i2]).strip(),
+                "replacement": "\n".join(mut[j1:j2]).strip(), "mutator": mutator(old, new)}
+    return {"line": line0, "column": 1, "end_line": line0, "end_column": 1, "original": "", "replacement": "",
+            "mutator": "Mutation"}
+
+
+_SKIPPED_TOKENS = frozenset({tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER, tokenize.INDENT, tokenize.DEDENT,
+                             tokenize.COMMENT})
+_ARITH = frozenset({"+", "-", "*", "/", "//", "%", "**", "<<", ">>", "&", "|", "^", "~", "@"})
+_COMPARE = frozenset({"<", ">", "<=", ">=", "==", "!=", "is", "in"})
+
+
+def _tokens(lines: list[str]) -> list[tuple[int, str, tuple[int, int], tuple[int, int]]]:
+    """The tokens of some lines: (type, text, (line offset, column), end), columns in the original lines."""
+    indent = min((len(x) - len(x.lstrip()) for x in lines if x.strip()), default=0)
+    text = "\n".join(x[indent:] for x in lines) + "\n"
+    out = []
+    try:
+        for t in tokenize.generate_tokens(io.StringIO(text).readline):
+            if t.type not in _SKIPPED_TOKENS:
+                out.append((t.type, t.string, (t.start[0] - 1, t.start[1] + indent), (t.end[0] - 1, t.end[1] + indent)))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        pass
+    return out
+
+
+def mutator(old: list[tuple[int, str]], new: list[tuple[int, str]]) -> str:
+    """A mutator category read off the changed tokens (mutmut itself does not name its operators)."""
+    olds, news = {s for _, s in old}, {s for _, s in new}
+    both = olds | news
+    kinds = {k for k, _ in old + new}
+    if "not" in both and not (olds - {"not"}) ^ (news - {"not"}):
+        return "UnaryOperator"
+    if old and not new:
+        return "Removal"
+    if new and not old:
+        return "Insertion"
+    if both & {"break", "continue"}:
+        return "LoopControl"
+    if "None" in news and "None" not in olds:
+        return "NoneReplacement"
+    if kinds == {tokenize.STRING}:
+        return "StringLiteral"
+    if kinds == {tokenize.NUMBER}:
+        return "NumberLiteral"
+    if both & {"True", "False"}:
+        return "BooleanLiteral"
+    if both & {"and", "or"}:
+        return "LogicalOperator"
+    if any(x.endswith("=") and x not in _COMPARE and x != "!=" for x in both):
+        return "AssignmentOperator"
+    if both & _COMPARE:
+        return "EqualityOperator"
+    if both & _ARITH:
+        return "ArithmeticOperator"
+    if kinds == {tokenize.NAME}:
+        return "NameReplacement"
+    return "Mutation"
+
+
+# ----------------------------------------------------------------------------- running mutmut
+
+
+def _pending_names(work: Path) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """(all mutant names, names without a result) by module."""
+    every: dict[str, list[str]] = {}
+    pending: dict[str, list[str]] = {}
+    for source, (_, data) in load_meta(work).items():
+        module = source[: -len(".py")].replace("/", ".")
+        codes = data.get("exit_code_by_key", {})
+        every[module] = list(codes)
+        pending[module] = [k for k, v in codes.items() if mutmut_status(v) == "pending"]
+    return every, pending
+
+
+def progress_counts(work: Path) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for _, (_, data) in load_meta(work).items():
+        for v in data.get("exit_code_by_key", {}).values():
+            s = mutmut_status(v)
+            counts[s] = counts.get(s, 0) + 1
+    return counts
+
+
+def run_mutmut(settings: Settings, fp: str, baseline: dict[str, Any], budget: float,
+               shard: tuple[int, int] | None = None) -> MutmutResult:
+    """Run (or resume) mutmut for at most ``budget`` seconds; the records of every finished mutant."""
+    start = time.time()
+    work = lay_work_copy(settings, fp)
+    reset_interrupted(work)
+    owned = [m for m in modules(work) if shard is None or shard_of(m, shard[1]) == shard[0]]
+    every, pending = _pending_names(work)
+    known = all(m in every for m in owned)
+    todo = [n for m in owned for n in pending.get(m, [])] if known else []
+    ran = False
+    note = ""
+    if owned and (not known or todo):
+        if budget < 30:
+            note = f"not run: only {max(budget, 0):.0f}s of the budget left; it runs next time"
+        else:
+            args: list[str] = []
+            if shard is not None:
+                args = [n for m in owned if m in every for n in pending[m]]
+                args += [f"{m}.*" for m in owned if m not in every]
+            note = _invoke(settings, work, baseline, args, deadline=start + budget)
+            ran = True
+            reset_interrupted(work)
+    every, pending = _pending_names(work)
+    names = [n for m in owned for n in every.get(m, [])]
+    records = collect(work, fp, {m for m in owned}, every)
+    left = sum(len(pending.get(m, [])) for m in owned) + sum(1 for m in owned if m not in every)
+    return MutmutResult(records, names, left, ran, time.time() - start, note)
+
+
+def _invoke(settings: Settings, work: Path, baseline: dict[str, Any], names: list[str], deadline: float) -> str:
+    skip = work.parent / "skip.txt"
+    skip.write_text("".join(r["nodeid"] + "\n" for r in baseline["tests"]
+                            if r["outcome"] in RED - {"xfailed"}), encoding="utf-8")
+    env = settings.env()
+    env.pop("PYTHONPATH", None)  # mutmut puts its mutants/ first; nothing may shadow it
+    env["CMHARNESS_KILLERS"] = str(work / "killers")
+    env["CMHARNESS_SKIP"] = str(skip)
+    cmd = [mutmut_executable(settings.python), "run", "--max-children", str(max(1, settings.workers)), *names]
+    log_path = work.parent / "mutmut.log"
+    stream = settings.progress
+    with open(log_path, "ab") as log:
+        proc = subprocess.Popen(cmd, cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL, start_new_session=True,
+                                preexec_fn=_die_with_parent)
+        started = last = time.time()
+        note = ""
+        try:
+            while proc.poll() is None:
+                time.sleep(1.0)
+                now = time.time()
+                if now >= deadline:
+                    note = "stopped at the end of its budget; the pending mutants run next time"
+                    _stop(proc)
+                    break
+                if stream is not None and now - last >= 15:
+                    last = now
+                    counts = progress_counts(work)
+                    total = sum(counts.values())
+                    done = total - counts.get("pending", 0)
+                    shown = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()) if k != "pending")
+                    stream.write(f"[mutmut {done}/{total}] {shown} | elapsed {fmt_time(now - started)}, "
+                                 f"budget left {fmt_time(deadline - now)}\n")
+                    stream.flush()
+        except BaseException:
+            _stop(proc)
+            raise
+    if proc.returncode not in (0, None) and not note:
+        tail = log_path.read_text(encoding="utf-8", errors="replace")[-1500:]
+        note = f"mutmut exited {proc.returncode}; see {log_path}: {tail.strip()[-300:]}"
+        if stream is not None:
+            stream.write(f"mutmut: {note}\n")
+    return note
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """Interrupt mutmut (it stops its workers and keeps what it finished), then kill what is left."""
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(proc.pid, signal.SIGINT)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=20)
+    kill_group(proc)
+    proc.wait()
+
+
+def collect(work: Path, fp: str, owned: set[str], every: dict[str, list[str]]) -> list[dict[str, Any]]:
+    """Journal records for the finished mutants of the owned modules."""
+    killed_by = killers(work)
+    records = []
+    for source, (_, data) in sorted(load_meta(work).items()):
+        module = source[: -len(".py")].replace("/", ".")
+        if module not in owned:
+            continue
+        codes = data.get("exit_code_by_key", {})
+        finished = [k for k, v in codes.items() if mutmut_status(v) != "pending"]
+        if not finished:
+            continue
+        info = describe(work, source, finished)
+        for name in finished:
+            status = mutmut_status(codes[name])
+            killer = killed_by.get(name)
+            records.append({"mutant": f"mutmut:{name}", "fingerprint": fp, "kind": "mutmut", "status": status,
+                            "exit": codes[name], "duration": round(data.get("durations_by_key", {}).get(name, 0.0), 3),
+                            "killed_by": [killer] if killer and status == "killed" else [],
+                            **info[name]})
+    return records
+
+
+def journal_records(journal: Journal, records: list[dict[str, Any]], done: dict[str, dict[str, Any]]) -> int:
+    """Write the records the journal does not hold yet (the same id and verdict); how many were new."""
+    new = 0
+    for rec in records:
+        old = done.get(rec["mutant"])
+        if old is not None and old.get("status") == rec["status"] and old.get("killed_by") == rec["killed_by"]:
+            continue
+        journal.write(rec)
+        done[rec["mutant"]] = rec
+        new += 1
+    return new
+
+
+if __name__ == "__main__":  # pragma: no cover - a debugging aid: describe one work copy's mutants
+    w = Path(sys.argv[1])
+    for src, (_, d) in load_meta(w).items():
+        for n, i in describe(w, src, list(d["exit_code_by_key"])[:3]).items():
+            print(n, i["line"], i["column"], i["mutator"], i["original"], "->", i["replacement"])

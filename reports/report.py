@@ -1,0 +1,629 @@
+"""``cmharness report``: run the campaign (or merge its journals) and write the red-first mutation report.
+
+Outputs, in ``reports/out/`` (never committed):
+
+- ``report.html``: self-contained (inline CSS, no script): the headline scores; the tests-by-variant
+  matrix; the named mutants with their killing tests, time to kill and the falsifying example
+  Hypothesis printed; the kill matrix (named mutants x killing tests), colored; mutmut's mutants by
+  file, its survivors and the reviewed equivalents; the red-first checks.
+- ``report.md``: the same, as Markdown.
+- ``matrix.csv``: named mutants x tests (1: the test failed under the mutant, 0: it passed, empty:
+  not run), with each mutant's status.
+- ``mutation-report.json``: the mutation-testing-elements report (schemaVersion "1"), every mutant
+  of every kind, for the standard viewers.
+
+The report is a function of the journal alone (no clock in it), so a campaign that was interrupted
+and resumed writes the same report as one that was not.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import sys
+import time
+import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+import pandas as pd
+
+from reports.campaign import (
+    BASELINE,
+    DEFAULT_BUDGET,
+    RED,
+    Journal,
+    Settings,
+    fingerprint,
+    fmt_time,
+    journal_name,
+    load_journals,
+    run_named_mutants,
+    tests_for,
+)
+from reports.mutants import Mutant, named_mutants
+
+EQUIVALENTS = Path(__file__).resolve().parent / "equivalent_mutants.toml"
+VARIANT_ORDER = ("main-48bb87a1", "pr-8bb01ab8", "sound")
+REPORT_RESERVE = 20.0  # seconds of the budget kept for writing the report
+MTE_STATUS = {"killed": "Killed", "survived": "Survived", "timeout": "Timeout", "no-coverage": "NoCoverage",
+              "error": "RuntimeError", "type-check": "CompileError", "skipped": "Ignored",
+              "equivalent": "Ignored", "pending": "Pending"}
+
+
+# ----------------------------------------------------------------------------- the campaign
+
+
+def run_campaign(settings: Settings, *, shard: tuple[int, int] | None = None, budget: float = DEFAULT_BUDGET,
+                 mutmut: bool = True, merge: bool = False) -> tuple[str, dict[str, dict[str, Any]]]:
+    """Run what the journal does not hold yet (unless ``merge``); the fingerprint and every record."""
+    start = time.time()
+    deadline = start + budget - REPORT_RESERVE
+    fp = fingerprint(settings)
+    if not merge:
+        done = run_named_mutants(settings, named_mutants(), shard=shard, fp=fp, deadline=deadline)
+        if mutmut:
+            from reports.mutmut_run import journal_records, run_mutmut
+
+            left = deadline - time.time()
+            result = run_mutmut(settings, fp, done[BASELINE], left, shard)
+            journal = Journal(settings.journal_dir, journal_name(shard))
+            journal_records(journal, result.records, done)
+            key = f"mutmut-inventory:{journal_name(shard)}"
+            inventory = {"mutant": key, "fingerprint": fp, "kind": "inventory", "names": sorted(result.names),
+                         "note": result.note}
+            old = done.get(key)
+            if old is None or old.get("names") != inventory["names"] or old.get("note") != inventory["note"]:
+                journal.write(inventory)
+            if settings.progress:
+                checked = f"{len(result.names) - result.pending} of {len(result.names)} mutants checked" \
+                    if result.names else "not started"
+                settings.progress.write(f"mutmut: {checked} ({fmt_time(result.seconds)})"
+                                        + (f"; {result.note}" if result.note else "") + "\n")
+    records = load_journals(settings.journal_dir, fp)
+    if BASELINE not in records:
+        raise SystemExit(f"no baseline journaled for fingerprint {fp} in {settings.journal_dir}: run the campaign")
+    return fp, records
+
+
+# ----------------------------------------------------------------------------- the data
+
+
+@dataclass
+class Equivalent:
+    id: str
+    reason: str
+    replacement: str | None = None
+
+
+def load_equivalents(path: Path = EQUIVALENTS) -> dict[str, Equivalent]:
+    if not path.exists():
+        return {}
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    out = {}
+    for entry in data.get("mutant", []):
+        out[entry["id"]] = Equivalent(entry["id"], entry["reason"], entry.get("replacement"))
+    return out
+
+
+FALSIFYING = re.compile(r"^(E\s+)?((?:Falsifying (?:explicit )?example|Failing test case)\b.*)$")
+
+
+def counterexamples(text: str) -> list[str]:
+    """The minimal examples Hypothesis printed in a failure's text ("Falsifying example: ..." or, in newer
+    Hypothesis, "Failing test case: ..."), each block up to its balanced closing parenthesis."""
+    lines = text.splitlines()
+    out: list[str] = []
+    k = 0
+    while k < len(lines):
+        m = FALSIFYING.match(lines[k])
+        k += 1
+        if not m:
+            continue
+        prefix = m.group(1) or ""
+        block = [m.group(2).rstrip()]
+        depth = block[0].count("(") - block[0].count(")")
+        while depth > 0 and k < len(lines):
+            line = lines[k][len(prefix):] if prefix and lines[k].startswith(prefix) else lines[k]
+            block.append(line.rstrip())
+            depth += line.count("(") - line.count(")")
+            k += 1
+        if "\n".join(block) not in out:
+            out.append("\n".join(block))
+    return out
+
+
+def first_line_of_failure(text: str) -> str:
+    for line in text.splitlines():
+        if line.startswith("E "):
+            return line[1:].strip()
+    return text.strip().splitlines()[-1] if text.strip() else ""
+
+
+@dataclass
+class Report:
+    fp: str
+    tests: pd.DataFrame  # the baseline: one row per test (nodeid)
+    named: pd.DataFrame  # one row per named mutant
+    mutmut: pd.DataFrame  # one row per mutmut mutant (pending ones included)
+    kills: pd.DataFrame  # named mutants x tests: 1 failed, 0 passed, NaN not run
+    checks: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    # -- scores
+
+    def named_score(self) -> dict[str, Any]:
+        return score(self.named["status"])
+
+    def mutmut_score(self) -> dict[str, Any]:
+        return score(self.mutmut["status"]) if len(self.mutmut) else score(pd.Series([], dtype=str))
+
+
+def score(statuses: pd.Series) -> dict[str, Any]:
+    """Killed over the mutants that count (equivalent, skipped and pending ones do not), timeouts beside."""
+    counts = statuses.value_counts().to_dict()
+    excluded = sum(counts.get(s, 0) for s in ("equivalent", "skipped", "pending"))
+    counted = int(len(statuses) - excluded)
+    killed = int(counts.get("killed", 0))
+    timeout = int(counts.get("timeout", 0))
+    return {"counts": {k: int(v) for k, v in counts.items()}, "counted": counted, "killed": killed,
+            "timeout": timeout, "total": len(statuses),
+            "score": 100.0 * killed / counted if counted else float("nan"),
+            "with_timeouts": 100.0 * (killed + timeout) / counted if counted else float("nan")}
+
+
+def switch_locations(root: Path) -> dict[str, tuple[str, int, int]]:
+    """Where each defect switch is tested: the first ``Defect.NAME`` outside ``defects.py`` (file, line, column)."""
+    out: dict[str, tuple[str, int, int]] = {}
+    folder = root / "strategies"
+    for path in sorted(folder.glob("*.py")) if folder.is_dir() else []:
+        if path.name == "defects.py":
+            continue
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for m in re.finditer(r"Defect\.([A-Z0-9_]+)", line):
+                out.setdefault(m.group(1), (path.relative_to(root).as_posix(), n, m.start() + 1))
+    return out
+
+
+def build(records: dict[str, dict[str, Any]], fp: str, mutants: Sequence[Mutant] | None = None,
+          equivalents: dict[str, Equivalent] | None = None) -> Report:
+    mutants = list(named_mutants() if mutants is None else mutants)
+    equivalents = load_equivalents() if equivalents is None else equivalents
+    baseline = records[BASELINE]
+    tests = pd.DataFrame(baseline["tests"])
+    tests = tests.drop_duplicates("nodeid", keep="last").set_index("nodeid", drop=False)
+    notes: list[str] = []
+
+    rows = []
+    for m in mutants:
+        rec = records.get(m.id)
+        failures = (rec or {}).get("failures", {})
+        examples = [ex for t in (rec or {}).get("killed_by", []) for ex in counterexamples(failures.get(t, ""))]
+        rows.append({"id": m.id, "kind": m.kind, "spec": m.spec, "wording": m.wording,
+                     "status": rec["status"] if rec else "pending",
+                     "killed_by": list((rec or {}).get("killed_by", [])),
+                     "time_to_kill": (rec or {}).get("time_to_kill"), "duration": (rec or {}).get("duration"),
+                     "ran": (rec or {}).get("ran"), "counterexample": examples[0] if examples else "",
+                     "failure": first_line_of_failure(failures[rec["killed_by"][0]]) if rec and rec.get("killed_by")
+                     else ""})
+    named = pd.DataFrame(rows, columns=["id", "kind", "spec", "wording", "status", "killed_by", "time_to_kill",
+                                        "duration", "ran", "counterexample", "failure"])
+    if (named["status"] == "pending").any():
+        notes.append(f"{int((named['status'] == 'pending').sum())} named mutant(s) not run yet (another shard, "
+                     "or an interrupted campaign): run the campaign again, or merge every shard's journal")
+
+    # the kill matrix: 1 the test failed under the mutant, 0 it passed, missing: not run
+    kill_rows: dict[str, dict[str, float]] = {}
+    for m in mutants:
+        rec = records.get(m.id)
+        if not rec or "killed_by" not in rec:
+            continue
+        failed = set(rec["killed_by"])
+        other = rec.get("outcomes", {})
+        kill_rows[m.id] = {r["nodeid"]: 1.0 if r["nodeid"] in failed else 0.0
+                           for r in tests_for(m, baseline, bool(rec.get("all_variants")))
+                           if other.get(r["nodeid"]) != "skipped"}
+    kills = pd.DataFrame.from_dict(kill_rows, orient="index")
+    kills = kills.reindex(index=[m.id for m in mutants if m.id in kill_rows])
+
+    mutmut = _mutmut_frame(records, equivalents, notes)
+    report = Report(fp, tests, named, mutmut, kills, notes=notes)
+    report.checks = red_first(report, records)
+    return report
+
+
+def _mutmut_frame(records: dict[str, dict[str, Any]], equivalents: dict[str, Equivalent],
+                  notes: list[str]) -> pd.DataFrame:
+    columns = ["id", "status", "file", "function", "line", "column", "end_line", "end_column", "mutator",
+               "original", "replacement", "killed_by", "duration", "diff", "reason"]
+    names: set[str] = set()
+    for key, rec in records.items():
+        if key.startswith("mutmut-inventory:"):
+            names.update(f"mutmut:{n}" for n in rec.get("names", []))
+            if rec.get("note"):
+                notes.append(f"mutmut ({key.split(':', 1)[1]}): {rec['note']}")
+    rows = []
+    for key in sorted(names | {k for k, r in records.items() if r.get("kind") == "mutmut"}):
+        rec = records.get(key)
+        row = {c: None for c in columns}
+        row.update(id=key, status="pending", killed_by=[], reason="")
+        if rec is not None:
+            row.update({c: rec.get(c) for c in columns if c in rec})
+            row["status"] = rec["status"]
+        eq = equivalents.get(key)
+        if eq is not None and row["status"] in ("survived", "timeout", "no-coverage"):
+            if eq.replacement is not None and rec is not None and eq.replacement != rec.get("replacement"):
+                notes.append(f"stale equivalence entry {key}: its mutated line is now {rec.get('replacement')!r}, "
+                             f"reviewed as {eq.replacement!r}; counted as a {row['status']} until reviewed again")
+            else:
+                row["status"], row["reason"] = "equivalent", eq.reason
+        rows.append(row)
+    frame = pd.DataFrame(rows, columns=columns)
+    if len(frame):
+        frame["line"] = frame["line"].fillna(1).astype(int)
+    return frame
+
+
+def red_first(report: Report, records: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Every test red somewhere (a variant on the baseline, or a mutant); every ``red_on`` red there, green on sound."""
+    tests = report.tests
+    red_somewhere: set[str] = set()
+    red_somewhere.update(tests.loc[tests["outcome"].isin(RED), "base"])
+    killers: set[str] = set()
+    for rec in records.values():
+        if rec.get("kind") in ("defect", "removal", "mutmut"):
+            killers.update(rec.get("killed_by", []))
+    for t in killers:
+        red_somewhere.add(tests.at[t, "base"] if t in tests.index else t)
+    ran = tests[tests["outcome"] != "skipped"]
+    bases = sorted(set(ran["base"]))
+    never_red = [b for b in bases if b not in red_somewhere]
+    only_skipped = sorted(set(tests["base"]) - set(ran["base"]))
+    violations = []
+    for nodeid, row in tests.iterrows():
+        red_on = row.get("red_on") or []
+        if not red_on or row["outcome"] == "skipped":
+            continue
+        variant = row["variant"]
+        if variant in red_on and row["outcome"] not in RED:
+            violations.append({"test": nodeid, "problem": f"marked red_on {variant} but {row['outcome']} there"})
+        if variant == "sound" and row["outcome"] != "passed":
+            violations.append({"test": nodeid, "problem": f"marked red_on {', '.join(red_on)} but "
+                                                          f"{row['outcome']} on sound"})
+    marked = tests[tests["red_on"].map(bool)]
+    for base, group in marked.groupby("base"):
+        if "sound" not in set(group["variant"]):
+            violations.append({"test": base, "problem": "marked red_on but never run on sound"})
+    return {"never_red": never_red, "only_skipped": only_skipped, "red_on_violations": violations,
+            "tests": len(bases)}
+
+
+# ----------------------------------------------------------------------------- the variant matrix
+
+
+def variant_matrix(tests: pd.DataFrame) -> pd.DataFrame:
+    """Tests (without the variant) x variants: each cell the outcome on that variant."""
+    with_variant = tests[tests["variant"].notna()]
+    if with_variant.empty:
+        return pd.DataFrame()
+    matrix = with_variant.pivot_table(index="base", columns="variant", values="outcome", aggfunc="first")
+    order = [v for v in VARIANT_ORDER if v in matrix.columns] + [v for v in matrix.columns if v not in VARIANT_ORDER]
+    return matrix[order]
+
+
+# ----------------------------------------------------------------------------- mutation-testing-elements
+
+
+def _num(x: Any, default: int) -> int:
+    return default if x is None or (isinstance(x, float) and pd.isna(x)) else int(x)
+
+
+def mte_json(report: Report, root: Path) -> dict[str, Any]:
+    """The report in the mutation-testing-elements schema (version 1)."""
+    files: dict[str, dict[str, Any]] = {}
+
+    def file_entry(path: str) -> dict[str, Any]:
+        if path not in files:
+            src = root / path
+            files[path] = {"language": "python",
+                           "source": src.read_text(encoding="utf-8") if src.exists() else "", "mutants": []}
+        return files[path]
+
+    locations = switch_locations(root)
+    for row in report.named.itertuples():
+        defect = row.spec.split("+")[-1]
+        path, line, col = locations.get(defect, ("strategies/defects.py", 1, 1))
+        entry = {"id": row.id, "mutatorName": "DefectSwitch" if row.kind == "defect" else "SeedRemoval",
+                 "replacement": f"{row.spec}", "description": row.wording,
+                 "location": {"start": {"line": line, "column": col},
+                              "end": {"line": line, "column": col + len("Defect.") + len(defect)}},
+                 "status": MTE_STATUS.get(row.status, "RuntimeError"), "killedBy": list(row.killed_by)}
+        if row.duration is not None and not pd.isna(row.duration):
+            entry["duration"] = round(float(row.duration) * 1000)
+        if row.status == "timeout":
+            entry["statusReason"] = "no test failed before the timeout"
+        file_entry(path)["mutants"].append(entry)
+    for row in report.mutmut.itertuples():
+        path = row.file if isinstance(row.file, str) and row.file else _module_file(row.id)
+        if not (root / path).exists():
+            continue
+        line, col = _num(row.line, 1), _num(row.column, 1)
+        entry = {"id": row.id, "mutatorName": row.mutator if isinstance(row.mutator, str) else "Mutation",
+                 "replacement": row.replacement if isinstance(row.replacement, str) else "",
+                 "location": {"start": {"line": line, "column": col},
+                              "end": {"line": _num(row.end_line, line), "column": _num(row.end_column, col)}},
+                 "status": MTE_STATUS.get(row.status, "RuntimeError"), "killedBy": list(row.killed_by or [])}
+        if row.status == "equivalent":
+            entry["statusReason"] = f"equivalent: {row.reason}"
+        if _num(row.duration, -1) >= 0:
+            entry["duration"] = round(float(row.duration) * 1000)
+        file_entry(path)["mutants"].append(entry)
+    test_files: dict[str, dict[str, Any]] = {}
+    for nodeid, row in report.tests.iterrows():
+        test_files.setdefault(row["file"], {"tests": []})["tests"].append(
+            {"id": nodeid, "name": nodeid.split("::", 1)[-1]})
+    return {"$schema": "https://git.io/mutation-testing-schema", "schemaVersion": "1",
+            "thresholds": {"high": 80, "low": 60}, "projectRoot": str(root),
+            "files": dict(sorted(files.items())), "testFiles": dict(sorted(test_files.items())),
+            "framework": {"name": "cmharness", "branding": {"homepageUrl": "https://example.invalid/cmharness"}}}
+
+
+# ----------------------------------------------------------------------------- rendering
+
+
+def pct(x: float) -> str:
+    return "n/a" if pd.isna(x) else f"{x:.1f}%"
+
+
+def summary_lines(report: Report) -> list[str]:
+    ns, ms = report.named_score(), report.mutmut_score()
+    by_kind = []
+    for kind, label in (("defect", "defects alone in sound"), ("removal", "the seed's removals")):
+        sub = score(report.named.loc[report.named["kind"] == kind, "status"])
+        by_kind.append(f"  {label}: {sub['killed']}/{sub['counted']} killed"
+                       + (f", {sub['timeout']} timeout" if sub["timeout"] else ""))
+    mc = ms["counts"]
+    lines = [
+        f"fingerprint {report.fp}: {len(report.tests)} tests on the baseline",
+        f"named mutants: {ns['killed']}/{ns['counted']} killed = {pct(ns['score'])} "
+        f"(with timeouts {pct(ns['with_timeouts'])}; {ns['timeout']} timeout"
+        + (f"; {ns['counts']['pending']} of {ns['total']} not run yet: INCOMPLETE" if ns["counts"].get("pending")
+           else "") + ")",
+        *by_kind,
+        f"mutmut (strategies/, reference/): {ms['killed']}/{ms['counted']} killed = {pct(ms['score'])} "
+        f"(with timeouts {pct(ms['with_timeouts'])}); survived {mc.get('survived', 0)}, no coverage "
+        f"{mc.get('no-coverage', 0)}, timeout {mc.get('timeout', 0)}, equivalent {mc.get('equivalent', 0)}, "
+        f"pending {mc.get('pending', 0)}" + ("" if len(report.mutmut) else " (mutmut has not run yet)"),
+        f"red-first: {len(report.checks['never_red'])} of {report.checks['tests']} tests never red; "
+        f"{len(report.checks['red_on_violations'])} red_on violation(s)",
+    ]
+    survivors = report.named[~report.named["status"].isin(["killed", "pending"])]
+    for row in survivors.itertuples():
+        lines.append(f"  not killed: {row.id} ({row.status}): {row.wording}")
+    return lines + [f"note: {n}" for n in report.notes]
+
+
+def _md_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
+    def cell(x: Any) -> str:
+        return str(x).replace("|", "\\|").replace("\n", "<br>")
+
+    return ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|",
+            *("| " + " | ".join(cell(c) for c in r) + " |" for r in rows), ""]
+
+
+def _secs(x: Any) -> str:
+    return "" if x is None or pd.isna(x) else f"{float(x):.1f}s"
+
+
+def render_md(report: Report) -> str:
+    out = ["# Red-first mutation report", "", "```", *summary_lines(report), "```", ""]
+    matrix = variant_matrix(report.tests)
+    out += ["## Tests by variant (baseline)", ""]
+    if matrix.empty:
+        out += ["No test is parametrized over variants.", ""]
+    else:
+        out += _md_table(["test", *matrix.columns], [[b, *(v if isinstance(v, str) else "" for v in r)]
+                                                   for b, r in zip(matrix.index, matrix.values, strict=True)])
+    out += ["## Named mutants", ""]
+    out += _md_table(["mutant", "what it undoes", "status", "killing tests", "time to kill", "run"],
+                     [[r.id, r.wording, r.status, len(r.killed_by), _secs(r.time_to_kill), _secs(r.duration)]
+                      for r in report.named.itertuples()])
+    for r in report.named.itertuples():
+        if r.killed_by:
+            out += [f"### {r.id}", "", f"Killed by: {', '.join(f'`{t}`' for t in r.killed_by)}", ""]
+            if r.failure:
+                out += [f"First failure: `{r.failure}`", ""]
+            if r.counterexample:
+                out += ["```", r.counterexample, "```", ""]
+    out += ["## mutmut", ""]
+    out += _md_table(["file", "killed", "survived", "timeout", "no coverage", "equivalent", "pending", "score"],
+                     _mutmut_by_file(report))
+    surv = report.mutmut[report.mutmut["status"].isin(["survived", "timeout", "no-coverage", "error"])]
+    if len(surv):
+        out += ["### Survivors", ""]
+        out += _md_table(["mutant", "status", "where", "mutator", "original", "mutated"],
+                         [[r.id.removeprefix("mutmut:"), r.status, f"{r.file}:{r.line}", r.mutator, f"`{r.original}`",
+                           f"`{r.replacement}`"] for r in surv.itertuples()])
+    eq = report.mutmut[report.mutmut["status"] == "equivalent"]
+    if len(eq):
+        out += ["### Equivalent (reviewed)", ""]
+        out += _md_table(["mutant", "where", "reason"],
+                         [[r.id.removeprefix("mutmut:"), f"{r.file}:{r.line}", r.reason] for r in eq.itertuples()])
+    out += ["## Red-first checks", ""]
+    checks = report.checks
+    out += [f"Tests never red on any variant or mutant ({len(checks['never_red'])}):", ""]
+    out += [f"- `{t}`" for t in checks["never_red"]] or ["- none"]
+    out += ["", f"`red_on` violations ({len(checks['red_on_violations'])}):", ""]
+    out += [f"- `{v['test']}`: {v['problem']}" for v in checks["red_on_violations"]] or ["- none"]
+    if checks["only_skipped"]:
+        out += ["", f"Skipped in this profile, not checked: {len(checks['only_skipped'])} test(s)."]
+    return "\n".join(out) + "\n"
+
+
+def _mutmut_by_file(report: Report) -> list[list[Any]]:
+    frame = report.mutmut
+    if frame.empty:
+        return []
+    frame = frame.assign(file=frame["file"].fillna(frame["id"].map(_module_file)))
+    rows = []
+    for path, group in frame.groupby("file"):
+        s = score(group["status"])
+        c = s["counts"]
+        rows.append([path, c.get("killed", 0), c.get("survived", 0), c.get("timeout", 0), c.get("no-coverage", 0),
+                     c.get("equivalent", 0), c.get("pending", 0), pct(s["score"])])
+    return rows
+
+
+def _module_file(mutant_id: str) -> str:
+    """``mutmut:reference.model.xǁStoreǁleaves__mutmut_3`` -> ``reference/model.py``."""
+    return mutant_id.removeprefix("mutmut:").rsplit(".", 1)[0].replace(".", "/") + ".py"
+
+
+CSS = """
+body{font-family:system-ui,sans-serif;margin:1.5em;color:#222;max-width:110em}
+h1,h2,h3{font-weight:600} table{border-collapse:collapse;margin:.5em 0 1.5em}
+td,th{border:1px solid #ccc;padding:2px 6px;font-size:13px;vertical-align:top}
+th{background:#f4f4f4;text-align:left} pre{background:#f8f8f8;padding:6px;white-space:pre-wrap;margin:2px 0}
+.killed,.passed{background:#c8ecc8}.survived,.failed,.error{background:#f6c4c4}.timeout{background:#fbe3a6}
+.xfailed{background:#f2d0a8}.xpassed{background:#e6c6f0}.skipped,.pending,.no-coverage{background:#e4e4e4}
+.equivalent{background:#d8e4f6}.k1{background:#d9534f;color:#fff;text-align:center}
+.k0{background:#dff0d8;text-align:center}.kn{background:#fafafa}
+.expected{outline:2px solid #a33;outline-offset:-3px} code{font-size:12px} .small{font-size:12px;color:#555}
+details summary{cursor:pointer}
+"""
+
+
+def _e(x: Any) -> str:
+    return html.escape("" if x is None else str(x))
+
+
+def render_html(report: Report) -> str:
+    h: list[str] = ["<!DOCTYPE html><html><head><meta charset='utf-8'><title>cmharness mutation report</title>",
+                    f"<style>{CSS}</style></head><body><h1>Red-first mutation report</h1>",
+                    f"<pre>{_e(chr(10).join(summary_lines(report)))}</pre>"]
+    # tests by variant
+    matrix = variant_matrix(report.tests)
+    h.append("<h2>Tests by variant (baseline run)</h2>")
+    h.append("<p class='small'>Each test parametrized over <code>variant</code>, its outcome on each variant. "
+             "A framed cell is a variant its <code>red_on</code> marker names.</p>")
+    if not matrix.empty:
+        red_on = report.tests.groupby("base")["red_on"].first()
+        h.append("<table><tr><th>test</th>" + "".join(f"<th>{_e(c)}</th>" for c in matrix.columns) + "</tr>")
+        for base, row in matrix.iterrows():
+            marks = red_on.get(base) or []
+            cells = "".join(
+                f"<td class='{_e(v) if isinstance(v, str) else 'kn'}{' expected' if c in marks else ''}'>"
+                f"{_e(v) if isinstance(v, str) else ''}</td>" for c, v in row.items())
+            h.append(f"<tr><td><code>{_e(base)}</code></td>{cells}</tr>")
+        h.append("</table>")
+    plain = report.tests[report.tests["variant"].isna()]
+    h.append(f"<p class='small'>{len(plain)} further tests take no variant: "
+             + ", ".join(f"{k} {v}" for k, v in plain["outcome"].value_counts().sort_index().items()) + ".</p>")
+    # named mutants
+    h.append("<h2>Named mutants</h2><table><tr><th>mutant</th><th>switch</th><th>what it undoes</th><th>status</th>"
+             "<th>killing tests</th><th>time to kill</th><th>run</th></tr>")
+    for r in report.named.itertuples():
+        detail = ""
+        if r.killed_by:
+            detail = ("<details><summary>" + _e(f"{len(r.killed_by)} test(s)") + "</summary>"
+                      + "".join(f"<div><code>{_e(t)}</code></div>" for t in r.killed_by)
+                      + (f"<div class='small'>first failure: {_e(r.failure)}</div>" if r.failure else "")
+                      + (f"<pre>{_e(r.counterexample)}</pre>" if r.counterexample else "") + "</details>")
+        h.append(f"<tr><td><code>{_e(r.id)}</code></td><td><code>{_e(r.spec)}</code></td><td>{_e(r.wording)}</td>"
+                 f"<td class='{_e(r.status)}'>{_e(r.status)}</td><td>{detail}</td>"
+                 f"<td>{_secs(r.time_to_kill)}</td><td>{_secs(r.duration)}</td></tr>")
+    h.append("</table>")
+    # kill matrix
+    h.append("<h2>Kill matrix (named mutants x tests that killed one)</h2>")
+    kills = report.kills
+    killer_cols = [c for c in kills.columns if (kills[c] == 1).any()] if not kills.empty else []
+    if killer_cols:
+        h.append("<table><tr><th>mutant</th>" + "".join(f"<th title='{_e(c)}'>T{k + 1}</th>"
+                                                         for k, c in enumerate(killer_cols)) + "</tr>")
+        for mid, row in kills[killer_cols].iterrows():
+            cells = "".join("<td class='kn'></td>" if pd.isna(v) else
+                            f"<td class='k{int(v)}'>{'x' if v == 1 else ''}</td>" for v in row.values)
+            h.append(f"<tr><td><code>{_e(mid)}</code></td>{cells}</tr>")
+        h.append("</table><details><summary>tests T1..Tn</summary><ol>"
+                 + "".join(f"<li><code>{_e(c)}</code></li>" for c in killer_cols) + "</ol></details>")
+    else:
+        h.append("<p>No named mutant was killed.</p>")
+    # mutmut
+    h.append("<h2>mutmut (strategies/, reference/)</h2><table><tr><th>file</th><th>killed</th><th>survived</th>"
+             "<th>timeout</th><th>no coverage</th><th>equivalent</th><th>pending</th><th>score</th></tr>")
+    for row in _mutmut_by_file(report):
+        h.append("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in row) + "</tr>")
+    h.append("</table>")
+    surv = report.mutmut[report.mutmut["status"].isin(["survived", "timeout", "no-coverage", "error"])]
+    for path, group in surv.groupby("file"):
+        h.append(f"<details><summary>{_e(path)}: {len(group)} not killed</summary><table>"
+                 "<tr><th>mutant</th><th>status</th><th>line</th><th>mutator</th><th>diff</th></tr>")
+        for r in group.sort_values("line").itertuples():
+            h.append(f"<tr><td><code>{_e(r.id.removeprefix('mutmut:'))}</code></td><td class='{_e(r.status)}'>"
+                     f"{_e(r.status)}</td><td>{r.line}</td><td>{_e(r.mutator)}</td><td><pre>{_e(r.diff)}</pre></td></tr>")
+        h.append("</table></details>")
+    eq = report.mutmut[report.mutmut["status"] == "equivalent"]
+    if len(eq):
+        h.append("<h3>Equivalent (reviewed in reports/equivalent_mutants.toml)</h3><table>"
+                 "<tr><th>mutant</th><th>where</th><th>reason</th></tr>")
+        for r in eq.itertuples():
+            h.append(f"<tr><td><code>{_e(r.id.removeprefix('mutmut:'))}</code></td><td>{_e(r.file)}:{r.line}</td>"
+                     f"<td>{_e(r.reason)}</td></tr>")
+        h.append("</table>")
+    # checks
+    checks = report.checks
+    h.append("<h2>Red-first checks</h2>")
+    h.append(f"<h3>Never red on any variant or mutant ({len(checks['never_red'])})</h3><ul>"
+             + ("".join(f"<li><code>{_e(t)}</code></li>" for t in checks["never_red"]) or "<li>none</li>") + "</ul>")
+    h.append(f"<h3><code>red_on</code> violations ({len(checks['red_on_violations'])})</h3><ul>"
+             + ("".join(f"<li><code>{_e(v['test'])}</code>: {_e(v['problem'])}</li>"
+                        for v in checks["red_on_violations"]) or "<li>none</li>") + "</ul>")
+    if checks["only_skipped"]:
+        h.append(f"<p class='small'>Skipped in this profile, not checked: {len(checks['only_skipped'])} test(s).</p>")
+    h.append("</body></html>")
+    return "\n".join(h) + "\n"
+
+
+def write(report: Report, out: Path, root: Path) -> list[Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {"html": out / "report.html", "md": out / "report.md", "csv": out / "matrix.csv",
+             "json": out / "mutation-report.json"}
+    paths["html"].write_text(render_html(report), encoding="utf-8")
+    paths["md"].write_text(render_md(report), encoding="utf-8")
+    matrix = report.kills.copy()
+    matrix.insert(0, "status", report.named.set_index("id")["status"].reindex(matrix.index))
+    matrix.index.name = "mutant"
+    matrix.to_csv(paths["csv"], float_format="%.0f")
+    paths["json"].write_text(json.dumps(mte_json(report, root), indent=1) + "\n", encoding="utf-8")
+    return list(paths.values())
+
+
+# ----------------------------------------------------------------------------- the subcommand
+
+
+def run(args: Any, stdout: TextIO) -> int:
+    from reports.mutants import parse_shard
+
+    settings = Settings()
+    if args.out:
+        settings.out = Path(args.out).resolve()
+    if args.workers:
+        settings.workers = args.workers
+    settings.all_variants = bool(args.all_variants)
+    shard = parse_shard(args.shard) if args.shard else None
+    start = time.time()
+    try:
+        fp, records = run_campaign(settings, shard=shard, budget=args.budget, mutmut=not args.no_mutmut,
+                                   merge=args.merge)
+    except KeyboardInterrupt:
+        print("cmharness report: interrupted; what finished is journaled, run it again to resume", file=sys.stderr)
+        return 130
+    report = build(records, fp)
+    paths = write(report, settings.out, settings.root)
+    stdout.write("\n".join(summary_lines(report)) + "\n")
+    shown = [str(p.relative_to(settings.root)) if p.is_relative_to(settings.root) else str(p) for p in paths]
+    stdout.write(f"wrote {', '.join(shown)} in {fmt_time(time.time() - start)}\n")
+    return 0

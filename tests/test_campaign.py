@@ -1,0 +1,457 @@
+"""The mutation campaign (issue 6): the runner, its journal, shards, timeouts, the report and its JSON.
+
+The runner is exercised on a tiny fake project in ``tmp_path`` (its own ``strategies.defects`` with
+three switches: one a test catches, one that hangs, one no test sees), so these tests stay fast and
+never depend on the real suite.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from reports import mutant_plugin
+from reports.campaign import (
+    BASELINE,
+    ROOT,
+    Journal,
+    Settings,
+    fingerprint,
+    hashed_files,
+    load_journals,
+    run_named_mutants,
+)
+from reports.mutants import SEED_REMOVALS, Mutant, in_shard, named_mutants, parse_shard, shard_of
+from reports.report import build, counterexamples, mte_json, render_html, render_md, score, write
+from strategies import defects
+
+FAKE_DEFECTS = '''
+from enum import Enum
+
+
+class Defect(Enum):
+    OFF_BY_ONE = ("test", "adds one")
+    HANGS = ("test", "never returns")
+    HARMLESS = ("test", "changes nothing a test sees")
+
+
+VARIANTS = {"sound": frozenset(), "pr-8bb01ab8": frozenset()}
+'''
+
+FAKE_CALC = '''
+import time
+
+from strategies.defects import VARIANTS, Defect
+
+
+def add(a, b, variant="sound"):
+    active = VARIANTS[variant]
+    if Defect.HANGS in active:
+        time.sleep(120)
+    return a + b + (1 if Defect.OFF_BY_ONE in active else 0)
+'''
+
+FAKE_TESTS = '''
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from calc import add
+
+
+@pytest.mark.parametrize("variant", ["pr-8bb01ab8", "sound"])
+def test_add(variant):
+    assert add(1, 2, variant) == 3
+
+
+@pytest.mark.red_on("pr-8bb01ab8")
+@pytest.mark.parametrize("variant", ["pr-8bb01ab8", "sound"])
+def test_marked_but_never_red(variant):
+    assert add(0, 0, variant) == 0
+
+
+@settings(database=None, derandomize=True, max_examples=20)
+@given(st.integers(min_value=0, max_value=10))
+def test_add_zero(x):
+    assert add(x, 0) == x
+
+
+def test_plain():
+    assert 1 + 1 == 2
+
+
+def test_red_on_baseline():
+    assert False, "red on the unmutated code"
+'''
+
+MUTANTS = [
+    Mutant("defect:OFF_BY_ONE", "defect", "sound", ("OFF_BY_ONE",), "adds one"),
+    Mutant("defect:HANGS", "defect", "sound", ("HANGS",), "never returns"),
+    Mutant("defect:HARMLESS", "defect", "sound", ("HARMLESS",), "changes nothing a test sees"),
+]
+FAKE_HASHED = ("strategies", "calc.py", "tests")
+
+
+def make_project(root: Path) -> Path:
+    (root / "strategies").mkdir(parents=True)
+    (root / "strategies" / "__init__.py").write_text("")
+    (root / "strategies" / "defects.py").write_text(FAKE_DEFECTS)
+    (root / "calc.py").write_text(FAKE_CALC)
+    (root / "tests").mkdir()
+    (root / "tests" / "test_calc.py").write_text(FAKE_TESTS)
+    return root
+
+
+def settings_for(root: Path, **kw) -> Settings:
+    kw.setdefault("progress", io.StringIO())
+    kw.setdefault("hashed", FAKE_HASHED)
+    return Settings(root=root, out=root / "out", mutmut_dir=root / ".work", selection=("tests",), workers=2,
+                    timeout_factor=1.0, timeout_const=4.0, **kw)
+
+
+@pytest.fixture(scope="module")
+def campaign(tmp_path_factory):
+    """One campaign over the fake project: (settings, fingerprint, records)."""
+    root = make_project(tmp_path_factory.mktemp("fake"))
+    settings = settings_for(root)
+    fp = fingerprint(settings)
+    records = run_named_mutants(settings, MUTANTS, fp=fp)
+    return settings, fp, records
+
+
+# ----------------------------------------------------------------------------- the runner
+
+
+def test_statuses_killed_survived_timeout(campaign):
+    _, _, records = campaign
+    assert records["defect:OFF_BY_ONE"]["status"] == "killed"
+    assert records["defect:HARMLESS"]["status"] == "survived"
+    assert records["defect:HANGS"]["status"] == "timeout"
+    assert records["defect:HANGS"]["timed_out"] is True
+
+
+def test_a_kill_names_every_killing_test_of_its_variant_only(campaign):
+    _, _, records = campaign
+    killed = records["defect:OFF_BY_ONE"]
+    assert sorted(killed["killed_by"]) == ["tests/test_calc.py::test_add[sound]", "tests/test_calc.py::test_add_zero",
+                                           "tests/test_calc.py::test_marked_but_never_red[sound]"]
+    assert killed["time_to_kill"] is not None and 0 <= killed["time_to_kill"] <= killed["duration"]
+    # found without shrinking, then that one test shrunk alone to Hypothesis's minimal example
+    assert killed["shrunk"] == ["tests/test_calc.py::test_add_zero"]
+    examples = counterexamples(killed["failures"]["tests/test_calc.py::test_add_zero"])
+    assert len(examples) == 1 and "test_add_zero(\n    x=0," in examples[0]
+
+
+def test_baseline_records_outcome_variant_and_red_on(campaign):
+    _, _, records = campaign
+    rows = {r["nodeid"]: r for r in records[BASELINE]["tests"]}
+    add_pr = rows["tests/test_calc.py::test_add[pr-8bb01ab8]"]
+    assert (add_pr["outcome"], add_pr["variant"]) == ("passed", "pr-8bb01ab8")
+    assert add_pr["base"] == "tests/test_calc.py::test_add"
+    assert rows["tests/test_calc.py::test_red_on_baseline"]["outcome"] == "failed"
+    assert rows["tests/test_calc.py::test_marked_but_never_red[sound]"]["red_on"] == ["pr-8bb01ab8"]
+
+
+def test_journal_resumes_without_rerunning(campaign):
+    settings, fp, records = campaign
+    journal = settings.journal_dir / "all.jsonl"
+    lines = journal.read_text().count("\n")
+    again = run_named_mutants(settings, MUTANTS, fp=fp)
+    assert journal.read_text().count("\n") == lines
+    assert {k: v["status"] for k, v in again.items() if k != BASELINE} == \
+        {k: v["status"] for k, v in records.items() if k != BASELINE}
+
+
+def test_interrupted_journal_runs_only_what_is_missing(campaign, tmp_path):
+    settings, fp, records = campaign
+    out = tmp_path / "out"
+    (out / "journal").mkdir(parents=True)
+    keep = [records[BASELINE], records["defect:HANGS"], records["defect:HARMLESS"]]
+    text = "".join(json.dumps(r) + "\n" for r in keep) + '{"mutant": "defect:OFF_BY'  # a line cut by the kill
+    (out / "journal" / "all.jsonl").write_text(text)
+    seen = []
+    resumed = settings_for(settings.root)
+    resumed.out = out
+    done = run_named_mutants(resumed, MUTANTS, fp=fp, on_record=lambda r: seen.append(r["mutant"]))
+    assert seen == ["defect:OFF_BY_ONE"]
+    assert done["defect:OFF_BY_ONE"]["status"] == "killed"
+
+
+def test_the_budget_stops_runs_without_journaling_them(campaign, tmp_path):
+    settings, fp, records = campaign
+    budgeted = settings_for(settings.root)
+    budgeted.out = tmp_path / "out"
+    Journal(budgeted.journal_dir, "all").write(records[BASELINE])
+    start = time.time()
+    done = run_named_mutants(budgeted, [m for m in MUTANTS if m.id == "defect:HANGS"], fp=fp,
+                             deadline=start + 2)
+    assert time.time() - start < 15
+    assert "defect:HANGS" not in done
+    assert "defect:HANGS" not in load_journals(budgeted.journal_dir, fp)
+    assert "budget reached: 1 named mutant(s) left" in budgeted.progress.getvalue()
+
+
+def test_a_changed_test_changes_the_fingerprint(tmp_path):
+    root = make_project(tmp_path / "p")
+    settings = settings_for(root)
+    before = fingerprint(settings)
+    (root / "tests" / "test_calc.py").write_text(FAKE_TESTS + "\n\ndef test_new():\n    pass\n")
+    assert fingerprint(settings) != before
+    (root / "out").mkdir()
+    (root / "out" / "report.html").write_text("not hashed")
+    assert all("out" not in f.relative_to(root).parts for f in hashed_files(root, FAKE_HASHED))
+
+
+def test_shards_partition_the_mutants_stably():
+    ids = [m.id for m in named_mutants()]
+    for n in (1, 2, 3, 5):
+        parts = [in_shard(ids, (i, n)) for i in range(1, n + 1)]
+        assert sorted(x for p in parts for x in p) == sorted(ids)
+        assert parts == [in_shard(list(reversed(ids)), (i, n))[::-1] for i in range(1, n + 1)]
+    assert shard_of("defect:COMBINED_UNCHECKED", 4) == shard_of("defect:COMBINED_UNCHECKED", 4)
+    assert parse_shard("2/3") == (2, 3)
+    for bad in ("0/2", "3/2", "x", "1/0"):
+        with pytest.raises(ValueError):
+            parse_shard(bad)
+
+
+def test_shards_journal_apart_and_merge(campaign, tmp_path):
+    settings, fp, records = campaign
+    quick = [m for m in MUTANTS if m.id != "defect:HANGS"]
+    sharded = settings_for(settings.root)
+    sharded.out = tmp_path / "out"
+    Journal(sharded.journal_dir, "baseline").write(records[BASELINE])  # as if each machine had run it
+    for i in (1, 2):
+        run_named_mutants(sharded, quick, shard=(i, 2), fp=fp)
+        written = [json.loads(x)["mutant"] for x in (sharded.journal_dir / f"shard-{i}-of-2.jsonl").read_text()
+                   .splitlines()] if (sharded.journal_dir / f"shard-{i}-of-2.jsonl").exists() else []
+        assert written == in_shard([m.id for m in quick], (i, 2))
+    merged = load_journals(sharded.journal_dir, fp)
+    assert set(merged) == {BASELINE, *(m.id for m in quick)}
+    assert {k: merged[k]["status"] for k in merged if k != BASELINE} == \
+        {m.id: records[m.id]["status"] for m in quick}
+    assert load_journals(sharded.journal_dir, "another-fingerprint") == {}
+
+
+def test_campaign_killed_leaves_the_source_tree_unchanged(tmp_path):
+    root = make_project(tmp_path / "p")
+    before = {f: f.read_bytes() for f in hashed_files(root, FAKE_HASHED)}
+    script = textwrap.dedent(f"""
+        import sys
+        sys.path[:0] = [{str(ROOT)!r}]
+        from pathlib import Path
+        from reports.campaign import Settings, run_named_mutants
+        from reports.mutants import Mutant
+        s = Settings(root=Path({str(root)!r}), out=Path({str(root / 'out')!r}), selection=("tests",),
+                     workers=1, timeout_const=100, hashed={FAKE_HASHED!r}, progress=None)
+        run_named_mutants(s, [Mutant("defect:HANGS", "defect", "sound", ("HANGS",), "")])
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", script], cwd=tmp_path, start_new_session=True)
+    journal = root / "out" / "journal" / "all.jsonl"
+    deadline = time.time() + 60
+    while not (journal.exists() and journal.read_text()) and time.time() < deadline:  # the baseline is in
+        time.sleep(0.2)
+    time.sleep(1.5)  # the hanging mutant's pytest is running now
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    time.sleep(0.5)
+    after = {f: f.read_bytes() for f in hashed_files(root, FAKE_HASHED)}
+    assert after == before
+    assert not _processes_mentioning(str(root)), "a run outlived the killed campaign"
+
+
+def _processes_mentioning(text: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                cwd = os.readlink(entry / "cwd")
+            except OSError:
+                continue
+            if text in cmdline or cwd.startswith(text):
+                found.append(int(entry.name))
+    return found
+
+
+# ----------------------------------------------------------------------------- the plugin
+
+
+def test_plugin_switches_a_defect_on_in_one_variant(monkeypatch):
+    monkeypatch.setitem(defects.VARIANTS, "pr-8bb01ab8", defects.VARIANTS["pr-8bb01ab8"])
+    new = mutant_plugin.apply_mutant("pr-8bb01ab8+VIEW_NOT_RESTORED")
+    assert defects.VARIANTS["pr-8bb01ab8"] == new == defects.SEED_LEFT | {defects.Defect.VIEW_NOT_RESTORED}
+    assert defects.VARIANTS["sound"] == frozenset()
+
+
+@pytest.mark.parametrize("spec", ["sound", "sound+", "nope+COMBINED_UNCHECKED", "sound+NOT_A_DEFECT"])
+def test_plugin_refuses_a_bad_mutant(spec):
+    with pytest.raises(ValueError):
+        mutant_plugin.apply_mutant(spec)
+
+
+@pytest.mark.parametrize(("nodeid", "variant", "base"), [
+    ("t.py::f[sound]", "sound", "t.py::f"),
+    ("t.py::f[at-pair-main-48bb87a1]", "main-48bb87a1", "t.py::f[at-pair]"),
+    ("t.py::f[pr-8bb01ab8-nan]", "pr-8bb01ab8", "t.py::f[nan]"),
+    ("t.py::f[x]", None, "t.py::f[x]"),
+])
+def test_base_id_drops_the_variant(nodeid, variant, base):
+    assert mutant_plugin.base_id(nodeid, variant) == base
+
+
+# ----------------------------------------------------------------------------- the named mutants
+
+
+def test_named_mutants_are_each_known_defect_and_the_fourteen_removals():
+    mutants = named_mutants()
+    kinds = {k: [m for m in mutants if m.kind == k] for k in ("defect", "removal")}
+    assert {m.defects[0] for m in kinds["defect"]} == {d.name for d in defects.KNOWN}
+    assert all(m.variant == "sound" for m in kinds["defect"])
+    assert len(kinds["removal"]) == len(SEED_REMOVALS) == 14
+    assert all(m.variant == "pr-8bb01ab8" for m in kinds["removal"])
+    switches = {defects.Defect[m.defects[0]] for m in kinds["removal"]}
+    assert defects.REMOVALS <= switches <= defects.REMOVALS | defects.SEED_FIXED
+    assert len({m.id for m in mutants}) == len(mutants)
+
+
+# ----------------------------------------------------------------------------- the report
+
+
+def test_report_renders_every_output(campaign, tmp_path):
+    settings, fp, records = campaign
+    report = build(records, fp, MUTANTS, equivalents={})
+    paths = write(report, tmp_path, settings.root)
+    assert [p.name for p in paths] == ["report.html", "report.md", "matrix.csv", "mutation-report.json"]
+    html = (tmp_path / "report.html").read_text()
+    assert "Kill matrix" in html and "class='k1'" in html and "test_add_zero(\n    x=0," in html
+    assert "defect:OFF_BY_ONE" in (tmp_path / "report.md").read_text()
+    csv = (tmp_path / "matrix.csv").read_text().splitlines()
+    assert csv[0].startswith("mutant,status,")
+    assert any(line.startswith("defect:OFF_BY_ONE,killed,") for line in csv)
+    s = report.named_score()
+    assert (s["killed"], s["timeout"], s["counted"]) == (1, 1, 3)
+
+
+def test_report_is_the_same_from_the_same_journal(campaign):
+    _, fp, records = campaign
+    one, two = build(records, fp, MUTANTS, equivalents={}), build(dict(records), fp, MUTANTS, equivalents={})
+    assert render_html(one) == render_html(two) and render_md(one) == render_md(two)
+
+
+def test_red_first_checks_flag_never_red_and_stale_red_on(campaign):
+    _, fp, records = campaign
+    checks = build(records, fp, MUTANTS, equivalents={}).checks
+    assert "tests/test_calc.py::test_plain" in checks["never_red"]
+    assert "tests/test_calc.py::test_add" not in checks["never_red"]  # killed OFF_BY_ONE
+    assert "tests/test_calc.py::test_red_on_baseline" not in checks["never_red"]
+    problems = {(v["test"], v["problem"]) for v in checks["red_on_violations"]}
+    assert ("tests/test_calc.py::test_marked_but_never_red[pr-8bb01ab8]",
+            "marked red_on pr-8bb01ab8 but passed there") in problems
+
+
+MTE_STATUSES = {"Killed", "Survived", "NoCoverage", "CompileError", "RuntimeError", "Timeout", "Ignored", "Pending"}
+
+
+def test_mutation_testing_elements_json_shape(campaign):
+    settings, fp, records = campaign
+    records = dict(records)
+    records["mutmut:calc.x_add__mutmut_1"] = {
+        "mutant": "mutmut:calc.x_add__mutmut_1", "kind": "mutmut", "status": "survived", "file": "calc.py",
+        "function": "add", "line": 11, "column": 12, "end_line": 11, "end_column": 13, "mutator": "ArithmeticOperator",
+        "original": "return a + b", "replacement": "return a - b", "killed_by": [], "duration": 0.5, "diff": ""}
+    records["mutmut-inventory:all"] = {"mutant": "mutmut-inventory:all", "kind": "inventory",
+                                       "names": ["calc.x_add__mutmut_1", "calc.x_add__mutmut_2"], "note": ""}
+    report = build(records, fp, MUTANTS, equivalents={})
+    doc = json.loads(json.dumps(mte_json(report, settings.root)))
+    assert doc["schemaVersion"] == "1"
+    ids = set()
+    for entry in doc["files"].values():
+        assert entry["language"] == "python" and isinstance(entry["source"], str)
+        for m in entry["mutants"]:
+            assert {"id", "mutatorName", "location", "status"} <= set(m)
+            assert m["status"] in MTE_STATUSES
+            start, end = m["location"]["start"], m["location"]["end"]
+            assert start["line"] >= 1 and start["column"] >= 1 and (end["line"], end["column"]) >= \
+                (start["line"], start["column"])
+            assert all(isinstance(t, str) for t in m.get("killedBy", []))
+            ids.add(m["id"])
+    assert {"defect:OFF_BY_ONE", "mutmut:calc.x_add__mutmut_1"} <= ids
+    statuses = {m["id"]: m["status"] for e in doc["files"].values() for m in e["mutants"]}
+    assert statuses["defect:HANGS"] == "Timeout" and statuses["mutmut:calc.x_add__mutmut_1"] == "Survived"
+    test_ids = {t["id"] for f in doc["testFiles"].values() for t in f["tests"]}
+    killed_by = {t for e in doc["files"].values() for m in e["mutants"] for t in m.get("killedBy", [])}
+    assert killed_by <= test_ids
+    assert report.mutmut_score()["counts"]["pending"] == 1
+
+
+def test_score_counts_only_failing_kills_with_timeouts_beside():
+    import pandas as pd
+
+    s = score(pd.Series(["killed", "timeout", "survived", "equivalent", "pending"]))
+    assert (s["killed"], s["counted"], round(s["score"], 1), round(s["with_timeouts"], 1)) == (1, 3, 33.3, 66.7)
+
+
+def test_counterexamples_are_read_from_the_failure_text():
+    text = ("E   AssertionError: no\nE   Falsifying example: test_x(\nE       variant='sound',\n"
+            "E       store=Store(a=(1, 2)),\nE   )\nmore\nFalsifying explicit example: test_y(x=1)\n"
+            "E       Failing test case: test_z(\nE           x=0,  # or any other generated value\nE       )\n")
+    assert counterexamples(text) == [
+        "Falsifying example: test_x(\n    variant='sound',\n    store=Store(a=(1, 2)),\n)",
+        "Falsifying explicit example: test_y(x=1)",
+        "Failing test case: test_z(\n    x=0,  # or any other generated value\n)"]
+
+
+# ----------------------------------------------------------------------------- mutmut
+
+
+MUTMUT_CONFIG = '''
+[tool.mutmut]
+source_paths = ["strategies/", "reference/"]
+also_copy = ["reports/", "calc.py"]
+pytest_add_cli_args = ["-p", "no:cacheprovider", "-p", "reports.mutant_plugin"]
+pytest_add_cli_args_test_selection = ["tests/"]
+timeout_multiplier = 3.0
+timeout_constant = 2.0
+'''
+
+
+@pytest.mark.skipif(shutil.which("mutmut") is None and not (Path(sys.executable).parent / "mutmut").exists(),
+                    reason="mutmut is not installed")
+def test_mutmut_runs_in_its_own_copy_and_is_read_back(tmp_path):
+    from reports.mutmut_run import run_mutmut
+
+    root = make_project(tmp_path / "p")
+    (root / "reference").mkdir()
+    (root / "reference" / "__init__.py").write_text("")
+    (root / "reference" / "ops.py").write_text("def double(x):\n    return x * 2\n")
+    (root / "tests" / "test_ops.py").write_text(
+        "from reference.ops import double\n\n\ndef test_double():\n    assert double(3) == 6\n")
+    (root / "reports").mkdir()
+    for name in ("__init__.py", "mutant_plugin.py"):
+        shutil.copy(ROOT / "reports" / name, root / "reports" / name)
+    (root / "pyproject.toml").write_text(MUTMUT_CONFIG)
+    hashed = ("pyproject.toml", "strategies", "reference", "calc.py", "tests")
+    settings = settings_for(root, hashed=hashed)
+    before = {f: f.read_bytes() for f in hashed_files(root, (*hashed, "reports"))}
+    fp = fingerprint(settings)
+    baseline = {"tests": [{"nodeid": "tests/test_calc.py::test_red_on_baseline", "outcome": "failed"}]}
+    result = run_mutmut(settings, fp, baseline, budget=240)
+    assert result.pending == 0, result.note
+    by_name = {r["mutant"]: r for r in result.records}
+    double = {k: r for k, r in by_name.items() if ".ops." in k}
+    assert double and all(r["status"] == "killed" for r in double.values())
+    some = next(iter(double.values()))
+    assert some["killed_by"] == ["tests/test_ops.py::test_double"]
+    assert (some["file"], some["line"]) == ("reference/ops.py", 2)
+    assert {f: f.read_bytes() for f in hashed_files(root, (*hashed, "reports"))} == before
+    assert not (root / "mutants").exists()

@@ -1,0 +1,121 @@
+"""The seven invariants of SPEC section 15 as property tests, against every variant.
+
+Each test takes ``variant`` (parametrized by the cmharness plugin over the three variant names) and
+builds its strategy by that name at call time. ``red_on`` marks where the faithful variants really
+break the invariant: there the test must fail with an ``InvariantViolation`` (the known edges in
+``invariants.examples`` make that deterministic); ``sound`` must pass.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import example, given
+
+from invariants import Counterexample, InvariantViolation, assert_holds, check, find
+from invariants import examples as known
+from invariants.generators import cases
+from invariants.properties import INVARIANTS
+
+FAITHFUL = ("main-48bb87a1", "pr-8bb01ab8")
+
+
+def with_known_edges(test):
+    """Every known edge as an explicit example (they run first, whatever the profile)."""
+    for case in reversed(list(known.ALL.values())):
+        test = example(case=case)(test)
+    return test
+
+
+@pytest.mark.red_on(*FAITHFUL)
+@given(case=cases())
+@with_known_edges
+def test_stats_total_is_the_reference_price_of_what_is_sent(case, variant):
+    assert_holds("stats-total", *case, variant)
+
+
+@pytest.mark.red_on(*FAITHFUL)
+@given(case=cases())
+@with_known_edges
+def test_exact_budget_sends_the_same_entries_and_one_less_refuses(case, variant):
+    assert_holds("exact-budget", *case, variant)
+
+
+@pytest.mark.red_on(*FAITHFUL)
+@given(case=cases())
+@with_known_edges
+def test_never_over_the_grace_limit(case, variant):
+    assert_holds("never-over", *case, variant)
+
+
+@pytest.mark.red_on(*FAITHFUL)
+@given(case=cases())
+@with_known_edges
+def test_nothing_lost(case, variant):
+    assert_holds("nothing-lost", *case, variant)
+
+
+@pytest.mark.red_on(*FAITHFUL)
+@given(case=cases())
+@with_known_edges
+def test_refusal_diagnostics(case, variant):
+    assert_holds("diagnostics", *case, variant)
+
+
+@pytest.mark.red_on(*FAITHFUL)
+@given(case=cases())
+@with_known_edges
+def test_bad_values_refuse_or_send_a_finite_price_under_a_real_limit(case, variant):
+    assert_holds("bad-values", *case, variant)
+
+
+@pytest.mark.red_on(*FAITHFUL)
+@given(case=cases())
+@with_known_edges
+def test_determinism(case, variant):
+    assert_holds("determinism", *case, variant)
+
+
+# ----------------------------------------------------------------------------- the edges themselves
+
+
+@pytest.mark.parametrize("name", list(known.ALL))
+def test_sound_holds_every_invariant_on_the_known_edges(name):
+    assert check(*known.ALL[name], "sound") == []
+
+
+def test_the_known_edges_show_what_they_say():
+    # Read by hand from SPEC 7, 10 and 14; a failure here means an edge no longer shows its defect.
+    assert {v.invariant for v in check(*known.COMBINED_OVER_GRACE, "main-48bb87a1")} >= {"never-over"}
+    assert check(*known.COMBINED_OVER_GRACE, "pr-8bb01ab8") == []
+    for variant in FAITHFUL:
+        assert {v.invariant for v in check(*known.RAW_CAP_BELOW_SENT, variant)} >= {"stats-total", "never-over"}
+        assert {v.invariant for v in check(*known.NAN_STAMP, variant)} >= {"never-over", "bad-values"}
+        assert {v.invariant for v in check(*known.COMBINED_LEAVES_ONE_OUT, variant)} >= {"nothing-lost"}
+        assert {v.invariant for v in check(*known.HEAD_REFUSAL_WITH_WORK, variant)} == {"diagnostics"}
+
+
+# ----------------------------------------------------------------------------- the library surface
+
+
+def test_every_invariant_is_named():
+    assert set(INVARIANTS) == {"stats-total", "exact-budget", "never-over", "nothing-lost", "diagnostics",
+                               "bad-values", "determinism"}
+
+
+def test_violations_explain_themselves_with_numbers():
+    [violation] = INVARIANTS["never-over"](*known.NAN_STAMP, "pr-8bb01ab8")
+    assert violation.invariant == "never-over"
+    assert "grace limit 5" in violation.message and "reference price" in violation.message
+    with pytest.raises(InvariantViolation, match="never-over"):
+        assert_holds("never-over", *known.NAN_STAMP, "pr-8bb01ab8")
+    assert issubclass(InvariantViolation, AssertionError)
+
+
+def test_find_returns_a_shrunk_counterexample_or_none():
+    found = find("determinism", "main-48bb87a1", max_examples=50)
+    assert isinstance(found, Counterexample)
+    assert found.violations and all(v.invariant == "determinism" for v in found.violations)
+    assert INVARIANTS["determinism"](found.store, found.config, found.budget, "main-48bb87a1")
+    assert len(found.store.messages) == 1  # shrunk: one message is enough for a dry run to fill the memo
+    assert "determinism breaks on main-48bb87a1" in found.describe()
+    assert find("never-over", "sound", max_examples=20) is None

@@ -1,0 +1,150 @@
+"""The cmharness pytest plugin: red_on, the variant parametrization, profiles, slow, single registration.
+
+Inner sessions run in-process (the outer profile is loaded again afterwards), except the entry-point
+check, which needs a fresh interpreter to see an installed distribution.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import settings
+
+from invariants.plugin import chosen_profile
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFTEST = (ROOT / "tests" / "conftest.py").read_text(encoding="utf-8")
+
+RED_TESTS = """
+import pytest
+from invariants import InvariantViolation, Violation
+
+@pytest.mark.red_on("main-48bb87a1", "pr-8bb01ab8")
+def test_red_where_marked(variant):
+    if variant != "sound":
+        raise InvariantViolation([Violation("never-over", f"broken on {variant}")])
+
+@pytest.mark.red_on("main-48bb87a1")
+def test_stale(variant):
+    pass
+
+@pytest.mark.red_on("main-48bb87a1")
+def test_other_error(variant):
+    if variant == "main-48bb87a1":
+        raise KeyError("not an invariant")
+
+@pytest.mark.red_on("main-48bb87a1")
+def test_plain_assert_counts_as_red(variant):
+    assert variant != "main-48bb87a1", "an example test's plain assert"
+
+@pytest.mark.red_on("main-48bb87a1")
+def test_did_not_raise_counts_as_red(variant):
+    if variant == "main-48bb87a1":
+        with pytest.raises(ValueError):
+            pass
+
+@pytest.mark.red_on("pr-8bb01ab8")
+def test_red_elsewhere_is_a_failure(variant):
+    if variant == "sound":
+        raise InvariantViolation([Violation("never-over", "sound broke")])
+"""
+
+
+@pytest.fixture
+def run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest):
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    monkeypatch.delenv("CMHARNESS_PROFILE", raising=False)
+
+    def go(*args: str, subprocess: bool = False) -> pytest.RunResult:
+        if subprocess:
+            return pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)
+        return pytester.runpytest_inprocess("-p", "no:cacheprovider", *args)
+
+    yield go
+    settings.load_profile(chosen_profile(request.config))
+
+
+def test_red_on_expects_an_invariant_violation_on_the_marked_variants(pytester, run):
+    pytester.makepyfile(RED_TESTS)
+    result = run("-p", "invariants.plugin", "-rxXf")
+    result.assert_outcomes(passed=10, xfailed=4, failed=4)
+    result.stdout.fnmatch_lines(["*test_red_where_marked?main-48bb87a1?*red on main-48bb87a1 as expected*"])
+    result.stdout.fnmatch_lines(["*stale red_on*test_stale?main-48bb87a1?*"])
+    result.stdout.fnmatch_lines(["*KeyError*"])
+    result.stdout.fnmatch_lines(["*FAILED*test_red_elsewhere_is_a_failure?sound?*"])
+
+
+def test_red_on_needs_a_variant_argument(pytester, run):
+    pytester.makepyfile("""
+        import pytest
+        @pytest.mark.red_on("sound")
+        def test_no_variant():
+            pass
+    """)
+    result = run("-p", "invariants.plugin")
+    assert result.ret != 0
+    result.stderr.fnmatch_lines(["*red_on needs the test to take a 'variant' argument*"])
+
+
+def test_variant_parametrizes_over_the_three_names(pytester, run):
+    pytester.makepyfile("""
+        def test_names(variant):
+            assert variant in ("main-48bb87a1", "pr-8bb01ab8", "sound")
+    """)
+    result = run("-p", "invariants.plugin", "-v")
+    result.assert_outcomes(passed=3)
+    result.stdout.fnmatch_lines(["*test_names?main-48bb87a1?*", "*test_names?pr-8bb01ab8?*", "*test_names?sound?*"])
+
+
+PROFILE_TEST = """
+from hypothesis import settings
+def test_profile():
+    print("MAX", settings().max_examples, "DERANDOMIZE", settings().derandomize)
+"""
+
+
+@pytest.mark.parametrize(("args", "env", "expected"), [
+    ((), None, "MAX 100 DERANDOMIZE True"),
+    (("--cm-profile=dev",), None, "MAX 200 DERANDOMIZE False"),
+    ((), "deep", "MAX 2000 DERANDOMIZE False"),
+    (("--cm-profile=ci",), "deep", "MAX 100 DERANDOMIZE True"),
+    (("--hypothesis-profile=dev",), None, "MAX 200 DERANDOMIZE False"),
+])
+def test_profiles(pytester, run, monkeypatch, args, env, expected):
+    if env:
+        monkeypatch.setenv("CMHARNESS_PROFILE", env)
+    pytester.makepyfile(PROFILE_TEST)
+    result = run("-p", "invariants.plugin", "-s", *args)
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines([f"*{expected}*"])
+
+
+def test_slow_runs_only_when_asked(pytester, run):
+    pytester.makepyfile("""
+        import pytest
+        @pytest.mark.slow
+        def test_long():
+            pass
+    """)
+    run("-p", "invariants.plugin").assert_outcomes(skipped=1)
+    run("-p", "invariants.plugin", "--cm-slow").assert_outcomes(passed=1)
+    run("-p", "invariants.plugin", "--cm-profile=deep").assert_outcomes(passed=1)
+
+
+def test_conftest_loads_the_plugin_once_whether_installed_or_not(pytester, run, monkeypatch):
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(RED_TESTS)
+    # Not installed: the conftest loads it.
+    run("-p", "no:cmharness", subprocess=True).assert_outcomes(passed=10, xfailed=4, failed=4)
+    # Installed (a distribution advertising the pytest11 entry point): the conftest leaves it alone.
+    site = pytester.mkdir("site")
+    info = site / "cmharness_fake-0.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: cmharness-fake\nVersion: 0.0\n")
+    (info / "entry_points.txt").write_text("[pytest11]\ncmharness = invariants.plugin\n")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(site), os.environ["PYTHONPATH"]]))
+    result = run(subprocess=True)
+    result.assert_outcomes(passed=10, xfailed=4, failed=4)
+    assert "already registered" not in result.stdout.str() + result.stderr.str()
