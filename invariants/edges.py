@@ -20,12 +20,14 @@ answers in milliseconds, through one exact lemma about round-to-nearest-even:
     where ``u(v)`` is half the gap from ``v`` to the next double up and ``d(v)`` half the gap to the
     next double down (the midpoints round to ``v``, the even one).
 
-``u`` and ``d`` depend on ``v``'s binade, which ``_Gaps`` looks up with one small disjunction per
-binade. A double constant (``2.3``, ``fl(d / 100)``, ``fl(1 + g)``) enters as its exact dyadic
-value (``Fraction(float)``). Where a decimal the operator wrote matters, the product or quotient is
-split into the decimal's exact value plus the tiny representation error, with the decimal part's
-distance from the boundary named as an integer variable (``w``): that is the same constraint, and it
-lets Z3 see at once that only exact decimal ties can be affected.
+``u`` and ``d`` depend on ``v``'s binade, so the searches go binade by binade (``_Binade``), after
+one binade-free check of a necessary condition where that prunes most of the range. A double
+constant (``2.3``, ``fl(d / 100)``, ``fl(1 + g)``) enters as its exact dyadic value
+(``Fraction(float)``). Where a decimal the operator wrote matters, the product or quotient is split
+into the decimal's exact value plus the tiny representation error, with the decimal part's distance
+from the boundary named as an integer variable (``w``): the same constraint, but Z3 then sees at
+once that only exact decimal ties can be affected (without it, proving calibration 1.2 free of
+halves takes 75 s instead of milliseconds).
 
 Every witness's doubles are then computed again in Z3's floating-point theory proper (``_fp_value``
 evaluates ``fpDiv`` / ``fpMul`` / ``fpRoundToIntegral`` in ``FPSort(11, 53)``), so the integer encoding
@@ -50,8 +52,13 @@ from typing import Any, Literal, TextIO
 
 import z3
 
-from reference.estimator import text_tokens
+from reference.estimator import content_tokens, text_tokens
 from reference.model import Budget, Config, Message, Store, Summary, Text, Thinking, ToolResult
+from reference.price import reference_price
+from strategies import HierarchicalStrategy, InvalidConfigError, OverBudgetError, UncoveredDropError
+from strategies.cap import truncate
+from strategies.pricing import grace_limit
+from strategies.recall import combined_answer
 
 CORPUS_PATH = Path(__file__).with_name("witnesses.json")
 VARIANT_NAMES: tuple[str, ...] = ("main-48bb87a1", "pr-8bb01ab8", "sound")
@@ -84,7 +91,7 @@ class EdgeResult:
 
 # ----------------------------------------------------------------------------- IEEE in integer arithmetic
 
-#: Gaps between doubles are scaled by 2**SCALE_BITS so that they are integers (values >= 2**-8).
+#: Half-gaps between doubles are scaled by 2**SCALE_BITS so that they are integers (for values >= 2**-8).
 SCALE_BITS = 64
 _SCALE = 2**SCALE_BITS
 F64 = z3.Float64()
@@ -122,21 +129,14 @@ def _int_value(model: z3.ModelRef, term: z3.ArithRef) -> int:
 def _fp_value(expr: z3.FPRef) -> float:
     """A constant double expression evaluated in Z3's floating-point theory, as a Python float."""
     value = z3.simplify(expr)
-    if z3.is_fp_value(value):
-        if value.isNaN():
-            return math.nan
-        if value.isInf():
-            return -math.inf if value.isNegative() else math.inf
-        if value.isZero():
-            return -0.0 if value.isNegative() else 0.0
-        return float(_fp_fraction(value))
-    raise ValueError(f"not a constant double: {value}")
-
-
-def _fp_fraction(value: z3.FPNumRef) -> Fraction:
-    significand = Fraction(value.significand_as_long(), 2**52) + (0 if value.isSubnormal() else 1)
-    exponent = value.exponent_as_long(biased=False)
-    return (-1 if value.isNegative() else 1) * significand * Fraction(2) ** exponent
+    if not z3.is_fp_value(value):
+        raise ValueError(f"not a constant double: {value}")
+    if value.isNaN():
+        return math.nan
+    if value.isInf():
+        return -math.inf if value.isNegative() else math.inf
+    exact = z3.simplify(z3.fpToReal(value))  # the double's exact rational value
+    return float(Fraction(exact.numerator_as_long(), exact.denominator_as_long()))
 
 
 def _fp(x: float | int) -> z3.FPRef:
@@ -185,37 +185,33 @@ def _satisfiable(solver: z3.Solver, *constraints: z3.BoolRef) -> bool:
 
 
 def _minimize(solver: z3.Solver, term: z3.ArithRef) -> z3.ModelRef | None:
-    """The model with the smallest ``term`` (by tightening), or None when unsat; leaves ``solver`` as it was."""
-    solver.push()
-    best = None
-    while solver.check() == z3.sat:
-        best = solver.model()
-        solver.add(term < _int_value(best, term))
-    solver.pop()
+    """The model with the smallest ``term``, or None when unsat; leaves ``solver`` as it was.
+
+    Galloping then bisecting below the best value found, so it takes O(log range) checks whatever
+    models the solver happens to return (``term`` must be bounded below by the constraints).
+    """
+    if solver.check() != z3.sat:
+        return None
+    best = solver.model()
+    high = _int_value(best, term)  # the smallest value known to be reachable
+    low: int | None = None  # a value known to be unreachable (every reachable one is above it)
+    step = 1
+    while low is None or high - low > 1:
+        probe = high - step if low is None else (low + high) // 2
+        solver.push()
+        solver.add(term <= probe)
+        if solver.check() == z3.sat:
+            best = solver.model()
+            high = _int_value(best, term)
+            step *= 2
+        else:
+            low = probe
+        solver.pop()
     return best
 
 
-def _first_confirmed(solver: z3.Solver, term: z3.ArithRef, confirmed: Callable[[int], bool]) -> int | None:
-    """The smallest value of ``term`` over ``solver``'s models that ``confirmed`` accepts, or None.
-
-    ``solver`` states a necessary condition (a relaxation of the exact one, free of binades); the
-    candidates come out smallest first and ``confirmed`` decides each exactly, so the first accepted
-    is the smallest exact witness, and an ``unsat`` relaxation proves there is none.
-    """
-    solver.push()
-    try:
-        while (model := _minimize(solver, term)) is not None:
-            value = _int_value(model, term)
-            if confirmed(value):
-                return value
-            solver.add(term > value)
-        return None
-    finally:
-        solver.pop()
-
-
 def _decimal(d: int, den: int) -> str:
-    """``d / den`` as the decimal an operator writes (``den`` of the form 2**a * 5**b): ``_decimal(7, 20) == "0.35"``."""
+    """``d / den`` as the decimal an operator writes (``den`` = 2**a 5**b): ``_decimal(7, 20) == "0.35"``."""
     value, places = Fraction(d, den), 0
     while value.denominator != 1:
         value, places = value * 10, places + 1
@@ -238,9 +234,10 @@ DIVISION_MAX = 100_000
 
 
 def search_ieee_division(max_length: int = DIVISION_MAX) -> EdgeResult:
-    """Lengths ``L`` where ``ceil(L / rate)`` in doubles differs from the exact decimal ``ceil(10 L / 23)``.
+    """Lengths ``L`` where ``ceil(L / rate)`` in doubles differs from the exact decimal ceil
+    (``ceil(10 L / 23)`` for 2.3): ``69 / 2.3 == 30.000000000000004`` ceils to 31, not 30.
 
-    One witness per binade of the quotient (the smallest ``L`` there), for each rate; a rate with
+    One witness per binade of the exact ceil (the smallest ``L`` there), for each rate; a rate with
     none is proved empty over ``1..max_length``.
     """
     start = time.perf_counter()
@@ -253,7 +250,7 @@ def search_ieee_division(max_length: int = DIVISION_MAX) -> EdgeResult:
                           f"for every L in 1..{max_length}")
         witnesses += found
     return _result("ieee-division", start, witnesses,
-                   f"L in 1..{max_length}, rates 2.3 and 2.9, quotient binades 2**-2..2**16", proofs)
+                   f"L in 1..{max_length}, rates 2.3 and 2.9 (the smallest L per binade of the exact ceil)", proofs)
 
 
 def _division_witnesses(rate: float, num: int, den: int, max_length: int) -> list[Witness]:
@@ -337,57 +334,63 @@ def _half_witness(d: int, den: int, raw_max: int) -> Witness | None:
     # (x - h) * Z = w * Z / (2 den) - r * eps * Z, x = r * c
     z = math.lcm(2 * den, eps.denominator) * _SCALE
     diff = w * (z // (2 * den)) - r * int(eps * z)
-    # fl(x) == h needs |x - h| <= h 2**-53 (both half-gaps around h are at most that): k2 2**-54 scaled
+    # Necessary first, free of binades: fl(x) == h needs |x - h| <= h 2**-53, i.e. k2 2**-54 (scaled).
+    # Its smallest r bounds the exact one from below, and so does its binade.
+    s.push()
     s.add(diff >= -k2 * (z >> 54), diff <= k2 * (z >> 54))
-
-    def lands(raw: int) -> bool:
-        product = _fp_mul(raw, c)
-        return product % 1 == 0.5 and _fp_js_round(product) == _fp_python_round(product) + 1
-
-    raw = _first_confirmed(s, r, lands)
-    if raw is None:
+    relaxed = _minimize(s, r)
+    s.pop()
+    if relaxed is None:
         return None
-    product = _fp_mul(raw, c)
-    return {"kind": "exact-tie" if Fraction(raw) * _exact(c) == _exact(product) else "landing",
-            "raw": raw, "calibration": c, "calibration_decimal": _decimal(d, den),
-            "product": product, "js_round": _fp_js_round(product), "python_round": _fp_python_round(product)}
+    lowest = (_int_value(relaxed, k2) // 2).bit_length() - 1  # the binade of h = k2 / 2 (-1 for h = 0.5)
+    for e in range(lowest, 16):  # the smallest r lies in the lowest binade of h that has one
+        binade = _Binade(k2, 1, e)
+        s.push()
+        s.add(binade.within, diff >= -binade.down * (z // _SCALE), diff <= binade.up * (z // _SCALE))
+        model = _minimize(s, r)
+        s.pop()
+        if model is None:
+            continue
+        raw = _int_value(model, r)
+        product = _fp_mul(raw, c)
+        js, py = _fp_js_round(product), _fp_python_round(product)
+        _confirm(product % 1 == 0.5 and js == py + 1, f"{raw} * {c} = {product} is no even half")
+        return {"kind": "exact-tie" if Fraction(raw) * _exact(c) == _exact(product) else "landing",
+                "raw": raw, "calibration": c, "calibration_decimal": _decimal(d, den),
+                "product": product, "js_round": js, "python_round": py}
+    return None
 
 
 def _per_block_witnesses(calibrations: Sequence[int], raw_max: int = 50) -> list[Witness]:
     """The smallest two raw prices (by their sum, then the calibration) whose per-block rounding is a
     token above, and a token below, rounding their sum. No product is a decimal tie (those are the
-    search above), so each is at least ``1 / (2 * 20)`` from a half and ``js_round`` of the double is
-    the decimal's half-up rounding (the doubles' error is below 1e-12 here; the FP theory confirms)."""
+    search above), so each is at least ``1 / 20`` from a half and ``js_round`` of the double is the
+    decimal's half-up rounding (the doubles' error is below 1e-12 here; the FP theory confirms).
+    The calibration is a variable here, so the products are nonlinear, but small and bounded."""
     out: list[Witness] = []
+    den, den2 = CALIBRATION_STEP, 2 * CALIBRATION_STEP
     for sign, kind in ((1, "per-block-above-sum"), (-1, "per-block-below-sum")):
-        best: tuple[int, int, int, int] | None = None  # (r1 + r2, d, r1, r2)
-        for d in calibrations:
-            s = z3.Solver()
-            r1, r2 = _ints("r1", "r2")
-            s.add(r1 >= 1, r1 <= r2, r2 <= raw_max)
-            rounded = []
-            for name, raw in (("a", r1), ("b", r2), ("sum", r1 + r2)):
-                q, t = _ints(f"q_{name}", f"t_{name}")  # q = half-up rounding of raw * d / den; t = 2 raw d mod 2 den
-                den2 = 2 * CALIBRATION_STEP
-                s.add(2 * raw * d + CALIBRATION_STEP >= den2 * q, 2 * raw * d + CALIBRATION_STEP < den2 * (q + 1))
-                s.add(2 * raw * d == den2 * z3.Int(f"m_{name}") + t, t >= 0, t < den2, t != CALIBRATION_STEP)
-                rounded.append(q)
-            s.add(sign * (rounded[0] + rounded[1] - rounded[2]) >= 1)
-            if best is not None:
-                s.add(r1 + r2 < best[0])
-            model = _minimize(s, r1 + r2)
-            if model is not None:
-                a, b = _int_value(model, r1), _int_value(model, r2)
-                best = (a + b, d, a, b)
-        if best is None:
+        s = z3.Solver()
+        r1, r2, d = _ints("r1", "r2", "d")
+        s.add(r1 >= 1, r1 <= r2, r2 <= raw_max, z3.Or(*(d == x for x in calibrations)))
+        rounded = []
+        for name, raw in (("a", r1), ("b", r2), ("sum", r1 + r2)):
+            q, t, m, p = _ints(f"q_{name}", f"t_{name}", f"m_{name}", f"p_{name}")
+            # p = 2 raw d; q = half-up rounding of raw * d / den; t = p mod 2 den, never den (a tie)
+            s.add(p == 2 * raw * d, p + den >= den2 * q, p + den < den2 * (q + 1))
+            s.add(p == den2 * m + t, t >= 0, t < den2, t != den)
+            rounded.append(q)
+        s.add(sign * (rounded[0] + rounded[1] - rounded[2]) >= 1)
+        model = _minimize_lex(s, (r1 + r2, d))
+        if model is None:
             continue
-        _, d, a, b = best
-        c = d / CALIBRATION_STEP
+        a, b, c = _int_value(model, r1), _int_value(model, r2), _int_value(model, d) / den
         per_block = _fp_js_round(_fp_mul(a, c)) + _fp_js_round(_fp_mul(b, c))
         summed = _fp_js_round(_fp_mul(a + b, c))
         _confirm(sign * (per_block - summed) >= 1, f"{a}, {b} at {c}: {per_block} vs {summed}")
         out.append({"kind": kind, "raws": [a, b], "calibration": c,
-                    "calibration_decimal": _decimal(d, CALIBRATION_STEP), "per_block": per_block, "summed": summed})
+                    "calibration_decimal": _decimal(_int_value(model, d), den), "per_block": per_block,
+                    "summed": summed})
     return out
 
 
@@ -424,7 +427,7 @@ def search_epoch_predicate() -> EdgeResult:
                          ("an unsigned", z3.And(z3.Not(v["stamped"]), v["S"] == 0))):
         s.push()
         s.add(extra, v["p0"] != v["p1"])
-        _confirm(s.check() == z3.unsat, f"a {label} thinking block's price depends on the epoch")
+        _confirm(s.check() == z3.unsat, f"{label} thinking block's price depends on the epoch")
         s.pop()
         proofs.append(f"{label} thinking block prices the same at epochs 0 and 1 "
                       f"(T <= {THINKING_MAX}, S <= {SIGNATURE_MAX})")
@@ -550,8 +553,6 @@ def epoch_store(thinking_units: int, signature_units: int, epoch: int) -> Store:
 
 def _compile_outcome(store: Store, config: Config, budget: Budget, variant: str = "sound") -> str:
     """``"sends"`` or the name of the error the compile refuses with."""
-    from strategies import HierarchicalStrategy, InvalidConfigError, OverBudgetError, UncoveredDropError
-
     strategy = HierarchicalStrategy(config, variant)
     strategy.initialize(store)
     try:
@@ -565,7 +566,7 @@ MAIN_FALLBACK_SUMMARY_TEXT = "The user asked about the weather."
 
 
 def main_fallback_store(thinking_units: int, signature_units: int) -> Store:
-    """An epoch-0 store whose one summary carries the signed block as reasoning (``tokens`` 1 floors nothing)."""
+    """An epoch-0 store whose one summary carries the signed block as reasoning (``tokens`` 1: the floor never wins)."""
     carriers = (Thinking("a" * thinking_units, "s" * signature_units or None), Text(MAIN_FALLBACK_SUMMARY_TEXT))
     summary = Summary(id="L1-0", level=1, content=MAIN_FALLBACK_SUMMARY_TEXT, tokens=1, source_level=0,
                       source_ids=("m1",), source_range=("m1", "m1"), response_content=carriers)
@@ -575,10 +576,6 @@ def main_fallback_store(thinking_units: int, signature_units: int) -> Store:
 
 def _main_fallback_witness(block: Witness) -> Witness:
     """``main`` at its own exact budget sends a recall pair the reference prices over the grace limit."""
-    from reference.price import reference_price
-    from strategies import HierarchicalStrategy
-    from strategies.pricing import grace_limit
-
     store = main_fallback_store(block["thinking_units"], block["signature_units"])
     config = Config()
     unlimited = HierarchicalStrategy(config, "main-48bb87a1")
@@ -618,7 +615,7 @@ def search_grace_limit(percents: Sequence[int] = GRACE_PERCENTS, budget_max: int
             empty.append(_decimal(d, 100))
         else:
             witnesses.append(w)
-    proofs = [f"grace {', '.join(empty)}: floor(B * (1 + g)) is exact for every B in 1..2**31"] if empty else []
+    proofs = [f"grace {', '.join(empty)}: floor(B * (1 + g)) is exact for every B in 1..{budget_max}"] if empty else []
     return _result("grace-limit", start, witnesses,
                    f"B in 1..{budget_max}, g in 0.01..0.50 step 0.01 (as written, read as a double)", proofs)
 
@@ -633,26 +630,33 @@ def _grace_witness(d: int, den: int, budget_max: int) -> Witness | None:
     s.add(budget >= 1, budget <= budget_max, budget * (den + d) == den * n + w, w >= 0, w < den)
     z = math.lcm(den, eps.denominator) * _SCALE
     diff = w * (z // den) - budget * int(eps * z)  # (x - N) * z
-    def differs(b: int) -> bool:
-        return _fp_floor(_fp_mul(b, c)) != b * (den + d) // den
-
-    # The double limit is below N only when x < N - d(N), and d(N) > N 2**-55; it reaches N + 1 only
-    # when x >= N + 1 - d(N + 1), and d(N + 1) <= (N + 1) 2**-53. Candidates from each, smallest first.
+    # Necessary first, free of binades: the double limit is below N only when x < N - d(N), with
+    # d(N) > N 2**-55; it reaches N + 1 only when x >= N + 1 - d(N + 1), with d(N + 1) <= (N + 1) 2**-53.
+    # Most ratios fail both in one check each; the rest are searched binade by binade, exactly.
+    directions = [(direction, exact) for direction, necessary, exact in (
+        ("refuses-a-total-expected-to-pass", diff < -n * (z >> 55),
+         lambda bn: diff < -bn.down * (z // _SCALE)),
+        ("passes-a-total-expected-to-refuse", diff >= z - (n + 1) * (z >> 53),
+         lambda bn: diff >= z - bn.down * (z // _SCALE))) if _satisfiable(s, necessary)]
     best: tuple[int, str] | None = None
-    for direction, necessary in (("refuses-a-total-expected-to-pass", diff < -n * (z >> 55)),
-                                 ("passes-a-total-expected-to-refuse", diff >= z - (n + 1) * (z >> 53))):
-        s.push()
-        s.add(necessary)
-        found = _first_confirmed(s, budget, differs)
-        s.pop()
-        if found is not None and (best is None or found < best[0]):
-            best = (found, direction)
+    for e in range(0, math.ceil(math.log2(budget_max * c)) + 2):
+        for direction, exact in directions:
+            binade = _Binade(n if direction.startswith("refuses") else n + 1, 0, e)
+            s.push()
+            s.add(binade.within, exact(binade))
+            if best is not None:
+                s.add(budget < best[0])
+            model = _minimize(s, budget)
+            s.pop()
+            if model is not None:
+                best = (_int_value(model, budget), direction)
     if best is None:
         return None
     b, direction = best
-    product = _fp_mul(b, c)
+    product, exact = _fp_mul(b, c), b * (den + d) // den
+    _confirm(_fp_floor(product) != exact, f"floor({b} * {c}) is the exact {exact}")
     return {"grace": g, "grace_decimal": _decimal(d, den), "budget": b, "product": product,
-            "double_limit": _fp_floor(product), "exact_limit": b * (den + d) // den, "direction": direction}
+            "double_limit": _fp_floor(product), "exact_limit": exact, "direction": direction}
 
 
 # ----------------------------------------------------------------------------- cap-units
@@ -688,9 +692,12 @@ def search_cap_units(cap_max: int = CAP_MAX) -> EdgeResult:
 
 def _digits(s: z3.Solver, n: z3.ArithRef, name: str) -> z3.ArithRef:
     """The number of decimal digits of ``n`` (1 <= n < 10**6)."""
-    digits = z3.Int(name)
-    s.add(digits == z3.If(n < 10, 1, z3.If(n < 100, 2, z3.If(n < 1000, 3, z3.If(n < 10**4, 4, z3.If(n < 10**5, 5, 6))))))
-    return digits
+    digits: z3.ArithRef = z3.IntVal(6)
+    for k in range(5, 0, -1):
+        digits = z3.If(n < 10**k, k, digits)
+    named = z3.Int(name)
+    s.add(named == digits)
+    return named
 
 
 def _ceil_div(s: z3.Solver, numerator: z3.ArithRef, divisor: int, name: str, scale: int = 1) -> z3.ArithRef:
@@ -701,9 +708,6 @@ def _ceil_div(s: z3.Solver, numerator: z3.ArithRef, divisor: int, name: str, sca
 
 
 def _raw_cap_witness(kind: str, cap_max: int) -> Witness:
-    from reference.estimator import content_tokens
-    from strategies.cap import truncate
-
     s = z3.Solver()
     cap, length = _ints("cap", "L")
     s.add(cap >= 1, cap <= cap_max, length >= 1, length <= PROSE_MAX)
@@ -728,7 +732,7 @@ def _raw_cap_witness(kind: str, cap_max: int) -> Witness:
     outcomes = {name: _compile_outcome(store, config, Budget(max_tokens=budget), name) for name in VARIANT_NAMES}
     _confirm(outcomes["pr-8bb01ab8"] == "sends" and outcomes["sound"] == "OverBudgetError", f"{kind}: {outcomes}")
     return {"kind": kind, "cap": c, "length": size, "original_tokens": e_original, "faithful_price": faithful,
-            "sent_tokens": e_sent, "budget": budget, "grace_limit": _grace_limit(budget, config),
+            "sent_tokens": e_sent, "budget": budget, "grace_limit": grace_limit(budget, config),
             "outcomes": outcomes}
 
 
@@ -737,23 +741,15 @@ def raw_cap_store(length: int) -> Store:
     return Store(messages=(Message(id="m1", participant="User", content=(Text("a" * length),)),))
 
 
-def _grace_limit(budget: int, config: Config) -> int:
-    from strategies.pricing import grace_limit
-
-    return grace_limit(budget, config)
-
-
 def _exact_budget(price: int, config: Config) -> int:
     """The smallest integer input budget whose grace limit admits ``price`` (SPEC 15.2)."""
     b = max(0, math.floor(price / (1 + config.over_budget_grace_ratio)) - 2)
-    while _grace_limit(b, config) < price:
+    while grace_limit(b, config) < price:
         b += 1
     return b
 
 
 def _xml_witness(kind: str) -> Witness:
-    from strategies.recall import combined_answer
-
     s = z3.Solver()
     half_cap, l1, l2 = _ints("C", "L1", "L2")  # cap = C / 2
     s.add(half_cap >= 1, half_cap <= XML_HALF_CAP_MAX, l1 >= 1, l1 <= XML_LENGTH_MAX, l2 >= 1, l2 <= XML_LENGTH_MAX)
@@ -907,8 +903,9 @@ def corpus_json(results: Iterable[EdgeResult], base: dict[str, Any] | None = Non
             "edges": {name: edges[name] for name in EDGES if name in edges}}
 
 
-def load_corpus(path: Path | str = CORPUS_PATH) -> dict[str, Any]:
-    """The witness corpus, refusing a version this code does not read."""
+def load_corpus(path: Path | str | None = None) -> dict[str, Any]:
+    """The witness corpus (default ``CORPUS_PATH``), refusing a version this code does not read."""
+    path = CORPUS_PATH if path is None else path
     with open(path, encoding="utf-8") as fh:
         corpus = json.load(fh)
     if corpus.get("version") != CORPUS_VERSION:
@@ -916,12 +913,33 @@ def load_corpus(path: Path | str = CORPUS_PATH) -> dict[str, Any]:
     return corpus
 
 
-def write_corpus(results: Iterable[EdgeResult], path: Path | str = CORPUS_PATH) -> dict[str, Any]:
-    """Write the results into the corpus (keeping the entries of edges not rerun); returns what was written."""
+def write_corpus(results: Iterable[EdgeResult], path: Path | str | None = None) -> dict[str, Any]:
+    """Write the results into the corpus (default ``CORPUS_PATH``), keeping the entries of edges not
+    rerun; returns what was written."""
+    path = CORPUS_PATH if path is None else path
     base = load_corpus(path) if Path(path).exists() else None
     corpus = corpus_json(results, base)
-    Path(path).write_text(json.dumps(corpus, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    Path(path).write_text(format_corpus(corpus), encoding="utf-8")
     return corpus
+
+
+def format_corpus(corpus: dict[str, Any]) -> str:
+    """The corpus as JSON text, one witness record a line (so that a diff shows what changed)."""
+
+    def dumps(x: Any) -> str:
+        return json.dumps(x, ensure_ascii=False)
+
+    def block(items: Sequence[Any], indent: str) -> str:
+        return ",\n".join(indent + dumps(x) for x in items)
+
+    edges = []
+    for name, entry in corpus["edges"].items():
+        edges.append(f'  {dumps(name)}: {{\n   "status": {dumps(entry["status"])},\n'
+                     f'   "range_searched": {dumps(entry["range_searched"])},\n'
+                     f'   "proofs": [\n{block(entry["proofs"], "    ")}\n   ],\n'
+                     f'   "witnesses": [\n{block(entry["witnesses"], "    ")}\n   ]\n  }}')
+    return (f'{{\n "version": {dumps(corpus["version"])},\n "generated_by": {dumps(corpus["generated_by"])},\n'
+            f' "edges": {{\n' + ",\n".join(edges) + "\n }\n}\n")
 
 
 # ----------------------------------------------------------------------------- witnesses as scenarios

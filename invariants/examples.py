@@ -125,6 +125,30 @@ WORK_AFTER_REFUSAL = Case(
     Budget(max_tokens=20),
 )
 
+#: SPEC 9.4: a combined answer whose selection order (creation order) differs from position order, and a
+#: summary whose measured tokens stop the waterfall at a small budget: sound orders the answer by
+#: position, so the bytes are the same at every budget.
+_LATER_CREATED_FIRST = Summary(id="L1-1", level=1, content="later", tokens=1000, source_level=0,
+                               source_ids=("m1",), source_range=("m1", "m1"))
+COMBINED_ORDER_ACROSS_BUDGETS = Case(
+    Store(messages=(_msg("m0", Text("the")), _msg("m1", Text("agent"))),
+          summaries=(_LATER_CREATED_FIRST, _l1("L1-0", ("m0",), "earlier"))),
+    Config(positioned_recall_pairs=False),
+    Budget(max_tokens=math.inf),
+)
+
+#: SPEC 9.1: an L2 whose only leaf is in the recent window: sound never selects it (the message goes
+#: raw in the tail at every budget); as a candidate it is sent (raw content twice) only when it fits.
+_DEEP = (Summary(id="L1-0", level=1, content="agent", tokens=5, source_level=0, source_ids=("m0",),
+                 source_range=("m0", "m0"), parent_id="L2-0"),
+         Summary(id="L2-0", level=2, content="agent", tokens=10**6, source_level=1, source_ids=("L1-0",),
+                 source_range=("m0", "m0")))
+DEEP_SUMMARY_IN_THE_TAIL = Case(
+    Store(messages=(_msg("m0", Text("agent")),), summaries=_DEEP),
+    Config(recent_window_tokens=5),
+    Budget(max_tokens=math.inf),
+)
+
 ALL = {
     "combined pair over the grace limit, nothing after it": COMBINED_OVER_GRACE,
     "cap where min(E, cap + 50) is below what truncate sends": RAW_CAP_BELOW_SENT,
@@ -139,4 +163,6 @@ ALL = {
     "prefix: the combined pair before the refused message is folded": PREFIX_AFTER_COMBINED,
     "prefix: the refused combined pair is folded": PREFIX_AT_COMBINED,
     "prefix: only a summary after the refusal is folded": WORK_AFTER_REFUSAL,
+    "combined answer order across budgets": COMBINED_ORDER_ACROSS_BUDGETS,
+    "deep summary inside the recent window": DEEP_SUMMARY_IN_THE_TAIL,
 }

@@ -73,7 +73,8 @@ def js_round(x: Number) -> Number:
     if not math.isfinite(x):
         return x
     f = math.floor(x)
-    # x - f is exact for doubles in [f, f + 1), so the half test has no rounding error.
+    # x - f is exact for x >= 0.5 or x >= 0 (Sterbenz); in (-0.5, 0) it may round up to 0.5, which
+    # returns f + 1 == 0, the same integer Math.round gives there (-0).
     return f + 1 if x - f >= 0.5 else f
 
 

@@ -381,6 +381,8 @@ def run_named(mutant: Mutant, baseline: dict[str, Any], settings: Settings, fp: 
         outcomes={r["nodeid"]: r["outcome"] for r in run.rows if r["outcome"] not in ("passed", "running")},
         timed_out_in=running[0] if run.timed_out and running else None,
         passed=sum(1 for r in run.rows if r["outcome"] == "passed"),
+        slowest=[[r["nodeid"], round(r["duration"], 2)]
+                 for r in sorted(run.rows, key=lambda r: -r["duration"])[:5] if r["duration"] >= 1.0],
         log_tail=run.stderr_tail if status == "error" else "", finished=time.time())
     return record
 

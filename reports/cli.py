@@ -18,6 +18,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import TextIO
 
+from invariants.edges import add_edges_arguments, edges_command
 from reference.estimator import content_tokens
 from reference.numerics import Number, js_number_string
 from reference.price import live_prose
@@ -183,6 +184,8 @@ SUBCOMMANDS: dict[str, Subcommand] = {
                    _check_args, run_check),
         Subcommand("report", "run the mutation campaign and write the red-first report (reports/out/)",
                    _report_args, run_report),
+        Subcommand("edges", "run the Z3 rounding-edge searches (--write rewrites invariants/witnesses.json)",
+                   add_edges_arguments, edges_command),
     )
 }
 

@@ -207,10 +207,12 @@ def build(records: dict[str, dict[str, Any]], fp: str, mutants: Sequence[Mutant]
                      "killed_by": list((rec or {}).get("killed_by", [])),
                      "time_to_kill": (rec or {}).get("time_to_kill"), "duration": (rec or {}).get("duration"),
                      "ran": (rec or {}).get("ran"), "counterexample": examples[0] if examples else "",
+                     "slowest": list((rec or {}).get("slowest", [])),
+                     "timed_out_in": (rec or {}).get("timed_out_in") or "",
                      "failure": first_line_of_failure(failures[rec["killed_by"][0]]) if rec and rec.get("killed_by")
                      else ""})
     named = pd.DataFrame(rows, columns=["id", "kind", "spec", "wording", "status", "killed_by", "time_to_kill",
-                                        "duration", "ran", "counterexample", "failure"])
+                                        "duration", "ran", "counterexample", "failure", "slowest", "timed_out_in"])
     if (named["status"] == "pending").any():
         notes.append(f"{int((named['status'] == 'pending').sum())} named mutant(s) not run yet (another shard, "
                      "or an interrupted campaign): run the campaign again, or merge every shard's journal")
@@ -532,6 +534,11 @@ def render_html(report: Report) -> str:
                       + "".join(f"<div><code>{_e(t)}</code></div>" for t in r.killed_by)
                       + (f"<div class='small'>first failure: {_e(r.failure)}</div>" if r.failure else "")
                       + (f"<pre>{_e(r.counterexample)}</pre>" if r.counterexample else "") + "</details>")
+        if r.timed_out_in:
+            detail += f"<div class='small'>timed out in <code>{_e(r.timed_out_in)}</code></div>"
+        if r.slowest:
+            slow = ", ".join(f"<code>{_e(t)}</code> {d:.1f}s" for t, d in r.slowest)
+            detail += f"<div class='small'>slowest: {slow}</div>"
         h.append(f"<tr><td><code>{_e(r.id)}</code></td><td><code>{_e(r.spec)}</code></td><td>{_e(r.wording)}</td>"
                  f"<td class='{_e(r.status)}'>{_e(r.status)}</td><td>{detail}</td>"
                  f"<td>{_secs(r.time_to_kill)}</td><td>{_secs(r.duration)}</td></tr>")

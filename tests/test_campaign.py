@@ -32,7 +32,17 @@ from reports.campaign import (
     run_named_mutants,
 )
 from reports.mutants import SEED_REMOVALS, Mutant, in_shard, named_mutants, parse_shard, shard_of
-from reports.report import build, counterexamples, mte_json, render_html, render_md, score, write
+from reports.report import (
+    Equivalent,
+    build,
+    counterexamples,
+    load_equivalents,
+    mte_json,
+    render_html,
+    render_md,
+    score,
+    write,
+)
 from strategies import defects
 
 FAKE_DEFECTS = '''
@@ -392,6 +402,28 @@ def test_mutation_testing_elements_json_shape(campaign):
     killed_by = {t for e in doc["files"].values() for m in e["mutants"] for t in m.get("killedBy", [])}
     assert killed_by <= test_ids
     assert report.mutmut_score()["counts"]["pending"] == 1
+
+
+def test_reviewed_equivalents_leave_the_score_and_go_stale_when_the_line_changes(campaign):
+    _, fp, records = campaign
+    records = dict(records)
+    for n, line in ((1, "return a - b"), (2, "return a + b + 0")):
+        records[f"mutmut:calc.x_add__mutmut_{n}"] = {
+            "mutant": f"mutmut:calc.x_add__mutmut_{n}", "kind": "mutmut", "status": "survived", "file": "calc.py",
+            "line": 11, "column": 12, "end_line": 11, "end_column": 13, "mutator": "ArithmeticOperator",
+            "original": "return a + b", "replacement": line, "killed_by": [], "duration": 0.5, "diff": ""}
+    equivalents = {"mutmut:calc.x_add__mutmut_2": Equivalent("mutmut:calc.x_add__mutmut_2", "adds zero",
+                                                             "return a + b + 0"),
+                   "mutmut:calc.x_add__mutmut_1": Equivalent("mutmut:calc.x_add__mutmut_1", "stale", "return b")}
+    report = build(records, fp, MUTANTS, equivalents=equivalents)
+    status = dict(zip(report.mutmut["id"], report.mutmut["status"], strict=True))
+    assert status == {"mutmut:calc.x_add__mutmut_1": "survived", "mutmut:calc.x_add__mutmut_2": "equivalent"}
+    assert any("stale equivalence entry mutmut:calc.x_add__mutmut_1" in n for n in report.notes)
+    assert report.mutmut_score()["counted"] == 1
+
+
+def test_the_reviewed_equivalents_file_parses():
+    assert all(e.id.startswith("mutmut:") and e.reason for e in load_equivalents().values())
 
 
 def test_score_counts_only_failing_kills_with_timeouts_beside():

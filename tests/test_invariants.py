@@ -92,6 +92,8 @@ def test_the_known_edges_show_what_they_say():
         assert {v.invariant for v in check(*known.NAN_STAMP, variant)} >= {"never-over", "bad-values"}
         assert {v.invariant for v in check(*known.COMBINED_LEAVES_ONE_OUT, variant)} >= {"nothing-lost"}
         assert {v.invariant for v in check(*known.HEAD_REFUSAL_WITH_WORK, variant)} == {"diagnostics"}
+        assert {v.invariant for v in check(*known.COMBINED_ORDER_ACROSS_BUDGETS, variant)} >= {"exact-budget"}
+        assert {v.invariant for v in check(*known.DEEP_SUMMARY_IN_THE_TAIL, variant)} >= {"exact-budget"}
 
 
 # ----------------------------------------------------------------------------- the library surface
