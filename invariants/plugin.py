@@ -1,7 +1,6 @@
 """The ``cmharness`` pytest plugin: Hypothesis profiles, the ``variant`` parametrization, ``red_on`` and ``slow``.
 
-Registered as the ``pytest11`` entry point ``cmharness``; ``tests/conftest.py`` loads it when the
-package is not installed (and only then, so it is never registered twice).
+Loaded by ``tests/conftest.py`` (``pytest_plugins``), or by ``-p invariants.plugin`` elsewhere.
 
 - Profiles ``ci`` (derandomized, few examples: the suite stays within minutes on two cores),
   ``dev`` (more) and ``deep`` (many). Chosen by ``--cm-profile``, else the ``CMHARNESS_PROFILE``

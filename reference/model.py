@@ -242,10 +242,8 @@ def _expand_leaves(store: Store, by_id: Mapping[str, Summary]) -> dict[str, froz
             _fail(f"summary {sid!r}: cycle through source_ids")
         visiting.add(sid)
         s = by_id[sid]
-        if s.source_level == 0:
-            got = frozenset(s.source_ids)
-        else:
-            got = frozenset().union(*(expand(c) for c in s.source_ids))
+        sources = s.source_ids
+        got = frozenset(sources) if s.source_level == 0 else frozenset().union(*map(expand, sources))
         visiting.discard(sid)
         leaves[sid] = got
         return got

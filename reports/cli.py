@@ -2,10 +2,10 @@
 
 Subcommands live in a small registry (``SUBCOMMANDS``): each is a ``Subcommand`` with a name, a
 one-line help, a function that adds its arguments to its parser, and a function that runs it and
-returns an exit code. A later subcommand (``report``, ``edges``, ``check``...) is one more entry.
+returns an exit code. A new subcommand is one more entry.
 
-Exit codes: 0 success; 1 ``check`` found a broken invariant; 2 a usage error or an input that cannot be read (a one-line message on
-stderr, no traceback).
+Exit codes: 0 success; 1 ``check`` found a broken invariant; 2 a usage error or an input that cannot
+be read (a one-line message on stderr, no traceback).
 """
 
 from __future__ import annotations

@@ -1,15 +1,7 @@
-"""Load the cmharness pytest plugin when it is not installed as an entry point (never twice), and pytester."""
+"""Load the cmharness pytest plugin (profiles, ``variant``, ``red_on``, ``slow``) for this suite.
 
-from __future__ import annotations
+It is deliberately not a ``pytest11`` entry point: installed, it would load into every pytest run in
+the environment, the mutation campaign's scratch projects included.
+"""
 
-import os
-from importlib.metadata import entry_points
-
-
-def _installed() -> bool:
-    if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
-        return False
-    return any(ep.value == "invariants.plugin" for ep in entry_points(group="pytest11"))
-
-
-pytest_plugins = ["pytester"] + ([] if _installed() else ["invariants.plugin"])
+pytest_plugins = ["pytester", "invariants.plugin"]
