@@ -172,6 +172,14 @@ def test_cleared_by_at_a_positioned_raw_message_names_its_prefix(variant, work):
     assert err.diagnostics.cleared_by == {"compression"}
 
 
+@pytest.mark.parametrize("mode", [POSITIONED, COMBINED], ids=["positioned", "combined"])
+def test_cleared_by_at_a_raw_message_names_work_on_raw_messages_before_it(variant, mode):
+    st = store(6, [summary("L1-1", 1, 2)], [chunk("m3")])
+    err = compile_with(variant, st, with_(mode, **WITH_HEAD), 45).refusal()
+    assert err.refused == ("m4",)
+    assert err.diagnostics.cleared_by == {"compression"}
+
+
 @pytest.mark.red_on(MAIN)
 def test_cleared_by_at_a_raw_message_after_the_combined_pair_ignores_later_messages(variant):
     st = store(5, [summary("L1-1", 1, 2)], [chunk("m4")])
