@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 
 from invariants.generators import NamedEstimator, input_budget_for, with_large_level_budgets
@@ -111,21 +112,23 @@ def attempt(strategy: HierarchicalStrategy, budget: Budget, dry_run: bool = Fals
         return Outcome(error=err)
 
 
-_shared: dict[tuple, tuple[Store, Config, Outcome]] | None = None
+#: Compiles shared between the invariants of one ``check`` call (scoped to it; None outside).
+_SHARED: ContextVar[dict[tuple, tuple[Store, Config, Outcome]] | None] = ContextVar("shared_compiles", default=None)
 
 
 def compile_once(store: Store, config: Config, budget: Budget, variant: Variant) -> Outcome:
     """A fresh strategy of ``variant`` over ``store``, compiled once (shared between invariants inside ``check``)."""
+    shared = _SHARED.get()
     key = (id(store), id(config), repr(budget), variant)
-    if _shared is not None and key in _shared:
-        seen_store, seen_config, outcome = _shared[key]
+    if shared is not None and key in shared:
+        seen_store, seen_config, outcome = shared[key]
         if seen_store is store and seen_config is config:
             return outcome
     strategy = HierarchicalStrategy(config, variant)
     strategy.initialize(store)
     outcome = attempt(strategy, budget)
-    if _shared is not None:
-        _shared[key] = (store, config, outcome)
+    if shared is not None:
+        shared[key] = (store, config, outcome)
     return outcome
 
 
@@ -561,9 +564,7 @@ CHEAP_FIRST = ("stats-total", "never-over", "nothing-lost", "bad-values", "diagn
 def check(store: Store, config: Config, budget: Budget, variant: Variant, *,
           first_only: bool = False) -> list[Violation]:
     """Every invariant's violations for one case (``first_only``: stop at the first invariant broken)."""
-    global _shared
-    outer = _shared
-    _shared = {} if outer is None else outer
+    token = _SHARED.set({}) if _SHARED.get() is None else None
     try:
         found: list[Violation] = []
         for name in CHEAP_FIRST:
@@ -572,7 +573,8 @@ def check(store: Store, config: Config, budget: Budget, variant: Variant, *,
                 break
         return found
     finally:
-        _shared = outer
+        if token is not None:
+            _SHARED.reset(token)
 
 
 def assert_holds(invariant: str, store: Store, config: Config, budget: Budget, variant: Variant) -> None:
