@@ -44,12 +44,8 @@ IMAGE_DEFAULT = 1600
 DOCUMENT_PRICE = 1000
 
 
-def is_dense(unit: int) -> bool:
-    """A UTF-16 unit counts as dense when it is above 126 or one of the JSON-ish punctuation."""
-    return unit > 126 or chr(unit) in DENSE_CHARS
-
-
-_DENSE_PATTERN = re.compile(r'[^\x00-\x7e]|[{}\[\]":_/=`]')
+#: A dense UTF-16 unit: above 126, or one of the JSON-ish punctuation characters.
+_DENSE_PATTERN = re.compile("[^\x00-\x7e]|[" + re.escape("".join(sorted(DENSE_CHARS))) + "]")
 
 
 def text_rate(s: str) -> float:

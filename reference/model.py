@@ -8,7 +8,7 @@ since they are what the suite explores.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -406,8 +406,3 @@ class Entry:
     kind: EntryKind
     message_id: str | None = None
     summary_ids: tuple[str, ...] = ()
-
-
-def store_messages(store: Store, ids: Iterable[str]) -> list[str]:
-    """Message ids in store order."""
-    return sorted(ids, key=store.index)

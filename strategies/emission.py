@@ -14,7 +14,7 @@ from strategies.cap import truncate
 from strategies.clearing import cleared_by, head_cleared_by, leaves_of, refused_prefix
 from strategies.defects import Defect, Defects
 from strategies.errors import EMISSION_STAGE, Diagnostics, MiddleUnit, OverBudgetError, UncoveredDropError
-from strategies.pricing import Prices, grace_limit, owned_by
+from strategies.pricing import Prices, owned_by
 from strategies.recall import QUESTION_PARTICIPANT, combined_answer, header, positioned_answer
 from strategies.selection import Selection, combined_order, position
 from strategies.stats import Charge, RenderStats, level_bucket
@@ -249,6 +249,3 @@ def check_coverage(store: Store, sent_raw: frozenset[str], recorded: Sequence[Su
     if dropped:
         raise UncoveredDropError(tuple(dropped), categories)
 
-
-def limit_for(budget: Budget, config: Config) -> Number:
-    return grace_limit(budget.input_budget, config)

@@ -17,10 +17,9 @@ from strategies.emission import (
     emit_combined,
     emit_head,
     emit_positioned,
-    limit_for,
     raw_item,
 )
-from strategies.pricing import Memo, Prices, over_budget, owned_by
+from strategies.pricing import Memo, Prices, grace_limit, over_budget, owned_by
 from strategies.selection import candidates, complete, waterfall
 from strategies.stats import render_stats
 from strategies.windows import windows
@@ -90,7 +89,7 @@ def compile_context(store: Store, config: Config, budget: Budget, prices: Prices
     if store.text_estimator is not None and not defects.on(Defect.UNCHECKED_BAD_VALUES):
         check_summary_texts(store, config, prices)
     win = windows(message_prices, config.head_window_tokens, config.recent_window_tokens)
-    run = Running(limit_for(budget, config))
+    run = Running(grace_limit(budget.input_budget, config))
 
     def item(i: int, region: str):
         return raw_item(store, i, region, message_prices[i], config, prices)

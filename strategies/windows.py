@@ -15,11 +15,6 @@ class Windows:
     head_end: int
     middle_end: int
 
-    def region(self, index: int) -> str:
-        if index < self.head_end:
-            return "head"
-        return "middle" if index < self.middle_end else "tail"
-
     def touches_window(self, indices: frozenset[int]) -> bool:
         """True when any index lies in the head or the tail."""
         return any(i < self.head_end or i >= self.middle_end for i in indices)
