@@ -65,6 +65,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "red_on(*variants): the test is expected to fail with an invariant "
                                        "violation on these variants and to pass on the others")
     config.addinivalue_line("markers", "slow: a long search, run only with --cm-slow or the deep profile")
+    config.addinivalue_line("markers", "harness: a test of the harness's own tooling (the plugin, find, the "
+                                       "campaign); mutation campaigns leave it out")
     name = chosen_profile(config)
     try:
         settings.load_profile(name)

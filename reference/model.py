@@ -8,7 +8,7 @@ since they are what the suite explores.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -102,12 +102,20 @@ class Summary:
     def __post_init__(self) -> None:
         if self.tokens is None:
             object.__setattr__(self, "tokens", math.nan)
-        if isinstance(self.source_ids, str):
-            raise InvalidStoreError(f"summary {self.id!r}: source_ids must be a sequence of ids, not a string")
-        object.__setattr__(self, "source_ids", tuple(self.source_ids))
-        object.__setattr__(self, "source_range", tuple(self.source_range))
+        for name in ("source_ids", "source_range"):
+            object.__setattr__(self, name, _id_tuple(getattr(self, name), f"summary {self.id!r}: {name}"))
         if self.response_content is not None:
             object.__setattr__(self, "response_content", tuple(self.response_content))
+
+
+def _id_tuple(value: object, where: str) -> tuple[str, ...]:
+    """A sequence of ids as a tuple; a string (a sequence of letters) or a non-iterable is refused."""
+    if isinstance(value, str):
+        raise InvalidStoreError(f"{where} must be a sequence of ids, not a string")
+    try:
+        return tuple(value)  # type: ignore[arg-type]
+    except TypeError:
+        raise InvalidStoreError(f"{where} must be a sequence of ids, got {value!r}") from None
 
 
 WorkKind = Literal["chunk", "merge"]
@@ -121,6 +129,14 @@ class Work:
     kind: WorkKind
     state: WorkState
     folds: frozenset[str] | None
+
+    def __post_init__(self) -> None:
+        if self.folds is None or isinstance(self.folds, frozenset):
+            return
+        if isinstance(self.folds, str) or not isinstance(self.folds, Iterable):
+            shown = "a string" if isinstance(self.folds, str) else repr(self.folds)
+            raise InvalidStoreError(f"work: folds must be a set of ids or None, got {shown}")
+        object.__setattr__(self, "folds", frozenset(self.folds))
 
 
 def _valid_calibration(c: object) -> bool:

@@ -327,14 +327,10 @@ def _config_reader(f: dataclasses.Field) -> Callable[[object, str], Any]:
     return _number
 
 
-_CONFIG_READERS: dict[str, Callable[[object, str], Any]] = {
-    f.name: _config_reader(f) for f in dataclasses.fields(Config)
-}
-
-
 def _config(raw: object) -> Config:
-    obj = _object(raw, "config", (), tuple(_CONFIG_READERS))
-    kwargs = {k: _CONFIG_READERS[k](v, _at("config", k)) for k, v in obj.items()}
+    readers = {f.name: _config_reader(f) for f in dataclasses.fields(Config)}
+    obj = _object(raw, "config", (), tuple(readers))
+    kwargs = {k: readers[k](v, _at("config", k)) for k, v in obj.items()}
     try:
         return Config(**kwargs)
     except InvalidConfigError as err:

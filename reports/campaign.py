@@ -51,9 +51,9 @@ HASHED = ("pyproject.toml", "conftest.py", "strategies", "reference", "invariant
 HARNESS_ONLY = frozenset({"reports/campaign.py", "reports/report.py", "reports/mutmut_run.py",
                           "reports/mutants.py", "reports/equivalent_mutants.toml", "tests/test_campaign.py"})
 SKIP_DIRS = frozenset({"__pycache__", ".hypothesis", ".pytest_cache", "out", "mutants"})
-#: The suite less the harness's own tests (of this campaign, and of the invariants' pytest plugin): they
-#: test the tooling, not the compile, and would only slow every mutant down.
-DEFAULT_SELECTION = ("tests", "--ignore=tests/test_campaign.py", "--ignore=tests/test_plugin.py")
+#: The suite less the harness's own tests (marked ``harness``): they test the tooling, not the compile, and
+#: would only slow every mutant down.
+DEFAULT_SELECTION = ("tests", "-m", "not harness")
 RED = frozenset({"failed", "error", "xfailed"})
 BASELINE = "baseline"
 
@@ -71,6 +71,8 @@ class Settings:
     workers: int = field(default_factory=lambda: os.cpu_count() or 1)
     timeout_factor: float = 3.0
     timeout_const: float = 10.0
+    #: Seconds a named mutant's Hypothesis killer may spend shrinking its counterexample.
+    shrink_timeout: float = 30.0
     all_variants: bool = False
     #: Run the named mutants forked from a warm pytest (``reports.forkrun``), not each in a fresh process.
     fork: bool = True
@@ -337,9 +339,10 @@ class CampaignError(Exception):
 
 
 def tests_for(mutant: Mutant, baseline: dict[str, Any], all_variants: bool) -> list[dict[str, Any]]:
-    """The baseline rows a mutant runs: passed on the baseline, and not parametrized for another variant."""
+    """The baseline rows a mutant runs: passed on the baseline and, unless ``all_variants``, looked up the
+    mutant's variant (a test that never builds a strategy of that variant cannot see its switches)."""
     return [r for r in baseline["tests"] if r["outcome"] == "passed"
-            and (all_variants or r.get("variant") in (None, mutant.variant))]
+            and (all_variants or mutant.variant in r.get("variants_used", (mutant.variant,)))]
 
 
 def timeout_for(rows: Sequence[dict[str, Any]], baseline: dict[str, Any], settings: Settings) -> float:
@@ -400,17 +403,18 @@ def _run_only(settings: Settings, args: list[str], nodeids: Sequence[str], timeo
 
 def _shrink_one(settings: Settings, args: list[str], failed: list[dict[str, Any]], baseline: dict[str, Any],
                 server: ForkServer | None) -> dict[str, str]:
-    """Run the first killing test that printed a Hypothesis example again, shrinking: its minimal example."""
+    """Run the quickest killing test that printed a Hypothesis example again, shrinking: its minimal example.
+
+    Shrinking stops at ``settings.shrink_timeout`` seconds; the report then shows the example unshrunk.
+    """
     durations = {r["nodeid"]: r["duration"] for r in baseline["tests"]}
-    for row in failed:
-        text = row.get("text", "")
-        if "Falsifying" in text or "Failing test case" in text:
-            timeout = settings.timeout_factor * (durations.get(row["nodeid"], 0.0) + baseline["overhead"]) \
-                + settings.timeout_const + 60
-            again = _run_only(settings, args, [row["nodeid"]], timeout, server)
-            texts = {r["nodeid"]: r.get("text", "") for r in again.rows if r["outcome"] in ("failed", "error")}
-            return {row["nodeid"]: texts[row["nodeid"]]} if row["nodeid"] in texts else {}
-    return {}
+    found = [r for r in failed if "Falsifying" in r.get("text", "") or "Failing test case" in r.get("text", "")]
+    if not found:
+        return {}
+    nodeid = min(found, key=lambda r: durations.get(r["nodeid"], 0.0))["nodeid"]
+    again = _run_only(settings, args, [nodeid], settings.shrink_timeout, server)
+    texts = {r["nodeid"]: r.get("text", "") for r in again.rows if r["outcome"] in ("failed", "error")}
+    return {nodeid: texts[nodeid]} if nodeid in texts else {}
 
 
 class Progress:

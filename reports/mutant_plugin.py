@@ -15,12 +15,16 @@ Load it with ``-p reports.mutant_plugin``. It does nothing unless asked:
   ``failed``, ``error``, ``skipped``, ``xfailed``, ``xpassed``), ``duration`` (seconds, all
   phases), ``variant`` (the value of the test's ``variant`` parameter, or null), ``base`` (the
   node id without the variant in its parameter id), ``red_on`` (the variants its ``red_on``
-  marker names), ``file``, and for a failure or an expected failure ``text`` (the report and
+  marker names), ``file``, ``variants_used`` (the variant names the test looked up in
+  ``strategies.defects.VARIANTS``), and for a failure or an expected failure ``text`` (the report and
   captured output, cut to 20,000 characters). A line ``{"event": "start", "nodeid": ...}`` is
   written as each test starts.
 - ``--cm-only PATH``: run only the tests whose node ids PATH lists (one a line); the rest are
   deselected. The environment variable ``CMHARNESS_SKIP`` names a file of node ids to deselect
   (how the campaign keeps mutmut off the tests that are red on the unmutated code).
+- With the environment variable ``CMHARNESS_DURATIONS`` naming a JSON file of baseline durations by
+  node id, the tests of a mutmut mutant run quick ones first (mutmut stops at the first failure, so a
+  killed mutant costs a quick killing test, not the slow property tests before it).
 - With the environment variable ``CMHARNESS_KILLERS`` naming a directory, and mutmut's
   ``MUTANT_UNDER_TEST`` naming a mutant, the first failing test of each mutmut mutant is appended to
   ``$CMHARNESS_KILLERS/<pid>.jsonl`` (mutmut runs with ``-x``, so only the first is known).
@@ -28,8 +32,10 @@ Load it with ``-p reports.mutant_plugin``. It does nothing unless asked:
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -39,6 +45,7 @@ import pytest
 MAX_TEXT = 20_000
 KILLERS_ENV = "CMHARNESS_KILLERS"
 SKIP_ENV = "CMHARNESS_SKIP"
+DURATIONS_ENV = "CMHARNESS_DURATIONS"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -88,7 +95,39 @@ def pytest_configure(config: pytest.Config) -> None:
     path = config.getoption("--cm-results")
     killers = os.environ.get(KILLERS_ENV)
     if path or killers:
-        config.pluginmanager.register(_Recorder(path, killers), "cmharness-mutant-recorder")
+        recorder = _Recorder(path, killers)
+        if path:
+            watch_variants(recorder.looked_up)
+        config.pluginmanager.register(recorder, "cmharness-mutant-recorder")
+
+
+class _Watched(dict):  # type: ignore[type-arg]
+    """``VARIANTS`` that reports each name looked up (a named mutant changes one name's defect set, so only
+    a test that looks that name up can see it)."""
+
+    def __init__(self, variants: Any, seen: Any) -> None:
+        super().__init__(variants)
+        self.seen = seen
+
+    def __getitem__(self, name: str) -> Any:
+        self.seen(name)
+        return super().__getitem__(name)
+
+
+def watch_variants(seen: Any) -> None:
+    """Report every variant looked up in ``strategies.defects.VARIANTS`` to ``seen`` (this process only).
+
+    The table is replaced wherever a loaded module holds it (``from strategies.defects import VARIANTS``);
+    modules imported later get the watched one from ``strategies.defects``.
+    """
+    from strategies import defects as d
+
+    old = d.VARIANTS
+    watched = _Watched(old, seen)
+    for module in list(sys.modules.values()):
+        names = [k for k, v in list(getattr(module, "__dict__", {}).items()) if v is old]
+        for name in names:
+            setattr(module, name, watched)
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -118,6 +157,10 @@ def _ids(path: str) -> set[str]:
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    durations = os.environ.get(DURATIONS_ENV)
+    mutant = os.environ.get("MUTANT_UNDER_TEST", "")
+    if durations and "__mutmut_" in mutant:
+        fastest_first(items, _durations(durations), mutant)
     only = config.getoption("--cm-only")
     skip = os.environ.get(SKIP_ENV)
     if not only and not skip:
@@ -129,6 +172,31 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         chosen = {id(it) for it in selected}
         config.hook.pytest_deselected(items=[it for it in items if id(it) not in chosen])
         items[:] = selected
+
+
+def _durations(path: str) -> dict[str, float]:
+    with open(path, encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+#: Tests quicker than this (seconds on the baseline) count as quick: their order barely changes a run's time.
+QUICK = 0.05
+
+
+def fastest_first(items: list[pytest.Item], durations: dict[str, float], mutant: str) -> None:
+    """The quick tests first, in an order drawn from the mutant's name, then the others by baseline duration.
+
+    mutmut credits only the first failing test; drawing the quick tests' order per mutant spreads that
+    credit over every quick test that can fail (the report's red-first check counts it), and a killed
+    mutant still costs only quick tests. Unknown tests go last.
+    """
+    def key(item: pytest.Item) -> tuple[int, float, str]:
+        took = durations.get(item.nodeid, float("inf"))
+        if took < QUICK:
+            return 0, 0.0, hashlib.sha1(f"{mutant}\0{item.nodeid}".encode()).hexdigest()
+        return 1, took, item.nodeid
+
+    items.sort(key=key)
 
 
 def variant_of(item: pytest.Item) -> str | None:
@@ -161,6 +229,12 @@ class _Recorder:
         self.reports: dict[str, list[pytest.TestReport]] = {}
         self.fh = open(path, "a", encoding="utf-8") if path else None  # noqa: SIM115  # closed at unconfigure
         self.killed: set[str] = set()
+        self.current: str | None = None
+        self.used: dict[str, set[str]] = {}
+
+    def looked_up(self, variant: str) -> None:
+        if self.current is not None:
+            self.used.setdefault(self.current, set()).add(variant)
 
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         for item in items:
@@ -174,6 +248,7 @@ class _Recorder:
             }
 
     def pytest_runtest_logstart(self, nodeid: str) -> None:
+        self.current = nodeid
         if self.fh is not None:  # so that a run killed at its timeout tells which test it was in
             self.fh.write(json.dumps({"event": "start", "nodeid": nodeid, "t": time.time()}) + "\n")
             self.fh.flush()
@@ -197,8 +272,10 @@ class _Recorder:
             return
         reports = self.reports.pop(nodeid, [])
         outcome, text = outcome_of(reports)
+        self.current = None
         row = {"nodeid": nodeid, "outcome": outcome,
                "duration": round(sum(r.duration for r in reports), 6), "t": time.time(),
+               "variants_used": sorted(self.used.pop(nodeid, ())),
                **self.meta.get(nodeid, {"variant": None, "base": nodeid, "red_on": [],
                                         "file": nodeid.split("::")[0]})}
         if text:

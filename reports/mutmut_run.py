@@ -378,6 +378,9 @@ def _invoke(settings: Settings, work: Path, baseline: dict[str, Any], names: lis
     env.pop("PYTHONPATH", None)  # mutmut puts its mutants/ first; nothing may shadow it
     env["CMHARNESS_KILLERS"] = str(work / "killers")
     env["CMHARNESS_SKIP"] = str(skip)
+    durations = work.parent / "durations.json"
+    durations.write_text(json.dumps({r["nodeid"]: r["duration"] for r in baseline["tests"]}), encoding="utf-8")
+    env["CMHARNESS_DURATIONS"] = str(durations)
     cmd = [mutmut_executable(settings.python), "run", "--max-children", str(max(1, settings.workers)), *names]
     log_path = work.parent / "mutmut.log"
     stream = settings.progress

@@ -201,18 +201,22 @@ def build(records: dict[str, dict[str, Any]], fp: str, mutants: Sequence[Mutant]
     for m in mutants:
         rec = records.get(m.id)
         failures = (rec or {}).get("failures", {})
-        examples = [ex for t in (rec or {}).get("killed_by", []) for ex in counterexamples(failures.get(t, ""))]
+        shrunk = set((rec or {}).get("shrunk", []))
+        killers = sorted((rec or {}).get("killed_by", []), key=lambda t: t not in shrunk)  # the shrunk one first
+        examples = [(t in shrunk, ex) for t in killers for ex in counterexamples(failures.get(t, ""))]
         rows.append({"id": m.id, "kind": m.kind, "spec": m.spec, "wording": m.wording,
                      "status": rec["status"] if rec else "pending",
                      "killed_by": list((rec or {}).get("killed_by", [])),
                      "time_to_kill": (rec or {}).get("time_to_kill"), "duration": (rec or {}).get("duration"),
-                     "ran": (rec or {}).get("ran"), "counterexample": examples[0] if examples else "",
+                     "ran": (rec or {}).get("ran"), "counterexample": examples[0][1] if examples else "",
+                     "shrunk": bool(examples and examples[0][0]),
                      "slowest": list((rec or {}).get("slowest", [])),
                      "timed_out_in": (rec or {}).get("timed_out_in") or "",
                      "failure": first_line_of_failure(failures[rec["killed_by"][0]]) if rec and rec.get("killed_by")
                      else ""})
     named = pd.DataFrame(rows, columns=["id", "kind", "spec", "wording", "status", "killed_by", "time_to_kill",
-                                        "duration", "ran", "counterexample", "failure", "slowest", "timed_out_in"])
+                                        "duration", "ran", "counterexample", "shrunk", "failure", "slowest",
+                                        "timed_out_in"])
     if (named["status"] == "pending").any():
         notes.append(f"{int((named['status'] == 'pending').sum())} named mutant(s) not run yet (another shard, "
                      "or an interrupted campaign): run the campaign again, or merge every shard's journal")
@@ -416,6 +420,11 @@ def _md_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str
             *("| " + " | ".join(cell(c) for c in r) + " |" for r in rows), ""]
 
 
+def _example_title(shrunk: bool) -> str:
+    return ("Minimal counterexample (Hypothesis shrank it)" if shrunk
+            else "Counterexample as first found (shrinking outlived its time)")
+
+
 def _secs(x: Any) -> str:
     return "" if x is None or pd.isna(x) else f"{float(x):.1f}s"
 
@@ -439,7 +448,7 @@ def render_md(report: Report) -> str:
             if r.failure:
                 out += [f"First failure: `{r.failure}`", ""]
             if r.counterexample:
-                out += ["```", r.counterexample, "```", ""]
+                out += [_example_title(r.shrunk) + ":", "", "```", r.counterexample, "```", ""]
     out += ["## mutmut", ""]
     out += _md_table(["file", "killed", "survived", "timeout", "no coverage", "equivalent", "pending", "score"],
                      _mutmut_by_file(report))
@@ -533,7 +542,8 @@ def render_html(report: Report) -> str:
             detail = ("<details><summary>" + _e(f"{len(r.killed_by)} test(s)") + "</summary>"
                       + "".join(f"<div><code>{_e(t)}</code></div>" for t in r.killed_by)
                       + (f"<div class='small'>first failure: {_e(r.failure)}</div>" if r.failure else "")
-                      + (f"<pre>{_e(r.counterexample)}</pre>" if r.counterexample else "") + "</details>")
+                      + (f"<div class='small'>{_e(_example_title(r.shrunk))}</div><pre>{_e(r.counterexample)}</pre>"
+                         if r.counterexample else "") + "</details>")
         if r.timed_out_in:
             detail += f"<div class='small'>timed out in <code>{_e(r.timed_out_in)}</code></div>"
         if r.slowest:

@@ -70,10 +70,13 @@ def waterfall(pool: Sequence[Summary], config: Config, head_tokens: Number, inpu
 
 def complete(store: Store, chosen: Sequence[Summary], win: Windows,
              claimers: Mapping[str, Summary]) -> Selection:
-    """Coverage completion: each uncovered middle message's claimer joins, or the message goes raw."""
+    """Coverage completion: each uncovered middle message's claimer joins, or the message goes raw.
+
+    A claimer covers its own message, and a selected summary covers all its leaves, so a claimer met
+    here is never selected yet.
+    """
     selected = list(chosen)
-    ids = {s.id for s in selected}
-    covered = set().union(*(store.leaves(s.id) for s in selected)) if selected else set()
+    covered: set[str] = set().union(*(store.leaves(s.id) for s in selected))
     raw: list[int] = []
     for i in range(win.head_end, win.middle_end):
         mid = store.messages[i].id
@@ -82,10 +85,8 @@ def complete(store: Store, chosen: Sequence[Summary], win: Windows,
         claimer = claimers.get(mid)
         if claimer is None:
             raw.append(i)
-            continue
-        if claimer.id not in ids:
+        else:
             selected.append(claimer)
-            ids.add(claimer.id)
             covered |= store.leaves(claimer.id)
     return Selection(tuple(selected), tuple(raw))
 

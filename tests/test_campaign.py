@@ -45,6 +45,8 @@ from reports.report import (
 )
 from strategies import defects
 
+pytestmark = pytest.mark.harness
+
 FAKE_DEFECTS = '''
 from enum import Enum
 
@@ -159,6 +161,36 @@ def test_a_kill_names_every_killing_test_of_its_variant_only(campaign):
     assert killed["shrunk"] == ["tests/test_calc.py::test_add_zero"]
     examples = counterexamples(killed["failures"]["tests/test_calc.py::test_add_zero"])
     assert len(examples) == 1 and "test_add_zero(\n    x=0," in examples[0]
+
+
+def test_a_named_mutant_runs_only_the_tests_that_look_its_variant_up(campaign):
+    _, _, records = campaign
+    rows = {r["nodeid"]: r for r in records[BASELINE]["tests"]}
+    assert rows["tests/test_calc.py::test_add[pr-8bb01ab8]"]["variants_used"] == ["pr-8bb01ab8"]
+    assert rows["tests/test_calc.py::test_add_zero"]["variants_used"] == ["sound"]  # the default argument
+    assert rows["tests/test_calc.py::test_plain"]["variants_used"] == []
+    # test_add[sound], test_marked_but_never_red[sound] and test_add_zero; not test_plain nor pr's
+    assert records["defect:HARMLESS"]["ran"] == 3
+
+
+def test_quick_tests_run_first_in_an_order_drawn_from_the_mutant():
+    class Item:
+        def __init__(self, nodeid: str) -> None:
+            self.nodeid = nodeid
+
+    durations = {f"t{i}": 0.001 * i for i in range(20)} | {"slow": 2.0, "slower": 5.0}
+    names = ["slower", "unknown", "slow", *(f"t{i}" for i in range(20))]
+
+    def order(mutant: str) -> list[str]:
+        items = [Item(n) for n in names]
+        mutant_plugin.fastest_first(items, durations, mutant)  # type: ignore[arg-type]
+        return [it.nodeid for it in items]
+
+    first, second = order("m.x_f__mutmut_1"), order("m.x_f__mutmut_2")
+    assert first[-3:] == second[-3:] == ["slow", "slower", "unknown"]
+    assert sorted(first[:20]) == sorted(second[:20]) == sorted(f"t{i}" for i in range(20))
+    assert first[:20] != second[:20]
+    assert first == order("m.x_f__mutmut_1")
 
 
 def test_baseline_records_outcome_variant_and_red_on(campaign):
@@ -476,7 +508,8 @@ def test_mutmut_runs_in_its_own_copy_and_is_read_back(tmp_path):
     settings = settings_for(root, hashed=hashed)
     before = {f: f.read_bytes() for f in hashed_files(root, (*hashed, "reports"))}
     fp = fingerprint(settings)
-    baseline = {"tests": [{"nodeid": "tests/test_calc.py::test_red_on_baseline", "outcome": "failed"}]}
+    baseline = {"tests": [{"nodeid": "tests/test_calc.py::test_red_on_baseline", "outcome": "failed", "duration": 0.01},
+                          {"nodeid": "tests/test_ops.py::test_double", "outcome": "passed", "duration": 0.01}]}
     result = run_mutmut(settings, fp, baseline, budget=240)
     assert result.pending == 0, result.note
     by_name = {r["mutant"]: r for r in result.records}

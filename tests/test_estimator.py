@@ -8,10 +8,12 @@ import pytest
 
 from reference.estimator import (
     Pricing,
+    calibrated_tokens,
     content_tokens,
     fallback_tokens,
     json_tokens,
     raw_price,
+    store_pricing,
     text_tokens,
 )
 from reference.model import (
@@ -301,3 +303,83 @@ def test_fallback_never_uses_the_custom_estimator(counting_store):
     _, calls = counting_store
     assert fallback_tokens((Text("a" * 29),)) == 10
     assert calls == []
+
+
+# ----------------------------------------------------------------------------- density probe edge cases
+
+
+def test_density_probe_stops_at_2000_units_not_2000_characters():
+    """SPEC 3: the probe is the first 2,000 UTF-16 *units*; astral characters past that unit count are not probed.
+
+    1760 prose units then 240 emoji: the first 2,000 units hold 120 emoji (240 dense units), exactly 12%, so
+    prose; probing all 2,240 units of the first 2,000 characters would make it dense.
+    """
+    s = "a" * 1760 + "😀" * 240
+    assert text_tokens(s) == math.ceil(2240 / 2.9)
+
+
+@pytest.mark.parametrize(
+    ("s", "length", "rate"),
+    [
+        ("\ud800" * 13 + "a" * 87, 100, 2.3),  # lone surrogates are units > 126: dense
+        ("a" * 50 + "\udc00" + "a" * 49, 100, 2.9),  # one lone low surrogate among prose
+        ("a" * 1999 + "😀", 2001, 2.9),  # the 2,000-unit probe cuts the pair, leaving a lone high surrogate
+    ],
+)
+def test_lone_surrogates_are_single_units(s, length, rate):
+    """A lone surrogate (JavaScript strings may hold them) is one dense unit; it must not break the estimate."""
+    assert text_tokens(s) == math.ceil(length / rate)
+
+
+@pytest.mark.parametrize("s", ["XXXX", "abcd", "a", "{" * 69])
+def test_json_tokens_of_non_empty_strings(s):
+    """Any non-empty JSON text is ``ceil(len16 / 2.3)`` (SPEC 3)."""
+    assert json_tokens(s) == math.ceil(len(s) / 2.3)
+
+
+# ----------------------------------------------------------------------------- stamp rule and pricing rule
+
+
+@pytest.mark.parametrize("rule", [REFERENCE, VERBATIM])
+@pytest.mark.parametrize("stamp", [True, False, "5", None])
+def test_a_stamp_that_is_not_a_number_is_absent_under_both_rules(rule, stamp):
+    """Only a *number* (not a bool, not a string) is a stamp (SPEC 1, 3); anything else prices the text."""
+    assert rule.stamp(stamp) is None
+    assert raw_price(Thinking("a" * 29, token_estimate=stamp), rule) == 10
+    assert raw_price(Image(token_estimate=stamp), rule) == 1600
+
+
+def test_store_pricing_carries_the_stamp_rule_it_is_given(store):
+    """``store_pricing`` uses the reference rule by default and the verbatim rule when asked."""
+    bad = Thinking("a" * 29, token_estimate=-4)
+    assert raw_price(bad, store_pricing(store)) == 10
+    assert raw_price(bad, store_pricing(store, verbatim_stamps=True)) == -4
+    assert store_pricing(store).verbatim_stamps is False
+    assert store_pricing(store, verbatim_stamps=True).verbatim_stamps is True
+
+
+def test_store_pricing_takes_epoch_and_estimator_from_the_store():
+    """The rule holds the store's custom estimator and epoch, or ``text_tokens`` when there is none."""
+
+    def estimate(s: str) -> int:
+        return 3
+
+    assert store_pricing(make_store(text_estimator=estimate, pricing_epoch=0)) == Pricing(estimate, 0, False)
+    assert store_pricing(make_store()).text is text_tokens
+
+
+def test_raw_price_refuses_a_non_block_naming_it():
+    """Pricing something that is not a block is a TypeError whose message shows the value."""
+    with pytest.raises(TypeError, match=r"^not a block: 'oops'$"):
+        raw_price("oops", REFERENCE)
+
+
+# ----------------------------------------------------------------------------- sums start at zero
+
+
+def test_empty_content_prices_zero_everywhere(store):
+    """An empty content, and an empty nested tool result, price 0 (an empty sum)."""
+    assert content_tokens((), store) == 0
+    assert calibrated_tokens((), REFERENCE, 2.0) == 0
+    assert fallback_tokens(()) == 0
+    assert raw_price(ToolResult("t1", ()), REFERENCE) == 0

@@ -113,6 +113,7 @@ def test_violations_explain_themselves_with_numbers():
     assert issubclass(InvariantViolation, AssertionError)
 
 
+@pytest.mark.harness
 def test_find_returns_a_shrunk_counterexample_or_none():
     found = find("determinism", "main-48bb87a1", max_examples=50)
     assert isinstance(found, Counterexample)

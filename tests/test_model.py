@@ -15,6 +15,7 @@ from reference.model import (
     Store,
     Summary,
     Text,
+    ToolResult,
     Work,
 )
 
@@ -308,3 +309,214 @@ def test_config_refuses_bad_values(field, value):
     with pytest.raises(InvalidConfigError) as info:
         Config(**{field: value})
     assert info.value.field == field
+
+
+# ----------------------------------------------------------------------------- diagnosable store errors
+
+
+def _summary(**overrides: object) -> Summary:
+    """An L1 over m1 whose fields the caller overrides one at a time."""
+    fields: dict[str, object] = {
+        "id": "L1-0", "level": 1, "content": "x", "tokens": 1, "source_level": 0,
+        "source_ids": ("m1",), "source_range": ("m1", "m1"),
+    }
+    fields.update(overrides)
+    return Summary(**fields)
+
+
+def test_source_ids_given_as_a_string_is_refused_by_name():
+    """A bare string is not a sequence of ids (it would iterate as characters); the error names the summary."""
+    with pytest.raises(InvalidStoreError, match="summary 'L1-0': source_ids must be a sequence of ids, not a string"):
+        _summary(source_ids="m1")
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"source_level": -1}, "'L1-0': source_level must be an integer >= 0, got -1"),
+        ({"source_level": True}, "'L1-0': source_level must be an integer >= 0, got True"),
+        ({"source_level": 1.0}, "'L1-0': source_level must be an integer >= 0, got 1.0"),
+        ({"source_level": "0"}, "'L1-0': source_level must be an integer >= 0, got '0'"),
+        ({"content": 5}, "'L1-0': content must be a string"),
+        ({"tokens": "10"}, "'L1-0': tokens must be a number or None, got '10'"),
+        ({"tokens": True}, "'L1-0': tokens must be a number or None, got True"),
+        ({"response_content": (Text("ok"), Message("m9", "User", ()))},
+         r"'L1-0': response_content\[1\] must be Thinking, RedactedThinking or Text"),
+    ],
+)
+def test_bad_summary_fields_are_refused_naming_summary_and_field(messages, overrides, message):
+    """Each malformed summary field is refused (SPEC 2) with a message naming the summary, the field and the value."""
+    refused(message, messages=messages, summaries=(_summary(**overrides),))
+
+
+def test_message_content_must_be_a_tuple_naming_the_message_and_the_type():
+    """A message whose content is a list is refused with the message id and the type it got."""
+    bad = Message(id="m1", participant="User", content=[Text("a")])
+    refused("message 'm1': content must be a tuple of blocks, got list", messages=(bad,))
+
+
+def test_a_non_block_in_content_is_refused_with_its_position():
+    """The error points at the offending block by message id and index, and shows it."""
+    bad = Message(id="m1", participant="User", content=(Text("a"), "oops"))
+    refused(r"message 'm1'\.content\[1\]: not a block: 'oops'", messages=(bad,))
+
+
+def test_a_non_block_nested_in_a_tool_result_is_refused_with_its_path():
+    """Nested tool-result content is checked too; the path runs through the outer block's index."""
+    bad = Message(id="m1", participant="User", content=(Text("a"), ToolResult("t1", (Text("b"), 42))))
+    refused(r"message 'm1'\.content\[1\]\.content\[1\]: not a block: 42", messages=(bad,))
+
+
+def test_a_non_message_in_messages_is_refused_with_its_index(messages):
+    """Only Message objects may be messages; the error gives the position."""
+    refused(r"messages\[2\]: not a Message", messages=(*messages[:2], "m3"))
+
+
+def test_a_non_callable_text_estimator_is_refused(messages):
+    """A custom estimator must be callable (SPEC 2); the error names the field."""
+    refused(r"^text_estimator must be callable or None$", messages=messages, text_estimator=5)
+
+
+def test_source_range_error_names_the_true_first_and_last_leaf(messages):
+    """With three leaves, the message gives (first, last) in store order, not a middle leaf."""
+    s = _summary(source_ids=("m1", "m2", "m3"), source_range=("m1", "m2"))
+    refused(r"'L1-0': source_range \('m1', 'm2'\) is not its first and last leaf \('m1', 'm3'\)",
+            messages=messages, summaries=(s,))
+
+
+@pytest.fixture
+def unsorted_messages() -> tuple[Message, ...]:
+    """Message ids whose store order is the reverse of their string order."""
+    return tuple(Message(id=i, participant="User", content=(Text(i),)) for i in ("m9", "m5", "m1"))
+
+
+def test_source_range_uses_store_order_even_against_string_order(unsorted_messages):
+    """``source_range`` is (first, last) leaf in store order (SPEC 2): m9 comes before m1 here."""
+    s = _summary(source_ids=("m1", "m9"), source_range=("m9", "m1"))
+    st = Store(messages=unsorted_messages, summaries=(s,))
+    assert st.leaves("L1-0") == {"m1", "m9"}
+
+
+def test_source_range_in_string_order_is_refused_when_store_order_differs(unsorted_messages):
+    """The lexically sorted pair is not the store-order range, so it is refused."""
+    s = _summary(source_ids=("m1", "m9"), source_range=("m1", "m9"))
+    refused(r"is not its first and last leaf \('m9', 'm1'\)", messages=unsorted_messages, summaries=(s,))
+
+
+def test_parent_chain_running_into_a_cycle_is_refused(messages):
+    """A summary whose parent chain enters a cycle it is not part of is refused (a loop here is a campaign timeout)."""
+    summaries = (l1("L1-0", ("m1",), parent="L1-1"), l1("L1-1", ("m2",), parent="L1-2"),
+                 l1("L1-2", ("m3",), parent="L1-1"))
+    refused("summary 'L1-0': cycle through parent_id", messages=messages, summaries=summaries)
+
+
+# ----------------------------------------------------------------------------- normalised fields
+
+
+def test_store_sequences_are_stored_as_tuples(messages):
+    """Lists passed to the store are kept as tuples, so a store is immutable and hashable."""
+    s = Store(messages=list(messages), summaries=[l1("L1-0", ("m1",))],
+              work=[Work(kind="chunk", state="queued", folds=frozenset({"m2"}))])
+    assert isinstance(s.messages, tuple) and s.messages == messages
+    assert isinstance(s.summaries, tuple) and [x.id for x in s.summaries] == ["L1-0"]
+    assert isinstance(s.work, tuple) and len(s.work) == 1
+    assert hash(s) == hash(Store(messages=messages, summaries=tuple(s.summaries), work=tuple(s.work)))
+
+
+def test_summary_response_content_is_stored_as_a_tuple():
+    """Carriers passed as a list are kept as a tuple (a frozen summary holds no mutable list)."""
+    s = _summary(response_content=[Text("a"), Text("b")])
+    assert s.response_content == (Text("a"), Text("b"))
+    assert isinstance(s.response_content, tuple)
+
+
+# ----------------------------------------------------------------------------- with_calibration keeps everything
+
+
+def test_with_calibration_keeps_every_other_field(tree):
+    """A recalibrated store is the same store in every field but the calibration (SPEC 3)."""
+
+    def estimator(text: str) -> int:
+        return len(text)
+
+    work = (Work(kind="chunk", state="queued", folds=frozenset({"m6"})),)
+    s = Store(messages=tree.messages, summaries=tree.summaries, calibration=1.5, pricing_epoch=0,
+              text_estimator=estimator, work=work)
+    s2 = s.with_calibration(2.0)
+    assert s2.calibration == 2.0
+    assert s2.messages == s.messages
+    assert s2.summaries == s.summaries
+    assert s2.pricing_epoch == 0
+    assert s2.text_estimator is estimator
+    assert s2.work == work
+    assert s2.folds_any(frozenset({"m6"}))
+    assert s2.leaves("L2-0") == tree.leaves("L2-0")
+
+
+# ----------------------------------------------------------------------------- config and budget messages
+
+
+def test_budget_error_message_names_the_bad_value():
+    """The message says what was expected and what came: ``field: must be a number, got 'lots'``."""
+    with pytest.raises(InvalidConfigError, match=r"^reserve_for_response: must be a number, got 'lots'$") as info:
+        Budget(max_tokens=10, reserve_for_response="lots")
+    assert info.value.field == "reserve_for_response"
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("l2_budget_tokens", None, "must be a number, got None"),
+        ("max_message_tokens", "100", "must be a number or None, got '100'"),
+        ("max_message_tokens", True, "must be a number or None, got True"),
+        ("positioned_recall_pairs", "yes", "must be a bool, got 'yes'"),
+        ("recall_envelope", "json", "must be 'none' or 'xml', got 'json'"),
+        ("carrier_policy", "strip", "must be 'full' or 'live-strip', got 'strip'"),
+        ("summary_context_label", 5, "must be a string, got 5"),
+        ("recall_header_template", None, "must be a string, got None"),
+        ("summary_participant", b"Claude", "must be a string, got b'Claude'"),
+    ],
+)
+def test_config_errors_name_field_and_value(field, value, message):
+    """Each bad config value is refused with ``field`` set and a message ``field: expectation, got value``."""
+    with pytest.raises(InvalidConfigError) as info:
+        Config(**{field: value})
+    assert info.value.field == field
+    assert str(info.value) == f"{field}: {message}"
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("carrier_policy", "live-strip"), ("carrier_policy", "full"), ("recall_envelope", "xml"),
+     ("recall_envelope", "none"), ("max_message_tokens", None), ("max_message_tokens", 2.5)],
+)
+def test_config_accepts_every_documented_value(field, value):
+    """Every value SPEC 5 lists is accepted and kept."""
+    assert getattr(Config(**{field: value}), field) == value
+
+
+# ----------------------------------------------------------------------------- shapes refused as structural errors
+
+
+@pytest.mark.parametrize("field", ["source_ids", "source_range"])
+@pytest.mark.parametrize("value", [None, 5])
+def test_a_summary_id_list_that_is_not_a_sequence_is_a_structural_error(field, value):
+    """SPEC 2: every structural error is an InvalidStoreError naming the culprit, not a TypeError."""
+    fields = {"source_ids": ("m1",), "source_range": ("m1", "m1"), field: value}
+    with pytest.raises(InvalidStoreError, match=rf"^summary 'L1-0': {field} must be a sequence of ids, got {value}$"):
+        Summary(id="L1-0", level=1, content="s", tokens=10, source_level=0, **fields)
+
+
+def test_work_folds_given_as_a_list_is_kept_as_a_frozenset(messages):
+    """A list of folded ids is read as the set it names, so the store can ask what the work folds."""
+    work = Work(kind="chunk", state="queued", folds=["m2", "m1"])  # type: ignore[arg-type]
+    assert work.folds == frozenset({"m1", "m2"}) and isinstance(work.folds, frozenset)
+    store = Store(messages=messages, work=(work,))
+    assert store.folds_any(frozenset({"m2"})) and not store.folds_any(frozenset({"m3"}))
+
+
+@pytest.mark.parametrize(("folds", "got"), [("m1", "a string"), (5, "5")])
+def test_work_folds_that_are_not_a_set_of_ids_are_a_structural_error(folds, got):
+    """A string would be read letter by letter and a number cannot be iterated: both are refused up front."""
+    with pytest.raises(InvalidStoreError, match=rf"^work: folds must be a set of ids or None, got {got}$"):
+        Work(kind="chunk", state="queued", folds=folds)  # type: ignore[arg-type]

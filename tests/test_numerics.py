@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pytest
 
 from reference.estimator import len16
 from reference.numerics import (
+    _escape_lone_surrogates,
     js_ceil,
     js_floor,
     js_max,
@@ -19,6 +21,7 @@ from reference.numerics import (
     slice16,
     units16,
 )
+from reference.numerics import len16 as numerics_len16
 
 
 def test_len16_counts_astral_characters_twice():
@@ -110,4 +113,127 @@ def test_js_trim_removes_js_whitespace_only():
     ("x", "expected"), [(3, "3"), (3.0, "3"), (math.nan, "NaN"), (-math.inf, "-Infinity"), (1.5, "1.5")]
 )
 def test_js_number_string(x, expected):
+    assert js_number_string(x) == expected
+
+
+# ----------------------------------------------------------------------------- UTF-16 boundaries
+
+
+@pytest.mark.parametrize("s", ["", "a", "\uffff", "a\U00010000b", "😀" * 3, "\ud800x"])
+def test_len16_is_an_integer_count_of_the_units(s: str) -> None:
+    """String.prototype.length is an integer: it counts units16(s) and indexes its last unit."""
+    n = numerics_len16(s)
+    assert type(n) is int
+    assert n == len(units16(s))
+    if s:
+        assert units16(s)[n - 1] == units16(s)[-1]
+
+
+@pytest.mark.parametrize(
+    ("s", "units"),
+    [
+        ("\ud7ff", [0xD7FF]),  # last code point below the surrogate block
+        ("\ue000", [0xE000]),  # first code point above it
+        ("\uffff", [0xFFFF]),  # the last BMP code point is one unit: "\uffff".length === 1
+        ("\U00010000", [0xD800, 0xDC00]),  # the first astral code point is a pair: "\u{10000}".length === 2
+        ("\U0010ffff", [0xDBFF, 0xDFFF]),  # the last code point: the highest pair
+        ("\udc00", [0xDC00]),  # a lone surrogate is one unit
+    ],
+)
+def test_units16_at_the_bmp_astral_boundary(s: str, units: list[int]) -> None:
+    """charCodeAt of each unit: BMP code points (up to U+FFFF) are one unit, U+10000 and above a surrogate pair."""
+    assert units16(s) == units
+
+
+@pytest.mark.parametrize(
+    ("s", "end", "expected"),
+    [
+        ("\uffffa", 1, "\uffff"),  # U+FFFF is one unit, so it fits in one
+        ("\uffff\uffff", 1, "\uffff"),
+        ("\U00010000a", 1, ""),  # cutting after the high half of U+10000 moves the cut before the pair
+        ("\U00010000a", 2, "\U00010000"),
+        ("a\U00010000", 2, "a"),
+        ("\U00010000\uffff", 3, "\U00010000\uffff"),
+    ],
+)
+def test_slice16_at_the_bmp_astral_boundary(s: str, end: int, expected: str) -> None:
+    """s.slice(0, end) in UTF-16 units: U+FFFF is 1 unit, U+10000 is 2, and a cut never splits a pair."""
+    assert slice16(s, end) == expected
+    assert numerics_len16(slice16(s, end)) <= end
+
+
+# ----------------------------------------------------------------------------- JSON.stringify and lone surrogates
+
+
+@pytest.mark.parametrize(
+    ("x", "expected"),
+    [
+        # A high-low pair written as two halves is one astral character in JavaScript: kept as is.
+        ("\ud800\udc00", '"\ud800\udc00"'),  # lowest high + lowest low (U+10000)
+        ("\udbff\udfff", '"\udbff\udfff"'),  # highest high + highest low (U+10FFFF)
+        ("\ud800\udfff", '"\ud800\udfff"'),
+        # A pair not at the start of the text: kept whole, nothing dropped.
+        (["\ud83d\ude00"], '["\ud83d\ude00"]'),
+        ("a\ud83d\ude00b", '"a\ud83d\ude00b"'),
+        ({"k": ["x", "\ud83d\ude00\ud83d\ude00"]}, '{"k":["x","\ud83d\ude00\ud83d\ude00"]}'),
+        # Two lows, or a low before a high, are not a pair: both escaped.
+        ("\udc00\udc00", '"\\udc00\\udc00"'),
+        ("\udc00\ud800", '"\\udc00\\ud800"'),
+        # A high followed by U+E000 (just past the low range) is lone; U+E000 itself is an ordinary character.
+        ("\ud800\ue000", '"\\ud800\ue000"'),
+        # Lone surrogates at both ends of the range, escaped in lower-case hex.
+        ("\udfff", '"\\udfff"'),
+        ("\udbff", '"\\udbff"'),
+        ("x\udc00y\ud800", '"x\\udc00y\\ud800"'),
+        ({"\udc00": "\ud800"}, '{"\\udc00":"\\ud800"}'),  # keys are strings too
+    ],
+)
+def test_json_stringify_escapes_exactly_the_lone_surrogates(x: Any, expected: str) -> None:
+    """Well-formed JSON.stringify: a high-low pair passes through, every other surrogate becomes \\udXXX."""
+    assert json_stringify(x) == expected
+
+
+@pytest.mark.parametrize(
+    ("s", "expected"),
+    [
+        ("\ud800", "\\ud800"),  # a high half at the very end has no low to pair with
+        ("a\udbff", "a\\udbff"),
+        ("\ud83d\ude00", "\ud83d\ude00"),  # a pair that ends the text is still a pair
+        ("\ud800\udc00\ud800", "\ud800\udc00\\ud800"),
+    ],
+)
+def test_escape_lone_surrogates_at_the_end_of_the_text(s: str, expected: str) -> None:
+    """The helper's contract holds for any text, including a surrogate in its last position.
+
+    json_stringify always hands it quoted text (so a closing quote follows every surrogate); these pin the edge
+    directly, so the helper stays correct for a caller that passes unquoted text.
+    """
+    assert _escape_lone_surrogates(s) == expected
+
+
+@pytest.mark.parametrize(("x", "expected"), [(1e21, "1e+21"), (-1e21, "-1e+21"), (1e20, "100000000000000000000")])
+def test_json_stringify_switches_to_exponent_at_1e21(x: float, expected: str) -> None:
+    """Number::toString writes integers below 1e21 in full and from 1e21 on in exponent form (JSON.stringify(1e21))."""
+    assert json_stringify(x) == expected
+    assert json_stringify([x]) == f"[{expected}]"
+
+
+# ----------------------------------------------------------------------------- String(x)
+
+
+@pytest.mark.parametrize(
+    ("x", "expected"),
+    [
+        (True, "true"),
+        (False, "false"),
+        (math.inf, "Infinity"),
+        (-math.inf, "-Infinity"),
+        (1e21, "1e+21"),
+        (-1e21, "-1e+21"),
+        (1e20, "100000000000000000000"),
+        (-0.0, "0"),
+    ],
+)
+def test_js_number_string_matches_string_of_x(x: Any, expected: str) -> None:
+    """String(x) as JavaScript writes it: booleans in lower case, infinities spelled out, exponent from 1e21 on."""
     assert js_number_string(x) == expected

@@ -14,6 +14,8 @@ from hypothesis import settings
 
 from invariants.plugin import chosen_profile
 
+pytestmark = pytest.mark.harness
+
 ROOT = Path(__file__).resolve().parents[1]
 CONFTEST = (ROOT / "tests" / "conftest.py").read_text(encoding="utf-8")
 

@@ -1,0 +1,52 @@
+"""The defect switches and variants (SPEC sections 0, 14 and 16): ``VARIANTS``, ``Defects`` and
+``resolve_variant``."""
+
+from __future__ import annotations
+
+import pytest
+from builders import store
+
+from reference.model import Budget, Config
+from strategies import VARIANTS, Defect, HierarchicalStrategy
+from strategies.defects import KNOWN, REMOVALS, SEED_FIXED, Defects, resolve_variant
+
+
+def test_variants_are_the_spec_defect_sets() -> None:
+    """``main`` carries every known defect, ``pr`` those the seed leaves, ``sound`` none; no variant carries a
+    seed-removal switch."""
+    assert set(VARIANTS) == {"main-48bb87a1", "pr-8bb01ab8", "sound"}
+    assert VARIANTS["main-48bb87a1"] == KNOWN
+    assert VARIANTS["pr-8bb01ab8"] == KNOWN - SEED_FIXED
+    assert VARIANTS["sound"] == frozenset()
+    assert not any(REMOVALS & v for v in VARIANTS.values())
+
+
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+def test_a_name_resolves_to_its_defect_set(name: str) -> None:
+    """SPEC 16: a variant name resolves to the defect set ``VARIANTS`` maps it to."""
+    assert resolve_variant(name) == Defects(VARIANTS[name])
+
+
+@pytest.mark.parametrize("defects", [frozenset(), frozenset({Defect.PREFIX_NO_RAW, Defect.VIEW_NOT_RESTORED})])
+def test_a_defect_set_is_a_variant(defects: frozenset[Defect]) -> None:
+    """A frozenset of defects is taken as the variant itself (how mutants of the seed are compiled)."""
+    resolved = resolve_variant(defects)
+    assert resolved.active == defects
+    assert all(resolved.on(d) is (d in defects) for d in Defect)
+    strategy = HierarchicalStrategy(Config(), defects)  # type: ignore[arg-type]
+    strategy.initialize(store(2))
+    assert strategy.compile(Budget(max_tokens=100)).stats.total.tokens == 20
+
+
+def test_defects_pass_through() -> None:
+    """A ``Defects`` is already resolved and is used as given."""
+    given = Defects(frozenset({Defect.STAMPS_VERBATIM}))
+    assert resolve_variant(given) is given
+
+
+def test_an_unknown_variant_is_refused_naming_it_and_the_known_ones() -> None:
+    """The error names the bad name and lists the known variants, comma separated."""
+    with pytest.raises(ValueError, match=r"^unknown variant 'main'; known: main-48bb87a1, pr-8bb01ab8, sound$"):
+        resolve_variant("main")
+    with pytest.raises(ValueError, match=r"unknown variant 'nope'"):
+        HierarchicalStrategy(Config(), "nope")

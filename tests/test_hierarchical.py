@@ -1,0 +1,179 @@
+"""``HierarchicalStrategy``'s own state and pipeline (SPEC sections 10, 15.7, 16): construction errors, the
+store view's binding and restoring, the answer-price memo across ``initialize`` and dry runs, pricing each
+message once, and ``sound``'s up-front check of the custom estimator (and its absence in the faithful variants).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import pytest
+from builders import MAIN, SOUND, VARIANT_NAMES, store, summary
+
+from reference.estimator import text_tokens
+from reference.model import Budget, Config, InvalidConfigError, Message, Store, Summary, Text
+from strategies import Defect, HierarchicalStrategy
+from strategies.recall import SEPARATOR
+
+LABEL = Config().summary_context_label
+UNLIMITED = Budget(max_tokens=math.inf)
+
+
+def _initialized(variant: str, st: Store, config: Config | None = None) -> HierarchicalStrategy:
+    strategy = HierarchicalStrategy(config or Config(), variant)
+    strategy.initialize(st)
+    return strategy
+
+
+def _with_pair() -> Store:
+    """Four messages and one L1 over m1..m2: a positioned compile prices (and memoizes) one answer."""
+    return store(4, [summary("L1-1", 1, 2, tokens=30)])
+
+
+# ----------------------------------------------------------------------------- construction
+
+
+def test_a_config_that_is_not_a_config_is_refused_by_type_name() -> None:
+    """The constructor names the type it got, so a caller passing a dict sees what went wrong."""
+    with pytest.raises(TypeError, match=r"^config must be a Config, got dict$"):
+        HierarchicalStrategy({"max_message_tokens": 10})  # type: ignore[arg-type]
+
+
+def test_compile_before_initialize_is_refused() -> None:
+    """There is no store to compile before ``initialize``; the error says what to call."""
+    with pytest.raises(RuntimeError, match=r"^compile before initialize: call initialize\(store\) first$"):
+        HierarchicalStrategy(Config()).compile(UNLIMITED)
+
+
+@pytest.mark.parametrize("variant", VARIANT_NAMES)
+def test_no_view_is_bound_before_initialize_or_after_it(variant: str) -> None:
+    """A new strategy has no view bound (``view`` is None, not some other falsy value); ``initialize``
+    clears it too."""
+    strategy = HierarchicalStrategy(Config(), variant)
+    assert strategy.view is None
+    strategy.initialize(store(2))
+    assert strategy.view is None
+
+
+# ----------------------------------------------------------------------------- the store view
+
+
+@pytest.mark.parametrize("variant", VARIANT_NAMES)
+def test_view_is_bound_for_the_select_and_restored_to_what_was_bound_before(variant: str) -> None:
+    """SPEC 10: ``pr`` and ``sound`` bind the store's view for the whole select and restore whatever was bound
+    before; ``main`` never binds it.  A compile started while another is running (from inside the custom
+    estimator) finds the outer binding and must leave it in place when it returns."""
+    seen: dict[str, object] = {}
+    holder: list[HierarchicalStrategy] = []
+
+    def estimator(text: str) -> int:
+        strategy = holder[0]
+        if "during" not in seen:
+            seen["during"] = strategy.view
+            strategy.compile(UNLIMITED)
+            seen["after_inner"] = strategy.view
+        return text_tokens(text)
+
+    st = store(3, text_estimator=estimator)
+    holder.append(_initialized(variant, st))
+    holder[0].compile(UNLIMITED)
+    bound = None if variant == MAIN else st
+    assert seen["during"] is bound
+    assert seen["after_inner"] is bound
+    assert holder[0].view is None
+
+
+def test_view_left_bound_when_the_restore_is_switched_off() -> None:
+    """The seed-removal switch ``VIEW_NOT_RESTORED`` (a defect set given as the variant) leaves the view bound
+    after the select, which the invariants must be able to see."""
+    st = store(2)
+    strategy = _initialized(frozenset({Defect.VIEW_NOT_RESTORED}), st)  # type: ignore[arg-type]
+    strategy.compile(UNLIMITED)
+    assert strategy.view is st
+
+
+# ----------------------------------------------------------------------------- the memo
+
+
+@pytest.mark.parametrize("variant", VARIANT_NAMES)
+def test_memo_survives_initialize_only_on_main(variant: str) -> None:
+    """SPEC 10/14: ``initialize`` clears the answer-price memo in ``pr`` and ``sound``; on ``main`` the memo
+    survives (a seed defect)."""
+    st = _with_pair()
+    strategy = _initialized(variant, st)
+    strategy.compile(UNLIMITED)
+    assert strategy.memo
+    strategy.initialize(st)
+    assert bool(strategy.memo) is (variant == MAIN)
+
+
+def test_a_plain_compile_commits_and_a_dry_run_does_not() -> None:
+    """``compile(budget)`` is a committing compile (it memoizes the answer prices it computed); only
+    ``dry_run=True`` leaves the strategy as it was in ``sound``."""
+    st = _with_pair()
+    dry = _initialized(SOUND, st)
+    dry.compile(UNLIMITED, dry_run=True)
+    assert dry.memo == {}
+    real = _initialized(SOUND, st)
+    real.compile(UNLIMITED)
+    assert real.memo
+
+
+# ----------------------------------------------------------------------------- the estimator
+
+
+@pytest.mark.parametrize("variant", VARIANT_NAMES)
+def test_each_message_is_priced_once(variant: str) -> None:
+    """The pipeline prices every message once and reuses that price (windows, head, middle and tail): a
+    custom estimator sees each message's text exactly once when nothing is cut."""
+    calls: Counter[str] = Counter()
+
+    def estimator(text: str) -> int:
+        calls[text] += 1
+        return text_tokens(text)
+
+    messages = tuple(Message(f"m{i}", "user", (Text(f"message number {i} " * 3),)) for i in range(4))
+    st = Store(messages=messages, text_estimator=estimator)
+    _initialized(variant, st, Config(head_window_tokens=5, recent_window_tokens=5)).compile(UNLIMITED)
+    assert {m.content[0].text: calls[m.content[0].text] for m in messages} == {m.content[0].text: 1 for m in messages}
+
+
+def _merged_store(estimator) -> Store:
+    """m0..m3; a merged L1 over m0..m1 (its parent L2 is the live summary) with a text of its own."""
+    inner = Summary(id="L1-1", level=1, content="merged summary text", tokens=10, source_level=0,
+                    source_ids=("m0", "m1"), source_range=("m0", "m1"), parent_id="L2-1")
+    outer = Summary(id="L2-1", level=2, content="live summary text", tokens=10, source_level=1,
+                    source_ids=("L1-1",), source_range=("m0", "m1"))
+    return store(4, [inner, outer], text_estimator=estimator)
+
+
+@pytest.mark.parametrize(("bad_text", "culprit"), [
+    ("merged summary text", "summary 'L1-1'"),
+    (LABEL, "summary_context_label"),
+    (SEPARATOR, "separator"),
+])
+def test_sound_checks_the_estimator_on_every_summary_text_first(bad_text: str, culprit: str) -> None:
+    """SPEC 10: ``sound`` runs a custom estimator over every summary's answer and question, the label and the
+    separator before pricing, so a bad output is refused even for text this positioned compile never sends
+    (a merged summary, the combined label, the separator); the error names its owner."""
+    st = _merged_store(lambda s: -1 if s == bad_text else text_tokens(s))
+    with pytest.raises(InvalidConfigError) as info:
+        _initialized(SOUND, st).compile(UNLIMITED)
+    assert info.value.field == "text_estimator"
+    assert f"for text of {culprit}" in str(info.value)
+
+
+@pytest.mark.parametrize("variant", VARIANT_NAMES)
+def test_only_sound_runs_the_estimator_over_unsent_summary_text(variant: str) -> None:
+    """The up-front check is ``sound``'s (SPEC 10); the faithful variants, like the TypeScript, call the
+    estimator only on what they price, so a merged summary's text never reaches it there."""
+    calls: Counter[str] = Counter()
+
+    def estimator(text: str) -> int:
+        calls[text] += 1
+        return text_tokens(text)
+
+    _initialized(variant, _merged_store(estimator)).compile(UNLIMITED)
+    assert (calls["merged summary text"] > 0) is (variant == SOUND)
+    assert (calls[SEPARATOR] > 0) is (variant == SOUND)
