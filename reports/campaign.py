@@ -4,10 +4,13 @@
   (``reports.mutant_plugin --cm-results``). Tests are parametrized over variant names, so this one
   run gives every test's outcome on every variant.
 - A *named mutant* (``reports.mutants``) runs in its own subprocess with ``--cm-mutant``, over the
-  tests that passed on the baseline (only those can kill), less the tests parametrized for another
-  variant (a mutant changes one variant's defect set; ``all_variants=True`` runs them too). It is
-  *killed* when one of them fails, *survived* when none does, *timeout* when the run outlives
-  ``timeout_factor * baseline time of those tests + timeout_const`` seconds with no failure yet.
+  tests that passed on the baseline (only those can kill) and looked its variant up (a mutant changes
+  one variant's defect set; ``all_variants=True`` runs every passing test). Quick tests run first and
+  every one of them that fails is a killing test; the slow property searches run only while nothing
+  has failed (``--cm-quick-killers``). It is *killed* when a test fails, *survived* when none does,
+  *timeout* when the run outlives ``timeout_factor * baseline time of those tests + timeout_const``
+  seconds with no failure yet. When a property search killed it, that test runs again alone with
+  shrinking on (at most ``shrink_timeout`` seconds) for the minimal counterexample.
 - mutmut's operator mutants run in a copy of the project (``reports.mutmut_run``).
 
 Results are journaled (JSON lines under ``out/journal/``), each keyed by the mutant's id and the
@@ -27,7 +30,6 @@ import ctypes
 import hashlib
 import json
 import os
-import queue
 import signal
 import subprocess
 import sys
@@ -74,8 +76,6 @@ class Settings:
     #: Seconds a named mutant's Hypothesis killer may spend shrinking its counterexample.
     shrink_timeout: float = 30.0
     all_variants: bool = False
-    #: Run the named mutants forked from a warm pytest (``reports.forkrun``), not each in a fresh process.
-    fork: bool = True
     python: str = sys.executable
     #: Folders put first on the subprocesses' PYTHONPATH (the project root, then the harness's own).
     pythonpath: Sequence[Path] = ()
@@ -205,19 +205,14 @@ class RunOutcome:
 PYTEST_ARGS = ("-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-p", "reports.mutant_plugin")
 
 
-def run_pytest(settings: Settings, args: Sequence[str], timeout: float | None,
-               server: ForkServer | None = None) -> RunOutcome:
-    """Run pytest with the recording plugin, killed at the timeout: in a fresh process in its own group, or
-    forked from a warm ``server``."""
+def run_pytest(settings: Settings, args: Sequence[str], timeout: float | None) -> RunOutcome:
+    """Run pytest with the recording plugin in a fresh process in its own group, killed at the timeout."""
     with tempfile.TemporaryDirectory(prefix="cm-run-") as tmp:
         results = Path(tmp) / "results.jsonl"
         log = Path(tmp) / "output.log"
         full = [*PYTEST_ARGS, f"--cm-results={results}", *args]
         started = time.time()
-        if server is not None:
-            returncode, timed_out = server.run(full, log, timeout)
-        else:
-            returncode, timed_out = _run_process([settings.python, "-m", "pytest", *full], settings, log, timeout)
+        returncode, timed_out = _run_process([settings.python, "-m", "pytest", *full], settings, log, timeout)
         wall = time.time() - started
         rows = read_rows(results)
         tail = log.read_text(encoding="utf-8", errors="replace")[-4000:] if log.exists() else ""
@@ -240,70 +235,6 @@ def _run_process(cmd: Sequence[str], settings: Settings, log: Path, timeout: flo
             with _LIVE_LOCK:
                 _LIVE.discard(proc)
     return proc.returncode, False
-
-
-class ForkServer:
-    """A ``reports.forkrun`` process: pytest and the suite imported once, one forked child per run."""
-
-    def __init__(self, settings: Settings) -> None:
-        self.proc = subprocess.Popen([settings.python, "-m", "reports.forkrun", *settings.selection],
-                                     cwd=settings.root, env=settings.env(), stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True,
-                                     preexec_fn=_die_with_parent)
-        with _LIVE_LOCK:
-            _LIVE.add(self.proc)
-        self.buf = b""
-        self.child: int | None = None
-        if self._read(600) is None:
-            self.close()
-            raise CampaignError("the fork server did not start")
-
-    def _read(self, timeout: float) -> dict[str, Any] | None:
-        """The server's next message, or None when ``timeout`` passes first."""
-        import select
-
-        assert self.proc.stdout is not None
-        deadline = time.time() + timeout
-        while b"\n" not in self.buf:
-            left = deadline - time.time()
-            if left <= 0 or not select.select([self.proc.stdout], [], [], left)[0]:
-                return None
-            chunk = os.read(self.proc.stdout.fileno(), 65536)
-            if not chunk:
-                raise CampaignError("the fork server died")
-            self.buf += chunk
-        line, self.buf = self.buf.split(b"\n", 1)
-        return json.loads(line)
-
-    def run(self, args: Sequence[str], log: Path, timeout: float | None) -> tuple[int | None, bool]:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(json.dumps({"args": list(args), "log": str(log)}).encode() + b"\n")
-        self.proc.stdin.flush()
-        started = self._read(60)
-        if started is None:
-            raise CampaignError("the fork server did not fork")
-        self.child = started["pid"]
-        try:
-            done = self._read(timeout if timeout is not None else 1e9)
-            if done is None:
-                self.kill_child()
-                self._read(60)
-                return None, True
-            return done["exit"], False
-        finally:
-            self.child = None
-
-    def kill_child(self) -> None:
-        if self.child is not None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.child, signal.SIGKILL)
-
-    def close(self) -> None:
-        self.kill_child()
-        kill_group(self.proc)
-        self.proc.wait()
-        with _LIVE_LOCK:
-            _LIVE.discard(self.proc)
 
 
 def read_rows(path: Path) -> list[dict[str, Any]]:
@@ -349,8 +280,7 @@ def timeout_for(rows: Sequence[dict[str, Any]], baseline: dict[str, Any], settin
     return settings.timeout_factor * (sum(r["duration"] for r in rows) + baseline["overhead"]) + settings.timeout_const
 
 
-def run_named(mutant: Mutant, baseline: dict[str, Any], settings: Settings, fp: str,
-              server: ForkServer | None = None) -> dict[str, Any]:
+def run_named(mutant: Mutant, baseline: dict[str, Any], settings: Settings, fp: str) -> dict[str, Any]:
     """Run one named mutant; the journal record of its outcome."""
     rows = tests_for(mutant, baseline, settings.all_variants)
     record: dict[str, Any] = {"mutant": mutant.id, "fingerprint": fp, "kind": mutant.kind, "spec": mutant.spec,
@@ -360,11 +290,15 @@ def run_named(mutant: Mutant, baseline: dict[str, Any], settings: Settings, fp: 
         return record
     timeout = timeout_for(rows, baseline, settings)
     mutant_args = [*settings.selection, f"--cm-mutant={mutant.spec}"]
-    run = _run_only(settings, [*mutant_args, "--cm-no-shrink"], [r["nodeid"] for r in rows], timeout, server)
+    with tempfile.TemporaryDirectory(prefix="cm-durations-") as tmp:
+        durations = Path(tmp) / "durations.json"
+        durations.write_text(json.dumps({r["nodeid"]: r["duration"] for r in baseline["tests"]}), encoding="utf-8")
+        run = _run_only(settings, [*mutant_args, "--cm-no-shrink", f"--cm-quick-killers={durations}"],
+                        [r["nodeid"] for r in rows], timeout)
     failed = [r for r in run.rows if r["outcome"] in ("failed", "error")]
     running = [r["nodeid"] for r in run.rows if r["outcome"] == "running"]
     shrink_started = time.time()
-    shrunk = _shrink_one(settings, mutant_args, failed, baseline, server) if failed else {}
+    shrunk = _shrink_one(settings, mutant_args, failed, baseline) if failed else {}
     shrink_seconds = time.time() - shrink_started
     if failed:
         status = "killed"
@@ -390,19 +324,18 @@ def run_named(mutant: Mutant, baseline: dict[str, Any], settings: Settings, fp: 
     return record
 
 
-def _run_only(settings: Settings, args: list[str], nodeids: Sequence[str], timeout: float | None,
-              server: ForkServer | None) -> RunOutcome:
+def _run_only(settings: Settings, args: list[str], nodeids: Sequence[str], timeout: float | None) -> RunOutcome:
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False, encoding="utf-8") as fh:
         fh.write("\n".join(nodeids) + "\n")
         only = fh.name
     try:
-        return run_pytest(settings, [*args, f"--cm-only={only}"], timeout, server)
+        return run_pytest(settings, [*args, f"--cm-only={only}"], timeout)
     finally:
         os.unlink(only)
 
 
-def _shrink_one(settings: Settings, args: list[str], failed: list[dict[str, Any]], baseline: dict[str, Any],
-                server: ForkServer | None) -> dict[str, str]:
+def _shrink_one(settings: Settings, args: list[str], failed: list[dict[str, Any]],
+                baseline: dict[str, Any]) -> dict[str, str]:
     """Run the quickest killing test that printed a Hypothesis example again, shrinking: its minimal example.
 
     Shrinking stops at ``settings.shrink_timeout`` seconds; the report then shows the example unshrunk.
@@ -412,7 +345,7 @@ def _shrink_one(settings: Settings, args: list[str], failed: list[dict[str, Any]
     if not found:
         return {}
     nodeid = min(found, key=lambda r: durations.get(r["nodeid"], 0.0))["nodeid"]
-    again = _run_only(settings, args, [nodeid], settings.shrink_timeout, server)
+    again = _run_only(settings, args, [nodeid], settings.shrink_timeout)
     texts = {r["nodeid"]: r.get("text", "") for r in again.rows if r["outcome"] in ("failed", "error")}
     return {nodeid: texts[nodeid]} if nodeid in texts else {}
 
@@ -491,38 +424,17 @@ def run_named_mutants(settings: Settings, mutants: Sequence[Mutant], *, shard: t
                                 "journaled\n")
     progress = Progress(len(pending), settings.workers, settings.progress, "named mutants")
     workers = max(1, min(settings.workers, len(pending)))
-    servers: queue.Queue[ForkServer | None] = queue.Queue()
-    started: list[ForkServer] = []
-
     halted = threading.Event()
 
     def one(mutant: Mutant) -> dict[str, Any] | None:
-        server = servers.get()
-        try:
-            if halted.is_set():
-                return None
-            if server is None and settings.fork and hasattr(os, "fork"):
-                server = ForkServer(settings)
-                started.append(server)
-            return run_named(mutant, baseline, settings, fp, server)
-        except CampaignError:  # the fork server failed: a fresh process instead
-            if server is not None:
-                server.close()
-            server = None
-            return None if halted.is_set() else run_named(mutant, baseline, settings, fp, None)
-        finally:
-            servers.put(server)
+        return None if halted.is_set() else run_named(mutant, baseline, settings, fp)
 
     def halt() -> None:
         halted.set()
         for fut in futures:
             fut.cancel()
-        for server in list(started):
-            server.kill_child()
         kill_all()
 
-    for _ in range(workers):
-        servers.put(None)
     pool = ThreadPoolExecutor(max_workers=workers)
     futures: dict[Any, Mutant] = {}
     try:
@@ -548,8 +460,6 @@ def run_named_mutants(settings: Settings, mutants: Sequence[Mutant], *, shard: t
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
-        for server in started:
-            server.close()
     return done
 
 

@@ -22,6 +22,9 @@ Load it with ``-p reports.mutant_plugin``. It does nothing unless asked:
 - ``--cm-only PATH``: run only the tests whose node ids PATH lists (one a line); the rest are
   deselected. The environment variable ``CMHARNESS_SKIP`` names a file of node ids to deselect
   (how the campaign keeps mutmut off the tests that are red on the unmutated code).
+- ``--cm-quick-killers DURATIONS`` (a JSON file of baseline durations by node id): quick tests run
+  first, and once one has failed the slow ones are skipped (how a named mutant finds every quick killing
+  test without paying for the property searches; a property test kills only when no quick test does).
 - With the environment variable ``CMHARNESS_DURATIONS`` naming a JSON file of baseline durations by
   node id, the tests of a mutmut mutant run quick ones first (mutmut stops at the first failure, so a
   killed mutant costs a quick killing test, not the slow property tests before it).
@@ -58,6 +61,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="Hypothesis neither shrinks nor explains a failure (a quick search for killing tests)")
     group.addoption("--cm-only", default=None, metavar="PATH",
                     help="run only the tests whose node ids PATH lists, one a line")
+    group.addoption("--cm-quick-killers", default=None, metavar="DURATIONS",
+                    help="DURATIONS is a JSON file of baseline durations by node id: run the quick tests first "
+                         "and, once a test has failed, skip the slow ones (every quick killing test is still found)")
 
 
 def parse_mutant(spec: str) -> tuple[str, tuple[str, ...]]:
@@ -92,6 +98,10 @@ def pytest_configure(config: pytest.Config) -> None:
             apply_mutant(spec)
         except ValueError as err:
             raise pytest.UsageError(str(err)) from None
+    _remember_wanted(config)
+    quick = config.getoption("--cm-quick-killers")
+    if quick:
+        config.pluginmanager.register(QuickKillers(_durations(quick), spec or ""), "cmharness-quick-killers")
     path = config.getoption("--cm-results")
     killers = os.environ.get(KILLERS_ENV)
     if path or killers:
@@ -155,6 +165,28 @@ def _ids(path: str) -> set[str]:
         return {line.rstrip("\n") for line in fh if line.strip()}
 
 
+_WANTED = pytest.StashKey[dict[Path, set[str]]]()
+
+
+def _remember_wanted(config: pytest.Config) -> None:
+    """Under a mutmut mutant (a run of named tests), remember which functions each file is asked for."""
+    if "__mutmut_" in os.environ.get("MUTANT_UNDER_TEST", ""):
+        config.stash[_WANTED] = requested_functions(list(config.args), config.invocation_params.dir)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: object) -> list[Any] | None:
+    """Under a mutmut mutant, a test function no argument names is not collected at all: building (and
+    parametrizing) the items of a whole module only to drop most of them is most of a mutant's run."""
+    wanted = collector.config.stash.get(_WANTED, None)
+    if not wanted or not callable(obj) or isinstance(obj, type):
+        return None
+    names = wanted.get(collector.path)
+    if names is None or name in names or not collector.funcnamefilter(name):
+        return None
+    return []
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     durations = os.environ.get(DURATIONS_ENV)
@@ -172,6 +204,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         chosen = {id(it) for it in selected}
         config.hook.pytest_deselected(items=[it for it in items if id(it) not in chosen])
         items[:] = selected
+
+
+def requested_functions(args: list[str], rootdir: Path) -> dict[Path, set[str]]:
+    """The test functions node-id arguments name, by file (``tests/t.py::f[x]`` names ``f`` in ``t.py``).
+
+    A file named whole (no ``::``) maps to no set: everything in it is wanted.
+    """
+    wanted: dict[Path, set[str]] = {}
+    whole: set[Path] = set()
+    for arg in args:
+        path, sep, rest = arg.partition("::")
+        file = (rootdir / path).resolve()
+        if not sep:
+            whole.add(file)
+        else:
+            wanted.setdefault(file, set()).update(part.split("[", 1)[0] for part in rest.split("::"))
+    return {f: names for f, names in wanted.items() if f not in whole}
 
 
 def _durations(path: str) -> dict[str, float]:
@@ -197,6 +246,25 @@ def fastest_first(items: list[pytest.Item], durations: dict[str, float], mutant:
         return 1, took, item.nodeid
 
     items.sort(key=key)
+
+
+class QuickKillers:
+    """A named mutant's run: quick tests first; after a failure the slow ones (the property searches) are skipped."""
+
+    def __init__(self, durations: dict[str, float], mutant: str) -> None:
+        self.durations, self.mutant = durations, mutant
+        self.killed = False
+
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        fastest_first(items, self.durations, self.mutant)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        if self.killed and self.durations.get(item.nodeid, float("inf")) >= QUICK:
+            pytest.skip("a quicker test has already killed this mutant")
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.killed = self.killed or report.failed
 
 
 def variant_of(item: pytest.Item) -> str | None:

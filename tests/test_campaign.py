@@ -193,6 +193,59 @@ def test_quick_tests_run_first_in_an_order_drawn_from_the_mutant():
     assert first == order("m.x_f__mutmut_1")
 
 
+def test_quick_killers_run_every_quick_test_and_skip_the_slow_ones_after_a_failure(pytester):
+    pytester.makepyfile(test_k="""
+        def test_slow_pass():
+            pass
+
+        def test_quick_fail():
+            assert False
+
+        def test_slow_fail():
+            assert False
+
+        def test_quick_fail_too():
+            assert False
+    """)
+    slow, quick = 2 * mutant_plugin.QUICK, mutant_plugin.QUICK / 2
+    durations = {"test_k.py::test_slow_pass": slow, "test_k.py::test_quick_fail": quick,
+                 "test_k.py::test_slow_fail": slow, "test_k.py::test_quick_fail_too": quick}
+    path = pytester.path / "durations.json"
+    path.write_text(json.dumps(durations))
+    result = pytester.runpytest("-p", "reports.mutant_plugin", f"--cm-quick-killers={path}", "-rs")
+    result.assert_outcomes(failed=2, skipped=2)
+    result.stdout.fnmatch_lines(["*a quicker test has already killed this mutant*"])
+    without = pytester.runpytest("-p", "reports.mutant_plugin")
+    without.assert_outcomes(failed=3, passed=1)
+
+
+def test_under_a_mutmut_mutant_only_the_named_test_functions_are_collected(pytester, monkeypatch):
+    pytester.makepyfile(test_k="""
+        def pytest_generate_tests(metafunc):
+            if metafunc.function.__name__ == "test_other":
+                raise RuntimeError("test_other was collected")
+
+        def test_named():
+            pass
+
+        def test_other():
+            pass
+    """)
+    monkeypatch.setenv("MUTANT_UNDER_TEST", "m.x_f__mutmut_1")
+    pytester.runpytest("-p", "reports.mutant_plugin", "test_k.py::test_named").assert_outcomes(passed=1)
+    pytester.runpytest("-p", "reports.mutant_plugin", "test_k.py").assert_outcomes(errors=1)  # a whole file
+    monkeypatch.delenv("MUTANT_UNDER_TEST")
+    pytester.runpytest("-p", "reports.mutant_plugin", "test_k.py::test_named").assert_outcomes(errors=1)
+
+
+def test_requested_functions_by_file(tmp_path):
+    wanted = mutant_plugin.requested_functions(
+        ["tests/a.py::test_x[1-sound]", "tests/a.py::test_y", "tests/b.py::TestC::test_z", "tests/c.py",
+         "tests/c.py::test_w"], tmp_path)
+    assert wanted == {(tmp_path / "tests/a.py").resolve(): {"test_x", "test_y"},
+                      (tmp_path / "tests/b.py").resolve(): {"TestC", "test_z"}}
+
+
 def test_baseline_records_outcome_variant_and_red_on(campaign):
     _, _, records = campaign
     rows = {r["nodeid"]: r for r in records[BASELINE]["tests"]}
