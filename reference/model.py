@@ -247,20 +247,20 @@ def _check_summary_fields(s: Summary) -> None:
                 _fail(f"{where}: response_content[{i}] must be Thinking, RedactedThinking or Text")
 
 
-def _expand_leaves(store: Store, by_id: Mapping[str, Summary]) -> dict[str, frozenset[str]]:
+def _expand_leaves(by_id: Mapping[str, Summary]) -> dict[str, frozenset[str]]:
+    """Each summary's leaves; a summary met again before its own expansion finished is a cycle."""
     leaves: dict[str, frozenset[str]] = {}
-    visiting: set[str] = set()
+    started: set[str] = set()
 
     def expand(sid: str) -> frozenset[str]:
         if sid in leaves:
             return leaves[sid]
-        if sid in visiting:
+        if sid in started:  # started and not finished: on the path being expanded
             _fail(f"summary {sid!r}: cycle through source_ids")
-        visiting.add(sid)
+        started.add(sid)
         s = by_id[sid]
         sources = s.source_ids
         got = frozenset(sources) if s.source_level == 0 else frozenset().union(*map(expand, sources))
-        visiting.discard(sid)
         leaves[sid] = got
         return got
 
@@ -293,7 +293,7 @@ def _check_store(store: Store) -> None:
         if s.parent_id is not None and s.parent_id not in by_id:
             _fail(f"summary {s.id!r}: parent_id {s.parent_id!r} names no summary")
     _check_parent_cycles(by_id)
-    leaves = _expand_leaves(store, by_id)
+    leaves = _expand_leaves(by_id)
     for s in store.summaries:
         ordered = sorted(leaves[s.id], key=index.__getitem__)
         if tuple(s.source_range) != (ordered[0], ordered[-1]):

@@ -464,6 +464,10 @@ def run_named_mutants(settings: Settings, mutants: Sequence[Mutant], *, shard: t
 
 
 DEFAULT_BUDGET = 540.0
+#: The folders mutmut mutates by default: the optimized compile under review. ``reference/`` (the yardstick,
+#: about 1,900 more mutants) runs with ``--mutmut-paths strategies reference`` and joins the same report.
+DEFAULT_MUTMUT_PATHS = ("strategies",)
+MUTMUT_PATHS = ("strategies", "reference")
 
 
 def add_report_arguments(parser: Any) -> None:
@@ -472,6 +476,10 @@ def add_report_arguments(parser: Any) -> None:
     parser.add_argument("--merge", action="store_true",
                         help="run nothing: build the report from every journal in the journal folder")
     parser.add_argument("--no-mutmut", action="store_true", help="leave mutmut's operator mutants out of this run")
+    parser.add_argument("--mutmut-paths", nargs="+", choices=MUTMUT_PATHS, default=list(DEFAULT_MUTMUT_PATHS),
+                        metavar="FOLDER", help=f"the folders mutmut mutates in this run, of {', '.join(MUTMUT_PATHS)} "
+                                               f"(default: {' '.join(DEFAULT_MUTMUT_PATHS)}); results of earlier "
+                                               "runs over other folders stay in the report")
     parser.add_argument("--budget", type=float, default=DEFAULT_BUDGET, metavar="SECONDS",
                         help=f"wall-clock budget of the run; mutmut gets what the rest leaves (default "
                              f"{DEFAULT_BUDGET:.0f}); mutants it does not reach run next time")

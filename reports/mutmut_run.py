@@ -31,7 +31,7 @@ import subprocess
 import sys
 import time
 import tokenize
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -341,12 +341,14 @@ def progress_counts(work: Path) -> dict[str, int]:
 
 
 def run_mutmut(settings: Settings, fp: str, baseline: dict[str, Any], budget: float,
-               shard: tuple[int, int] | None = None) -> MutmutResult:
-    """Run (or resume) mutmut for at most ``budget`` seconds; the records of every finished mutant."""
+               shard: tuple[int, int] | None = None, paths: Sequence[str] = MUTATED) -> MutmutResult:
+    """Run (or resume) mutmut over the modules under ``paths`` for at most ``budget`` seconds; the records of
+    every finished mutant of those modules."""
     start = time.time()
     work = lay_work_copy(settings, fp)
     reset_interrupted(work)
-    owned = [m for m in modules(work) if shard is None or shard_of(m, shard[1]) == shard[0]]
+    owned = [m for m in modules(work) if m.split(".", 1)[0] in paths
+             and (shard is None or shard_of(m, shard[1]) == shard[0])]
     every, pending = _pending_names(work)
     known = all(m in every for m in owned)
     todo = [n for m in owned for n in pending.get(m, [])] if known else []
@@ -357,7 +359,7 @@ def run_mutmut(settings: Settings, fp: str, baseline: dict[str, Any], budget: fl
             note = f"not run: only {max(budget, 0):.0f}s of the budget left; it runs next time"
         else:
             args: list[str] = []
-            if shard is not None:
+            if shard is not None or set(paths) != set(MUTATED):  # name them: mutmut alone runs every module
                 args = [n for m in owned if m in every for n in pending[m]]
                 args += [f"{m}.*" for m in owned if m not in every]
             note = _invoke(settings, work, baseline, args, deadline=start + budget)

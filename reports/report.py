@@ -34,6 +34,7 @@ import pandas as pd
 from reports.campaign import (
     BASELINE,
     DEFAULT_BUDGET,
+    DEFAULT_MUTMUT_PATHS,
     RED,
     Journal,
     Settings,
@@ -58,7 +59,8 @@ MTE_STATUS = {"killed": "Killed", "survived": "Survived", "timeout": "Timeout", 
 
 
 def run_campaign(settings: Settings, *, shard: tuple[int, int] | None = None, budget: float = DEFAULT_BUDGET,
-                 mutmut: bool = True, merge: bool = False) -> tuple[str, dict[str, dict[str, Any]]]:
+                 mutmut: bool = True, merge: bool = False,
+                 mutmut_paths: Sequence[str] = DEFAULT_MUTMUT_PATHS) -> tuple[str, dict[str, dict[str, Any]]]:
     """Run what the journal does not hold yet (unless ``merge``); the fingerprint and every record."""
     start = time.time()
     deadline = start + budget - REPORT_RESERVE
@@ -69,15 +71,17 @@ def run_campaign(settings: Settings, *, shard: tuple[int, int] | None = None, bu
             from reports.mutmut_run import journal_records, run_mutmut
 
             left = deadline - time.time()
-            result = run_mutmut(settings, fp, done[BASELINE], left, shard)
+            result = run_mutmut(settings, fp, done[BASELINE], left, shard, mutmut_paths)
             journal = Journal(settings.journal_dir, journal_name(shard))
             journal_records(journal, result.records, done)
-            key = f"mutmut-inventory:{journal_name(shard)}"
-            inventory = {"mutant": key, "fingerprint": fp, "kind": "inventory", "names": sorted(result.names),
-                         "note": result.note}
-            old = done.get(key)
-            if old is None or old.get("names") != inventory["names"] or old.get("note") != inventory["note"]:
-                journal.write(inventory)
+            for path in mutmut_paths:  # one inventory per folder: runs over other folders add to the report
+                key = f"mutmut-inventory:{journal_name(shard)}:{path}"
+                names = sorted(n for n in result.names if n.split(".", 1)[0] == path)
+                inventory = {"mutant": key, "fingerprint": fp, "kind": "inventory", "names": names,
+                             "path": path, "note": result.note}
+                old = done.get(key)
+                if old is None or old.get("names") != inventory["names"] or old.get("note") != inventory["note"]:
+                    journal.write(inventory)
             if settings.progress:
                 checked = f"{len(result.names) - result.pending} of {len(result.names)} mutants checked" \
                     if result.names else "not started"
@@ -384,6 +388,20 @@ def pct(x: float) -> str:
     return "n/a" if pd.isna(x) else f"{x:.1f}%"
 
 
+def mutmut_folders(report: Report) -> list[str]:
+    """The top folders whose modules mutmut's mutants come from (those some run of the campaign covered)."""
+    return sorted({str(i).removeprefix("mutmut:").split(".", 1)[0] for i in report.mutmut["id"]})
+
+
+def folder_scores(report: Report) -> list[str]:
+    lines = []
+    for folder in mutmut_folders(report):
+        sub = score(report.mutmut.loc[report.mutmut["id"].str.startswith(f"mutmut:{folder}."), "status"])
+        lines.append(f"  {folder}/: {sub['killed']}/{sub['counted']} killed = {pct(sub['score'])} "
+                     f"(with timeouts {pct(sub['with_timeouts'])})")
+    return lines
+
+
 def summary_lines(report: Report) -> list[str]:
     ns, ms = report.named_score(), report.mutmut_score()
     by_kind = []
@@ -399,10 +417,12 @@ def summary_lines(report: Report) -> list[str]:
         + (f"; {ns['counts']['pending']} of {ns['total']} not run yet: INCOMPLETE" if ns["counts"].get("pending")
            else "") + ")",
         *by_kind,
-        f"mutmut (strategies/, reference/): {ms['killed']}/{ms['counted']} killed = {pct(ms['score'])} "
+        f"mutmut ({', '.join(f + '/' for f in mutmut_folders(report)) or 'no folder'}): "
+        f"{ms['killed']}/{ms['counted']} killed = {pct(ms['score'])} "
         f"(with timeouts {pct(ms['with_timeouts'])}); survived {mc.get('survived', 0)}, no coverage "
         f"{mc.get('no-coverage', 0)}, timeout {mc.get('timeout', 0)}, equivalent {mc.get('equivalent', 0)}, "
         f"pending {mc.get('pending', 0)}" + ("" if len(report.mutmut) else " (mutmut has not run yet)"),
+        *folder_scores(report),
         f"red-first: {len(report.checks['never_red'])} of {report.checks['tests']} tests never red; "
         f"{len(report.checks['red_on_violations'])} red_on violation(s)",
     ]
@@ -634,7 +654,7 @@ def run(args: Any, stdout: TextIO) -> int:
     start = time.time()
     try:
         fp, records = run_campaign(settings, shard=shard, budget=args.budget, mutmut=not args.no_mutmut,
-                                   merge=args.merge)
+                                   merge=args.merge, mutmut_paths=tuple(args.mutmut_paths))
     except KeyboardInterrupt:
         print("cmharness report: interrupted; what finished is journaled, run it again to resume", file=sys.stderr)
         return 130

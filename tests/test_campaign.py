@@ -551,8 +551,10 @@ def test_mutmut_runs_in_its_own_copy_and_is_read_back(tmp_path):
     (root / "reference").mkdir()
     (root / "reference" / "__init__.py").write_text("")
     (root / "reference" / "ops.py").write_text("def double(x):\n    return x * 2\n")
+    (root / "strategies" / "step.py").write_text("def inc(x):\n    return x + 1\n")
     (root / "tests" / "test_ops.py").write_text(
-        "from reference.ops import double\n\n\ndef test_double():\n    assert double(3) == 6\n")
+        "from reference.ops import double\nfrom strategies.step import inc\n\n\n"
+        "def test_double():\n    assert double(3) == 6\n\n\ndef test_inc():\n    assert inc(3) == 4\n")
     (root / "reports").mkdir()
     for name in ("__init__.py", "mutant_plugin.py"):
         shutil.copy(ROOT / "reports" / name, root / "reports" / name)
@@ -563,8 +565,12 @@ def test_mutmut_runs_in_its_own_copy_and_is_read_back(tmp_path):
     fp = fingerprint(settings)
     baseline = {"tests": [{"nodeid": "tests/test_calc.py::test_red_on_baseline", "outcome": "failed", "duration": 0.01},
                           {"nodeid": "tests/test_ops.py::test_double", "outcome": "passed", "duration": 0.01}]}
-    result = run_mutmut(settings, fp, baseline, budget=240)
-    assert result.pending == 0, result.note
+    first = run_mutmut(settings, fp, baseline, budget=240, paths=("strategies",))
+    assert first.pending == 0 and first.names, first.note
+    assert all(n.startswith("strategies.step.") for n in first.names)
+    assert all(r["mutant"].startswith("mutmut:strategies.") for r in first.records)
+    result = run_mutmut(settings, fp, baseline, budget=240, paths=("reference",))
+    assert result.pending == 0 and all(n.startswith("reference.") for n in result.names), result.note
     by_name = {r["mutant"]: r for r in result.records}
     double = {k: r for k, r in by_name.items() if ".ops." in k}
     assert double and all(r["status"] == "killed" for r in double.values())

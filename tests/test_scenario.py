@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import copy
 import json
 import math
@@ -630,37 +631,22 @@ def test_dump_block_refuses_a_non_block() -> None:
         _dump_block("x")  # type: ignore[arg-type]
 
 
-_LOCALE_SCRIPT = """
-import sys
-from pathlib import Path
-from reference.scenario import load_scenario, save_scenario
-src, dst = Path(sys.argv[1]), Path(sys.argv[2])
-sc = load_scenario(src)
-save_scenario(sc, dst)
-assert load_scenario(str(dst)) == sc
-print(sc.store.messages[0].content[0].text)
-"""
+def test_files_are_read_and_written_as_utf8_whatever_the_locale(tmp_path, monkeypatch):
+    """load_scenario and save_scenario name UTF-8 themselves rather than take the locale's encoding."""
+    seen: list[str | None] = []
+    real_read, real_write = Path.read_text, Path.write_text
 
+    def read_text(self, encoding=None, errors=None):
+        seen.append(encoding)
+        return real_read(self, encoding=encoding, errors=errors)
 
-def test_files_are_utf8_whatever_the_locale(tmp_path: Path) -> None:
-    """Scenario files are read and written as UTF-8 even under an ASCII locale (the platform default
-    encoding must not leak in): a file with non-ASCII text loads, saves and reloads."""
-    import os
-    import subprocess
-    import sys
+    def write_text(self, data, encoding=None, errors=None, newline=None):
+        seen.append(encoding)
+        return real_write(self, data, encoding=encoding, errors=errors, newline=newline)
 
-    import reference.scenario
-
-    root = Path(reference.scenario.__file__).resolve().parents[1]
-    src, dst = tmp_path / "in.json", tmp_path / "out.json"
-    text = "naïve 🙏"
-    store = Store(messages=(Message(id="m1", participant="User", content=(Text(text),)),))
-    src.write_text(dumps_scenario(Scenario(store=store)), encoding="utf-8")
-    env = {**os.environ, "LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0",
-           "PYTHONIOENCODING": "utf-8", "PYTHONPATH": str(root)}
-    done = subprocess.run([sys.executable, "-c", _LOCALE_SCRIPT, str(src), str(dst)], cwd=root, env=env,
-                          capture_output=True, text=True, encoding="utf-8", timeout=60)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == text
-    assert load_scenario(dst).store == store
-    assert text in dst.read_text(encoding="utf-8")
+    monkeypatch.setattr(Path, "read_text", read_text)
+    monkeypatch.setattr(Path, "write_text", write_text)
+    store = Store(messages=(Message(id="m1", participant="User", content=(Text("naïve 🙏"),)),))
+    save_scenario(Scenario(store=store), tmp_path / "s.json")
+    assert load_scenario(tmp_path / "s.json").store == store
+    assert len(seen) == 2 and all(e is not None and codecs.lookup(e).name == "utf-8" for e in seen)
