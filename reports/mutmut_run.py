@@ -331,9 +331,13 @@ def _pending_names(work: Path) -> tuple[dict[str, list[str]], dict[str, list[str
     return every, pending
 
 
-def progress_counts(work: Path) -> dict[str, int]:
+def progress_counts(work: Path, owned: Iterable[str]) -> dict[str, int]:
+    """Mutants by status over the owned modules (those this run mutates)."""
+    mine = set(owned)
     counts: dict[str, int] = {}
-    for _, (_, data) in load_meta(work).items():
+    for source, (_, data) in load_meta(work).items():
+        if source[: -len(".py")].replace("/", ".") not in mine:
+            continue
         for v in data.get("exit_code_by_key", {}).values():
             s = mutmut_status(v)
             counts[s] = counts.get(s, 0) + 1
@@ -362,7 +366,7 @@ def run_mutmut(settings: Settings, fp: str, baseline: dict[str, Any], budget: fl
             if shard is not None or set(paths) != set(MUTATED):  # name them: mutmut alone runs every module
                 args = [n for m in owned if m in every for n in pending[m]]
                 args += [f"{m}.*" for m in owned if m not in every]
-            note = _invoke(settings, work, baseline, args, deadline=start + budget)
+            note = _invoke(settings, work, baseline, args, deadline=start + budget, owned=owned)
             ran = True
             reset_interrupted(work)
     every, pending = _pending_names(work)
@@ -372,7 +376,8 @@ def run_mutmut(settings: Settings, fp: str, baseline: dict[str, Any], budget: fl
     return MutmutResult(records, names, left, ran, time.time() - start, note)
 
 
-def _invoke(settings: Settings, work: Path, baseline: dict[str, Any], names: list[str], deadline: float) -> str:
+def _invoke(settings: Settings, work: Path, baseline: dict[str, Any], names: list[str], deadline: float,
+            owned: Sequence[str]) -> str:
     skip = work.parent / "skip.txt"
     skip.write_text("".join(r["nodeid"] + "\n" for r in baseline["tests"]
                             if r["outcome"] in RED - {"xfailed"}), encoding="utf-8")
@@ -402,7 +407,7 @@ def _invoke(settings: Settings, work: Path, baseline: dict[str, Any], names: lis
                     break
                 if stream is not None and now - last >= 15:
                     last = now
-                    counts = progress_counts(work)
+                    counts = progress_counts(work, owned)
                     total = sum(counts.values())
                     done = total - counts.get("pending", 0)
                     shown = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()) if k != "pending")
