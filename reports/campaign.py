@@ -91,6 +91,7 @@ class Settings:
         paths = [str(p) for p in (self.root, *self.pythonpath, ROOT)]
         env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
         env["CMHARNESS_PROFILE"] = self.profile
+        env["PYTHONHASHSEED"] = "0"  # set orders (a failure's repr of a frozenset) the same in every run
         return env
 
 

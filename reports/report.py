@@ -423,7 +423,8 @@ def summary_lines(report: Report) -> list[str]:
         f"{mc.get('no-coverage', 0)}, timeout {mc.get('timeout', 0)}, equivalent {mc.get('equivalent', 0)}, "
         f"pending {mc.get('pending', 0)}" + ("" if len(report.mutmut) else " (mutmut has not run yet)"),
         *folder_scores(report),
-        f"red-first: {len(report.checks['never_red'])} of {report.checks['tests']} tests never red; "
+        f"red-first: {len(report.checks['never_red'])} of {report.checks['tests']} tests never red on a variant "
+        f"or a mutant of the folders above; "
         f"{len(report.checks['red_on_violations'])} red_on violation(s)",
     ]
     survivors = report.named[~report.named["status"].isin(["killed", "pending"])]

@@ -579,3 +579,10 @@ def test_mutmut_runs_in_its_own_copy_and_is_read_back(tmp_path):
     assert (some["file"], some["line"]) == ("reference/ops.py", 2)
     assert {f: f.read_bytes() for f in hashed_files(root, (*hashed, "reports"))} == before
     assert not (root / "mutants").exists()
+
+
+def test_runs_get_a_fixed_hash_seed_and_the_campaign_profile():
+    """Set orders inside failure texts are the same in every run, so a resumed campaign rewrites the same report."""
+    env = Settings(profile="ci").env()
+    assert env["PYTHONHASHSEED"] == "0" and env["CMHARNESS_PROFILE"] == "ci"
+    assert "MUTANT_UNDER_TEST" not in env and "PYTEST_ADDOPTS" not in env
