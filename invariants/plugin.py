@@ -67,6 +67,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "slow: a long search, run only with --cm-slow or the deep profile")
     config.addinivalue_line("markers", "harness: a test of the harness's own tooling (the plugin, find, the "
                                        "campaign); mutation campaigns leave it out")
+    config.addinivalue_line("markers", "defect_table: the test reads the variants' defect table itself; a named "
+                                       "mutant edits that table, so its run leaves the test out")
     name = chosen_profile(config)
     try:
         settings.load_profile(name)

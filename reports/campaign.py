@@ -271,9 +271,11 @@ class CampaignError(Exception):
 
 
 def tests_for(mutant: Mutant, baseline: dict[str, Any], all_variants: bool) -> list[dict[str, Any]]:
-    """The baseline rows a mutant runs: passed on the baseline and, unless ``all_variants``, looked up the
-    mutant's variant (a test that never builds a strategy of that variant cannot see its switches)."""
-    return [r for r in baseline["tests"] if r["outcome"] == "passed"
+    """The baseline rows a mutant runs: passed on the baseline, not reading the defect table itself (a named
+    mutant is an edit of that table: such a test would kill every one of them by construction) and, unless
+    ``all_variants``, looked up the mutant's variant (a test that never builds a strategy of that variant
+    cannot see its switches)."""
+    return [r for r in baseline["tests"] if r["outcome"] == "passed" and not r.get("reads_table")
             and (all_variants or mutant.variant in r.get("variants_used", (mutant.variant,)))]
 
 

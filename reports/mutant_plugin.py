@@ -16,9 +16,9 @@ Load it with ``-p reports.mutant_plugin``. It does nothing unless asked:
   phases), ``variant`` (the value of the test's ``variant`` parameter, or null), ``base`` (the
   node id without the variant in its parameter id), ``red_on`` (the variants its ``red_on``
   marker names), ``file``, ``variants_used`` (the variant names the test looked up in
-  ``strategies.defects.VARIANTS``), and for a failure or an expected failure ``text`` (the report and
-  captured output, cut to 20,000 characters). A line ``{"event": "start", "nodeid": ...}`` is
-  written as each test starts.
+  ``strategies.defects.VARIANTS``), ``reads_table`` (marked ``defect_table``), and for a failure or
+  an expected failure ``text`` (the report and captured output, cut to 20,000 characters). A line
+  ``{"event": "start", "nodeid": ...}`` is written as each test starts.
 - ``--cm-only PATH``: run only the tests whose node ids PATH lists (one a line); the rest are
   deselected. The environment variable ``CMHARNESS_SKIP`` names a file of node ids to deselect
   (how the campaign keeps mutmut off the tests that are red on the unmutated code).
@@ -313,6 +313,7 @@ class _Recorder:
                 "base": base_id(item.nodeid, variant),
                 "red_on": [str(a) for a in mark.args] if mark is not None else [],
                 "file": item.nodeid.split("::")[0],
+                "reads_table": item.get_closest_marker("defect_table") is not None,
             }
 
     def pytest_runtest_logstart(self, nodeid: str) -> None:

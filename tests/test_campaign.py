@@ -101,6 +101,13 @@ def test_plain():
     assert 1 + 1 == 2
 
 
+@pytest.mark.defect_table
+def test_table():
+    from strategies.defects import VARIANTS
+
+    assert VARIANTS["sound"] == frozenset()
+
+
 def test_red_on_baseline():
     assert False, "red on the unmutated code"
 '''
@@ -169,6 +176,7 @@ def test_a_named_mutant_runs_only_the_tests_that_look_its_variant_up(campaign):
     assert rows["tests/test_calc.py::test_add[pr-8bb01ab8]"]["variants_used"] == ["pr-8bb01ab8"]
     assert rows["tests/test_calc.py::test_add_zero"]["variants_used"] == ["sound"]  # the default argument
     assert rows["tests/test_calc.py::test_plain"]["variants_used"] == []
+    assert rows["tests/test_calc.py::test_table"]["reads_table"] is True  # sees every named mutant: left out
     # test_add[sound], test_marked_but_never_red[sound] and test_add_zero; not test_plain nor pr's
     assert records["defect:HARMLESS"]["ran"] == 3
 

@@ -11,6 +11,7 @@ from strategies import VARIANTS, Defect, HierarchicalStrategy
 from strategies.defects import KNOWN, REMOVALS, SEED_FIXED, Defects, resolve_variant
 
 
+@pytest.mark.defect_table
 def test_variants_are_the_spec_defect_sets() -> None:
     """``main`` carries every known defect, ``pr`` those the seed leaves, ``sound`` none; no variant carries a
     seed-removal switch."""
