@@ -5,9 +5,9 @@
   run gives every test's outcome on every variant.
 - A *named mutant* (``reports.mutants``) runs in its own subprocess with ``--cm-mutant``, over the
   tests that passed on the baseline (only those can kill) and looked its variant up (a mutant changes
-  one variant's defect set; ``all_variants=True`` runs every passing test). Quick tests run first and
-  every one of them that fails is a killing test; the slow property searches run only while nothing
-  has failed (``--cm-quick-killers``). It is *killed* when a test fails, *survived* when none does,
+  one variant's defect set; ``all_variants=True`` runs every passing test). Example tests run first and
+  every one of them that fails is a killing test; the property searches run only while nothing has
+  failed (``--cm-quick-killers``). It is *killed* when a test fails, *survived* when none does,
   *timeout* when the run outlives ``timeout_factor * baseline time of those tests + timeout_const``
   seconds with no failure yet. When a property search killed it, that test runs again alone with
   shrinking on (at most ``shrink_timeout`` seconds) for the minimal counterexample.
@@ -293,11 +293,8 @@ def run_named(mutant: Mutant, baseline: dict[str, Any], settings: Settings, fp: 
         return record
     timeout = timeout_for(rows, baseline, settings)
     mutant_args = [*settings.selection, f"--cm-mutant={mutant.spec}"]
-    with tempfile.TemporaryDirectory(prefix="cm-durations-") as tmp:
-        durations = Path(tmp) / "durations.json"
-        durations.write_text(json.dumps({r["nodeid"]: r["duration"] for r in baseline["tests"]}), encoding="utf-8")
-        run = _run_only(settings, [*mutant_args, "--cm-no-shrink", f"--cm-quick-killers={durations}"],
-                        [r["nodeid"] for r in rows], timeout)
+    run = _run_only(settings, [*mutant_args, "--cm-no-shrink", "--cm-quick-killers"], [r["nodeid"] for r in rows],
+                    timeout)
     failed = [r for r in run.rows if r["outcome"] in ("failed", "error")]
     running = [r["nodeid"] for r in run.rows if r["outcome"] == "running"]
     shrink_started = time.time()

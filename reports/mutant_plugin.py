@@ -22,9 +22,9 @@ Load it with ``-p reports.mutant_plugin``. It does nothing unless asked:
 - ``--cm-only PATH``: run only the tests whose node ids PATH lists (one a line); the rest are
   deselected. The environment variable ``CMHARNESS_SKIP`` names a file of node ids to deselect
   (how the campaign keeps mutmut off the tests that are red on the unmutated code).
-- ``--cm-quick-killers DURATIONS`` (a JSON file of baseline durations by node id): quick tests run
-  first, and once one has failed the slow ones are skipped (how a named mutant finds every quick killing
-  test without paying for the property searches; a property test kills only when no quick test does).
+- ``--cm-quick-killers``: example tests run first, and once one has failed the property tests are
+  skipped (how a named mutant finds every failing example test without paying for the property
+  searches; a property test kills only when no example test does).
 - With the environment variable ``CMHARNESS_DURATIONS`` naming a JSON file of baseline durations by
   node id, the tests of a mutmut mutant run quick ones first (mutmut stops at the first failure, so a
   killed mutant costs a quick killing test, not the slow property tests before it).
@@ -61,9 +61,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="Hypothesis neither shrinks nor explains a failure (a quick search for killing tests)")
     group.addoption("--cm-only", default=None, metavar="PATH",
                     help="run only the tests whose node ids PATH lists, one a line")
-    group.addoption("--cm-quick-killers", default=None, metavar="DURATIONS",
-                    help="DURATIONS is a JSON file of baseline durations by node id: run the quick tests first "
-                         "and, once a test has failed, skip the slow ones (every quick killing test is still found)")
+    group.addoption("--cm-quick-killers", action="store_true", default=False,
+                    help="run the example tests first and, once a test has failed, skip the property tests "
+                         "(every failing example test is still found)")
 
 
 def parse_mutant(spec: str) -> tuple[str, tuple[str, ...]]:
@@ -99,9 +99,8 @@ def pytest_configure(config: pytest.Config) -> None:
         except ValueError as err:
             raise pytest.UsageError(str(err)) from None
     _remember_wanted(config)
-    quick = config.getoption("--cm-quick-killers")
-    if quick:
-        config.pluginmanager.register(QuickKillers(_durations(quick), spec or ""), "cmharness-quick-killers")
+    if config.getoption("--cm-quick-killers"):
+        config.pluginmanager.register(QuickKillers(spec or ""), "cmharness-quick-killers")
     path = config.getoption("--cm-results")
     killers = os.environ.get(KILLERS_ENV)
     if path or killers:
@@ -248,20 +247,31 @@ def fastest_first(items: list[pytest.Item], durations: dict[str, float], mutant:
     items.sort(key=key)
 
 
-class QuickKillers:
-    """A named mutant's run: quick tests first; after a failure the slow ones (the property searches) are skipped."""
+def is_property_test(item: pytest.Item) -> bool:
+    """A Hypothesis test (``@given`` gives the function a ``hypothesis`` handle)."""
+    return hasattr(getattr(item, "obj", None), "hypothesis")
 
-    def __init__(self, durations: dict[str, float], mutant: str) -> None:
-        self.durations, self.mutant = durations, mutant
+
+class QuickKillers:
+    """A named mutant's run: example tests first, in an order drawn from the mutant; after a failure the
+    property tests (the slow searches) are skipped. Which tests run depends on nothing measured."""
+
+    def __init__(self, mutant: str) -> None:
+        self.mutant = mutant
         self.killed = False
 
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
-        fastest_first(items, self.durations, self.mutant)
+        def key(item: pytest.Item) -> tuple[bool, str]:
+            if is_property_test(item):
+                return True, item.nodeid
+            return False, hashlib.sha1(f"{self.mutant}\0{item.nodeid}".encode()).hexdigest()
+
+        items.sort(key=key)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
-        if self.killed and self.durations.get(item.nodeid, float("inf")) >= QUICK:
-            pytest.skip("a quicker test has already killed this mutant")
+        if self.killed and is_property_test(item):
+            pytest.skip("an example test has already killed this mutant")
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.killed = self.killed or report.failed

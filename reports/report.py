@@ -140,11 +140,19 @@ def counterexamples(text: str) -> list[str]:
     return out
 
 
+_ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")
+
+
+def stable(text: str) -> str:
+    """A failure text without memory addresses (``<function f at 0x7f...>``), so each run shows it the same."""
+    return _ADDRESS.sub("0x…", text)
+
+
 def first_line_of_failure(text: str) -> str:
     for line in text.splitlines():
         if line.startswith("E "):
-            return line[1:].strip()
-    return text.strip().splitlines()[-1] if text.strip() else ""
+            return stable(line[1:].strip())
+    return stable(text.strip().splitlines()[-1]) if text.strip() else ""
 
 
 @dataclass
@@ -212,7 +220,7 @@ def build(records: dict[str, dict[str, Any]], fp: str, mutants: Sequence[Mutant]
                      "status": rec["status"] if rec else "pending",
                      "killed_by": list((rec or {}).get("killed_by", [])),
                      "time_to_kill": (rec or {}).get("time_to_kill"), "duration": (rec or {}).get("duration"),
-                     "ran": (rec or {}).get("ran"), "counterexample": examples[0][1] if examples else "",
+                     "ran": (rec or {}).get("ran"), "counterexample": stable(examples[0][1]) if examples else "",
                      "shrunk": bool(examples and examples[0][0]),
                      "slowest": list((rec or {}).get("slowest", [])),
                      "timed_out_in": (rec or {}).get("timed_out_in") or "",

@@ -55,6 +55,7 @@ class Defect(Enum):
     OFF_BY_ONE = ("test", "adds one")
     HANGS = ("test", "never returns")
     HARMLESS = ("test", "changes nothing a test sees")
+    OFF_FOR_LARGE = ("test", "adds one to a first operand of 5 or more")
 
 
 VARIANTS = {"sound": frozenset(), "pr-8bb01ab8": frozenset()}
@@ -70,7 +71,8 @@ def add(a, b, variant="sound"):
     active = VARIANTS[variant]
     if Defect.HANGS in active:
         time.sleep(120)
-    return a + b + (1 if Defect.OFF_BY_ONE in active else 0)
+    off = Defect.OFF_BY_ONE in active or (Defect.OFF_FOR_LARGE in active and a >= 5)
+    return a + b + (1 if off else 0)
 '''
 
 FAKE_TESTS = '''
@@ -116,6 +118,7 @@ MUTANTS = [
     Mutant("defect:OFF_BY_ONE", "defect", "sound", ("OFF_BY_ONE",), "adds one"),
     Mutant("defect:HANGS", "defect", "sound", ("HANGS",), "never returns"),
     Mutant("defect:HARMLESS", "defect", "sound", ("HARMLESS",), "changes nothing a test sees"),
+    Mutant("defect:OFF_FOR_LARGE", "defect", "sound", ("OFF_FOR_LARGE",), "adds one to a first operand of 5 or more"),
 ]
 FAKE_HASHED = ("strategies", "calc.py", "tests")
 
@@ -161,13 +164,18 @@ def test_statuses_killed_survived_timeout(campaign):
 def test_a_kill_names_every_killing_test_of_its_variant_only(campaign):
     _, _, records = campaign
     killed = records["defect:OFF_BY_ONE"]
-    assert sorted(killed["killed_by"]) == ["tests/test_calc.py::test_add[sound]", "tests/test_calc.py::test_add_zero",
+    # every failing example test; the property test is skipped once one has failed
+    assert sorted(killed["killed_by"]) == ["tests/test_calc.py::test_add[sound]",
                                            "tests/test_calc.py::test_marked_but_never_red[sound]"]
+    assert killed["outcomes"]["tests/test_calc.py::test_add_zero"] == "skipped"
     assert killed["time_to_kill"] is not None and 0 <= killed["time_to_kill"] <= killed["duration"]
-    # found without shrinking, then that one test shrunk alone to Hypothesis's minimal example
-    assert killed["shrunk"] == ["tests/test_calc.py::test_add_zero"]
-    examples = counterexamples(killed["failures"]["tests/test_calc.py::test_add_zero"])
-    assert len(examples) == 1 and "test_add_zero(\n    x=0," in examples[0]
+    assert killed["shrunk"] == []
+    # no example test fails: the property test kills, found without shrinking, then shrunk alone
+    large = records["defect:OFF_FOR_LARGE"]
+    assert large["killed_by"] == ["tests/test_calc.py::test_add_zero"]
+    assert large["shrunk"] == ["tests/test_calc.py::test_add_zero"]
+    examples = counterexamples(large["failures"]["tests/test_calc.py::test_add_zero"])
+    assert len(examples) == 1 and "test_add_zero(\n    x=5," in examples[0]
 
 
 def test_a_named_mutant_runs_only_the_tests_that_look_its_variant_up(campaign):
@@ -201,28 +209,27 @@ def test_quick_tests_run_first_in_an_order_drawn_from_the_mutant():
     assert first == order("m.x_f__mutmut_1")
 
 
-def test_quick_killers_run_every_quick_test_and_skip_the_slow_ones_after_a_failure(pytester):
+def test_quick_killers_run_every_example_test_and_skip_the_property_tests_after_a_failure(pytester):
     pytester.makepyfile(test_k="""
-        def test_slow_pass():
+        from hypothesis import given, strategies as st
+
+        @given(st.integers())
+        def test_property_pass(x):
             pass
 
-        def test_quick_fail():
+        def test_example_fail():
             assert False
 
-        def test_slow_fail():
+        @given(st.integers())
+        def test_property_fail(x):
             assert False
 
-        def test_quick_fail_too():
+        def test_example_fail_too():
             assert False
     """)
-    slow, quick = 2 * mutant_plugin.QUICK, mutant_plugin.QUICK / 2
-    durations = {"test_k.py::test_slow_pass": slow, "test_k.py::test_quick_fail": quick,
-                 "test_k.py::test_slow_fail": slow, "test_k.py::test_quick_fail_too": quick}
-    path = pytester.path / "durations.json"
-    path.write_text(json.dumps(durations))
-    result = pytester.runpytest("-p", "reports.mutant_plugin", f"--cm-quick-killers={path}", "-rs")
+    result = pytester.runpytest("-p", "reports.mutant_plugin", "--cm-quick-killers", "-rs")
     result.assert_outcomes(failed=2, skipped=2)
-    result.stdout.fnmatch_lines(["*a quicker test has already killed this mutant*"])
+    result.stdout.fnmatch_lines(["*an example test has already killed this mutant*"])
     without = pytester.runpytest("-p", "reports.mutant_plugin")
     without.assert_outcomes(failed=3, passed=1)
 
@@ -278,7 +285,7 @@ def test_interrupted_journal_runs_only_what_is_missing(campaign, tmp_path):
     settings, fp, records = campaign
     out = tmp_path / "out"
     (out / "journal").mkdir(parents=True)
-    keep = [records[BASELINE], records["defect:HANGS"], records["defect:HARMLESS"]]
+    keep = [records[BASELINE], records["defect:HANGS"], records["defect:HARMLESS"], records["defect:OFF_FOR_LARGE"]]
     text = "".join(json.dumps(r) + "\n" for r in keep) + '{"mutant": "defect:OFF_BY'  # a line cut by the kill
     (out / "journal" / "all.jsonl").write_text(text)
     seen = []
@@ -436,13 +443,13 @@ def test_report_renders_every_output(campaign, tmp_path):
     paths = write(report, tmp_path, settings.root)
     assert [p.name for p in paths] == ["report.html", "report.md", "matrix.csv", "mutation-report.json"]
     html = (tmp_path / "report.html").read_text()
-    assert "Kill matrix" in html and "class='k1'" in html and "test_add_zero(\n    x=0," in html
+    assert "Kill matrix" in html and "class='k1'" in html and "test_add_zero(\n    x=5," in html
     assert "defect:OFF_BY_ONE" in (tmp_path / "report.md").read_text()
     csv = (tmp_path / "matrix.csv").read_text().splitlines()
     assert csv[0].startswith("mutant,status,")
     assert any(line.startswith("defect:OFF_BY_ONE,killed,") for line in csv)
     s = report.named_score()
-    assert (s["killed"], s["timeout"], s["counted"]) == (1, 1, 3)
+    assert (s["killed"], s["timeout"], s["counted"]) == (2, 1, 4)
 
 
 def test_report_is_the_same_from_the_same_journal(campaign):
@@ -594,3 +601,11 @@ def test_runs_get_a_fixed_hash_seed_and_the_campaign_profile():
     env = Settings(profile="ci").env()
     assert env["PYTHONHASHSEED"] == "0" and env["CMHARNESS_PROFILE"] == "ci"
     assert "MUTANT_UNDER_TEST" not in env and "PYTEST_ADDOPTS" not in env
+
+
+def test_failure_texts_drop_memory_addresses():
+    from reports.report import first_line_of_failure
+
+    text = "E   AssertionError: <function f.<locals>.g at 0x7f24b16c3920> is not None\n"
+    assert first_line_of_failure(text) == "AssertionError: <function f.<locals>.g at 0x…> is not None"
+    assert first_line_of_failure("E   assert 0x10 == 16") == "assert 0x10 == 16"  # a number, not an address
