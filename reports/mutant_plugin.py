@@ -231,6 +231,11 @@ def _durations(path: str) -> dict[str, float]:
 QUICK = 0.05
 
 
+def drawn(mutant: str, nodeid: str) -> str:
+    """A test's place in a mutant's drawn order: stable for the pair, different from mutant to mutant."""
+    return hashlib.sha1(f"{mutant}\0{nodeid}".encode()).hexdigest()
+
+
 def fastest_first(items: list[pytest.Item], durations: dict[str, float], mutant: str) -> None:
     """The quick tests first, in an order drawn from the mutant's name, then the others by baseline duration.
 
@@ -241,7 +246,7 @@ def fastest_first(items: list[pytest.Item], durations: dict[str, float], mutant:
     def key(item: pytest.Item) -> tuple[int, float, str]:
         took = durations.get(item.nodeid, float("inf"))
         if took < QUICK:
-            return 0, 0.0, hashlib.sha1(f"{mutant}\0{item.nodeid}".encode()).hexdigest()
+            return 0, 0.0, drawn(mutant, item.nodeid)
         return 1, took, item.nodeid
 
     items.sort(key=key)
@@ -264,7 +269,7 @@ class QuickKillers:
         def key(item: pytest.Item) -> tuple[bool, str]:
             if is_property_test(item):
                 return True, item.nodeid
-            return False, hashlib.sha1(f"{self.mutant}\0{item.nodeid}".encode()).hexdigest()
+            return False, drawn(self.mutant, item.nodeid)
 
         items.sort(key=key)
 

@@ -36,10 +36,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from reports.campaign import RED, Journal, Settings, _die_with_parent, fmt_time, hashed_files, kill_group
+from reports.campaign import (
+    MUTMUT_PATHS,
+    RED,
+    Journal,
+    Settings,
+    _die_with_parent,
+    fmt_time,
+    hashed_files,
+    kill_group,
+)
 from reports.mutants import shard_of
 
-MUTATED = ("strategies", "reference")
 INTERRUPTED = 2
 STATUS_BY_EXIT: dict[int | None, str] = {
     1: "killed", 3: "killed", 0: "survived", 5: "no-coverage", 33: "no-coverage", 34: "skipped",
@@ -106,7 +114,7 @@ def _harness_files(root: Path) -> list[Path]:
 def modules(work: Path) -> list[str]:
     """The dotted names of the modules mutmut mutates (those with a function to mutate)."""
     out = []
-    for top in MUTATED:
+    for top in MUTMUT_PATHS:
         for path in sorted((work / top).rglob("*.py")):
             if "def " in path.read_text(encoding="utf-8"):
                 out.append(".".join(path.relative_to(work).with_suffix("").parts))
@@ -116,9 +124,14 @@ def modules(work: Path) -> list[str]:
 # ----------------------------------------------------------------------------- mutmut's results
 
 
+def module_of(source: str) -> str:
+    """``strategies/cap.py`` -> ``strategies.cap``."""
+    return source[: -len(".py")].replace("/", ".")
+
+
 def meta_files(work: Path) -> list[Path]:
     root = work / "mutants"
-    return sorted(p for top in MUTATED for p in (root / top).rglob("*.py.meta")) if root.is_dir() else []
+    return sorted(p for top in MUTMUT_PATHS for p in (root / top).rglob("*.py.meta")) if root.is_dir() else []
 
 
 def load_meta(work: Path, repair: bool = False) -> dict[str, tuple[Path, dict[str, Any]]]:
@@ -202,7 +215,7 @@ def _from_def(lines: list[str]) -> list[str]:
 
 def describe(work: Path, source: str, names: Iterable[str]) -> dict[str, dict[str, Any]]:
     """Location, original and mutated line, diff and mutator of each mutant of one source file."""
-    module = source[: -len(".py")].replace("/", ".")
+    module = module_of(source)
     spans_path = work / "mutants" / (source + ".spans")
     text = (work / source).read_text(encoding="utf-8")
     tree = ast.parse(text)
@@ -324,7 +337,7 @@ def _pending_names(work: Path) -> tuple[dict[str, list[str]], dict[str, list[str
     every: dict[str, list[str]] = {}
     pending: dict[str, list[str]] = {}
     for source, (_, data) in load_meta(work).items():
-        module = source[: -len(".py")].replace("/", ".")
+        module = module_of(source)
         codes = data.get("exit_code_by_key", {})
         every[module] = list(codes)
         pending[module] = [k for k, v in codes.items() if mutmut_status(v) == "pending"]
@@ -336,7 +349,7 @@ def progress_counts(work: Path, owned: Iterable[str]) -> dict[str, int]:
     mine = set(owned)
     counts: dict[str, int] = {}
     for source, (_, data) in load_meta(work).items():
-        if source[: -len(".py")].replace("/", ".") not in mine:
+        if module_of(source) not in mine:
             continue
         for v in data.get("exit_code_by_key", {}).values():
             s = mutmut_status(v)
@@ -345,7 +358,7 @@ def progress_counts(work: Path, owned: Iterable[str]) -> dict[str, int]:
 
 
 def run_mutmut(settings: Settings, fp: str, baseline: dict[str, Any], budget: float,
-               shard: tuple[int, int] | None = None, paths: Sequence[str] = MUTATED) -> MutmutResult:
+               shard: tuple[int, int] | None = None, paths: Sequence[str] = MUTMUT_PATHS) -> MutmutResult:
     """Run (or resume) mutmut over the modules under ``paths`` for at most ``budget`` seconds; the records of
     every finished mutant of those modules."""
     start = time.time()
@@ -363,7 +376,7 @@ def run_mutmut(settings: Settings, fp: str, baseline: dict[str, Any], budget: fl
             note = f"not run: only {max(budget, 0):.0f}s of the budget left; it runs next time"
         else:
             args: list[str] = []
-            if shard is not None or set(paths) != set(MUTATED):  # name them: mutmut alone runs every module
+            if shard is not None or set(paths) != set(MUTMUT_PATHS):  # name them: mutmut alone runs every module
                 args = [n for m in owned if m in every for n in pending[m]]
                 args += [f"{m}.*" for m in owned if m not in every]
             note = _invoke(settings, work, baseline, args, deadline=start + budget, owned=owned)
@@ -440,7 +453,7 @@ def collect(work: Path, fp: str, owned: set[str], every: dict[str, list[str]]) -
     killed_by = killers(work)
     records = []
     for source, (_, data) in sorted(load_meta(work).items()):
-        module = source[: -len(".py")].replace("/", ".")
+        module = module_of(source)
         if module not in owned:
             continue
         codes = data.get("exit_code_by_key", {})
