@@ -1,4 +1,4 @@
-"""The invariants of SPEC section 15, their generators, and a counterexample search.
+"""The invariants (docs/model.md, Invariants), their generators, and a counterexample search.
 
     from invariants import INVARIANTS, check, find
 

@@ -228,7 +228,7 @@ def _result(edge: str, start: float, witnesses: Iterable[Witness], range_searche
 
 # ----------------------------------------------------------------------------- ieee-division
 
-#: The rates of SPEC section 3 that ``ceil`` applies to: (the double, its decimal as numerator/denominator).
+#: The rates ``ceil`` applies to (docs/model.md, The estimator and the fallback): (double, decimal as a fraction).
 DIVISION_RATES: tuple[tuple[float, int, int], ...] = ((2.3, 23, 10), (2.9, 29, 10))
 DIVISION_MAX = 100_000
 
@@ -486,7 +486,7 @@ def _signature_rounding_witness(max_units: int) -> int | None:
 
 
 def _thinking_price(t_units: int, s_units: int, epoch: int) -> int:
-    """The raw price of ``Thinking('a' * T, 's' * S)`` at an epoch, in the FP theory's doubles (SPEC 3)."""
+    """The raw price of ``Thinking('a' * T, 's' * S)`` at an epoch, in FP doubles (docs/model.md, The estimator)."""
     t = _fp_ceil(_fp_div(t_units, 2.9)) if t_units else 0
     if not s_units:
         return t
@@ -742,7 +742,7 @@ def raw_cap_store(length: int) -> Store:
 
 
 def _exact_budget(price: int, config: Config) -> int:
-    """The smallest integer input budget whose grace limit admits ``price`` (SPEC 15.2)."""
+    """The smallest integer input budget whose grace limit admits ``price`` (docs/model.md, Invariants)."""
     b = max(0, math.floor(price / (1 + config.over_budget_grace_ratio)) - 2)
     while grace_limit(b, config) < price:
         b += 1

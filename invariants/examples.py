@@ -1,4 +1,4 @@
-"""Known edges of the compile, as cases for ``@example`` and for reading (SPEC sections 7, 8, 10, 13, 14).
+"""Known edges of the compile, as cases for ``@example`` and for reading (docs/model.md).
 
 Each is small enough to check by hand; the comments say what the sound compile does with it.
 """
@@ -77,7 +77,7 @@ MIDDLE_REFUSAL_AFTER_HEAD = Case(
     Budget(max_tokens=20),
 )
 
-#: SPEC 13's refused prefix: work that folds only a raw message sent before the refused one.
+#: The refused prefix (docs/model.md, Compression work and cleared_by): work folding only a raw message sent before it.
 _TWO_RAW = (_msg("m0", Text("the")), _msg("m1", Text(LONG_PROSE[0])))
 PREFIX_RAW_BEFORE = Case(
     Store(messages=_TWO_RAW, work=(Work("chunk", "queued", frozenset({"m0"})),)),
@@ -125,7 +125,7 @@ WORK_AFTER_REFUSAL = Case(
     Budget(max_tokens=20),
 )
 
-#: SPEC 9.4: a combined answer whose selection order (creation order) differs from position order, and a
+#: Selection: a combined answer whose selection order (creation order) differs from position order, and a
 #: summary whose measured tokens stop the waterfall at a small budget: sound orders the answer by
 #: position, so the bytes are the same at every budget.
 _LATER_CREATED_FIRST = Summary(id="L1-1", level=1, content="later", tokens=1000, source_level=0,
@@ -137,7 +137,7 @@ COMBINED_ORDER_ACROSS_BUDGETS = Case(
     Budget(max_tokens=math.inf),
 )
 
-#: SPEC 9.1: an L2 whose only leaf is in the recent window: sound never selects it (the message goes
+#: Selection: an L2 whose only leaf is in the recent window: sound never selects it (the message goes
 #: raw in the tail at every budget); as a candidate it is sent (raw content twice) only when it fits.
 _DEEP = (Summary(id="L1-0", level=1, content="agent", tokens=5, source_level=0, source_ids=("m0",),
                  source_range=("m0", "m0"), parent_id="L2-0"),

@@ -1,4 +1,4 @@
-"""Composable Hypothesis strategies for what SPEC sections 2-5 allow.
+"""Composable Hypothesis strategies for what docs/model.md allows (The data to Config and budget).
 
 The shapes are chosen to reach interesting cases quickly rather than to sample uniformly:
 
@@ -312,7 +312,7 @@ templates = st.sampled_from(("[Recall {id}]", "[Recall {id} L{level} {first}..{l
 
 @st.composite
 def configs(draw: st.DrawFn) -> Config:
-    """Any config section 5 allows, bad numbers included."""
+    """Any config docs/model.md, Config and budget, allows, bad numbers included."""
     return Config(
         head_window_tokens=draw(window_sizes),
         recent_window_tokens=draw(window_sizes),
@@ -462,5 +462,5 @@ def cases(draw: st.DrawFn, max_messages: int = 8, store_strategy: st.SearchStrat
 
 
 def with_large_level_budgets(config: Config) -> Config:
-    """The config with every level budget at 10**12 (section 15's "level budgets large")."""
+    """The config with every level budget at 10**12 (docs/model.md, Invariants: "level budgets large")."""
     return replace(config, l1_budget_tokens=10**12, l2_budget_tokens=10**12, l3_budget_tokens=10**12)

@@ -1,4 +1,4 @@
-"""The seven invariants of SPEC section 15 as plain functions ``(store, config, budget, variant) -> [Violation]``.
+"""The seven invariants (docs/model.md, Invariants) as functions ``(store, config, budget, variant) -> [Violation]``.
 
 Each invariant compiles with a fresh ``HierarchicalStrategy(config, variant)`` (a variant name, looked
 up at call time, or a frozenset of defects) and judges the outcome against what it recomputes itself
@@ -139,7 +139,7 @@ def crash(invariant: str, outcome: Outcome, where: str = "") -> Violation:
 
 
 def grace_limit(budget: Budget, config: Config) -> Number:
-    """``floor(B * (1 + max(0, g)))`` in doubles, +inf when the budget is not enforced (SPEC section 5)."""
+    """``floor(B * (1 + max(0, g)))`` in doubles, +inf when not enforced (docs/model.md, Config and budget)."""
     if not config.enforce_budget:
         return math.inf
     return js_floor(budget.input_budget * (1 + js_max(0, config.over_budget_grace_ratio)))
@@ -286,7 +286,7 @@ def nothing_lost(store: Store, config: Config, budget: Budget, variant: Variant)
 
 
 def head_end(store: Store, config: Config) -> int:
-    """SPEC section 6's head window, priced with the reference ``E`` of the original content."""
+    """The head window (docs/model.md, Windows), priced with the reference ``E`` of the original content."""
     window = config.head_window_tokens
     if window <= 0:
         return 0

@@ -1,4 +1,4 @@
-"""The store's token estimator ``E`` (SPEC section 3) and the strategy's fallback (section 4)."""
+"""The store's token estimator ``E`` and the strategy's fallback (docs/model.md, The estimator and the fallback)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The data of the model (SPEC sections 2 and 5): blocks, messages, summaries, the store, config, budget.
+"""The data (docs/model.md, The data; Config and budget): blocks, messages, summaries, the store, config, budget.
 
 Everything is a frozen dataclass.  Structural errors in a store are refused at construction with
 ``InvalidStoreError``; bad *numbers* (NaN, negative or infinite stamps, tokens, caps) are kept,
@@ -197,7 +197,7 @@ class Store:
         return {m: s for s in self.unmerged() if s.content for m in self.leaves(s.id)}
 
     def folds_any(self, within: frozenset[str] | None) -> bool:
-        """``compression_work_queued(within)`` (SPEC section 13)."""
+        """``compression_work_queued(within)`` (docs/model.md, Compression work and cleared_by)."""
         if within is None:
             return bool(self.work)
         for w in self.work:

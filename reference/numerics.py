@@ -1,4 +1,4 @@
-"""JavaScript numerics on IEEE doubles and UTF-16 strings (SPEC section 1)."""
+"""JavaScript numerics on IEEE doubles and UTF-16 strings (docs/model.md, Numerics)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ _JS_WHITESPACE = (
 
 
 def is_number(x: object) -> bool:
-    """True for an int or float that is not a bool (SPEC's *number*)."""
+    """True for an int or float that is not a bool (a *number*, docs/model.md, Numerics)."""
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 

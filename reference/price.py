@@ -1,4 +1,4 @@
-"""The reference price of what a compile sends (SPEC section 10, the ``sound`` column).
+"""The reference price of what a compile sends (docs/model.md, Prices and the floor: ``sound``).
 
 Deliberately simple: every entry's content priced from scratch by ``E``, plus, for each summary an
 answer holds whose floor applies, how far its measured tokens exceed the estimate of its prose.

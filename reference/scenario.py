@@ -1,4 +1,4 @@
-"""Scenario files: a store, a config and a budget as JSON (SPEC sections 2 and 5).
+"""Scenario files: a store, a config and a budget as JSON (docs/model.md, The data; Config and budget).
 
 A scenario file is one JSON object::
 
@@ -18,7 +18,7 @@ A scenario file is one JSON object::
     }
 
 Blocks are objects with a ``"type"`` (``text``, ``thinking``, ``redacted_thinking``, ``tool_use``,
-``tool_result``, ``image``, ``document``) and the fields of SPEC section 2 under the same names:
+``tool_result``, ``image``, ``document``) and the fields of docs/model.md, The data, under the same names:
 ``text``; ``thinking``, ``signature``, ``token_estimate``; ``data``, ``token_estimate``; ``id``,
 ``name``, ``input`` (any JSON value, kept as is); ``tool_use_id``, ``content`` (a string or a list of
 blocks); ``token_estimate``. Optional block fields (``signature``, ``token_estimate``) default to

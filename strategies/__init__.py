@@ -1,4 +1,4 @@
-"""The optimized hierarchical compile and its variants (SPEC sections 6-14, 16)."""
+"""The optimized hierarchical compile and its variants (docs/model.md, Windows to Known defects)."""
 
 from strategies.defects import VARIANTS, Defect
 from strategies.emission import CompileResult

@@ -1,4 +1,4 @@
-"""The message cap (SPEC section 7): ``text_only`` and ``truncate``."""
+"""The message cap (docs/model.md, The message cap): ``text_only`` and ``truncate``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The sound compile's refusals of bad values (SPEC section 10), before anything is priced."""
+"""The sound compile's refusals of bad values (docs/model.md, The bad-value refusals), before anything is priced."""
 
 from __future__ import annotations
 

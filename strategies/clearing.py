@@ -1,4 +1,4 @@
-"""``cleared_by`` (SPEC section 13): what compression work could clear a refusal, and the refused prefix."""
+"""``cleared_by`` and the refused prefix: what clears a refusal (docs/model.md, Compression work and cleared_by)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The known defects (SPEC section 14): named switches, each pointing at its source.
+"""The known defects (docs/model.md, Known defects): named switches, each pointing at its source.
 
 A variant is a set of defects.  The compile is the ``sound`` algorithm; each defect is one small,
 marked departure from it, tested with ``defects.on(Defect.X)`` at the one place it applies.
@@ -71,7 +71,7 @@ SEED_FIXED: frozenset[Defect] = frozenset({
 #: Switches that undo one part of the seed's change and belong to no variant (mutants only).
 REMOVALS: frozenset[Defect] = frozenset(d for d in Defect if d.source == "seed removal")
 
-#: The defects of SPEC section 14 (and those the suite added), carried by the faithful variants.
+#: The defects of docs/model.md, Known defects (the suite's included), carried by the faithful variants.
 KNOWN: frozenset[Defect] = frozenset(Defect) - REMOVALS
 
 #: The defects the seed's change leaves ("What this leaves", and what the TypeScript still does).

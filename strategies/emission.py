@@ -1,4 +1,4 @@
-"""Emission (SPEC sections 10-12): head, middle, tail under the grace limit, then the coverage check.
+"""Emission: head, middle, tail under the grace limit, then coverage (docs/model.md, Emission and the grace check).
 
 Each item is checked *before* it is added: ``T + price > grace_limit`` refuses.
 """

@@ -1,4 +1,4 @@
-"""The compile's refusals: over budget, a message lost, a bad config (SPEC sections 10, 11, 16)."""
+"""The compile's refusals: over budget, a message lost, a bad config (docs/model.md, Emission and the grace check)."""
 
 from __future__ import annotations
 

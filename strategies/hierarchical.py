@@ -1,4 +1,4 @@
-"""``HierarchicalStrategy``: the optimized compile, one implementation for every variant (SPEC 6-13).
+"""``HierarchicalStrategy``: the optimized compile, one implementation for every variant (docs/model.md).
 
 The pipeline: price every message once, find the windows, emit the head, select the middle, emit
 it (positioned or combined), accept the tail newest first, then check that nothing is lost.

@@ -1,4 +1,4 @@
-"""What each item is charged (SPEC sections 4 and 10): ``E``, the store view ``V``, and the memo.
+"""What each item is charged (docs/model.md, Prices and the floor): ``E``, the store view ``V``, and the memo.
 
 The sound prices are the reference price of what is sent; each faithful departure is one switch.
 """

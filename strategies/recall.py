@@ -1,4 +1,4 @@
-"""Recall pairs as sent (SPEC section 8): headers, the envelope, positioned and combined answers."""
+"""Recall pairs as sent: headers, envelope, positioned and combined (docs/model.md, Recall answers and the envelope)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Selection of the middle (SPEC section 9): candidates, the waterfall, coverage completion, order."""
+"""Selection of the middle (docs/model.md, Selection): candidates, waterfall, coverage completion, order."""
 
 from __future__ import annotations
 

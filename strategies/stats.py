@@ -1,4 +1,4 @@
-"""Render stats (SPEC section 12): what each bucket was charged, and the totals."""
+"""Render stats (docs/model.md, Stats): what each bucket was charged, and the totals."""
 
 from __future__ import annotations
 

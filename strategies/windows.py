@@ -1,4 +1,4 @@
-"""The head and recent windows (SPEC section 6), from each message's price computed once."""
+"""The head and recent windows, from each message's price computed once (docs/model.md, Windows)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""The message cap (SPEC section 7): ``text_only``, ``truncate`` and the per-block fates.
+"""The message cap (docs/model.md, The message cap): ``text_only``, ``truncate`` and the per-block fates.
 
-Every expected value is written out from the SPEC's rules on small hand-built contents: the cap's
+Every expected value is written out from the rules in docs/model.md on small hand-built contents: the cap's
 chars/4 estimate per block kind, the walk that keeps, cuts or drops Text blocks and cuts or omits
 str tool results, and the marker ``"\\n\\n[truncated — original was N tokens]"``.
 """
@@ -16,7 +16,7 @@ from strategies.cap import OMITTED, cap_on, text_only, truncate, truncate_fates
 
 
 def cut(text: str, units: int) -> str:
-    """SPEC 7's cut of an ASCII text: its first ``units`` code units and the marker, N = ceil(len/4)."""
+    """The cut of an ASCII text (docs/model.md, The message cap): its first ``units`` units, the marker."""
     return text[:units] + f"\n\n[truncated — original was {math.ceil(len(text) / 4)} tokens]"
 
 
@@ -37,7 +37,7 @@ def cut(text: str, units: int) -> str:
     (Document(), 0),
 ])
 def test_text_only_per_block_kind(block: Block, expected: int) -> None:
-    """Each block kind's chars/4 estimate (SPEC 7): Text, Thinking text, ToolUse json + 20, str results; else 0."""
+    """Each block kind's chars/4 estimate (The message cap): Text, Thinking text, ToolUse json + 20, str results."""
     assert text_only((block,)) == expected
 
 
@@ -53,7 +53,7 @@ def test_text_only_sums_the_blocks() -> None:
 
 @pytest.mark.parametrize("cap", [None, math.nan, 0, 0.0, -0.0, -3, -math.inf])
 def test_a_cap_that_is_not_positive_is_off(cap: float | None) -> None:
-    """None, NaN, 0, negative and -inf mean no cap: the content comes back as the same object (SPEC 5, 7)."""
+    """None, NaN, 0, negative and -inf mean no cap: the content comes back as the same object (Config and budget)."""
     content = (Text("a" * 40), ToolResult("t", "b" * 40))
     assert not cap_on(cap)
     assert truncate(content, cap) is content
@@ -73,7 +73,7 @@ def test_a_positive_cap_is_on(cap: float) -> None:
     (Text("abcdefg"),),                                         # ceil(7 / 4) == 2
 ])
 def test_content_whose_estimate_equals_the_cap_is_returned_unchanged(content: Content) -> None:
-    """``text_only(content) <= cap`` returns the very same object (SPEC 7: not a copy, even an equal one)."""
+    """``text_only(content) <= cap`` returns the very same object (The message cap: not a copy, even an equal one)."""
     assert text_only(content) == 2
     assert truncate(content, 2) is content
     assert truncate_fates(content, 2)[1] == (True,) * len(content)

@@ -1,4 +1,4 @@
-"""``sound`` refuses bad values before pricing anything (SPEC section 10), naming field, value and culprit.
+"""``sound`` refuses bad values before pricing (docs/model.md, The bad-value refusals), naming field, value and culprit.
 
 A budget, grace ratio or window the compile cannot price against is an ``InvalidConfigError`` whose
 ``field`` names the setting and whose message shows the value. A custom estimator returning anything
@@ -19,7 +19,7 @@ from reference.model import Budget, Config, InvalidConfigError, Store
 from strategies import HierarchicalStrategy
 
 INF, NAN = math.inf, math.nan
-SEPARATOR = "\n\n---\n\n"  # SPEC section 8
+SEPARATOR = "\n\n---\n\n"  # docs/model.md, Recall answers and the envelope
 MARK = "<bad>"
 
 

@@ -1,4 +1,4 @@
-"""``cleared_by`` and the refused prefix (SPEC section 13).
+"""``cleared_by`` and the refused prefix (docs/model.md, Compression work and cleared_by).
 
 A middle refusal names compression when queued work folds a message of the *refused prefix*: the middle's raw
 messages up to and including the refused one, and the leaves of the pairs sent up to and including it (``pr``,
@@ -113,7 +113,7 @@ def test_narrowing_switches_count_work_whatever_it_folds(work: Work, switch: Def
 
 @pytest.mark.parametrize("switched", [False, True])
 def test_head_cleared_by(switched: bool) -> None:
-    """SPEC 13: compression never folds the head away, so ``sound`` names nothing at a head refusal; with
+    """cleared_by: compression never folds the head away, so ``sound`` names nothing at a head refusal; with
     ``HEAD_CLEARED_BY_ANYWHERE`` (the faithful variants) any work anywhere is named, and no work is not."""
     defects = Defects(frozenset({Defect.HEAD_CLEARED_BY_ANYWHERE}) if switched else frozenset())
     busy = store(3, work=[Work("chunk", "queued", frozenset({"m2"}))])

@@ -1,4 +1,4 @@
-"""The defects the seed leaves (SPEC section 14): each red on ``main`` and ``pr``, green on ``sound``.
+"""The defects the seed leaves (docs/model.md, Known defects): each red on ``main`` and ``pr``, green on ``sound``.
 
 Each test states what a correct compile does; the consequence it checks is the one a user meets
 (a context sent over its budget, a refusal where it fits, a message lost, bytes that move).

@@ -1,5 +1,5 @@
 """The sound compile on a catalogue of example stores: it charges exactly the reference price of what it
-sends, a dry run is the committing compile, and the pieces (windows, cap, recall rendering) follow the SPEC."""
+sends, a dry run is the committing compile, and the pieces (windows, cap, recall rendering) follow docs/model.md."""
 
 from __future__ import annotations
 

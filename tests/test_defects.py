@@ -1,4 +1,4 @@
-"""The defect switches and variants (SPEC sections 0, 14 and 16): ``VARIANTS``, ``Defects`` and
+"""The defect switches and variants (docs/model.md, Known defects; Variants): ``VARIANTS``, ``Defects`` and
 ``resolve_variant``."""
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ def test_variants_are_the_spec_defect_sets() -> None:
 
 @pytest.mark.parametrize("name", sorted(VARIANTS))
 def test_a_name_resolves_to_its_defect_set(name: str) -> None:
-    """SPEC 16: a variant name resolves to the defect set ``VARIANTS`` maps it to."""
+    """docs/model.md, Variants: a variant name resolves to the defect set ``VARIANTS`` maps it to."""
     assert resolve_variant(name) == Defects(VARIANTS[name])
 
 

@@ -1,4 +1,4 @@
-"""Every known defect (SPEC section 14) and every removal of the seed's change, switched on alone in
+"""Every known defect (docs/model.md, Known defects) and every removal of the seed's change, switched on alone in
 ``sound``, breaks at least one invariant: a bounded Hypothesis search over the general generators
 finds a case and shrinks it.
 
@@ -35,7 +35,7 @@ DEFAULT_OUT = Path(__file__).resolve().parents[1] / "reports" / "out" / "defects
 #: summary is the only owner of some middle message (candidates lie inside the middle; completion
 #: adds claimers), so a summary left out of the answer always makes the held-only coverage check
 #: refuse (UncoveredDropError): nothing is ever sent at that price, and the only trace is which
-#: refusal comes first, which no invariant of section 15 judges. With COVERAGE_COUNTS_LEFT_OUT (as
+#: refusal comes first, which no invariant (docs/model.md, Invariants) judges. With COVERAGE_COUNTS_LEFT_OUT (as
 #: in both faithful variants) the context is sent and the extra excess shows in the stats.
 SHOWN_ONLY_WITH: dict[Defect, Defect] = {Defect.FLOOR_UNHELD: Defect.COVERAGE_COUNTS_LEFT_OUT}
 

@@ -49,7 +49,7 @@ def prose_tokens(units: int) -> int:
 
 
 def text_tokens(text: str) -> int:
-    """SPEC 3's text_tokens for BMP strings, written out again (not reference.estimator)."""
+    """The estimator's text_tokens (docs/model.md) for BMP strings, written out again (not reference.estimator)."""
     if not text:
         return 0
     probe = text[:2000]

@@ -1,8 +1,8 @@
-"""Emission (SPEC sections 10-12): what each item sends and charges, the grace check's refusals and their
+"""Emission (docs/model.md): what each item sends and charges, the grace check's refusals and their
 diagnostics, the tail, and the coverage check's categories.
 
 Every message of ``builders.msg`` prices 10 tokens; a summary's default content prices 10. Expected values are
-derived from the SPEC's rules (windows, prices, buckets) on these small stores.
+derived from the rules in docs/model.md (windows, prices, buckets) on these small stores.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ def E(text: str, st: Store) -> float:
 
 def test_raw_messages_keep_their_participant_and_charge_their_region(variant: str) -> None:
     """Head [m0], middle m1..m3 (no summaries: raw), tail m4, m5 (emitted oldest first); each region's bucket
-    counts its own messages and tokens (section 12) and each raw entry keeps its message's participant (9.5)."""
+    counts its own messages and tokens (Stats) and each raw entry keeps its message's participant (Selection)."""
     st = store(6)
     config = Config(head_window_tokens=10, recent_window_tokens=20)
     result = compile_with(variant, st, config, math.inf).result
@@ -68,7 +68,7 @@ def test_raw_messages_keep_their_participant_and_charge_their_region(variant: st
 
 
 def test_a_capped_raw_message_is_sent_and_charged_as_truncate_leaves_it() -> None:
-    """Section 7: a raw message under the cap is sent as ``truncate(content, cap)``; sound charges what is sent."""
+    """The message cap: a raw message under a cap is sent as ``truncate(content, cap)`` and sound charges that."""
     long = Message("m1", "assistant", (Text(prose(100)),))
     st = Store(messages=(msg(0), long, msg(2)))
     config = Config(max_message_tokens=20)
@@ -105,7 +105,7 @@ def test_positioned_pair_entries_and_stats(variant: str) -> None:
 def test_combined_pair_entries_and_stats(variant: str) -> None:
     """The combined pair's question (the label) and answer; sound charges its price to ``combined`` and counts
     each held summary in its level with 0 tokens; faithfully its summaries' ``tokens`` go to their level and the
-    ``combined`` bucket holds the pair's 2 messages at 0 tokens (sections 9.5, 12)."""
+    ``combined`` bucket holds the pair's 2 messages at 0 tokens (Selection, Stats)."""
     st = store(4, [summary("L1-1", 1, 2, tokens=7)])
     result = compile_with(variant, st, COMBINED, math.inf).result
     assert result is not None
@@ -190,7 +190,7 @@ def test_raw_refusal_after_the_combined_pair_counts_raw_messages(variant: str) -
 @pytest.mark.red_on(MAIN)
 @pytest.mark.parametrize("budget", [20, 35], ids=["at-the-pair", "at-the-raw-after-it"])
 def test_cleared_by_in_the_middle_ignores_work_on_the_head(variant: str, budget: int) -> None:
-    """Section 13: the refused prefix is the middle's items up to the refused one; work folding a head message
+    """cleared_by: the refused prefix is the middle's items up to the refused one; work folding a head message
     cannot clear a middle refusal (main names any work anywhere)."""
     st = store(4, [summary("L1-1", 1, 2)], [chunk("m0")])
     err = compile_with(variant, st, replace(POSITIONED, over_budget_grace_ratio=0), budget).refusal()
@@ -242,7 +242,7 @@ def _refuses_cut_text(text: str) -> float:
      "the combined recall pair"),
 ], ids=["raw", "positioned", "combined"])
 def test_a_bad_estimate_of_cut_text_names_what_it_belongs_to(messages, summaries, config, culprit) -> None:
-    """Section 10: a bad estimator output on cut text (checked where it is called) names its message or summary,
+    """Bad-value refusals: a bad estimator output on cut text (checked where it is called) names its message or summary,
     or, for the combined pair, the pair."""
     st = Store(messages=messages, summaries=summaries, text_estimator=_refuses_cut_text)
     with pytest.raises(InvalidConfigError, match=f"text of {culprit} ") as info:
@@ -292,7 +292,7 @@ def test_accept_tail_returns_the_accepted_oldest_first(limit: int, accepted: lis
 
 
 def test_coverage_names_summaries_the_xml_cap_left_out_as_unemitted() -> None:
-    """Sound records only the held summaries (section 11): the left-out summary's leaves are dropped as
+    """Sound records only the held summaries (Coverage): the left-out summary's leaves are dropped as
     ``covered-by-unemitted-summary``."""
     st = store(6, [summary("L1-1", 1, 2), summary("L1-2", 3, 4)])
     outcome = compile_with(SOUND, st, replace(COMBINED, recall_envelope="xml", max_message_tokens=10), math.inf)
@@ -307,7 +307,7 @@ def test_coverage_names_summaries_the_xml_cap_left_out_as_unemitted() -> None:
     (("L1-1",), {"m4": "not-covered", "m5": "in-tail-not-rendered"}),
 ])
 def test_coverage_categories_take_the_first_that_applies(recorded: tuple[str, ...], expected: dict) -> None:
-    """Section 11: evicted first (even when a summary covers it), then a leaf of an unrecorded unmerged summary,
+    """Coverage: evicted first (even when a summary covers it), then a leaf of an unrecorded unmerged summary,
     else not covered; sent raw or a leaf of a recorded summary is not dropped."""
     st = store(6, [summary("L1-1", 1, 2), summary("L1-2", 5, 5)])
     with pytest.raises(UncoveredDropError) as info:
@@ -317,7 +317,7 @@ def test_coverage_categories_take_the_first_that_applies(recorded: tuple[str, ..
 
 
 def test_emission_goes_head_middle_in_position_order_then_tail(variant: str) -> None:
-    """Head, middle pair, raw middle, in position order, then the tail (section 10), for every variant."""
+    """Head, middle pair, raw middle, in position order, then the tail (Emission and the grace check), every variant."""
     st = store(5, [summary("L1-1", 1, 2)])
     result = compile_with(variant, st, replace(POSITIONED, recent_window_tokens=10), math.inf).result
     assert result is not None

@@ -1,4 +1,4 @@
-"""The compile's refusals read as diagnoses (SPEC sections 10, 11 and 16).
+"""The compile's refusals read as diagnoses (docs/model.md, Emission and the grace check; Coverage).
 
 An ``OverBudgetError`` names its stage, the item, the total it would reach, how far that is over the
 grace limit, and what could clear it; an ``UncoveredDropError`` lists what would be lost, each message
@@ -18,7 +18,7 @@ from reference.model import Config, Store, Work
 from strategies import OverBudgetError, UncoveredDropError
 from strategies.errors import Diagnostics
 
-STAGE = "Hierarchical emission overran the budget"  # SPEC section 10, verbatim
+STAGE = "Hierarchical emission overran the budget"  # docs/model.md, Emission and the grace check
 
 
 def _diagnostics(cleared_by: frozenset[str]) -> Diagnostics:
@@ -43,12 +43,12 @@ def test_over_budget_message_names_stage_total_excess_and_clearer(work: tuple[Wo
     """The refusal names its stage and item, the total and how far over the limit, and what clears it.
 
     With no compression work in the refused prefix nothing but a larger budget clears the refusal;
-    with queued work folding the refused message, compression does (SPEC 13).
+    with queued work folding the refused message, compression does (docs/model.md, Compression work and cleared_by).
     """
     st = store(3, work=work)
     err = _middle_refusal(st)
     prices = [content_tokens(m.content, st) for m in st.messages]
-    limit = math.floor((prices[0] + prices[1] + prices[2] // 2) * (1 + 0))  # grace_limit with g = 0 (SPEC 5)
+    limit = math.floor((prices[0] + prices[1] + prices[2] // 2) * (1 + 0))  # grace_limit with g = 0 (docs/model.md)
     assert err.stage == STAGE
     assert (err.budget, err.actual) == (limit, sum(prices))
     text = str(err)
@@ -84,7 +84,7 @@ def test_uncovered_drop_names_the_lost_messages(evicted: int) -> None:
     """Evicted tail messages are reported by id and category: the first ten listed, the rest counted.
 
     Everything is tail (a huge recent window); the budget fits the two newest messages, so every
-    older one is evicted (SPEC 10) and reported as ``in-tail-not-rendered`` (SPEC 11).
+    older one is evicted and reported as ``in-tail-not-rendered`` (docs/model.md, Coverage).
     """
     st = store(evicted + 2)
     prices = [content_tokens(m.content, st) for m in st.messages]

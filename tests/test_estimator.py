@@ -1,4 +1,4 @@
-"""The store's estimator ``E`` (SPEC section 3) and the fallback (section 4): hand-checked worked values."""
+"""The store's estimator ``E`` and the fallback: worked values (docs/model.md, The estimator and the fallback)."""
 
 from __future__ import annotations
 
@@ -309,7 +309,7 @@ def test_fallback_never_uses_the_custom_estimator(counting_store):
 
 
 def test_density_probe_stops_at_2000_units_not_2000_characters():
-    """SPEC 3: the probe is the first 2,000 UTF-16 *units*; astral characters past that unit count are not probed.
+    """The probe is the first 2,000 UTF-16 *units* (The estimator); astral characters past them are not probed.
 
     1760 prose units then 240 emoji: the first 2,000 units hold 120 emoji (240 dense units), exactly 12%, so
     prose; probing all 2,240 units of the first 2,000 characters would make it dense.
@@ -333,7 +333,7 @@ def test_lone_surrogates_are_single_units(s, length, rate):
 
 @pytest.mark.parametrize("s", ["XXXX", "abcd", "a", "{" * 69])
 def test_json_tokens_of_non_empty_strings(s):
-    """Any non-empty JSON text is ``ceil(len16 / 2.3)`` (SPEC 3)."""
+    """Any non-empty JSON text is ``ceil(len16 / 2.3)`` (docs/model.md, The estimator and the fallback)."""
     assert json_tokens(s) == math.ceil(len(s) / 2.3)
 
 
@@ -343,7 +343,7 @@ def test_json_tokens_of_non_empty_strings(s):
 @pytest.mark.parametrize("rule", [REFERENCE, VERBATIM])
 @pytest.mark.parametrize("stamp", [True, False, "5", None])
 def test_a_stamp_that_is_not_a_number_is_absent_under_both_rules(rule, stamp):
-    """Only a *number* (not a bool, not a string) is a stamp (SPEC 1, 3); anything else prices the text."""
+    """Only a *number* (not a bool, not a string) is a stamp (Numerics); anything else prices the text."""
     assert rule.stamp(stamp) is None
     assert raw_price(Thinking("a" * 29, token_estimate=stamp), rule) == 10
     assert raw_price(Image(token_estimate=stamp), rule) == 1600

@@ -1,4 +1,4 @@
-"""Property tests of the estimator (SPEC section 3). Settings come from the profiles in conftest.py."""
+"""Property tests of the estimator (docs/model.md, The estimator and the fallback), profiles from conftest.py."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``HierarchicalStrategy``'s own state and pipeline (SPEC sections 10, 15.7, 16): construction errors, the
+"""``HierarchicalStrategy``'s own state and pipeline (docs/model.md): construction errors, the
 store view's binding and restoring, the answer-price memo across ``initialize`` and dry runs, pricing each
 message once, and ``sound``'s up-front check of the custom estimator (and its absence in the faithful variants).
 """
@@ -61,7 +61,7 @@ def test_no_view_is_bound_before_initialize_or_after_it(variant: str) -> None:
 
 @pytest.mark.parametrize("variant", VARIANT_NAMES)
 def test_view_is_bound_for_the_select_and_restored_to_what_was_bound_before(variant: str) -> None:
-    """SPEC 10: ``pr`` and ``sound`` bind the store's view for the whole select and restore whatever was bound
+    """The store view: ``pr`` and ``sound`` bind the store's view for the whole select and restore whatever was bound
     before; ``main`` never binds it.  A compile started while another is running (from inside the custom
     estimator) finds the outer binding and must leave it in place when it returns."""
     seen: dict[str, object] = {}
@@ -98,7 +98,7 @@ def test_view_left_bound_when_the_restore_is_switched_off() -> None:
 
 @pytest.mark.parametrize("variant", VARIANT_NAMES)
 def test_memo_survives_initialize_only_on_main(variant: str) -> None:
-    """SPEC 10/14: ``initialize`` clears the answer-price memo in ``pr`` and ``sound``; on ``main`` the memo
+    """Prices, defects: ``initialize`` clears the answer-price memo in ``pr`` and ``sound``; on ``main`` the memo
     survives (a seed defect)."""
     st = _with_pair()
     strategy = _initialized(variant, st)
@@ -154,7 +154,7 @@ def _merged_store(estimator) -> Store:
     (SEPARATOR, "separator"),
 ])
 def test_sound_checks_the_estimator_on_every_summary_text_first(bad_text: str, culprit: str) -> None:
-    """SPEC 10: ``sound`` runs a custom estimator over every summary's answer and question, the label and the
+    """Bad-value refusals: ``sound`` runs a custom estimator over every summary's answer and question, the label and the
     separator before pricing, so a bad output is refused even for text this positioned compile never sends
     (a merged summary, the combined label, the separator); the error names its owner."""
     st = _merged_store(lambda s: -1 if s == bad_text else text_tokens(s))
@@ -166,7 +166,7 @@ def test_sound_checks_the_estimator_on_every_summary_text_first(bad_text: str, c
 
 @pytest.mark.parametrize("variant", VARIANT_NAMES)
 def test_only_sound_runs_the_estimator_over_unsent_summary_text(variant: str) -> None:
-    """The up-front check is ``sound``'s (SPEC 10); the faithful variants, like the TypeScript, call the
+    """The up-front check is ``sound``'s (bad-value refusals); the faithful variants, like the TypeScript, call the
     estimator only on what they price, so a merged summary's text never reaches it there."""
     calls: Counter[str] = Counter()
 

@@ -1,4 +1,4 @@
-"""The seven invariants of SPEC section 15 as property tests, against every variant.
+"""The seven invariants (docs/model.md, Invariants) as property tests, against every variant.
 
 Each test takes ``variant`` (parametrized by the cmharness plugin over the three variant names) and
 builds its strategy by that name at call time. ``red_on`` marks where the faithful variants really
@@ -84,7 +84,7 @@ def test_sound_holds_every_invariant_on_the_known_edges(name):
 
 
 def test_the_known_edges_show_what_they_say():
-    # Read by hand from SPEC 7, 10 and 14; a failure here means an edge no longer shows its defect.
+    # Read by hand from docs/model.md (cap, prices, defects); a failure here means an edge no longer shows its defect.
     assert {v.invariant for v in check(*known.COMBINED_OVER_GRACE, "main-48bb87a1")} >= {"never-over"}
     assert check(*known.COMBINED_OVER_GRACE, "pr-8bb01ab8") == []
     for variant in FAITHFUL:

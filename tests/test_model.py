@@ -1,4 +1,4 @@
-"""Structural validation of the store (SPEC section 2) and its derived views (sections 2 and 13)."""
+"""Structural validation of the store and its derived views (docs/model.md, The data)."""
 
 from __future__ import annotations
 
@@ -345,7 +345,7 @@ def test_source_ids_given_as_a_string_is_refused_by_name():
     ],
 )
 def test_bad_summary_fields_are_refused_naming_summary_and_field(messages, overrides, message):
-    """Each malformed summary field is refused (SPEC 2) with a message naming the summary, the field and the value."""
+    """Each malformed summary field is refused (The data) with a message naming the summary, the field and the value."""
     refused(message, messages=messages, summaries=(_summary(**overrides),))
 
 
@@ -373,7 +373,7 @@ def test_a_non_message_in_messages_is_refused_with_its_index(messages):
 
 
 def test_a_non_callable_text_estimator_is_refused(messages):
-    """A custom estimator must be callable (SPEC 2); the error names the field."""
+    """A custom estimator must be callable (docs/model.md, The data); the error names the field."""
     refused(r"^text_estimator must be callable or None$", messages=messages, text_estimator=5)
 
 
@@ -391,7 +391,7 @@ def unsorted_messages() -> tuple[Message, ...]:
 
 
 def test_source_range_uses_store_order_even_against_string_order(unsorted_messages):
-    """``source_range`` is (first, last) leaf in store order (SPEC 2): m9 comes before m1 here."""
+    """``source_range`` is (first, last) leaf in store order (docs/model.md, The data): m9 comes before m1 here."""
     s = _summary(source_ids=("m1", "m9"), source_range=("m9", "m1"))
     st = Store(messages=unsorted_messages, summaries=(s,))
     assert st.leaves("L1-0") == {"m1", "m9"}
@@ -434,7 +434,7 @@ def test_summary_response_content_is_stored_as_a_tuple():
 
 
 def test_with_calibration_keeps_every_other_field(tree):
-    """A recalibrated store is the same store in every field but the calibration (SPEC 3)."""
+    """A recalibrated store is the same store in every field but the calibration (docs/model.md, The estimator)."""
 
     def estimator(text: str) -> int:
         return len(text)
@@ -491,7 +491,7 @@ def test_config_errors_name_field_and_value(field, value, message):
      ("recall_envelope", "none"), ("max_message_tokens", None), ("max_message_tokens", 2.5)],
 )
 def test_config_accepts_every_documented_value(field, value):
-    """Every value SPEC 5 lists is accepted and kept."""
+    """Every value docs/model.md, Config and budget, lists is accepted and kept."""
     assert getattr(Config(**{field: value}), field) == value
 
 
@@ -501,7 +501,7 @@ def test_config_accepts_every_documented_value(field, value):
 @pytest.mark.parametrize("field", ["source_ids", "source_range"])
 @pytest.mark.parametrize("value", [None, 5])
 def test_a_summary_id_list_that_is_not_a_sequence_is_a_structural_error(field, value):
-    """SPEC 2: every structural error is an InvalidStoreError naming the culprit, not a TypeError."""
+    """The data (docs/model.md): every structural error is an InvalidStoreError naming the culprit, not a TypeError."""
     fields = {"source_ids": ("m1",), "source_range": ("m1", "m1"), field: value}
     with pytest.raises(InvalidStoreError, match=rf"^summary 'L1-0': {field} must be a sequence of ids, got {value}$"):
         Summary(id="L1-0", level=1, content="s", tokens=10, source_level=0, **fields)

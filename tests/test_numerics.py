@@ -1,4 +1,4 @@
-"""JavaScript numerics (SPEC section 1): worked values checked by hand against the SPEC."""
+"""JavaScript numerics (docs/model.md, Numerics): worked values checked by hand."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""The reference price (SPEC sections 8 and 10, the ``sound`` column): prose, carriers, the floor and its excess.
+"""The reference price (docs/model.md, Prices and the floor: ``sound``): prose, carriers, the floor and its excess.
 
-Expected values come from the SPEC's rules with the default estimator: ``"a" * 29`` is prose priced
+Expected values come from the rules in docs/model.md with the default estimator: ``"a" * 29`` is prose priced
 ``ceil(29 / 2.9) == 10``, a signed empty Thinking at epoch 1 prices ``js_round(33 / 3.3) == 10``.
 """
 
@@ -49,14 +49,14 @@ def make_store(s: Summary | None = None) -> Store:
 
 
 def test_prose_is_the_carriers_when_there_are_any():
-    """SPEC 8: ``prose(s)`` is ``response_content`` when non-empty."""
+    """docs/model.md, Recall answers and the envelope: ``prose(s)`` is ``response_content`` when non-empty."""
     carriers = (THINK, Text("reply"))
     assert prose(make_summary(carriers=carriers)) == carriers
 
 
 @pytest.mark.parametrize("carriers", [None, ()])
 def test_prose_without_carriers_is_the_summary_text(carriers):
-    """SPEC 8: no carriers (None or empty) means the summary's content as one Text."""
+    """Recall answers: no carriers (None or empty) means the summary's content as one Text."""
     assert prose(make_summary(carriers=carriers, content="the text")) == (Text("the text"),)
 
 
@@ -88,7 +88,7 @@ def test_live_strip_keeps_blank_text_beside_non_blank_text():
     ],
 )
 def test_live_strip_falls_back_to_the_summary_text_when_no_non_blank_text_remains(carriers):
-    """SPEC 8: with no non-blank Text left after stripping, the answer is the summary's own content."""
+    """Recall answers: with no non-blank Text left after stripping, the answer is the summary's own content."""
     assert live_prose(make_summary(carriers=carriers, content="fallback"), cfg(STRIP)) == (Text("fallback"),)
 
 
@@ -116,7 +116,7 @@ def test_live_strip_without_carriers_is_the_summary_text():
     ],
 )
 def test_measured_means_a_finite_number_above_zero(tokens, expected):
-    """SPEC 10: ``tokens`` floors only when finite and > 0."""
+    """docs/model.md, Prices and the floor: ``tokens`` floors only when finite and > 0."""
     assert measured(make_summary(tokens=tokens)) is expected
 
 
@@ -132,7 +132,7 @@ def test_measured_means_a_finite_number_above_zero(tokens, expected):
     ],
 )
 def test_floor_applies(carriers, tokens, policy, expected):
-    """SPEC 10 (sound): full carriers, a non-empty carrier list, and measured tokens."""
+    """docs/model.md, Prices and the floor (sound): full carriers, a non-empty carrier list, and measured tokens."""
     assert floor_applies(make_summary(carriers=carriers, tokens=tokens), cfg(policy)) is expected
 
 
@@ -173,7 +173,7 @@ def test_excess_follows_the_store_calibration():
 
 
 def test_reference_price_sums_entries_and_the_held_summaries_excess():
-    """SPEC 10: ``E`` of every entry from scratch, plus the excess of each summary an answer holds."""
+    """Prices and the floor: ``E`` of every entry from scratch, plus the excess of each summary an answer holds."""
     s = make_summary(carriers=(THINK, Text(TEN)), tokens=50)
     st = make_store(s)
     question = Entry(participant="Context Manager", content=(Text(TEN),), kind="question")

@@ -1,7 +1,7 @@
-"""What each item is charged (SPEC sections 4, 5 and 10): raw messages, the floor's excess, the faithful
+"""What each item is charged (docs/model.md, Prices and the floor): raw messages, the floor's excess, the faithful
 positioned answer, the combined pair, the answer-price memo, the grace limit and ``over_budget``.
 
-Expected prices are computed from the SPEC's formulas with the reference estimator (``content_tokens`` is
+Expected prices are computed from the formulas in docs/model.md with the reference estimator (``content_tokens`` is
 ``E``, ``fallback_tokens`` the unbound view), never copied from a run.
 """
 
@@ -56,7 +56,7 @@ def test_bad_estimate_names_the_value_and_the_first_40_units_of_the_text() -> No
 
 @pytest.mark.parametrize("bad", [-3, math.nan, math.inf, "12"])
 def test_sound_refuses_a_bad_estimate_naming_the_value_and_the_message(bad: object) -> None:
-    """SPEC 10: a custom estimator output that is not a finite number >= 0 is refused with
+    """Bad-value refusals: a custom estimator output that is not a finite number >= 0 is refused with
     ``InvalidConfigError`` naming the field, the value returned and the message it priced."""
     st = store(3, text_estimator=lambda s: bad)
     strategy = HierarchicalStrategy(Config(), SOUND)
@@ -72,7 +72,7 @@ def test_sound_refuses_a_bad_estimate_naming_the_value_and_the_message(bad: obje
 
 @pytest.mark.parametrize("variant", VARIANT_NAMES)
 def test_raw_message_price_under_a_cap(variant: str) -> None:
-    """SPEC 10: a raw message is charged ``E`` of what is sent in ``sound`` (the cut text when the cap cuts,
+    """Prices: a raw message is charged ``E`` of what is sent in ``sound`` (the cut text when the cap cuts,
     the original when it does not), and ``min(E, cap + 50)`` in the faithful variants."""
     cap = 6
     long = Message("m0", "user", (Text(prose(100)),))
@@ -104,7 +104,7 @@ def _prose_price() -> int:
 
 @pytest.mark.parametrize("tokens", [1, "exact", 500])
 def test_sound_positioned_pair_adds_only_a_positive_excess(tokens: object) -> None:
-    """SPEC 10 (sound): a positioned pair costs ``E(question) + E(answer) + max(0, tokens - E(live_prose))``;
+    """Prices (sound): a positioned pair costs ``E(question) + E(answer) + max(0, tokens - E(live_prose))``;
     measured tokens below the estimate neither lower the price nor add anything."""
     t = _prose_price() if tokens == "exact" else tokens
     st = _floored_store(t)
@@ -121,7 +121,7 @@ def test_sound_positioned_pair_adds_only_a_positive_excess(tokens: object) -> No
 @pytest.mark.parametrize("tokens", [1, 500])
 @pytest.mark.parametrize("variant", FAITHFUL)
 def test_faithful_positioned_pair_is_label_plus_floored_uncapped_estimate(variant: str, tokens: int) -> None:
-    """SPEC 10 (faithful): ``V(Text(label)) + max(s.tokens, V(wrap(live_prose(s))))`` when the floor applies;
+    """Prices (faithful): ``V(Text(label)) + max(s.tokens, V(wrap(live_prose(s))))`` when the floor applies;
     ``V`` is the fallback in ``main`` (never bound) and ``E`` in ``pr``."""
     st = _floored_store(tokens)
     config = Config(recall_envelope="xml")
@@ -136,7 +136,7 @@ def test_faithful_positioned_pair_is_label_plus_floored_uncapped_estimate(varian
 
 @pytest.mark.parametrize("variant", VARIANT_NAMES)
 def test_combined_pair_floor_per_variant(variant: str) -> None:
-    """SPEC 10/14: the combined pair is ``V(label) + V(answer)`` in ``main`` (no floor, not checked, so the
+    """Prices, defects: the combined pair is ``V(label) + V(answer)`` in ``main`` (no floor, not checked, so the
     raw message after it refuses), and adds the held summary's excess in ``pr`` and ``sound`` (it refuses)."""
     st = store(3, [summary("L1-1", 0, 1, tokens=500, carriers=carriers())])
     config = Config(positioned_recall_pairs=False, over_budget_grace_ratio=0)
@@ -164,7 +164,7 @@ def _json(value: object) -> str:
 @pytest.mark.parametrize("tokens", [30, math.nan])
 @pytest.mark.parametrize("variant", FAITHFUL)
 def test_memo_key_is_the_json_of_the_spec_key_list(variant: str, tokens: float) -> None:
-    """SPEC 10: the faithful memo key is the JSON text of ``(id, tokens, label, envelope, carrier_policy,
+    """Prices (docs/model.md): the faithful memo key is the JSON text of ``(id, tokens, label, envelope, carrier_policy,
     calibration)``, the calibration being the bound view's (``pr``), or 1 when unbound (``main``)."""
     st = store(4, [summary("L1-1", 1, 2, tokens=tokens)], calibration=1.5)
     config = Config(recall_envelope="xml", carrier_policy="live-strip")
@@ -193,13 +193,13 @@ def test_memo_holds_the_forms_each_variant_prices(variant: str) -> None:
     (100, -0.5, 100),      # a negative grace is max(0, g) == 0
 ])
 def test_grace_limit_is_the_floor_of_budget_times_one_plus_grace(budget: int, grace: float, expected: int) -> None:
-    """SPEC 5: ``grace_limit = floor(B * (1 + max(0, g)))`` in doubles."""
+    """docs/model.md, Config and budget: ``grace_limit = floor(B * (1 + max(0, g)))`` in doubles."""
     limit = grace_limit(budget, Config(over_budget_grace_ratio=grace))
     assert limit == expected and limit == math.floor(limit)
 
 
 def test_grace_limit_nan_and_unenforced() -> None:
-    """SPEC 5: a NaN grace makes the limit NaN; an unenforced budget is unlimited; an infinite budget stays so."""
+    """Config: a NaN grace makes the limit NaN; an unenforced budget is unlimited; an infinite budget stays so."""
     assert math.isnan(grace_limit(100, Config(over_budget_grace_ratio=math.nan)))
     assert grace_limit(100, Config(enforce_budget=False)) == INF
     assert grace_limit(INF, Config()) == INF
@@ -216,14 +216,14 @@ def test_compile_refuses_against_the_grace_limit() -> None:
 
 @pytest.mark.parametrize(("x", "limit", "expected"), [(10, 10, False), (10.5, 10, True), (9, 10, False)])
 def test_over_budget_is_strict(x: float, limit: float, expected: bool) -> None:
-    """SPEC 5: ``over_budget(x, limit)`` is ``x > limit`` (strict) when the budget is enforced."""
+    """Config and budget: ``over_budget(x, limit)`` is ``x > limit`` (strict) when the budget is enforced."""
     assert over_budget(Config())(x, limit) is expected
     assert over_budget(Config(enforce_budget=False))(x, limit) is False
 
 
 @pytest.mark.parametrize("variant", VARIANT_NAMES)
 def test_waterfall_takes_a_summary_whose_tokens_exactly_fill_the_budget(variant: str) -> None:
-    """SPEC 9.2: a level stops at ``over_budget(head + selected + s.tokens, B)``, strict.  An L2 whose tokens
+    """Selection: a level stops at ``over_budget(head + selected + s.tokens, B)``, strict.  An L2 whose tokens
     equal B is taken first (then the L1 joins by coverage); one token less and the L1 comes first.  The
     faithful combined answer follows that selection order; ``sound`` orders by position."""
     l1 = summary("L1-1", 0, 1)

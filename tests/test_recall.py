@@ -1,6 +1,6 @@
-"""Recall answers as sent (SPEC section 8): the ``xml`` open tag, and the combined pair's ``xml`` answer.
+"""Recall answers as sent (docs/model.md): the ``xml`` open tag, and the combined pair's ``xml`` answer.
 
-Expected texts are spelled out from the SPEC: the open tag's attributes appear only when their value
+Expected texts are spelled out from docs/model.md: the open tag's attributes appear only when their value
 is there; the combined ``xml`` answer spends ``remaining = cap`` summary by summary, charging 2 for
 each separator after the first, and stops at the first summary with nothing left.
 """
@@ -26,12 +26,12 @@ def bare(sid: str = "L1-1", level: float = 1, span: tuple[str, str] = ("m0", "m1
 
 
 def cut(text: str, units: int) -> str:
-    """SPEC 7's cut of an ASCII text to ``units`` code units, with its marker (N = ceil(len / 4))."""
+    """The cap's cut of an ASCII text to ``units`` code units, with its marker (N = ceil(len / 4))."""
     return text[:units] + f"\n\n[truncated — original was {math.ceil(len(text) / 4)} tokens]"
 
 
 def tagged(s: Summary, body: str) -> Text:
-    """One Text block that gets both tags (SPEC 8: the first and the last Text may be the same block)."""
+    """One Text block that gets both tags (Recall answers: the first and the last Text may be the same block)."""
     return Text(f'<cm-recall id="{s.id}" level="{s.level}" span="{s.source_range[0]}..{s.source_range[1]}">\n'
                 f"{body}\n{CLOSE}")
 

@@ -1,6 +1,6 @@
-"""Selection of the middle (SPEC section 9): candidates, the waterfall with carry-over, and positions.
+"""Selection of the middle (docs/model.md, Selection): candidates, the waterfall with carry-over, and positions.
 
-Each expected selection is worked out by hand from the SPEC's rules on a small pool: a level stops
+Each expected selection is worked out by hand from the rules in docs/model.md on a small pool: a level stops
 (break) at the first summary whose level total would exceed the level budget plus what the levels
 above left, or whose ``head + selected + tokens`` would exceed the input budget.
 """
@@ -60,14 +60,14 @@ def test_summaries_touching_a_window_are_skipped_not_an_end(variant: str, expect
     (math.nan, 0), (math.inf, 0), (-math.inf, 0), (-5, 0), (-0.5, 0),
 ])
 def test_sound_reads_tokens_that_are_not_a_finite_number_at_least_0_as_0(tokens: float, expected: float) -> None:
-    """``sound`` takes a finite ``tokens`` >= 0 as it is, and reads anything else as 0 (SPEC 9.2)."""
+    """``sound`` takes a finite ``tokens`` >= 0 as it is, and reads anything else as 0 (docs/model.md, Selection)."""
     assert waterfall_tokens(summary("L1-1", 0, 1, tokens=tokens), resolve_variant(SOUND)) == expected
 
 
 @pytest.mark.parametrize("variant", FAITHFUL)
 @pytest.mark.parametrize("tokens", [10, 0.5, -5, math.inf])
 def test_faithful_variants_read_tokens_verbatim(variant: str, tokens: float) -> None:
-    """The faithful variants use ``s.tokens`` as it is (SPEC 9.2), bad values included."""
+    """The faithful variants use ``s.tokens`` as it is (docs/model.md, Selection), bad values included."""
     assert waterfall_tokens(summary("L1-1", 0, 1, tokens=tokens), resolve_variant(variant)) == tokens
 
 
@@ -132,7 +132,7 @@ def test_carry_is_what_the_level_left_not_more() -> None:
 ])
 def test_the_waterfall_stops_where_head_plus_selected_would_go_over_the_input_budget(
         head: float, budget: float, specs: list[tuple[str, int, float]], expected: list[str]) -> None:
-    """``over_budget(head + selected + s.tokens, B)`` stops the level (SPEC 9.2), ``selected`` over all levels."""
+    """``over_budget(head + selected + s.tokens, B)`` stops the level (Selection), ``selected`` over all levels."""
     assert run_waterfall(pool_of(*specs), head=head, budget=budget) == expected
 
 

@@ -1,4 +1,4 @@
-"""Render stats (SPEC section 12): each bucket holds what was charged to it, levels 3+ share ``l3``.
+"""Render stats (docs/model.md, Stats): each bucket holds what was charged to it, levels 3+ share ``l3``.
 
 In ``sound`` each bucket gets exactly the prices it charged, so every bucket is checked against the
 reference price of the entries it stands for, and the total counts raw messages plus two per pair.

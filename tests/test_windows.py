@@ -1,4 +1,4 @@
-"""The head and recent windows (SPEC section 6) and which summaries touch them (section 9.1)."""
+"""The head and recent windows and which summaries touch them (docs/model.md, Windows; Selection)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from strategies.windows import Windows, head_end, recent_start, windows
     ([3, 3], 10, 2),           # never exceeded: the whole store
 ])
 def test_head_end(prices: list[float], head_window: float, expected: int) -> None:
-    """SPEC 6: empty when ``head_window_tokens <= 0``; else the first index where the running sum from the
+    """Windows: empty when ``head_window_tokens <= 0``; else the first index where the running sum from the
     oldest exceeds the window, or ``n``."""
     assert head_end(prices, head_window) == expected
 
@@ -33,7 +33,7 @@ def test_head_end(prices: list[float], head_window: float, expected: int) -> Non
     ([5, 0, 0], 0, 1),         # no <= 0 shortcut: the zero-priced newest messages stay in the tail
 ])
 def test_recent_start(prices: list[float], recent_window: float, expected: int) -> None:
-    """SPEC 6: one past the first index, from the newest, where the running sum exceeds the window; else 0."""
+    """Windows: one past the first index, from the newest, where the running sum exceeds the window; else 0."""
     assert recent_start(prices, recent_window) == expected
 
 
@@ -61,7 +61,7 @@ def test_touches_window(indices: set[int], touches: bool) -> None:
 
 @pytest.mark.parametrize("variant", VARIANT_NAMES)
 def test_a_summary_of_the_first_tail_message_is_not_sent(variant: str) -> None:
-    """SPEC 9.1: an L1 whose leaves touch the tail is no candidate.  With m3 the whole tail, an L1 over m3
+    """Selection: an L1 whose leaves touch the tail is no candidate.  With m3 the whole tail, an L1 over m3
     alone is left out and m3 goes out raw, once."""
     st = store(4, [summary("L1-1", 3, 3)])
     strategy = HierarchicalStrategy(Config(recent_window_tokens=10), variant)
@@ -72,7 +72,7 @@ def test_a_summary_of_the_first_tail_message_is_not_sent(variant: str) -> None:
 
 @pytest.mark.parametrize("variant", VARIANT_NAMES)
 def test_no_head_window_means_no_head_even_over_free_messages(variant: str) -> None:
-    """SPEC 6: with ``head_window_tokens`` 0 the head is empty, so two messages priced 0 at the start are
+    """Windows: with ``head_window_tokens`` 0 the head is empty, so two messages priced 0 at the start are
     middle messages and their summary's recall pair is sent in their place."""
     empty = tuple(Message(f"m{i}", "user", (Text(""),)) for i in range(2))
     st = Store(messages=(*empty, *store(3).messages[2:]), summaries=(summary("L1-1", 0, 1),))
