@@ -58,6 +58,36 @@ def slice16(s: str, end: int) -> str:
     return "".join(out)
 
 
+def js_slice(s: str, end: int) -> str:
+    """``s.slice(0, end)`` exactly (``end`` an integer >= 0): a cut inside an astral character keeps its high half."""
+    out: list[str] = []
+    used = 0
+    for ch in s:
+        if used >= end:
+            break
+        if ord(ch) > 0xFFFF and used + 2 > end:
+            out.append(chr(units16(ch)[0]))
+            break
+        out.append(ch)
+        used += 2 if ord(ch) > 0xFFFF else 1
+    return "".join(out)
+
+
+def _is_low_surrogate(unit: int) -> bool:
+    return 0xDC00 <= unit <= 0xDFFF
+
+
+def js_safe_slice(s: str, end: Number) -> str:
+    """The TypeScript's ``safeSlice(s, 0, end)`` (``end`` > 0): one unit earlier whenever the unit at ``end`` is a
+    low surrogate, paired or not, so ``"a\\udc00b"`` cut at 1 keeps ``""`` (docs/model.md, "The message cap")."""
+    units = units16(s)
+    if end >= len(units):
+        return s
+    if _is_low_surrogate(units[math.trunc(end)]):
+        return js_slice(s, max(0, math.trunc(end - 1)))
+    return js_slice(s, math.trunc(end))
+
+
 def js_floor(x: Number) -> Number:
     """``Math.floor``: infinities and NaN pass through unchanged."""
     return x if not math.isfinite(x) else math.floor(x)
@@ -93,8 +123,45 @@ def js_min(*xs: Number) -> Number:
 
 
 def js_trim(s: str) -> str:
-    """``String.prototype.trim``."""
+    """``String.prototype.trim``: JavaScript's WhiteSpace and LineTerminator, not Python's ``str.strip`` set."""
     return s.strip(_JS_WHITESPACE)
+
+
+def js_blank(s: str) -> bool:
+    """``!s || !s.trim()``: empty, or JavaScript whitespace only."""
+    return js_trim(s) == ""
+
+
+def _substitution(replacement: str, subject: str, start: int, end: int) -> str:
+    """ECMA-262 GetSubstitution for a match ``subject[start:end]`` with no capture groups."""
+    out: list[str] = []
+    i = 0
+    while i < len(replacement):
+        ch = replacement[i]
+        nxt = replacement[i + 1] if i + 1 < len(replacement) else ""
+        if ch != "$" or not nxt or nxt not in "$&`'":
+            out.append(ch)
+            i += 1
+            continue
+        out.append({"$": "$", "&": subject[start:end], "`": subject[:start], "'": subject[end:]}[nxt])
+        i += 2
+    return "".join(out)
+
+
+def js_replace_all(subject: str, pattern: str, replacement: str) -> str:
+    """``subject.replace(/pattern/g, replacement)`` for a literal, non-empty ``pattern`` and a replacement string.
+
+    Each match (left to right, not overlapping) becomes GetSubstitution of ``replacement``: ``$$`` is ``$``,
+    ``$&`` the match, ``$``` what precedes it, ``$'`` what follows it; ``$1``.. and ``$<`` stay literal (no groups).
+    """
+    out: list[str] = []
+    at = 0
+    while (found := subject.find(pattern, at)) >= 0:
+        out.append(subject[at:found])
+        out.append(_substitution(replacement, subject, found, found + len(pattern)))
+        at = found + len(pattern)
+    out.append(subject[at:])
+    return "".join(out)
 
 
 def js_number_string(x: Number) -> str:
