@@ -31,7 +31,7 @@ from reference.model import (
     Thinking,
     ToolResult,
 )
-from reference.numerics import Number, is_finite_nonneg, is_number, js_floor, js_max, len16
+from reference.numerics import Number, is_finite_nonneg, is_number, js_blank, js_floor, js_max, len16
 from reference.price import reference_price
 from strategies.cap import truncate
 from strategies.defects import Defect
@@ -254,14 +254,15 @@ def never_over(store: Store, config: Config, budget: Budget, variant: Variant) -
 
 
 def sent_ids(store: Store, entries: Iterable[Entry]) -> frozenset[str]:
-    """Messages sent raw or as a leaf of a summary an answer holds."""
+    """Messages sent raw or as a leaf of a summary an answer holds (a blank summary represents nothing)."""
     got: set[str] = set()
     for e in entries:
         if e.kind == "raw" and e.message_id is not None:
             got.add(e.message_id)
         elif e.kind == "answer":
             for sid in e.summary_ids:
-                got |= store.leaves(sid)
+                if not js_blank(store.summary(sid).content):
+                    got |= store.leaves(sid)
     return frozenset(got)
 
 

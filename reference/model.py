@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from reference.numerics import Number, is_number
+from reference.numerics import Number, is_number, js_blank
 
 
 class InvalidStoreError(ValueError):
@@ -193,8 +193,8 @@ class Store:
         return tuple(s for s in self.summaries if s.parent_id is None)
 
     def claimers(self) -> Mapping[str, Summary]:
-        """Message id -> the unmerged summary with content whose leaves hold it."""
-        return {m: s for s in self.unmerged() if s.content for m in self.leaves(s.id)}
+        """Message id -> the unmerged summary with content (not blank to JavaScript's ``trim``) whose leaves hold it."""
+        return {m: s for s in self.unmerged() if not js_blank(s.content) for m in self.leaves(s.id)}
 
     def folds_any(self, within: frozenset[str] | None) -> bool:
         """``compression_work_queued(within)`` (docs/model.md, Compression work and cleared_by)."""

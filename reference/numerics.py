@@ -58,6 +58,36 @@ def slice16(s: str, end: int) -> str:
     return "".join(out)
 
 
+def js_slice(s: str, end: int) -> str:
+    """``s.slice(0, end)`` exactly (``end`` an integer >= 0): a cut inside an astral character keeps its high half."""
+    out: list[str] = []
+    used = 0
+    for ch in s:
+        if used >= end:
+            break
+        if ord(ch) > 0xFFFF and used + 2 > end:
+            out.append(chr(units16(ch)[0]))
+            break
+        out.append(ch)
+        used += 2 if ord(ch) > 0xFFFF else 1
+    return "".join(out)
+
+
+def _is_low_surrogate(unit: int) -> bool:
+    return 0xDC00 <= unit <= 0xDFFF
+
+
+def js_safe_slice(s: str, end: Number) -> str:
+    """The TypeScript's ``safeSlice(s, 0, end)`` (``end`` > 0): one unit earlier whenever the unit at ``end`` is a
+    low surrogate, paired or not, so ``"a\\udc00b"`` cut at 1 keeps ``""`` (docs/model.md, "The message cap")."""
+    units = units16(s)
+    if end >= len(units):
+        return s
+    if _is_low_surrogate(units[math.trunc(end)]):
+        return js_slice(s, max(0, math.trunc(end - 1)))
+    return js_slice(s, math.trunc(end))
+
+
 def js_floor(x: Number) -> Number:
     """``Math.floor``: infinities and NaN pass through unchanged."""
     return x if not math.isfinite(x) else math.floor(x)
@@ -93,23 +123,83 @@ def js_min(*xs: Number) -> Number:
 
 
 def js_trim(s: str) -> str:
-    """``String.prototype.trim``."""
+    """``String.prototype.trim``: JavaScript's WhiteSpace and LineTerminator, not Python's ``str.strip`` set."""
     return s.strip(_JS_WHITESPACE)
 
 
+def js_blank(s: str) -> bool:
+    """``!s || !s.trim()``: empty, or JavaScript whitespace only."""
+    return js_trim(s) == ""
+
+
+def _substitution(replacement: str, subject: str, start: int, end: int) -> str:
+    """ECMA-262 GetSubstitution for a match ``subject[start:end]`` with no capture groups."""
+    out: list[str] = []
+    i = 0
+    while i < len(replacement):
+        ch = replacement[i]
+        nxt = replacement[i + 1] if i + 1 < len(replacement) else ""
+        if ch != "$" or not nxt or nxt not in "$&`'":
+            out.append(ch)
+            i += 1
+            continue
+        out.append({"$": "$", "&": subject[start:end], "`": subject[:start], "'": subject[end:]}[nxt])
+        i += 2
+    return "".join(out)
+
+
+def js_replace_all(subject: str, pattern: str, replacement: str) -> str:
+    """``subject.replace(/pattern/g, replacement)`` for a literal, non-empty ``pattern`` and a replacement string.
+
+    Each match (left to right, not overlapping) becomes GetSubstitution of ``replacement``: ``$$`` is ``$``,
+    ``$&`` the match, ``$``` what precedes it, ``$'`` what follows it; ``$1``.. and ``$<`` stay literal (no groups).
+    """
+    out: list[str] = []
+    at = 0
+    while (found := subject.find(pattern, at)) >= 0:
+        out.append(subject[at:found])
+        out.append(_substitution(replacement, subject, found, found + len(pattern)))
+        at = found + len(pattern)
+    out.append(subject[at:])
+    return "".join(out)
+
+
+def _double_string(x: float) -> str:
+    """ECMA-262 Number::toString(x) for a finite double: the shortest round-trip digits (``repr``'s), laid out
+    as JavaScript does (plain from 1e-6 up to 1e21, else ``d.ddde±n``)."""
+    if x == 0:
+        return "0"
+    if x < 0:
+        return "-" + _double_string(-x)
+    mantissa, _, exp = repr(x).partition("e")
+    whole, _, frac = mantissa.partition(".")
+    if whole.strip("0"):  # x = 0.digits * 10**n, n counted from the integer part's digits
+        n = len(whole.lstrip("0")) + int(exp or 0)
+    else:  # 0.000ddd: n is minus the zeros after the point
+        n = int(exp or 0) - (len(frac) - len(frac.lstrip("0")))
+    digits = (whole + frac).strip("0")
+    k = len(digits)
+    if k <= n <= 21:
+        return digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return digits[:n] + "." + digits[n:]
+    if -6 < n <= 0:
+        return "0." + "0" * -n + digits
+    sign = "+" if n - 1 >= 0 else "-"
+    return (digits[0] + ("." + digits[1:] if k > 1 else "")) + "e" + sign + str(abs(n - 1))
+
+
 def js_number_string(x: Number) -> str:
-    """``String(x)`` for the integers and simple values the model renders (levels, stamps in keys)."""
+    """``String(x)``: an int is read as the double JavaScript would hold."""
     if isinstance(x, bool):
         return "true" if x else "false"
     if isinstance(x, int):
-        return str(x)
+        return str(x) if abs(x) < 2**53 else _double_string(float(x))
     if math.isnan(x):
         return "NaN"
     if math.isinf(x):
         return "Infinity" if x > 0 else "-Infinity"
-    if x == int(x) and abs(x) < 1e21:
-        return str(int(x))
-    return repr(x)
+    return _double_string(x)
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -132,19 +222,32 @@ def _escape_lone_surrogates(s: str) -> str:
     return "".join(out)
 
 
-def _js_value(x: Any) -> Any:
-    if is_number(x) and isinstance(x, float) and not math.isfinite(x):
-        return None
-    if isinstance(x, float) and x == int(x) and abs(x) < 1e21:
-        return int(x)
+_INDEX_LIMIT = 2**32 - 1
+
+
+def _is_index(key: str) -> bool:
+    """An array-index property name, which JavaScript objects enumerate first, in ascending order."""
+    return key.isascii() and key.isdigit() and str(int(key)) == key and int(key) < _INDEX_LIMIT
+
+
+def _json_text(x: Any) -> str:
+    if x is None:
+        return "null"
+    if isinstance(x, bool):
+        return "true" if x else "false"
+    if isinstance(x, (int, float)):
+        return js_number_string(x) if math.isfinite(x) else "null"
+    if isinstance(x, str):
+        return json.dumps(x, ensure_ascii=False)
     if isinstance(x, (list, tuple)):
-        return [_js_value(v) for v in x]
+        return "[" + ",".join(_json_text(v) for v in x) + "]"
     if isinstance(x, dict):
-        return {k: _js_value(v) for k, v in x.items()}
-    return x
+        keys = sorted((k for k in x if _is_index(k)), key=int) + [k for k in x if not _is_index(k)]
+        return "{" + ",".join(json.dumps(k, ensure_ascii=False) + ":" + _json_text(x[k]) for k in keys) + "}"
+    raise TypeError(f"not a JSON value: {x!r}")
 
 
 def json_stringify(x: Any) -> str:
-    """``JSON.stringify``: compact, non-ASCII kept, lone surrogates escaped, NaN/inf as null."""
-    text = json.dumps(_js_value(x), separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-    return _escape_lone_surrogates(text)
+    """``JSON.stringify``: compact, non-ASCII kept, lone surrogates escaped, NaN/inf as null, numbers as
+    ``String(number)``, array-index keys first."""
+    return _escape_lone_surrogates(_json_text(x))

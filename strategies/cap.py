@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from reference.model import Block, Content, Text, Thinking, ToolResult, ToolUse
-from reference.numerics import Number, js_ceil, js_floor, json_stringify, len16, slice16
+from reference.numerics import Number, js_ceil, js_safe_slice, json_stringify, len16
 
 OMITTED = "[content omitted — context budget exceeded]"
 CHARS_PER_TOKEN = 4
@@ -38,7 +38,7 @@ def text_only(content: Content) -> Number:
 
 
 def _cut(text: str, remaining: Number) -> str:
-    return slice16(text, js_floor(remaining)) + marker(text)
+    return js_safe_slice(text, remaining) + marker(text)
 
 
 def truncate_fates(content: Content, cap: Number | None) -> tuple[Content, tuple[bool, ...]]:

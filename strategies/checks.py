@@ -39,7 +39,7 @@ def check_summary_texts(store: Store, config: Config, prices: Prices) -> None:
     for s in store.summaries:
         with owned_by(f"summary {s.id!r}"):
             prices.E(wrap(live_prose(s, config), s, config))
-            prices.E((Text(header(s, config)),))
+            prices.E((Text(header(s, config, prices.defects)),))
     with owned_by("summary_context_label"):
         prices.E((Text(config.summary_context_label),))
     with owned_by("separator"):

@@ -36,6 +36,12 @@ class Defect(Enum):
     DEEP_WINDOW_CANDIDATES = ("TypeScript", "L2+ summaries touching the head or tail stay candidates "
                               "(raw content sent twice)")
     DRY_RUN_FILLS_MEMO = ("TypeScript", "a dry run fills the answer-price memo")
+    HEADER_REPLACE_CHAINED = ("TypeScript", "the positioned question fills its placeholders with four chained "
+                              "String.replace calls (buildRecallHeader): $&, $$, $` and $' in a value are "
+                              "expanded, and a value holding a later placeholder is filled again")
+    BLANK_SUMMARIES_SELECTED = ("TypeScript", "blank summaries (empty after JavaScript's trim) stay candidates "
+                                "(getAntiRedundantSummaries): positioned emission skips them, the combined "
+                                "answer sends them blank and counts their messages as covered")
 
     # The seed's removals that no variant carries: each undoes one part of the change.
     FLOOR_UNHELD = ("seed removal", "the combined pair floors every selected summary, held or not")

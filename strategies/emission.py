@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from reference.model import Budget, Config, Entry, Message, Store, Summary, Text
-from reference.numerics import Number
+from reference.numerics import Number, js_blank
 from strategies.cap import truncate
 from strategies.clearing import cleared_by, head_cleared_by, leaves_of, refused_prefix
 from strategies.defects import Defect, Defects
@@ -83,7 +83,7 @@ def raw_item(store: Store, i: int, region: str, message_price: Number, config: C
 
 
 def positioned_item(s: Summary, config: Config, prices: Prices) -> Item:
-    question = (Text(header(s, config)),)
+    question = (Text(header(s, config, prices.defects)),)
     answer = positioned_answer(s, config)
     with owned_by(f"summary {s.id!r}"):
         price = prices.question(question) + prices.answer(s, answer)
@@ -165,14 +165,19 @@ def _middle_sent(run: Running, head_items: int) -> tuple[list[str], list[Summary
 
 
 def emit_positioned(run: Running, store: Store, selection: Selection, raw_items: Sequence[Item],
-                    config: Config, budget: Budget, prices: Prices) -> None:
-    """One pair per selected summary and each raw message, in position order (pairs first on a tie)."""
+                    config: Config, budget: Budget, prices: Prices) -> tuple[Summary, ...]:
+    """One pair per selected summary and each raw message, in position order (pairs first on a tie).
+
+    A blank summary gets no pair (it still counts as a middle item); returns the summaries sent.
+    """
     defects = prices.defects
     keyed = [((position(store, s), 0, k), s) for k, s in enumerate(selection.summaries)]
     keyed += [((store.index(it.raw_ids[0]), 1, k), it) for k, it in enumerate(raw_items)]
     keyed.sort(key=lambda kv: kv[0])
     start = len(run.items)
     for _, thing in keyed:
+        if isinstance(thing, Summary) and js_blank(thing.content):
+            continue
         item = positioned_item(thing, config, prices) if isinstance(thing, Summary) else thing
         if not run.fits(item.price):
             raw_before, pairs_before = _middle_sent(run, start)
@@ -181,6 +186,7 @@ def emit_positioned(run: Running, store: Store, selection: Selection, raw_items:
             site = Site("selection-items", len(keyed), within)
             raise middle_refusal(run, item, site, store, budget, defects)
         run.add(item)
+    return tuple(s for it in run.items[start:] for s in it.pairs)
 
 
 def emit_combined(run: Running, store: Store, selection: Selection, raw_items: Sequence[Item],

@@ -102,8 +102,7 @@ def compile_context(store: Store, config: Config, budget: Budget, prices: Prices
     selection = complete(store, chosen, win, store.claimers())
     middle_raw = [item(i, "middle") for i in selection.raw]
     if config.positioned_recall_pairs:
-        emit_positioned(run, store, selection, middle_raw, config, budget, prices)
-        recorded = selection.summaries
+        recorded = emit_positioned(run, store, selection, middle_raw, config, budget, prices)
     else:
         held = emit_combined(run, store, selection, middle_raw, config, budget, prices)
         recorded = selection.summaries if defects.on(Defect.COVERAGE_COUNTS_LEFT_OUT) else held

@@ -8,22 +8,32 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from reference.model import Block, Config, Content, Summary, Text
-from reference.numerics import Number, js_number_string
+from reference.numerics import Number, js_number_string, js_replace_all
 from reference.price import live_prose
 from strategies.cap import cap_on, text_only, truncate, truncate_fates
+from strategies.defects import Defect, Defects
 
 SEPARATOR = "\n\n---\n\n"
 SEPARATOR_TOKENS = text_only((Text(SEPARATOR),))
 CLOSE_TAG = "</cm-recall>"
 QUESTION_PARTICIPANT = "Context Manager"
 _PLACEHOLDER = re.compile(r"\{(id|level|first|last)\}")
+PLACEHOLDERS = ("id", "level", "first", "last")
 
 
-def header(s: Summary, config: Config) -> str:
-    """The positioned question: the template with each placeholder replaced in one pass."""
+def header(s: Summary, config: Config, defects: Defects) -> str:
+    """The positioned question: the template with each placeholder replaced by its value, in one pass.
+
+    Faithfully (``HEADER_REPLACE_CHAINED``) four chained JavaScript ``replace`` calls, as ``buildRecallHeader``.
+    """
     values = {"id": s.id, "level": js_number_string(s.level),
               "first": s.source_range[0], "last": s.source_range[1]}
-    return _PLACEHOLDER.sub(lambda m: values[m.group(1)], config.recall_header_template)
+    template = config.recall_header_template
+    if defects.on(Defect.HEADER_REPLACE_CHAINED):
+        for name in PLACEHOLDERS:
+            template = js_replace_all(template, "{" + name + "}", values[name])
+        return template
+    return _PLACEHOLDER.sub(lambda m: values[m.group(1)], template)
 
 
 def open_tag(s: Summary) -> str:
@@ -35,14 +45,15 @@ def open_tag(s: Summary) -> str:
 
 
 def wrap(content: Content, s: Summary, config: Config) -> Content:
-    """The ``xml`` envelope around an answer: tags on the first and last Text block, or a Text of its own."""
+    """The ``xml`` envelope around an answer: tags on the first and last Text block, or else one Text of its own
+    holding the open tag, one newline and the close tag (``wrapRecallAnswerContent``)."""
     if config.recall_envelope != "xml":
         return content
     opening = open_tag(s) + "\n"
     closing = "\n" + CLOSE_TAG
     texts = [i for i, b in enumerate(content) if isinstance(b, Text)]
     if not texts:
-        return (*content, Text(opening + closing))
+        return (*content, Text(open_tag(s) + "\n" + CLOSE_TAG))
     out: list[Block] = list(content)
     first, last = texts[0], texts[-1]
     out[first] = Text(opening + out[first].text)

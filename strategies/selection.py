@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from reference.model import Config, Store, Summary
-from reference.numerics import Number, is_number
+from reference.numerics import Number, is_number, js_blank
 from strategies.defects import Defect, Defects
 from strategies.windows import Windows
 
@@ -27,10 +27,13 @@ def leaf_indices(store: Store, s: Summary) -> frozenset[int]:
 
 
 def candidates(store: Store, win: Windows, defects: Defects) -> list[Summary]:
-    """Unmerged summaries with content, less those whose leaves touch a window (L1s only, faithfully)."""
+    """Unmerged summaries with content, less those whose leaves touch a window (L1s only, faithfully).
+
+    Blank content (JavaScript's ``trim``) is no content; faithfully it still enters (``BLANK_SUMMARIES_SELECTED``).
+    """
     out = []
     for s in store.unmerged():
-        if not s.content:
+        if js_blank(s.content) and not defects.on(Defect.BLANK_SUMMARIES_SELECTED):
             continue
         excluded_level = s.level == 1 or not defects.on(Defect.DEEP_WINDOW_CANDIDATES)
         if excluded_level and win.touches_window(leaf_indices(store, s)):

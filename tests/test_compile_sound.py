@@ -12,6 +12,7 @@ from reference.model import Config, Document, Image, Message, Store, Text, Think
 from reference.price import reference_price
 from strategies import HierarchicalStrategy, OverBudgetError, UncoveredDropError
 from strategies.cap import OMITTED, text_only, truncate
+from strategies.defects import Defects
 from strategies.recall import combined_answer, header, open_tag, wrap
 from strategies.windows import head_end, recent_start
 
@@ -124,7 +125,7 @@ def test_truncate_never_splits_a_surrogate_pair():
 
 def test_header_replaces_placeholders_in_one_pass():
     s = summary("L1-{level}", 1, 2)
-    assert header(s, Config(recall_header_template="{id}|{level}|{first}..{last}")) == "L1-{level}|1|m1..m2"
+    assert header(s, Config(recall_header_template="{id}|{level}|{first}..{last}"), Defects()) == "L1-{level}|1|m1..m2"
 
 
 def test_envelope_wraps_first_and_last_text_or_adds_one():
@@ -134,7 +135,7 @@ def test_envelope_wraps_first_and_last_text_or_adds_one():
     one = wrap((Text("x"),), s, xml)
     assert one == (Text(open_tag(s) + "\nx\n</cm-recall>"),)
     reasoning = (Thinking("t", "s"),)
-    assert wrap(reasoning, s, xml) == (*reasoning, Text(open_tag(s) + "\n\n</cm-recall>"))
+    assert wrap(reasoning, s, xml) == (*reasoning, Text(open_tag(s) + "\n</cm-recall>"))
     assert wrap((Text("x"),), s, Config()) == (Text("x"),)
 
 

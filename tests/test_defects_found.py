@@ -39,6 +39,14 @@ DEFAULT_OUT = Path(__file__).resolve().parents[1] / "reports" / "out" / "defects
 #: in both faithful variants) the context is sent and the extra excess shows in the stats.
 SHOWN_ONLY_WITH: dict[Defect, Defect] = {Defect.FLOOR_UNHELD: Defect.COVERAGE_COUNTS_LEFT_OUT}
 
+#: Defects no invariant of section 15 can see, alone or unmasked, and the tests that pin them instead.
+#: HEADER_REPLACE_CHAINED changes only the question's bytes, which sound prices as sent: the stats agree
+#: with the reference price of what is sent whatever the question says.
+PINNED_BY_EXAMPLES: dict[Defect, str] = {
+    Defect.HEADER_REPLACE_CHAINED: "only the question's bytes change, priced as sent; pinned by "
+                                   "tests/test_fidelity.py and tests/test_js_oracle.py",
+}
+
 
 def _budget(defect: Defect) -> int:
     """Examples to search: at least 2,000 (more under a bigger profile); three times that for a masked defect,
@@ -61,6 +69,8 @@ def findings():
 
 @pytest.mark.parametrize("defect", DEFECTS, ids=lambda d: d.name)
 def test_defect_breaks_an_invariant(defect, findings):
+    if defect in PINNED_BY_EXAMPLES:
+        pytest.skip(f"no invariant sees {defect.name}: {PINNED_BY_EXAMPLES[defect]}")
     base = SHOWN_ONLY_WITH.get(defect)
     variant = frozenset({defect}) if base is None else frozenset({defect, base})
     beyond = None if base is None else frozenset({base})

@@ -1,0 +1,73 @@
+// A JavaScript oracle for the model's numerics (tests/test_js_oracle.py).
+//
+// Reads one JSON array of requests per line on stdin and answers one JSON array of results per line.
+// A request is [op, ...args]. Doubles travel as strings ("NaN", "-0", "1e+21", ...), and inside a
+// value to stringify as {"$f": "<double>"}, so that NaN, the infinities and -0 survive JSON.
+// Strings travel as JSON strings: lone surrogates as \udXXX escapes, which JSON.parse keeps as lone
+// units and well-formed JSON.stringify writes back the same way.
+
+import { createInterface } from 'node:readline';
+
+const num = (s) => Number(s);
+const out = (x) => (Object.is(x, -0) ? '-0' : String(x));
+const revive = (key, value) =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) && typeof value.$f === 'string'
+    ? Number(value.$f)
+    : value;
+const literal = (s) => new RegExp(s.replace(/[.*+?^${}()|[\]\\\/-]/g, '\\$&'), 'g');
+
+// The cut of the TypeScript's message cap: one unit earlier when the unit at the cut is a low surrogate.
+function cutBefore(s, end) {
+  if (end >= s.length) return s;
+  const unit = s.charCodeAt(end);
+  return s.slice(0, unit >= 0xdc00 && unit <= 0xdfff ? end - 1 : end);
+}
+
+// The store's text estimate: 2.3 chars a token when more than 12% of the first 2,000 units are
+// dense (above 126, or JSON-ish punctuation), else 2.9; over the whole length.
+const DENSE = new Set(['{', '}', '[', ']', '"', ':', '_', '/', '=', '`']);
+function textTokens(s) {
+  if (s.length === 0) return 0;
+  const probe = Math.min(s.length, 2000);
+  let dense = 0;
+  for (let i = 0; i < probe; i += 1) {
+    if (s.charCodeAt(i) > 126 || DENSE.has(s[i])) dense += 1;
+  }
+  return Math.ceil(s.length / (dense / probe > 0.12 ? 2.3 : 2.9));
+}
+
+// The positioned question as four chained replaces with replacement strings.
+function header(template, id, level, first, last) {
+  let text = template;
+  for (const [name, value] of [['id', id], ['level', String(num(level))], ['first', first], ['last', last]]) {
+    text = text.replace(new RegExp(`\\{${name}\\}`, 'g'), value);
+  }
+  return text;
+}
+
+const OPS = {
+  round: (x) => out(Math.round(num(x))),
+  ceil: (x) => out(Math.ceil(num(x))),
+  floor: (x) => out(Math.floor(num(x))),
+  string: (x) => String(num(x)),
+  stringify: (value) => JSON.stringify(value),
+  length: (s) => s.length,
+  slice: (s, end) => s.slice(0, end),
+  cut: (s, end) => cutBefore(s, end),
+  trim: (s) => s.trim(),
+  replace: (subject, pattern, replacement) => subject.replace(literal(pattern), replacement),
+  header,
+  text_tokens: (s) => textTokens(s),
+};
+
+const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+lines.on('line', (line) => {
+  if (line.trim() === '') return;
+  let answer;
+  try {
+    answer = JSON.parse(line, revive).map(([op, ...args]) => OPS[op](...args));
+  } catch (err) {
+    answer = { error: String(err && err.stack ? err.stack : err) };
+  }
+  process.stdout.write(`${JSON.stringify(answer)}\n`);
+});

@@ -1,0 +1,227 @@
+"""The numerics against a JavaScript engine: one Node process per session (``tests/js_oracle.mjs``).
+
+Code that ``reference/`` and ``strategies/`` share moves both sides together, so no invariant can
+see a bug in it; these properties compare it with Node instead. Each example is one batch, one
+round trip. Doubles travel as ``repr`` strings and strings as ASCII JSON (lone surrogates as
+``\\udXXX`` escapes, which ``JSON.parse`` keeps as lone units).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import subprocess
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from reference.estimator import text_tokens
+from reference.model import Config, Summary
+from reference.numerics import (
+    js_ceil,
+    js_floor,
+    js_number_string,
+    js_replace_all,
+    js_round,
+    js_safe_slice,
+    js_slice,
+    js_trim,
+    json_stringify,
+    len16,
+)
+from strategies.defects import Defect, Defects
+from strategies.recall import header
+
+NODE = shutil.which("node")
+SCRIPT = Path(__file__).with_name("js_oracle.mjs")
+pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed (.ci/run installs nodejs)")
+
+
+class Oracle:
+    """A running ``node js_oracle.mjs``: one line of requests in, one line of results out."""
+
+    def __init__(self, node: str) -> None:
+        self._proc = subprocess.Popen([node, str(SCRIPT)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      text=True, encoding="utf-8", errors="strict")
+
+    def ask(self, requests: Sequence[Sequence[Any]]) -> list[Any]:
+        assert self._proc.stdin is not None and self._proc.stdout is not None
+        self._proc.stdin.write(json.dumps(list(requests), ensure_ascii=True, allow_nan=False) + "\n")
+        self._proc.stdin.flush()
+        line = self._proc.stdout.readline()
+        answer = json.loads(line)
+        if isinstance(answer, dict):
+            raise RuntimeError(f"the oracle failed: {answer['error']}")
+        return answer
+
+    def close(self) -> None:
+        if self._proc.stdin is not None:
+            self._proc.stdin.close()
+        self._proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def js() -> Iterator[Oracle]:
+    assert NODE is not None
+    oracle = Oracle(NODE)
+    yield oracle
+    oracle.close()
+
+
+def double(x: float) -> str:
+    """A double as JavaScript's ``Number()`` reads it back exactly."""
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "Infinity" if x > 0 else "-Infinity"
+    return repr(float(x))
+
+
+def parse_double(s: str) -> float:
+    return float(s)  # "NaN", "Infinity", "-0", "1e+21" all parse
+
+
+def same(a: float, b: float) -> bool:
+    return (math.isnan(a) and math.isnan(b)) or a == b
+
+
+def units(s: str) -> bytes:
+    """A string as JavaScript sees it: its UTF-16 units (a pair written as two halves is the astral character)."""
+    return s.encode("utf-16-le", "surrogatepass")
+
+
+# ----------------------------------------------------------------------------- inputs
+
+EDGE_DOUBLES = (0.5, -0.5, 1.5, 2.5, -2.5, 0.49999999999999994, -0.49999999999999994, 4503599627370495.5,
+                2.0 ** 52 + 1, 2.0 ** 53, -0.0, 0.0, 1e21, 1e21 - 65536, 9.999999999999999e20, 1e-6, 1e-7,
+                1.5e-7, 123e-20, 5e-324, 1.7976931348623157e308, 0.1, 100.0, 1e16, 1.2345678901234567e-5,
+                math.nan, math.inf, -math.inf)
+doubles = st.one_of(st.floats(), st.sampled_from(EDGE_DOUBLES), st.integers(-10**6, 10**6).map(lambda n: n / 8))
+
+#: Characters the model's rules turn on: surrogate halves (paired and lone), JavaScript-only and
+#: Python-only whitespace, replacement-pattern characters, placeholders' braces, dense punctuation.
+ODD_CHARS = ("\ud83d", "\ude00", "\udc00", "\udbff", "\U0001f600", "\ufeff", "\u3000", "\u2028", "\u00a0", "\x1c",
+           "\x85", "\u200b", " ", "\t", "\n", "$", "&", "`", "'", "<", "{", "}", "[", "]", '"', ":", "_", "/",
+           "=", "\\", "\x00", "\x7f", "é", "a", "b")
+chars = st.one_of(st.sampled_from(ODD_CHARS), st.characters(exclude_categories=()))
+texts = st.text(chars, max_size=24)
+
+
+def batch(strategy: st.SearchStrategy) -> st.SearchStrategy:
+    return st.lists(strategy, min_size=1, max_size=12)
+
+
+# ----------------------------------------------------------------------------- Math and String(number)
+
+
+@given(xs=batch(doubles))
+@example(xs=list(EDGE_DOUBLES))
+def test_math_round_ceil_floor_and_string_match_javascript(js: Oracle, xs: list[float]) -> None:
+    """``Math.round``/``ceil``/``floor`` of a double and ``String`` of the result, and ``String(x)`` itself."""
+    requests = [[op, double(x)] for x in xs for op in ("round", "ceil", "floor", "string")]
+    answers = iter(js.ask(requests))
+    for x in xs:
+        for name, fn in (("round", js_round), ("ceil", js_ceil), ("floor", js_floor)):
+            got, want = fn(x), parse_double(next(answers))
+            assert same(float(got), want), f"{name}({x!r}): model {got!r}, JavaScript {want!r}"
+            assert js_number_string(got) == (want_text := js_number_string(want)), (name, x, want_text)
+        assert js_number_string(x) == (want := next(answers)), f"String({x!r}): model {js_number_string(x)!r}, " \
+                                                               f"JavaScript {want!r}"
+
+
+# ----------------------------------------------------------------------------- JSON.stringify
+
+
+def tagged(value: Any) -> Any:
+    """``value`` for the trip to Node: every number as ``{"$f": double}``."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)):
+        return {"$f": double(float(value)) if isinstance(value, float) else str(value)}
+    if isinstance(value, list):
+        return [tagged(v) for v in value]
+    return {k: tagged(v) for k, v in value.items()}
+
+
+keys = st.one_of(texts, st.sampled_from(("0", "1", "10", "2", "01", "-1", "4294967294", "4294967295", "1.5")))
+scalars = st.one_of(st.none(), st.booleans(), doubles, st.integers(-2**60, 2**60), st.text(chars, max_size=8))
+values = st.recursive(scalars, lambda inner: st.one_of(
+    st.lists(inner, max_size=4),
+    st.dictionaries(keys.filter(lambda k: k != "$f"), inner, max_size=4)), max_leaves=8)
+
+
+@given(xs=batch(values))
+@example(xs=["\ud83d", "\ude00\ud83d", "a\U0001f600\udc00", -0.0, 1e21, 1e-7, [{"b": 1, "2": [None, math.nan]}],
+             {"1": 1, "0": 0, "a": -math.inf}, 2**60 + 1])
+def test_json_stringify_matches_javascript(js: Oracle, xs: list[Any]) -> None:
+    """Well-formed ``JSON.stringify``: lone surrogates escaped, -0 as 0, 1e21 as 1e+21, index keys first."""
+    answers = js.ask([["stringify", tagged(x)] for x in xs])
+    for x, want in zip(xs, answers, strict=True):
+        assert units(json_stringify(x)) == units(want), f"JSON.stringify({x!r}): model {json_stringify(x)!r}"
+
+
+# ----------------------------------------------------------------------------- UTF-16, trim, replace, the estimate
+
+
+@given(items=batch(st.tuples(texts, st.integers(0, 30))))
+@example(items=[("a\udc00bc", 1), ("\U0001f600\udc00", 2), ("a\U0001f600b", 2), ("\ud800\udc00x", 1)])
+def test_utf16_lengths_slices_cuts_and_trim_match_javascript(js: Oracle, items: list[tuple[str, int]]) -> None:
+    """``s.length``, ``s.slice(0, end)``, the cap's surrogate-safe cut (``end`` > 0) and ``s.trim()``."""
+    requests = [r for s, end in items
+                for r in (["length", s], ["slice", s, end], ["cut", s, max(end, 1)], ["trim", s])]
+    answers = iter(js.ask(requests))
+    for s, end in items:
+        assert len16(s) == next(answers), f"length of {s!r}"
+        assert units(js_slice(s, end)) == units(next(answers)), f"{s!r}.slice(0, {end})"
+        assert units(js_safe_slice(s, max(end, 1))) == units(next(answers)), f"cut of {s!r} at {max(end, 1)}"
+        assert units(js_trim(s)) == units(next(answers)), f"{s!r}.trim()"
+
+
+@given(items=batch(st.tuples(texts, st.sampled_from(("{id}", "{a}", "$", "a", "{", "&")), texts)))
+@example(items=[("x{a}y{a}", "{a}", "[$`|$'|$&|$$|$1|$<n>]"), ("aaa", "a", "$'$`")])
+def test_replace_with_replacement_patterns_matches_javascript(js: Oracle, items: list[tuple[str, str, str]]) -> None:
+    """``subject.replace(/literal/g, replacement)``: GetSubstitution's ``$$``, ``$&``, ``$```, ``$'``."""
+    answers = js.ask([["replace", *item] for item in items])
+    for (subject, pattern, replacement), want in zip(items, answers, strict=True):
+        got = js_replace_all(subject, pattern, replacement)
+        assert units(got) == units(want), f"{subject!r}.replace(/{pattern}/g, {replacement!r}): model {got!r}"
+
+
+placeholder_texts = st.lists(st.sampled_from(("{id}", "{level}", "{first}", "{last}", "$&", "$`", "$'", "$$", "$1",
+                                               "$<n>", *ODD_CHARS)), max_size=6).map("".join)
+CHAINED = Defects(frozenset({Defect.HEADER_REPLACE_CHAINED}))
+
+
+@given(items=batch(st.tuples(placeholder_texts, placeholder_texts, st.integers(1, 12), placeholder_texts,
+                             placeholder_texts)))
+@example(items=[("[Recall {id}]", "a{last}", 1, "m$&", "z$`"), ("{first}{last}{id}", "{level}", 3, "$'", "$$")])
+def test_the_chained_header_matches_javascript(js: Oracle, items: list[tuple[str, str, int, str, str]]) -> None:
+    """The faithful positioned question: four chained ``replace`` calls over ``{id}``, ``{level}``, ``{first}``,
+    ``{last}`` (``buildRecallHeader``)."""
+    answers = js.ask([["header", template, sid, double(float(level)), first, last]
+                      for template, sid, level, first, last in items])
+    for (template, sid, level, first, last), want in zip(items, answers, strict=True):
+        s = Summary(id=sid, level=level, content="x", tokens=1, source_level=0, source_ids=(first,),
+                    source_range=(first, last))
+        got = header(s, Config(recall_header_template=template), CHAINED)
+        assert units(got) == units(want), f"header {template!r} over {sid!r}, {first!r}, {last!r}: model {got!r}"
+
+
+#: Long texts built by repetition (cheap to draw): the density probe's 2,000-unit edge, astral characters across it.
+dense_texts = st.one_of(texts, st.builds(lambda unit, times, tail: unit * times + tail,
+                                         st.text(st.sampled_from("ab {}é\U0001f600"), min_size=1, max_size=4),
+                                         st.integers(300, 2100), texts))
+
+
+@given(xs=batch(dense_texts))
+@example(xs=["a" * 1999 + "\U0001f600", "a" * 69, '{"' * 35, "a" * 1760 + "{" * 240 + "é" * 300])
+def test_the_density_estimate_matches_javascript(js: Oracle, xs: list[str]) -> None:
+    """The store's text estimate: dense share of the first 2,000 units decides 2.3 or 2.9 chars a token."""
+    answers = js.ask([["text_tokens", s] for s in xs])
+    for s, want in zip(xs, answers, strict=True):
+        assert text_tokens(s) == want, f"text_tokens of {s[:40]!r}... ({len16(s)} units)"
