@@ -149,12 +149,40 @@ def run_check(args: argparse.Namespace, stdout: TextIO) -> int:
     return run(args, stdout)
 
 
+def _defects_args(parser: argparse.ArgumentParser) -> None:
+    from reports.defects import configure
+
+    configure(parser)
+
+
+def run_defects(args: argparse.Namespace, stdout: TextIO) -> int:
+    from reports.defects import run
+
+    return run(args, stdout)
+
+
+def _compare_args(parser: argparse.ArgumentParser) -> None:
+    from reports.compare import configure
+
+    configure(parser)
+
+
+def run_compare(args: argparse.Namespace, stdout: TextIO) -> int:
+    from reports.compare import run
+
+    return run(args, stdout)
+
+
 SUBCOMMANDS: dict[str, Subcommand] = {
     cmd.name: cmd
     for cmd in (
         Subcommand("price", "price each message and summary answer of a scenario file", _price_args, run_price),
         Subcommand("check", "compile a scenario file on each variant and list the invariants it breaks",
                    _check_args, run_check),
+        Subcommand("defects", "list every known defect, the variants that carry it and the tests that cover it",
+                   _defects_args, run_defects),
+        Subcommand("compare", "compile a corpus on two variants and classify every cell as the seed does",
+                   _compare_args, run_compare),
         Subcommand("report", "run the mutation campaign and write the red-first report (reports/out/)",
                    _report_args, run_report),
         Subcommand("edges", "run the Z3 rounding-edge searches (--write rewrites invariants/witnesses.json)",
