@@ -33,6 +33,8 @@ from strategies.hierarchical import HierarchicalStrategy
 
 DEFAULT_BASE, DEFAULT_HEAD = "main-48bb87a1", "pr-8bb01ab8"
 EXIT_OK, EXIT_NEW_BYTES = 0, 1
+#: The most defects an explanation switches together.
+MAX_TOGETHER = 4
 
 
 @dataclass(frozen=True)
@@ -111,34 +113,34 @@ def explain(store: Store, config: Config, budget: Budget, base: frozenset[Defect
             base_side: Side, head_side: Side) -> tuple[str, ...]:
     """The defects that differ between the sides and, switched alone on either side, make the two agree.
 
-    When none does alone, the defects that each bring one side closer to the other are switched together;
-    if that makes them agree, the explanation is that set, written ``A+B``.
+    When none does alone, a set is grown greedily on each side (each step the switch that brings it
+    closest to the other side); if the set makes the two agree, it is the explanation, written ``A+B``.
     """
     differ = [d for d in Defect if d in base ^ head]
     start = distance(base_side, head_side)
-    found: list[str] = []
-    closer: dict[str, list[Defect]] = {"base": [], "head": []}
-    for d in differ:
-        moved_base = run_side(store, config, budget, base ^ {d})[0]
-        moved_head = run_side(store, config, budget, head ^ {d})[0]
-        gaps = {"base": distance(moved_base, head_side), "head": distance(base_side, moved_head)}
-        if 0 in gaps.values():
-            found.append(d.name)
-        for which, gap in gaps.items():
-            if gap < start:
-                closer[which].append(d)
+
+    def gap(which: str, flip: frozenset[Defect]) -> int:
+        if which == "base":
+            return distance(run_side(store, config, budget, base ^ flip)[0], head_side)
+        return distance(base_side, run_side(store, config, budget, head ^ flip)[0])
+
+    alone = {(which, d): gap(which, frozenset({d})) for d in differ for which in ("base", "head")}
+    found = [d.name for d in differ if alone[("base", d)] == 0 or alone[("head", d)] == 0]
     if found:
         return tuple(found)
-    for which, ds in closer.items():
-        if len(ds) < 2:
-            continue
-        flip = frozenset(ds)
-        if which == "base":
-            agree = distance(run_side(store, config, budget, base ^ flip)[0], head_side) == 0
-        else:
-            agree = distance(base_side, run_side(store, config, budget, head ^ flip)[0]) == 0
-        if agree:
-            return ("+".join(d.name for d in ds),)
+    for which in ("base", "head"):
+        chosen: list[Defect] = []
+        current = start
+        steps = {d: alone[(which, d)] for d in differ}
+        while steps and len(chosen) < MAX_TOGETHER:
+            best = min(steps, key=lambda d: (steps[d], differ.index(d)))
+            if steps[best] >= current:
+                break
+            chosen.append(best)
+            current = steps.pop(best)
+            if current == 0:
+                return ("+".join(d.name for d in sorted(chosen, key=differ.index)),)
+            steps = {d: gap(which, frozenset([*chosen, d])) for d in steps}
     return ()
 
 

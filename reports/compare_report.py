@@ -56,7 +56,7 @@ def render_text(records: Sequence[CellRecord], args: argparse.Namespace, seconds
         by = rows(diff)
         lines += ["", "differing cells by estimator and mode:"]
         lines += pd.crosstab(by["class"], [by["estimator"], by["mode"]]).to_string().splitlines()
-        lines += ["", "what explains them (a defect that, switched alone, makes the sides agree):"]
+        lines += ["", "what explains them (a defect that, switched alone, makes the sides agree; A+B: only together):"]
         lines += explanations(records).to_string().splitlines()
         so = split_only(records)
         lines += ["", f"default estimator, positioned: {so['differing']} differing cells, {so['split_only']} of them "
