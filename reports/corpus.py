@@ -152,17 +152,17 @@ def _tree(rng: random.Random, messages: tuple[Message, ...]) -> tuple[Summary, .
     while i < stop:
         width = rng.randint(3, 6)
         last = min(i + width, stop) - 1
-        if rng.random() < 0.8:
+        if rng.random() < 0.85:
             chunks.append((i, last))
         i = last + 1
     groups: list[list[int]] = []
     k = 0
     while k < len(chunks):
-        take = rng.randint(2, 3) if rng.random() < 0.7 else 1
+        take = rng.randint(2, 3) if rng.random() < 0.85 else 1
         groups.append(list(range(k, min(k + take, len(chunks)))))
         k += take
     merged = [g for g in groups if len(g) > 1]
-    l3_over = merged[:2] if len(merged) >= 3 and rng.random() < 0.7 else []
+    l3_over = merged[:2] if len(merged) >= 2 and rng.random() < 0.8 else []
     l2_ids = {tuple(g): f"L2-{j}" for j, g in enumerate(merged)}
     l3_id = "L3-0" if l3_over else None
     parents: dict[int, str] = {c: l2_ids[tuple(g)] for g in merged for c in g}
