@@ -129,11 +129,13 @@ class Break:
 
     violation: Violation
     explained_by: tuple[Defect, ...]
+    #: When no defect alone explains it: two carried defects that, on together in ``sound``, break it.
+    together: tuple[Defect, ...] = ()
 
 
 @dataclass(frozen=True)
 class Group:
-    """Breaks explained by the same defects: ``main``, ``other`` or ``unexplained``."""
+    """Breaks explained by the same defects: ``main``, ``other``, ``together`` (a pair only) or ``unexplained``."""
 
     role: str
     defects: tuple[Defect, ...]
@@ -145,6 +147,22 @@ def explaining(scenario: Scenario, invariant: str, carried: frozenset[Defect]) -
     prop = INVARIANTS[invariant]
     return tuple(d for d in Defect if d in carried
                  and prop(scenario.store, scenario.config, scenario.budget, frozenset({d})))
+
+
+def explaining_pair(scenario: Scenario, invariant: str, carried: frozenset[Defect],
+                    singles: frozenset[Defect]) -> tuple[Defect, ...]:
+    """Two carried defects that, on together in ``sound``, break ``invariant`` (one of them from ``singles``,
+    the defects that explain other breaks alone, when there are any)."""
+    prop = INVARIANTS[invariant]
+    ordered = [d for d in Defect if d in carried]
+    firsts = [d for d in ordered if d in singles] or ordered
+    for a in firsts:
+        for b in ordered:
+            if b == a or (b in firsts and ordered.index(b) < ordered.index(a)):
+                continue
+            if prop(scenario.store, scenario.config, scenario.budget, frozenset({a, b})):
+                return tuple(d for d in ordered if d in (a, b))
+    return ()
 
 
 def group_breaks(breaks: Sequence[Break]) -> list[Group]:
@@ -165,7 +183,12 @@ def group_breaks(breaks: Sequence[Break]) -> list[Group]:
     groups = [Group("main" if k == 0 else "other", tuple(d for d in Defect if d in c[0]),
                     tuple(sorted(c[1], key=lambda b: order.get(b.violation.invariant, 99))))
               for k, c in enumerate(components)]
-    unexplained = tuple(b for b in breaks if not b.explained_by)
+    pairs: dict[tuple[Defect, ...], list[Break]] = {}
+    for b in breaks:
+        if not b.explained_by and b.together:
+            pairs.setdefault(b.together, []).append(b)
+    groups += [Group("together", pair, tuple(bs)) for pair, bs in pairs.items()]
+    unexplained = tuple(b for b in breaks if not b.explained_by and not b.together)
     if unexplained:
         groups.append(Group("unexplained", (), unexplained))
     return groups
@@ -193,11 +216,13 @@ def check_variant(scenario: Scenario, spec: str, invariants: Sequence[str], expl
     violations = [v for name in invariants
                   for v in INVARIANTS[name](scenario.store, scenario.config, scenario.budget, carried)]
     seen: dict[str, tuple[Defect, ...]] = {}
-    breaks = []
     for v in violations:
         if v.invariant not in seen:
             seen[v.invariant] = explaining(scenario, v.invariant, carried) if explain and carried else ()
-        breaks.append(Break(v, seen[v.invariant]))
+    singles = frozenset(d for ds in seen.values() for d in ds)
+    pairs = {name: explaining_pair(scenario, name, carried, singles)
+             for name, ds in seen.items() if explain and carried and not ds}
+    breaks = [Break(v, seen[v.invariant], pairs.get(v.invariant, ())) for v in violations]
     rows = tuple(entry_rows(scenario, defects, outcome.entries)) if explain and outcome.sent else ()
     groups = tuple(group_breaks(breaks)) if explain else ()
     return VariantCheck(spec, defects, outcome, rows, tuple(breaks), groups)
@@ -251,6 +276,8 @@ def variant_lines(c: VariantCheck, explain: bool) -> list[str]:
             out.append(f"  explained by {names}:")
         elif g.role == "other":
             out.append(f"  also broken, by other defects ({names}):")
+        elif g.role == "together":
+            out.append(f"  also broken, by no defect alone but {' and '.join(d.name for d in g.defects)} together:")
         elif c.defects.active:
             out.append("  no single defect it carries explains (an interaction of defects, or an unnamed one):")
         out += [f"    breaks {b.violation.invariant}: {b.violation.message}" for b in g.breaks]
@@ -280,7 +307,8 @@ def variant_json(c: VariantCheck) -> dict[str, Any]:
                      "charged": _json_number(r.charged), "reference": _json_number(r.reference),
                      "difference": _json_number(r.difference)} for r in c.rows],
         "breaks": [{"invariant": b.violation.invariant, "message": b.violation.message,
-                    "explained_by": [d.name for d in b.explained_by]} for b in c.breaks],
+                    "explained_by": [d.name for d in b.explained_by],
+                    "together": [d.name for d in b.together]} for b in c.breaks],
         "groups": [{"role": g.role, "defects": [d.name for d in g.defects],
                     "invariants": [b.violation.invariant for b in g.breaks]} for g in c.groups],
     }

@@ -108,3 +108,19 @@ def test_a_break_with_no_defect_switched_on_exits_3():
     assert check.exit_code([reproduced]) == check.EXIT_REPRODUCED
     assert check.exit_code([reproduced, broke]) == check.EXIT_SOUND_BROKE
     assert check.exit_code([]) == check.EXIT_OK
+
+
+def test_a_break_no_defect_explains_alone_names_the_pair_apart(capsys, tmp_path):
+    """#307: the cap leaves a combined summary out; nothing-lost is COVERAGE_COUNTS_LEFT_OUT's, and the stats'
+    total only breaks with COMBINED_STATS_TOKENS as well (alone, the compile would refuse)."""
+    st = store(6, [summary("L1-1", 1, 2), summary("L1-2", 3, 4)])
+    config = Config(over_budget_grace_ratio=0, head_window_tokens=10, positioned_recall_pairs=False,
+                    recall_envelope="xml", max_message_tokens=10)
+    path = tmp_path / "coverage-307.scenario.json"
+    save_scenario(Scenario(st, config), path)
+    code, out, _ = run(capsys, "check", str(path), "--explain", "--variant", "pr-8bb01ab8", "--json")
+    groups = json.loads(out)["variants"][0]["groups"]
+    assert code == check.EXIT_REPRODUCED
+    assert groups[0] == {"role": "main", "defects": ["COVERAGE_COUNTS_LEFT_OUT"], "invariants": ["nothing-lost"]}
+    assert {"role": "together", "defects": ["COVERAGE_COUNTS_LEFT_OUT", "COMBINED_STATS_TOKENS"],
+            "invariants": ["stats-total"]} in groups
