@@ -24,7 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from invariants.properties import grace_limit
 from reference.model import Budget, Config, Store
+from reference.price import reference_price
 from reference.scenario import Scenario, ScenarioError, load_scenario, save_scenario
 from reports import corpus
 from reports.classify import CellClass, Side, classify, detail, differences, side_of
@@ -64,7 +66,7 @@ class CellRecord:
                 "mode": self.mode, "carriers": self.carriers, "budget": self.budget_label,
                 "max_tokens": self.max_tokens, "class": self.cls.value, "detail": self.detail,
                 "explained_by": ", ".join(self.explained_by) or "none alone", "base": self.base,
-                "head": self.head, "command": self.command}
+                "head": self.head, "base_kind": self.base_kind, "head_kind": self.head_kind, "command": self.command}
 
 
 @dataclass(frozen=True)
@@ -86,7 +88,8 @@ class Job:
 
 
 def run_side(store: Store, config: Config, budget: Budget, defects: frozenset[Defect]) -> tuple[Side, str, str]:
-    """Compile as a dry run; the side, a short description and its kind (``sent`` or the error's type)."""
+    """Compile as a dry run; the side, a short description and its kind (``sent``, ``sent over`` when the
+    reference price of what it sends is over the grace limit, or the error's type)."""
     strategy = HierarchicalStrategy(config, defects)
     strategy.initialize(store)
     try:
@@ -97,7 +100,10 @@ def run_side(store: Store, config: Config, budget: Budget, defects: frozenset[De
         split = dict(side.report)
         extra = f" (head {split['head_tokens']}, middle {split['middle_tokens']})" if "head_tokens" in split else ""
         return side, f"{type(err).__name__}{where}{extra}", type(err).__name__
-    return side_of(result, None), f"sent {len(result.entries)} entries ({result.stats.total.tokens} charged)", "sent"
+    price = reference_price(result.entries, store, config)
+    over = price > grace_limit(budget, config)
+    text = f"sent {len(result.entries)} entries (charged {result.stats.total.tokens}, priced {price})"
+    return side_of(result, None), text, "sent over" if over else "sent"
 
 
 def distance(a: Side, b: Side) -> int:

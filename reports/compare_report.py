@@ -51,6 +51,9 @@ def render_text(records: Sequence[CellRecord], args: argparse.Namespace, seconds
     table = pd.DataFrame({"cells": counts(records)})
     table["share"] = (100 * table["cells"] / max(1, len(records))).round(1).astype(str) + "%"
     lines += table.to_string().splitlines()
+    over = {side: sum(1 for r in records if getattr(r, f"{side}_kind") == "sent over") for side in ("base", "head")}
+    lines += ["", f"sent over the grace limit (the reference price of what was sent): base {over['base']} cells, "
+                  f"head {over['head']} cells"]
     diff = [r for r in records if r.cls.differs]
     if diff:
         by = rows(diff)
@@ -80,6 +83,8 @@ def render_text(records: Sequence[CellRecord], args: argparse.Namespace, seconds
 def render_json(records: Sequence[CellRecord], args: argparse.Namespace, seconds: float) -> str:
     doc = {"base": args.base, "head": args.head, "cells": len(records), "seconds": round(seconds, 2),
            "workers": args.workers, "counts": counts(records), "default_positioned": split_only(records),
+           "sent_over": {side: sum(1 for r in records if getattr(r, f"{side}_kind") == "sent over")
+                         for side in ("base", "head")},
            "differing": [r.row() for r in records if r.cls.differs]}
     return json.dumps(doc, indent=2, default=str) + "\n"
 
@@ -118,17 +123,20 @@ def plot(records: Sequence[CellRecord], path: Path, base: str, head: str) -> Non
                                     "outcome": [r.base_kind for r in records]}),
                       pd.DataFrame({"budget": [r.budget_label for r in records], "side": f"head {head}",
                                     "outcome": [r.head_kind for r in records]})])
-    kinds = ["sent", *sorted(set(long["outcome"]) - {"sent"})]
+    kinds = [k for k in ("sent", "sent over") if k in set(long["outcome"])]
+    kinds += sorted(set(long["outcome"]) - {"sent", "sent over"})
     fig, axes = plt.subplots(1, 2, figsize=(13, 4.5), sharey=True)
     for ax, side in zip(axes, [f"base {base}", f"head {head}"], strict=True):
         sub = long[long["side"] == side]
         table = pd.crosstab(sub["budget"], sub["outcome"]).reindex(index=order, columns=kinds, fill_value=0)
-        table.plot.bar(stacked=True, ax=ax, width=0.8, legend=ax is axes[-1])
+        table.plot.bar(stacked=True, ax=ax, width=0.8, legend=False)
         ax.set_title(side)
         ax.set_xlabel("budget (at the store's edges)")
         ax.set_ylabel("cells")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, title="outcome", loc="center right")
     fig.suptitle(f"outcomes by budget: {base} -> {head} ({len(records)} cells)")
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 0.86, 1))
     try:
         fig.savefig(path, format="png", dpi=100)
     except OSError as err:
