@@ -277,7 +277,8 @@ def variant_lines(c: VariantCheck, explain: bool) -> list[str]:
         elif g.role == "other":
             out.append(f"  also broken, by other defects ({names}):")
         elif g.role == "together":
-            out.append(f"  also broken, by no defect alone but {' and '.join(d.name for d in g.defects)} together:")
+            lead = "also broken, by" if any(x.role in ("main", "other") for x in c.groups) else "explained by"
+            out.append(f"  {lead} no defect alone but {' and '.join(d.name for d in g.defects)} together:")
         elif c.defects.active:
             out.append("  no single defect it carries explains (an interaction of defects, or an unnamed one):")
         out += [f"    breaks {b.violation.invariant}: {b.violation.message}" for b in g.breaks]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import time
@@ -87,6 +88,16 @@ class Job:
 # ----------------------------------------------------------------------------- one cell
 
 
+def outcome_side(store: Store, config: Config, budget: Budget, defects: frozenset[Defect]) -> Side:
+    """Compile as a dry run; its side alone (what attribution compares)."""
+    strategy = HierarchicalStrategy(config, defects)
+    strategy.initialize(store)
+    try:
+        return side_of(strategy.compile(budget, dry_run=True), None)
+    except Exception as err:
+        return side_of(None, err)
+
+
 def run_side(store: Store, config: Config, budget: Budget, defects: frozenset[Defect]) -> tuple[Side, str, str]:
     """Compile as a dry run; the side, a short description and its kind (``sent``, ``sent over`` when the
     reference price of what it sends is over the grace limit, or the error's type)."""
@@ -100,8 +111,11 @@ def run_side(store: Store, config: Config, budget: Budget, defects: frozenset[De
         split = dict(side.report)
         extra = f" (head {split['head_tokens']}, middle {split['middle_tokens']})" if "head_tokens" in split else ""
         return side, f"{type(err).__name__}{where}{extra}", type(err).__name__
-    price = reference_price(result.entries, store, config)
-    over = price > grace_limit(budget, config)
+    try:
+        price = reference_price(result.entries, store, config)
+    except Exception:  # a bad value the reference cannot price
+        price = math.nan
+    over = not price <= grace_limit(budget, config)
     text = f"sent {len(result.entries)} entries (charged {result.stats.total.tokens}, priced {price})"
     return side_of(result, None), text, "sent over" if over else "sent"
 
@@ -128,10 +142,13 @@ def explain(store: Store, config: Config, budget: Budget, base: frozenset[Defect
 
     def gap(which: str, flip: frozenset[Defect]) -> int:
         if which == "base":
-            return distance(run_side(store, config, budget, base ^ flip)[0], head_side)
-        return distance(base_side, run_side(store, config, budget, head ^ flip)[0])
+            return distance(outcome_side(store, config, budget, base ^ flip), head_side)
+        return distance(base_side, outcome_side(store, config, budget, head ^ flip))
 
-    alone = {(which, d): gap(which, frozenset({d})) for d in differ for which in ("base", "head")}
+    alone: dict[tuple[str, Defect], int] = {}
+    for d in differ:
+        alone[("base", d)] = gap("base", frozenset({d}))
+        alone[("head", d)] = gap("head", frozenset({d})) if alone[("base", d)] else 0
     found = [d.name for d in differ if alone[("base", d)] == 0 or alone[("head", d)] == 0]
     if found:
         return tuple(found)
