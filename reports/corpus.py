@@ -45,7 +45,11 @@ BUDGETS = ("head-1", "head", "halfway", "floorless", "main-1", "main", "pr-1", "
 #: The faithful pricings whose charge at an unlimited budget is an edge of the store (``main``, ``pr``).
 FAITHFUL_EDGES = {"main": "main-48bb87a1", "pr": "pr-8bb01ab8"}
 CALIBRATION = 1.3
-LONG_HEADER = "[Recall {id} of messages {first} to {last}, at level {level}]"
+#: The hosts' settings, cycled over the templates so that every eight meet each combination of cap, envelope
+#: and header once or twice (a header longer than the label, and shorter: #305's question either way).
+CAPS = (0, 400, 150, 0)
+ENVELOPES = ("none", "xml")
+HEADERS = ("[Recall {id}]", "[Recall {id} of messages {first} to {last}, at level {level}]")
 WORDS = ("context", "budget", "summary", "agent", "memory", "token", "cache", "recall", "tool", "result",
          "window", "store", "price", "grace", "refusal", "merge", "chunk", "level", "header", "answer")
 
@@ -200,9 +204,8 @@ def template(seed: int, size: int, k: int) -> tuple[Store, Config]:
     recent = sum(_e(store, m) for m in messages[-4:])
     level = max(200, sum(_e(store, m) for m in messages) // 6)
     config = Config(head_window_tokens=head, recent_window_tokens=recent,
-                    max_message_tokens=rng.choice((0, 0, 150, 400)),
-                    recall_envelope=rng.choice(("none", "xml")),
-                    recall_header_template=rng.choice(("[Recall {id}]", LONG_HEADER)),
+                    max_message_tokens=CAPS[k % 4], recall_envelope=ENVELOPES[(k // 2) % 2],
+                    recall_header_template=HEADERS[(k // 4 + k) % 2],
                     l1_budget_tokens=level, l2_budget_tokens=level, l3_budget_tokens=level)
     return store, config
 
