@@ -14,6 +14,7 @@ for every resident agent at upgrade); 2 a usage error or an unreadable scenario 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import os
@@ -37,8 +38,10 @@ from strategies.hierarchical import HierarchicalStrategy
 
 DEFAULT_BASE, DEFAULT_HEAD = "main-48bb87a1", "pr-8bb01ab8"
 EXIT_OK, EXIT_NEW_BYTES = 0, 1
-#: The most defects an explanation switches together.
+#: The most defects the greedy search switches together; with at most ``EXHAUSTIVE`` defects differing,
+#: every subset is tried when it fails.
 MAX_TOGETHER = 4
+EXHAUSTIVE = 7
 
 
 @dataclass(frozen=True)
@@ -136,6 +139,7 @@ def explain(store: Store, config: Config, budget: Budget, base: frozenset[Defect
 
     When none does alone, a set is grown greedily on each side (each step the switch that brings it
     closest to the other side); if the set makes the two agree, it is the explanation, written ``A+B``.
+    When that fails and few defects differ, the smallest subset that makes them agree is searched for.
     """
     differ = [d for d in Defect if d in base ^ head]
     start = distance(base_side, head_side)
@@ -165,6 +169,11 @@ def explain(store: Store, config: Config, budget: Budget, base: frozenset[Defect
             if current == 0:
                 return ("+".join(d.name for d in sorted(chosen, key=differ.index)),)
             steps = {d: gap(which, frozenset([*chosen, d])) for d in steps}
+    if len(differ) <= EXHAUSTIVE:
+        for size in range(2, len(differ) + 1):
+            for subset in itertools.combinations(differ, size):
+                if any(gap(which, frozenset(subset)) == 0 for which in ("base", "head")):
+                    return ("+".join(d.name for d in subset),)
     return ()
 
 
