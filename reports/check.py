@@ -5,8 +5,10 @@ variant charged for it, the reference price of exactly that entry (``reference.p
 difference; then, for each broken invariant, the known defects that explain it: each defect the
 variant carries, switched on alone in ``sound``, that breaks the same invariant on the same scenario.
 Breaks explained by one set of defects (the main break: the group that explains the most
-invariants) are shown apart from breaks that other defects explain, and from breaks no single defect
-explains.
+invariants) are shown apart from breaks that other defects explain, from breaks that only two
+defects on together reproduce, and from breaks nothing explains. What a variant charged for one entry
+is read from its own pricing (``strategies.pricing.Prices``: a recall pair's question and answer apart);
+the table's total is set beside the stats' total the compile recorded.
 
 A variant is a spec (``strategies.defects.parse_variant``): a name, ``sound+DEFECT,DEFECT``,
 ``pr-8bb01ab8-DEFECT``. ``--defect NAME`` (repeatable) checks ``sound`` with just those defects (and
