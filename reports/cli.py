@@ -4,8 +4,9 @@ Subcommands live in a small registry (``SUBCOMMANDS``): each is a ``Subcommand``
 one-line help, a function that adds its arguments to its parser, and a function that runs it and
 returns an exit code. A new subcommand is one more entry.
 
-Exit codes: 0 success; 1 ``check`` found a broken invariant; 2 a usage error or an input that cannot
-be read (a one-line message on stderr, no traceback).
+Exit codes: 0 success; 2 a usage error or an input that cannot
+be read (a one-line message on stderr, no traceback); each subcommand's module documents the others
+(``reports.check``: 1 breaks reproduced on defective variants, 3 ``sound`` broke).
 """
 
 from __future__ import annotations
@@ -137,43 +138,39 @@ def run_report(args: argparse.Namespace, stdout: TextIO) -> int:
 
 
 def _check_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", help="a scenario JSON file (store, config, budget)")
-    parser.add_argument("--variant", action="append", dest="variants", metavar="NAME",
-                        help="a variant to check (repeatable; default: every variant)")
+    from reports.check import configure
 
-
-def check_lines(scenario: Scenario, variants: Sequence[str]) -> tuple[list[str], int]:
-    """Each variant's outcome on the scenario and the invariants it breaks; the count of violations."""
-    from invariants import check
-    from strategies import HierarchicalStrategy
-
-    out: list[str] = []
-    broken = 0
-    for name in variants:
-        strategy = HierarchicalStrategy(scenario.config, name)
-        strategy.initialize(scenario.store)
-        try:
-            result = strategy.compile(scenario.budget, dry_run=True)
-            outcome = f"sends {len(result.entries)} entries, charged {fmt(result.stats.total.tokens)} tokens"
-        except Exception as err:
-            outcome = f"{type(err).__name__}: {err}"
-        violations = check(scenario.store, scenario.config, scenario.budget, name)
-        broken += len(violations)
-        out += [f"{name}: {outcome}"]
-        out += [f"  breaks {v.invariant}: {v.message}" for v in violations] or ["  every invariant holds"]
-    return out, broken
+    configure(parser)
 
 
 def run_check(args: argparse.Namespace, stdout: TextIO) -> int:
-    from strategies import VARIANTS
+    from reports.check import run
 
-    variants = args.variants or list(VARIANTS)
-    unknown = [v for v in variants if v not in VARIANTS]
-    if unknown:
-        raise CliError(f"unknown variant {unknown[0]!r}; known: {', '.join(VARIANTS)}")
-    lines, broken = check_lines(read_scenario(args.file), variants)
-    stdout.write("\n".join(lines) + "\n")
-    return 1 if broken else EXIT_OK
+    return run(args, stdout)
+
+
+def _defects_args(parser: argparse.ArgumentParser) -> None:
+    from reports.defects import configure
+
+    configure(parser)
+
+
+def run_defects(args: argparse.Namespace, stdout: TextIO) -> int:
+    from reports.defects import run
+
+    return run(args, stdout)
+
+
+def _compare_args(parser: argparse.ArgumentParser) -> None:
+    from reports.compare import configure
+
+    configure(parser)
+
+
+def run_compare(args: argparse.Namespace, stdout: TextIO) -> int:
+    from reports.compare import run
+
+    return run(args, stdout)
 
 
 SUBCOMMANDS: dict[str, Subcommand] = {
@@ -182,6 +179,10 @@ SUBCOMMANDS: dict[str, Subcommand] = {
         Subcommand("price", "price each message and summary answer of a scenario file", _price_args, run_price),
         Subcommand("check", "compile a scenario file on each variant and list the invariants it breaks",
                    _check_args, run_check),
+        Subcommand("defects", "list every known defect, the variants that carry it and the tests that cover it",
+                   _defects_args, run_defects),
+        Subcommand("compare", "compile a corpus on two variants and classify every cell as the seed does",
+                   _compare_args, run_compare),
         Subcommand("report", "run the mutation campaign and write the red-first report (reports/out/)",
                    _report_args, run_report),
         Subcommand("edges", "run the Z3 rounding-edge searches (--write rewrites invariants/witnesses.json)",

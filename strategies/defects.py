@@ -114,3 +114,35 @@ def resolve_variant(variant: str | frozenset[Defect] | Defects) -> Defects:
     if variant not in VARIANTS:
         raise ValueError(f"unknown variant {variant!r}; known: {', '.join(VARIANTS)}")
     return Defects(VARIANTS[variant])
+
+
+def parse_variant(spec: str) -> Defects:
+    """A variant spec as a ``Defects``: a variant name, optionally followed by ``+D1,D2`` (switch on) and
+    ``-D3`` (switch off) from any base: ``sound+QUESTION_PRICED_AS_LABEL``, ``pr-8bb01ab8-COMBINED_NO_FLOOR``.
+
+    A bad spec raises ``ValueError`` with a one-line message naming the closest known names.
+    """
+    import difflib
+    import re
+
+    spec = spec.strip()
+    base = max((v for v in VARIANTS if spec == v or spec.startswith((v + "+", v + "-"))), key=len, default=None)
+    if base is None:
+        head = re.split(r"[+](?=[A-Za-z])", spec, maxsplit=1)[0]
+        short = {v[:len(head)]: v for v in VARIANTS}
+        close = [short[c] for c in difflib.get_close_matches(head, list(short), n=3, cutoff=0.5)]
+        hint = f"; did you mean {' or '.join(close)}?" if close else ""
+        raise ValueError(f"unknown variant {head!r} in {spec!r}{hint} (known: {', '.join(VARIANTS)})")
+    active = set(VARIANTS[base])
+    rest = spec[len(base):]
+    for sign, names in re.findall(r"([+-])([^+-]*)", rest):
+        for name in names.split(","):
+            key = name.strip().upper()
+            if not key:
+                raise ValueError(f"a defect name is missing after {sign!r} in {spec!r}")
+            if key not in Defect.__members__:
+                close = difflib.get_close_matches(key, list(Defect.__members__), n=3, cutoff=0.5)
+                hint = f"; did you mean {' or '.join(close)}?" if close else "; `cmharness defects` lists them"
+                raise ValueError(f"unknown defect {name.strip()!r} in {spec!r}{hint}")
+            (active.add if sign == "+" else active.discard)(Defect[key])
+    return Defects(frozenset(active))

@@ -1,0 +1,132 @@
+"""``cmharness compare`` (reports/compare.py, corpus.py, compare_report.py): folders, attribution, outputs."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pandas as pd
+import pytest
+from builders import exact_budget, store, summary
+
+from reference.model import Budget, Config
+from reference.scenario import Scenario, dump_scenario, load_scenario, save_scenario
+from reports import cli, corpus
+
+pytestmark = pytest.mark.harness
+
+LONG_HEADER = "[Recall {id} of messages {first} to {last}, at level {level}]"
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+SMALL = ["--templates", "1", "--size", "12", "--workers", "1", "--quiet"]
+
+
+def run(capsys, *argv):
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def folder(tmp_path):
+    """Two scenario files: #305's question one token below its price (with an ``expect`` section), and a store
+    sent whole."""
+    config = Config(over_budget_grace_ratio=0, head_window_tokens=10, recall_header_template=LONG_HEADER)
+    st = store(5, [summary("L1-1", 1, 3)])
+    doc = dump_scenario(Scenario(st, config, Budget(max_tokens=exact_budget(st, config) - 1)))
+    doc["expect"] = {"sound": {"refuses": {}}}
+    doc["source"] = "#305"
+    (tmp_path / "question-305.scenario.json").write_text(json.dumps(doc), encoding="utf-8")
+    save_scenario(Scenario(store(4), Config(), Budget(max_tokens=math.inf)), tmp_path / "whole.scenario.json")
+    return tmp_path
+
+
+def test_corpus_reads_a_folder_of_scenario_files(capsys, folder):
+    code, out, _ = run(capsys, "compare", "--corpus", str(folder), "--base", "pr-8bb01ab8", "--head", "sound",
+                       "--json", "--workers", "1", "--quiet")
+    doc = json.loads(out)
+    assert code == 0 and doc["cells"] == 2
+    assert doc["counts"]["both sent the same bytes"] == 1
+    (cell,) = doc["differing"]
+    assert cell["cell"] == "question-305.scenario.json"
+    assert cell["class"] == "base sent, head refuses"
+    assert cell["explained_by"] == "QUESTION_PRICED_AS_LABEL"
+    assert cell["command"].startswith("cmharness check ") and "--explain" in cell["command"]
+
+
+def test_a_folder_without_scenarios_or_with_a_bad_one_is_a_one_line_error(capsys, tmp_path):
+    code, _, err = run(capsys, "compare", "--corpus", str(tmp_path))
+    assert code == 2 and "no scenario files" in err and err.count("\n") == 1
+    (tmp_path / "bad.json").write_text('{"store": {"messages": 3}}', encoding="utf-8")
+    code, _, err = run(capsys, "compare", "--corpus", str(tmp_path))
+    assert code == 2 and "bad.json" in err and err.count("\n") == 1
+
+
+def test_an_unknown_side_is_a_one_line_error(capsys):
+    code, out, err = run(capsys, "compare", "--head", "sound+NO_SUCH")
+    assert code == 2 and out == "" and "unknown defect 'NO_SUCH'" in err
+
+
+def test_the_plot_is_a_valid_png(capsys, tmp_path):
+    import matplotlib.image
+
+    path = tmp_path / "outcomes.png"
+    code, _, _ = run(capsys, "compare", *SMALL, "--cell", "t0/default", "--plot", str(path))
+    assert code in (0, 1)
+    data = path.read_bytes()
+    assert data.startswith(PNG_MAGIC) and b"IEND" in data[-16:]
+    image = matplotlib.image.imread(path)
+    assert image.shape[0] > 100 and image.shape[1] > 100
+
+
+def test_out_and_saved_cells_hold_every_differing_cell(capsys, tmp_path):
+    out_dir, cells = tmp_path / "out", tmp_path / "cells"
+    code, out, _ = run(capsys, "compare", *SMALL, "--cell", "t0/calibrated", "--json", "--out", str(out_dir),
+                       "--save-cells", str(cells))
+    doc = json.loads(out)
+    assert code == (1 if doc["counts"]["both sent different bytes"] else 0)
+    differing = doc["differing"]
+    assert doc["cells"] == 48 and differing, "the calibrated store differs between main and pr (the view)"
+    table = pd.read_csv(out_dir / "cells.csv")
+    assert sorted(table["cell"]) == sorted(c["cell"] for c in differing)
+    assert (out_dir / "cells.md").read_text(encoding="utf-8").count("\n") == len(differing) + 2
+    saved = sorted(cells.glob("*.scenario.json"))
+    assert len(saved) == len(differing)
+    first = differing[0]
+    assert first["command"] == (f"cmharness check {cells / corpus_file(first['cell'])} --variant main-48bb87a1 "
+                                "--variant pr-8bb01ab8 --explain")
+    scenario = load_scenario(saved[0])
+    assert scenario.store.calibration == corpus.CALIBRATION
+
+
+def corpus_file(cell_id: str) -> str:
+    return cell_id.replace("/", "_") + ".scenario.json"
+
+
+def test_the_corpus_is_deterministic_and_has_twelve_budgets_per_grid_point():
+    axes = corpus.Axes(0, "default", "combined", "carriers")
+    a, b = corpus.cells(3, 20, axes), corpus.cells(3, 20, axes)
+    assert [c.budget_label for c in a] == list(corpus.BUDGETS)
+    assert [repr(c.store) for c in a] == [repr(c.store) for c in b]
+    assert [c.budget.max_tokens for c in a] == [c.budget.max_tokens for c in b]
+    assert len(list(corpus.grid(2))) == 2 * 12
+
+
+def test_the_templates_are_realistic():
+    from reference.model import Image, Thinking, ToolResult, ToolUse
+
+    kinds, levels, carriers = set(), set(), 0
+    for k in range(4):
+        st, _ = corpus.template(0, 40, k)
+        kinds |= {type(b) for m in st.messages for b in m.content}
+        levels |= {s.level for s in st.summaries}
+        carriers += sum(1 for s in st.summaries if s.response_content)
+    assert {ToolUse, ToolResult, Thinking, Image} <= kinds
+    assert {1, 2, 3} <= levels and carriers > 0
+
+
+def test_a_custom_estimator_cell_is_reproduced_by_compare_itself(capsys):
+    _, out, _ = run(capsys, "compare", *SMALL, "--cell", "t0/custom/positioned", "--json")
+    differing = json.loads(out)["differing"]
+    assert differing, "a custom estimator prices recall pairs otherwise on main (the view is never bound)"
+    for cell in differing:
+        assert cell["command"].startswith("cmharness compare ") and f"--cell {cell['cell']}" in cell["command"]

@@ -1,0 +1,50 @@
+"""Variant specs (``strategies.defects.parse_variant``): a name, ``+DEFECT,DEFECT`` and ``-DEFECT`` from any base."""
+
+from __future__ import annotations
+
+import pytest
+
+from strategies.defects import VARIANTS, Defect, parse_variant
+
+pytestmark = pytest.mark.defect_table
+
+
+@pytest.mark.parametrize("name", list(VARIANTS))
+def test_a_variant_name_is_its_defect_set(name):
+    assert parse_variant(name).active == VARIANTS[name]
+
+
+def test_plus_switches_defects_on_in_sound():
+    spec = "sound+QUESTION_PRICED_AS_LABEL,HEAD_AS_MIDDLE"
+    assert parse_variant(spec).active == {Defect.QUESTION_PRICED_AS_LABEL, Defect.HEAD_AS_MIDDLE}
+
+
+def test_minus_switches_a_defect_off_from_a_hyphenated_base():
+    spec = "main-48bb87a1-COMBINED_NO_FLOOR"
+    assert parse_variant(spec).active == VARIANTS["main-48bb87a1"] - {Defect.COMBINED_NO_FLOOR}
+
+
+def test_plus_and_minus_combine_in_order():
+    spec = "pr-8bb01ab8+COMBINED_UNCHECKED-QUESTION_PRICED_AS_LABEL+HEAD_AS_MIDDLE"
+    expected = (VARIANTS["pr-8bb01ab8"] | {Defect.COMBINED_UNCHECKED, Defect.HEAD_AS_MIDDLE}) - {
+        Defect.QUESTION_PRICED_AS_LABEL}
+    assert parse_variant(spec).active == expected
+
+
+def test_the_campaigns_mutant_spec_reads_the_same():
+    assert parse_variant("sound+COMBINED_UNCHECKED+VIEW_NEVER_BOUND").active == {
+        Defect.COMBINED_UNCHECKED, Defect.VIEW_NEVER_BOUND}
+
+
+@pytest.mark.parametrize(("spec", "fragment"), [
+    ("sound+QUESTION_PRICED", "unknown defect 'QUESTION_PRICED' in 'sound+QUESTION_PRICED'; did you mean "
+                              "QUESTION_PRICED_AS_LABEL?"),
+    ("mian", "did you mean main-48bb87a1?"),
+    ("pr", "did you mean pr-8bb01ab8?"),
+    ("sound+", "a defect name is missing after '+'"),
+])
+def test_a_bad_spec_is_one_line_naming_the_closest(spec, fragment):
+    with pytest.raises(ValueError) as info:
+        parse_variant(spec)
+    assert fragment in str(info.value)
+    assert "\n" not in str(info.value)
