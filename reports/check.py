@@ -322,7 +322,7 @@ def variant_json(c: VariantCheck) -> dict[str, Any]:
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", help="a scenario JSON file (store, config, budget)")
-    parser.add_argument("--variant", action="append", dest="variants", metavar="SPEC",
+    parser.add_argument("--variant", action="append", dest="variants", metavar="VARIANT",
                         help="a variant to check: a name, sound+DEFECT,DEFECT or VARIANT-DEFECT "
                              "(repeatable; default: every variant)")
     parser.add_argument("--defect", action="append", dest="defects", metavar="NAME",
