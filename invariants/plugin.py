@@ -21,6 +21,7 @@ Loaded by ``tests/conftest.py`` (``pytest_plugins``), or by ``-p invariants.plug
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -67,6 +68,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "slow: a long search, run only with --cm-slow or the deep profile")
     config.addinivalue_line("markers", "harness: a test of the harness's own tooling (the plugin, find, the "
                                        "campaign); mutation campaigns leave it out")
+    config.addinivalue_line("markers", "scenario: an item collected from a scenario file (tests/scenarios/)")
     config.addinivalue_line("markers", "defect_table: the test reads the variants' defect table itself; a named "
                                        "mutant edits that table, so its run leaves the test out")
     name = chosen_profile(config)
@@ -83,6 +85,13 @@ _PROFILE_KEY = pytest.StashKey[str]()
 
 def pytest_report_header(config: pytest.Config) -> str:
     return f"cmharness: hypothesis profile {config.stash.get(_PROFILE_KEY, DEFAULT_PROFILE)!r}"
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    """Scenario files (``tests/scenarios/**/*.scenario.json``) are collected as items, one per variant."""
+    from invariants.scenario_items import ScenarioFile, is_scenario_file
+
+    return ScenarioFile.from_parent(parent, path=file_path) if is_scenario_file(file_path) else None
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
