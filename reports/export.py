@@ -67,10 +67,7 @@ def _read(name: str) -> Scenario:
 
 def exported(scenario: Scenario, as_sound: bool = False) -> Scenario:
     """The scenario with an ``expect`` pinning each variant's behaviour (or sound's, for every variant)."""
-    if as_sound:
-        expect = {"all": expectation_of(observe(scenario, "sound"))}
-    else:
-        expect = expect_from(scenario)
+    expect = {"all": expectation_of(observe(scenario, "sound"))} if as_sound else expect_from(scenario)
     return replace(scenario, expect=expect)
 
 
