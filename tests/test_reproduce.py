@@ -1,0 +1,156 @@
+"""Scenario expectations: the shipped files are red-first, and reproduce / export / schema / collection work."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from invariants.reproduce import expect_from, judge
+from reference.expect import FAITHFUL, expectation_for
+from reference.scenario import dump_scenario, load_scenario
+from reports.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+SCENARIOS = sorted((ROOT / "tests" / "scenarios").rglob("*.scenario.json"))
+REPORTS = ROOT / "tests" / "scenarios" / "reports"
+ISSUE_307 = REPORTS / "307-coverage-counts-left-out.scenario.json"
+
+pytestmark = pytest.mark.harness
+
+
+def _ids(paths: list[Path]) -> list[str]:
+    return [p.stem.removesuffix(".scenario") for p in paths]
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=_ids(SCENARIOS))
+def test_claiming_sounds_behaviour_is_red_where_the_variants_differ(path: Path) -> None:
+    """Red-first: each file's sound expectation, claimed of every variant, fails on the variants that differ."""
+    sc = load_scenario(path)
+    sound = expectation_for(sc.expect, "sound")
+    differ = [v for v in FAITHFUL if repr(expectation_for(sc.expect, v)) != repr(sound)]
+    assert differ, f"{path.name}: every variant is expected to do what sound does; nothing is pinned"
+    claimed = replace(sc, expect={"all": sound})
+    red = [v.variant for v in judge(claimed) if not v.ok]
+    assert red == differ
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=_ids(SCENARIOS))
+def test_each_shipped_scenario_is_green(path: Path) -> None:
+    assert all(v.ok for v in judge(load_scenario(path)))
+
+
+def test_the_seed_has_its_cases() -> None:
+    names = _ids(sorted((ROOT / "tests" / "scenarios" / "seed").glob("*.scenario.json")))
+    counts = {k: sum(n.startswith(k) for n in names) for k in ("guard", "split", "cleared-by", "floor", "view")}
+    assert counts == {"guard": 3, "split": 4, "cleared-by": 7, "floor": 5, "view": 2}
+
+
+# ----------------------------------------------------------------------------- reproduce
+
+
+def _wrong(tmp_path: Path) -> Path:
+    raw = json.loads(ISSUE_307.read_text(encoding="utf-8"))
+    raw["expect"]["sound"]["refuses"]["dropped"] = ["m3"]
+    path = tmp_path / "wrong.scenario.json"
+    path.write_text(json.dumps(raw), encoding="utf-8")
+    return path
+
+
+def test_reproduce_green_exits_0(capsys) -> None:
+    assert main(["reproduce", str(REPORTS)]) == 0
+    out = capsys.readouterr().out
+    assert "main-48bb87a1: as expected" in out and "0 expectation(s) not as expected" in out
+
+
+def test_reproduce_shows_expected_against_actual(tmp_path, capsys) -> None:
+    assert main(["reproduce", str(_wrong(tmp_path))]) == 1
+    out = capsys.readouterr().out
+    assert "sound: NOT as expected" in out
+    line = next(ln for ln in out.splitlines() if "refuses.dropped" in ln)
+    assert '["m3"]' in line and '["m3", "m4"]' in line and "MISMATCH" in line
+    assert "\x1b[" not in out  # no colour off a terminal
+
+
+def test_reproduce_json_and_stdin(monkeypatch, capsys) -> None:
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(ISSUE_307.read_text(encoding="utf-8")))
+    assert main(["reproduce", "-", "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["ok"] and [v["variant"] for v in got["scenarios"][0]["variants"]] == [
+        "main-48bb87a1", "pr-8bb01ab8", "sound"]
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    ("{", "invalid JSON"),
+    ('{"store": {"messages": []}}', "no expect section"),
+    ('{"store": {"messages": []}, "expect": {"sond": {"holds": true}}}', 'did you mean "sound"?'),
+])
+def test_reproduce_unreadable_exits_2(tmp_path, capsys, content, message) -> None:
+    path = tmp_path / "bad.scenario.json"
+    path.write_text(content, encoding="utf-8")
+    assert main(["reproduce", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+
+
+# ----------------------------------------------------------------------------- export and schema
+
+
+def test_export_round_trips(tmp_path, capsys) -> None:
+    """Exported from a file without expect: green as it stands; with --as-sound, red where the defect is."""
+    raw = json.loads(ISSUE_307.read_text(encoding="utf-8"))
+    del raw["expect"]
+    bare = tmp_path / "bare.json"
+    bare.write_text(json.dumps(raw), encoding="utf-8")
+    pinned, as_sound = tmp_path / "p.scenario.json", tmp_path / "s.scenario.json"
+    assert main(["export", str(bare), "--out", str(pinned)]) == 0
+    assert main(["export", str(bare), "--out", str(as_sound), "--as-sound", "--source", "307"]) == 0
+    assert main(["reproduce", str(pinned)]) == 0
+    assert main(["reproduce", str(as_sound)]) == 1
+    verdicts = judge(load_scenario(as_sound))
+    assert [v.variant for v in verdicts if not v.ok] == list(FAITHFUL)
+    assert load_scenario(as_sound).source == 307
+
+
+def test_export_reads_a_failing_tests_output(tmp_path, capsys) -> None:
+    sc = load_scenario(ISSUE_307)
+    text = "E   cmharness.InvariantViolation: [nothing-lost] ...\nthe case:\n" + json.dumps(
+        dump_scenario(replace(sc, expect={})), indent=2) + "\nsave it with: cmharness export ...\n"
+    path = tmp_path / "out.txt"
+    path.write_text(text, encoding="utf-8")
+    assert main(["export", str(path)]) == 0
+    assert load_scenario(json.loads(capsys.readouterr().out)).expect == expect_from(sc)
+
+
+def test_export_of_text_without_a_scenario_exits_2(tmp_path, capsys) -> None:
+    path = tmp_path / "out.txt"
+    path.write_text("no json here {nor here", encoding="utf-8")
+    assert main(["export", str(path)]) == 2
+    assert "no scenario JSON found" in capsys.readouterr().err
+
+
+def test_schema_command_writes_the_shipped_schema(tmp_path, capsys) -> None:
+    out = tmp_path / "s.json"
+    assert main(["schema", "--out", str(out)]) == 0
+    assert out.read_text(encoding="utf-8") == (ROOT / "docs" / "scenario.schema.json").read_text(encoding="utf-8")
+
+
+# ----------------------------------------------------------------------------- collection
+
+
+def test_pytest_collects_scenario_files_and_shows_mismatches(pytester) -> None:
+    folder = pytester.path / "scenarios"
+    folder.mkdir()
+    (folder / "ok.scenario.json").write_text(ISSUE_307.read_text(encoding="utf-8"), encoding="utf-8")
+    (folder / "wrong.scenario.json").write_text(_wrong(pytester.path).read_text(encoding="utf-8"), encoding="utf-8")
+    (folder / "broken.scenario.json").write_text('{"store": 5}', encoding="utf-8")
+    result = pytester.runpytest("-p", "invariants.plugin", "--continue-on-collection-errors", str(folder))
+    result.assert_outcomes(passed=5, failed=1, errors=1)
+    out = result.stdout.str()
+    assert "wrong.scenario.json: not as expected on sound" in out
+    assert '✗ refuses.dropped: expected ["m3"], got ["m3", "m4"]' in out
+    assert "broken.scenario.json: store: expected an object, got 5" in out
