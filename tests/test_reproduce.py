@@ -154,3 +154,33 @@ def test_pytest_collects_scenario_files_and_shows_mismatches(pytester) -> None:
     assert "wrong.scenario.json: not as expected on sound" in out
     assert '✗ refuses.dropped: expected ["m3"], got ["m3", "m4"]' in out
     assert "broken.scenario.json: store: expected an object, got 5" in out
+
+
+def test_a_failing_property_test_prints_a_scenario_and_the_command_that_keeps_it(pytester) -> None:
+    pytester.makepyfile(test_found='''
+from reference.model import Budget, Config, Message, Store, Text
+from invariants import assert_holds
+
+def test_never_over():
+    store = Store(messages=(Message("m0", "user", (Text("a" * 290),)),))
+    try:
+        assert_holds("never-over", store, Config(), Budget(max_tokens=5), "sound")
+    except Exception as err:
+        raise AssertionError(f"sound refused or broke: {err}") from None
+
+def test_fake_break():
+    from invariants.properties import InvariantViolation, Violation
+    store = Store(messages=(Message("m0", "user", (Text("hi"),)),))
+    raise InvariantViolation([Violation("never-over", "made up")], case=(store, Config(), Budget(max_tokens=5)))
+''')
+    result = pytester.runpytest("-p", "invariants.plugin")
+    result.assert_outcomes(passed=1, failed=1)
+    out = result.stdout.str()
+    assert "cmharness: the counterexample as a scenario file" in out
+    assert "cmharness export .cmharness/counterexamples/test_found-test_fake_break.scenario.json --out " \
+           "tests/scenarios/found/test_found-test_fake_break.scenario.json" in out
+    saved = pytester.path / ".cmharness" / "counterexamples" / "test_found-test_fake_break.scenario.json"
+    sc = load_scenario(saved)
+    assert [m.id for m in sc.store.messages] == ["m0"] and sc.budget.max_tokens == 5
+    assert main(["export", str(saved), "--out", str(pytester.path / "kept.scenario.json")]) == 0
+    assert all(v.ok for v in judge(load_scenario(pytester.path / "kept.scenario.json")))
