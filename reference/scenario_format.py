@@ -51,6 +51,7 @@ def show(value: object) -> str:
         text = json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
         text = repr(value)
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")  # a lone surrogate shown escaped
     return text if len(text) <= 60 else text[:57] + "..."
 
 
@@ -460,19 +461,31 @@ class SendsModel(Strict):
 DROP_CATEGORIES = ("in-tail-not-rendered", "covered-by-unemitted-summary", "not-covered")
 
 
+def _categories(raw: object) -> Any:
+    if raw is None:
+        return None
+    if not isinstance(raw, Mapping):
+        return fail(f"expected an object, got {show(raw)}")
+    for key, value in raw.items():
+        if value not in DROP_CATEGORIES:
+            fail(f"expected one of {', '.join(DROP_CATEGORIES)}, got {show(value)}", f".{show(key).strip(chr(34))}")
+    return dict(raw)
+
+
 class RefusesModel(Strict):
     """The compile refuses; each field given is checked against the error it raises."""
 
     error: _one_of(ERRORS) | None = None
     site: _one_of(SITES) | None = None
-    unit: _one_of(("selection-items", "raw-messages")) | None = None
+    unit: _one_of(("selection-items", "raw-messages")) | None = Field(
+        None, validation_alias=AliasChoices("unit", "middle_count_unit", "middleCountUnit"))
     cleared_by: Array(Str) | None = None
     head_tokens: Num | None = None
     middle_tokens: Num | None = None
     actual: Num | None = None
     refused: Array(Str) | None = None
-    dropped: Array(Str) | None = None
-    categories: dict[str, _one_of(DROP_CATEGORIES)] | None = None
+    dropped: Array(Str) | None = Field(None, validation_alias=AliasChoices("dropped", "dropped_ids", "droppedIds"))
+    categories: _scalar(_categories, {"type": "object", "additionalProperties": {"enum": list(DROP_CATEGORIES)}}) = None
     field: Str | None = None
 
     def build(self) -> Refuses:

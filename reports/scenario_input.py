@@ -36,6 +36,6 @@ def read(name: str) -> Scenario:
         return load_scenario(name)
     except ScenarioError as err:
         raise InputError(f"{name}: {err}") from err
-    except (OSError, UnicodeDecodeError) as err:
+    except (OSError, UnicodeError) as err:
         reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
         raise InputError(f"{name}: cannot read: {reason}") from err

@@ -184,3 +184,29 @@ def test_fake_break():
     assert [m.id for m in sc.store.messages] == ["m0"] and sc.budget.max_tokens == 5
     assert main(["export", str(saved), "--out", str(pytester.path / "kept.scenario.json")]) == 0
     assert all(v.ok for v in judge(load_scenario(pytester.path / "kept.scenario.json")))
+
+
+def _readme_example() -> dict:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = text.split("<!-- pin-example -->", 1)[1].split("```json", 1)[1].split("```", 1)[0]
+    return json.loads(block)
+
+
+def test_the_readme_example_is_red_on_the_faithful_variants_and_green_on_sound(tmp_path, capsys) -> None:
+    path = tmp_path / "307-mine.scenario.json"
+    path.write_text(json.dumps(_readme_example()), encoding="utf-8")
+    assert main(["reproduce", str(path)]) == 1
+    assert [v.variant for v in judge(load_scenario(path)) if not v.ok] == list(FAITHFUL)
+    assert main(["export", str(path), "--out", str(path)]) == 0
+    pinned = json.loads(path.read_text(encoding="utf-8"))["expect"]
+    assert pinned["faithful"]["sends"]["summaries"] == [["L1-1"]]
+    assert pinned["faithful"]["breaks"] == ["stats-total", "nothing-lost"]
+    assert pinned["sound"]["refuses"]["dropped"] == ["m3", "m4"] and pinned["sound"]["holds"] is True
+    assert main(["reproduce", str(path)]) == 0
+
+
+def test_typescript_refusal_names_are_accepted_in_expectations() -> None:
+    raw = _readme_example()
+    raw["expect"] = {"sound": {"refuses": {"droppedIds": ["m3", "m4"], "middleCountUnit": "raw-messages"}}}
+    got = load_scenario(raw).expect["sound"].refuses
+    assert got.dropped == ("m3", "m4") and got.unit == "raw-messages"
