@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from itertools import accumulate
 from collections.abc import Mapping
 from typing import Any
 
@@ -58,7 +59,10 @@ def _parse_int(text: str) -> int | TooLarge:
 
 
 # A string literal (so that brackets inside strings are skipped) or one bracket.
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.S)
+_STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'
+_TOKEN = re.compile(_STRING + r'|[\[\]{}]', re.S)
+_STRINGS = re.compile(_STRING, re.S)
+_NOT_BRACKETS = re.compile(r'[^\[\]{}]+')
 
 
 def _where(text: str, offset: int) -> str:
@@ -71,7 +75,10 @@ def check_text_depth(text: str) -> None:
     """Refuse text nesting deeper than ``MAX_DEPTH``, scanning it without recursion."""
     if text.count("[") + text.count("{") <= MAX_DEPTH:
         return
-    depth = 0
+    skeleton = _NOT_BRACKETS.sub("", _STRINGS.sub("", text))
+    if max(accumulate(1 if c in "[{" else -1 for c in skeleton), default=0) <= MAX_DEPTH:
+        return
+    depth = 0  # too deep: scan again, token by token, for the line and column
     for m in _TOKEN.finditer(text):
         c = m.group()
         if c in "[{":

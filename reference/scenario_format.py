@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
 import json
 import math
 from collections.abc import Callable, Mapping
@@ -137,6 +138,7 @@ def _camel_too(name: str) -> AliasChoices:
     return AliasChoices(name, to_camel(name))
 
 
+@functools.cache
 def accepted_names(cls: type[BaseModel]) -> list[str]:
     """Every key a model accepts: each field's snake_case name, its camelCase spelling, its alias."""
     names: list[str] = []
@@ -145,6 +147,11 @@ def accepted_names(cls: type[BaseModel]) -> list[str]:
         choices = alias.choices if isinstance(alias, AliasChoices) else [alias or f.alias or name]
         names += [c for c in choices if isinstance(c, str) and c not in names]
     return names
+
+
+@functools.cache
+def _allowed(cls: type[BaseModel]) -> frozenset[str]:
+    return frozenset(accepted_names(cls))
 
 
 def unknown_field(key: object, cls: type[BaseModel]) -> str:
@@ -188,7 +195,7 @@ class Strict(BaseModel):
     def _known_keys(cls, raw: Any) -> Any:
         if not isinstance(raw, Mapping):
             return fail(f"expected an object, got {show(raw)}")
-        allowed = set(accepted_names(cls))
+        allowed = _allowed(cls)
         for key in raw:
             if key in cls.RESERVED:
                 fail(cls.RESERVED[key], f".{key}")
