@@ -57,7 +57,7 @@ def read_scenario(path: str) -> Scenario:
         return load_scenario(path)
     except ScenarioError as err:
         raise CliError(f"{path}: {err}") from err
-    except (OSError, UnicodeDecodeError) as err:
+    except (OSError, UnicodeError) as err:
         reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
         raise CliError(f"{path}: cannot read: {reason}") from err
 

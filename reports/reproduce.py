@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from invariants.reproduce import Verdict, judge
+from reference.expect import VARIANT_NAMES
 from reference.scenario import Scenario
 from reports.scenario_input import InputError, expand, read
 
@@ -69,6 +70,10 @@ def _as_json(name: str, sc: Scenario, verdicts: Sequence[Verdict]) -> dict[str, 
 
 
 def run(args: argparse.Namespace, stdout: TextIO) -> int:
+    unknown = [v for v in args.variants or () if v not in VARIANT_NAMES]
+    if unknown:
+        print(f"cmharness: error: unknown variant {unknown[0]!r}; known: {', '.join(VARIANT_NAMES)}", file=sys.stderr)
+        return EXIT_UNREADABLE
     colour = not args.json and stdout.isatty() and not os.environ.get("NO_COLOR")
     results: list[dict[str, Any]] = []
     errors: list[str] = []

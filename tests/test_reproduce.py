@@ -210,3 +210,29 @@ def test_typescript_refusal_names_are_accepted_in_expectations() -> None:
     raw["expect"] = {"sound": {"refuses": {"droppedIds": ["m3", "m4"], "middleCountUnit": "raw-messages"}}}
     got = load_scenario(raw).expect["sound"].refuses
     assert got.dropped == ("m3", "m4") and got.unit == "raw-messages"
+
+
+def test_reproduce_colours_only_on_a_terminal(tmp_path, monkeypatch) -> None:
+    import argparse
+    import io
+
+    from reports import reproduce
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    args = argparse.Namespace(files=[str(_wrong(tmp_path))], variants=["sound"], json=False)
+    out = Terminal()
+    assert reproduce.run(args, out) == 1
+    assert reproduce.RED in out.getvalue() and reproduce.GREEN in out.getvalue()
+    monkeypatch.setenv("NO_COLOR", "1")
+    out = Terminal()
+    reproduce.run(args, out)
+    assert "\x1b[" not in out.getvalue()
+
+
+def test_reproduce_refuses_an_unknown_variant(capsys) -> None:
+    assert main(["reproduce", str(ISSUE_307), "--variant", "mian"]) == 2
+    assert "unknown variant 'mian'" in capsys.readouterr().err

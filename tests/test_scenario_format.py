@@ -102,11 +102,12 @@ def _nested_tool_results(depth: int) -> dict:
     return block
 
 
-def test_nesting_past_the_limit_in_text_is_refused_before_parsing():
+@pytest.mark.parametrize("depth", [300, 5000])
+def test_nesting_past_the_limit_in_text_is_refused_before_parsing(depth):
     raw = minimal()
     raw["store"]["messages"][0]["content"] = ["HERE"]
     opening = '{"type": "tool_result", "tool_use_id": "t", "content": ['
-    deep = opening * 5000 + '{"type": "text", "text": "x"}' + "]}" * 5000
+    deep = opening * depth + '{"type": "text", "text": "x"}' + "]}" * depth
     text = json.dumps(raw).replace('"HERE"', deep)
     assert text_error(text).startswith(f"scenario: nested deeper than {MAX_DEPTH} arrays and objects at line 1 column ")
 
