@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import json
 import re
-from itertools import accumulate
 from collections.abc import Mapping
+from itertools import accumulate
 from typing import Any
 
 __all__ = ["MAX_DEPTH", "MAX_DIGITS", "JsonLimitError", "TooLarge", "check_depth", "check_text_depth",
