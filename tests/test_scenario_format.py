@@ -190,3 +190,11 @@ def test_the_schema_accepts_the_example_and_both_spellings():
     jsonschema.validate(minimal(config={"maxMessageTokens": 5}, budget={"maxTokens": 9}), schema)
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(minimal(config={"maxMessageToken": 5}), schema)
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "tests" / "scenarios").rglob("*.scenario.json")), ids=lambda p: p.name)
+def test_every_shipped_scenario_validates_against_the_schema_it_names(path):
+    jsonschema = pytest.importorskip("jsonschema")
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    assert (path.parent / doc["$schema"]).resolve() == SCHEMA
+    jsonschema.validate(doc, json_schema())
