@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -71,6 +72,16 @@ def exported(scenario: Scenario, as_sound: bool = False) -> Scenario:
     return replace(scenario, expect=expect)
 
 
+def with_schema_key(text: str, out: Path) -> str:
+    """The file names the shipped schema (relative to where it is written) when a parent folder has it."""
+    for folder in out.resolve().parents:
+        schema = folder / "docs" / "scenario.schema.json"
+        if schema.is_file():
+            rel = os.path.relpath(schema, out.resolve().parent).replace(os.sep, "/")
+            return "{\n  " + json.dumps("$schema") + ": " + json.dumps(rel) + "," + text[1:]
+    return text
+
+
 def run(args: argparse.Namespace, stdout: TextIO) -> int:
     try:
         scenario = _read(args.file)
@@ -83,6 +94,7 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
         scenario = replace(scenario, source=int(args.source) if args.source.isdigit() else args.source)
     text = dumps_scenario(exported(scenario, args.as_sound))
     if args.out:
+        text = with_schema_key(text, Path(args.out))
         try:
             Path(args.out).parent.mkdir(parents=True, exist_ok=True)
             Path(args.out).write_text(text, encoding="utf-8")

@@ -236,3 +236,16 @@ def test_reproduce_colours_only_on_a_terminal(tmp_path, monkeypatch) -> None:
 def test_reproduce_refuses_an_unknown_variant(capsys) -> None:
     assert main(["reproduce", str(ISSUE_307), "--variant", "mian"]) == 2
     assert "unknown variant 'mian'" in capsys.readouterr().err
+
+
+def test_export_into_the_repository_names_the_schema(tmp_path) -> None:
+    out = ROOT / "tests" / "scenarios" / "found" / "_export_test.scenario.json"
+    try:
+        assert main(["export", str(ISSUE_307), "--out", str(out)]) == 0
+        doc = json.loads(out.read_text(encoding="utf-8"))
+        assert doc["$schema"] == "../../../docs/scenario.schema.json"
+        assert load_scenario(out).expect == expect_from(load_scenario(ISSUE_307))
+    finally:
+        out.unlink(missing_ok=True)
+        if out.parent.exists() and not any(out.parent.iterdir()):
+            out.parent.rmdir()
