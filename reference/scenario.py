@@ -59,6 +59,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from reference.expect import Expectation, Refuses, Sends
+from reference.format_base import accepted_names, show
 from reference.json_input import JsonLimitError, check_depth, parse_json
 from reference.model import (
     Block,
@@ -77,7 +78,7 @@ from reference.model import (
     ToolUse,
 )
 from reference.numerics import Number, is_number
-from reference.scenario_format import TAG, ScenarioModel, StoreModel, accepted_names, build_config, show
+from reference.scenario_format import TAG, ScenarioModel, StoreModel, build_config
 
 __all__ = [
     "Scenario",
