@@ -136,9 +136,7 @@ def accepted_names(cls: type[BaseModel]) -> list[str]:
     """Every key a model accepts: each field's snake_case name, its camelCase spelling, its alias."""
     names: list[str] = []
     for name, f in cls.model_fields.items():
-        alias = f.validation_alias
-        choices = alias.choices if isinstance(alias, AliasChoices) else [alias or f.alias or name]
-        names += [c for c in choices if isinstance(c, str) and c not in names]
+        names += [c for c in _choices(f, name) if c not in names]
     return names
 
 
@@ -157,18 +155,27 @@ def unknown_field(key: object, cls: type[BaseModel]) -> str:
     return text + f" (allowed: {', '.join(canonical) or 'none'})"
 
 
+def _choices(f: Any, name: str) -> list[str]:
+    alias = f.validation_alias
+    found = alias.choices if isinstance(alias, AliasChoices) else [alias or f.alias or name]
+    return list(dict.fromkeys(c for c in found if isinstance(c, str)))
+
+
 def _with_camel_names(schema: dict[str, Any], cls: type[BaseModel]) -> None:
-    """The JSON Schema lists the camelCase spelling of each field too (an editor then accepts both)."""
+    """The JSON Schema lists every accepted spelling of each field (an editor then accepts them all)."""
     props = schema.get("properties", {})
-    required = schema.pop("required", [])
+    required = set(schema.pop("required", []))
     either = []
-    for name in list(props):
-        camel = to_camel(name) if not name.startswith("$") else name
-        if camel != name:
-            props[camel] = props[name]
-        if name in required:
-            either.append({"required": [name]} if camel == name else
-                          {"oneOf": [{"required": [name]}, {"required": [camel]}]})
+    for name, f in cls.model_fields.items():
+        choices = _choices(f, name)
+        key = next((c for c in choices if c in props), None)
+        if key is None:
+            continue
+        for c in choices:
+            props.setdefault(c, props[key])
+        if key in required:
+            either.append({"required": [key]} if len(choices) == 1 else
+                          {"anyOf": [{"required": [c]} for c in choices]})
     if either:
         schema["allOf"] = either
     schema["additionalProperties"] = False

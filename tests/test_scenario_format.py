@@ -198,3 +198,11 @@ def test_every_shipped_scenario_validates_against_the_schema_it_names(path):
     doc = json.loads(path.read_text(encoding="utf-8"))
     assert (path.parent / doc["$schema"]).resolve() == SCHEMA
     jsonschema.validate(doc, json_schema())
+
+
+def test_the_schema_accepts_every_spelling_of_a_refusal_field():
+    jsonschema = pytest.importorskip("jsonschema")
+    doc = minimal(expect={"sound": {"refuses": {"droppedIds": ["m1"], "middleCountUnit": "raw-messages",
+                                                "clearedBy": []}}})
+    jsonschema.validate(doc, json_schema())
+    load_scenario(doc)
