@@ -3,7 +3,7 @@
 A scenario file (``*.scenario.json``) is one JSON object::
 
     {
-      "$schema": "../../docs/scenario.schema.json",
+      "$schema": "../../../docs/scenario.schema.json",
       "description": "optional free text", "source": "a link or an issue number",
       "store": {
         "messages": [{"id": "m1", "participant": "User", "content": [{"type": "text", "text": "hi"}]}],
