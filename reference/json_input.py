@@ -26,7 +26,9 @@ _LIMIT = 10**MAX_DIGITS
 
 
 class JsonLimitError(ValueError):
-    """Input past a stated limit; the message says where (a JSON path, or a line and column)."""
+    """Input past a stated limit; ``loc`` is the path to it in a parsed value (the text's message says where)."""
+
+    loc: tuple[object, ...] = ()
 
 
 class TooLarge:
@@ -95,26 +97,25 @@ def parse_json(text: str) -> Any:
     return json.loads(text, parse_int=_parse_int)
 
 
-def _step(path: str, key: object) -> str:
-    if isinstance(key, int):
-        return f"{path}[{key}]"
-    return f"{path}.{key}" if path else str(key)
+def check_depth(value: object) -> None:
+    """Refuse an already-parsed value nesting deeper than ``MAX_DEPTH`` (walked without recursion).
 
-
-def check_depth(value: object, path: str = "", depth: int = 0) -> None:
-    """Refuse an already-parsed value nesting deeper than ``MAX_DEPTH`` (walked without recursion)."""
-    stack: list[tuple[object, str, int]] = [(value, path, depth)]
+    The error's ``loc`` is the path to the first container past the limit, as a tuple of keys and indices.
+    """
+    stack: list[tuple[object, tuple[object, ...]]] = [(value, ())]
     while stack:
-        v, p, d = stack.pop()
+        v, loc = stack.pop()
         if isinstance(v, Mapping):
             items: Any = v.items()
         elif isinstance(v, (list, tuple)):
             items = enumerate(v)
         else:
             continue
-        if d + 1 > MAX_DEPTH:
-            raise JsonLimitError(f"{p or 'scenario'}: nested deeper than {MAX_DEPTH} arrays and objects")
-        stack.extend((child, _step(p, k), d + 1) for k, child in items)
+        if len(loc) + 1 > MAX_DEPTH:
+            err = JsonLimitError(f"nested deeper than {MAX_DEPTH} arrays and objects")
+            err.loc = loc
+            raise err
+        stack.extend((child, (*loc, k)) for k, child in items)
 
 
 def first_too_large(value: object, path: str = "") -> str | None:

@@ -167,7 +167,7 @@ def load_scenario(source: str | os.PathLike[str] | Mapping[str, Any]) -> Scenari
     try:
         check_depth(source)
     except JsonLimitError as err:
-        raise ScenarioError(str(err)) from err
+        raise ScenarioError(f"{json_path(err.loc) or 'scenario'}: {err}") from err
     return _scenario_from(source)
 
 

@@ -116,7 +116,7 @@ def test_nesting_past_the_limit_from_python_names_its_path():
     raw = minimal()
     raw["store"]["messages"][0]["content"] = [_nested_tool_results(5000)]
     msg = error(raw)
-    assert msg.startswith("store.messages[0].content[0].content[0]") and msg.endswith(
+    assert msg.startswith("messages[0].content[0].content[0].content[0]") and msg.endswith(
         f": nested deeper than {MAX_DEPTH} arrays and objects")
 
 
