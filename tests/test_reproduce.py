@@ -249,3 +249,23 @@ def test_export_into_the_repository_names_the_schema(tmp_path) -> None:
         out.unlink(missing_ok=True)
         if out.parent.exists() and not any(out.parent.iterdir()):
             out.parent.rmdir()
+
+
+@pytest.mark.parametrize("command", ["price", "check", "reproduce"])
+def test_a_lone_surrogate_in_an_id_is_printed_escaped(tmp_path, command) -> None:
+    """On a real UTF-8 stdout a lone surrogate cannot be encoded: the CLI prints it escaped, exit 0/1."""
+    import os
+    import subprocess
+    import sys
+
+    raw = json.loads(ISSUE_307.read_text(encoding="utf-8"))
+    raw["store"]["messages"][0]["id"] = "m0\ud800"
+    path = tmp_path / "s.scenario.json"
+    path.write_text(json.dumps(raw, ensure_ascii=True), encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONIOENCODING": "utf-8"}
+    done = subprocess.run([sys.executable, "-m", "reports.cli", command, str(path)], env=env, cwd=tmp_path,
+                          capture_output=True, check=False)
+    assert done.returncode in (0, 1), done.stderr.decode("utf-8", "replace")
+    assert b"Traceback" not in done.stderr
+    if command == "price":
+        assert b"m0\\ud800" in done.stdout
