@@ -133,7 +133,7 @@ def compare(expectation: Expectation, observed: Observed) -> tuple[Line, ...]:
                                ("refuses", expectation.refuses, observed.refuses)):
         if part is None:
             continue
-        lines.append(Line("outcome", name, observed.outcome, actual is not None))
+        lines.append(Line("outcome", name, kind, actual is not None))
         lines += _parts(part, actual, name)
     broken = set(observed.breaks)
     if expectation.breaks is not None:

@@ -42,7 +42,7 @@ def verdict_lines(v: Verdict, colour: bool) -> list[str]:
     rows = [(ln.field, ln.expected, ln.actual, ln.ok) for ln in v.lines]
     w1 = max(len("field"), *(len(r[0]) for r in rows))
     w2 = min(48, max(len("expected"), *(len(r[1]) for r in rows)))
-    out = [head, f"    {'field'.ljust(w1)}  {'expected'.ljust(w2)}  actual"]
+    out = [head, f"    {v.observed.outcome}", f"    {'field'.ljust(w1)}  {'expected'.ljust(w2)}  actual"]
     for field, expected, actual, ok in rows:
         mark = "ok" if ok else "MISMATCH"
         out.append(_paint(f"    {field.ljust(w1)}  {expected.ljust(w2)}  {actual}  [{mark}]", ok, colour))
