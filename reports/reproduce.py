@@ -77,11 +77,15 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
     colour = not args.json and stdout.isatty() and not os.environ.get("NO_COLOR")
     results: list[dict[str, Any]] = []
     errors: list[str] = []
-    red = 0
-    try:
-        names = list(expand(args.files))
-    except InputError as err:
-        names, errors = [], [str(err)]
+    red = ran = 0
+    names: list[str] = []
+    for given in args.files:
+        try:
+            names += expand([given])
+        except InputError as err:
+            errors.append(str(err))
+            if not args.json:
+                print(f"cmharness: error: {err}", file=sys.stderr)
     for name in names:
         try:
             sc = read(name)
@@ -93,6 +97,7 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
                 print(f"cmharness: error: {err}", file=sys.stderr)
             continue
         verdicts = judge(sc, args.variants)
+        ran += 1
         red += sum(not v.ok for v in verdicts)
         if args.json:
             results.append(_as_json(name, sc, verdicts))
@@ -104,7 +109,7 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
                    "expectations": total, "not_as_expected": red}, stdout, indent=2, ensure_ascii=True)
         stdout.write("\n")
     else:
-        stdout.write(f"{len(names) - len(errors)} scenario(s): {red} expectation(s) not as expected"
+        stdout.write(f"{ran} scenario(s): {red} expectation(s) not as expected"
                      + (f", {len(errors)} unreadable" if errors else "") + "\n")
     if errors:
         return EXIT_UNREADABLE
