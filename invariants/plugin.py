@@ -21,6 +21,7 @@ Loaded by ``tests/conftest.py`` (``pytest_plugins``), or by ``-p invariants.plug
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -67,6 +68,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "slow: a long search, run only with --cm-slow or the deep profile")
     config.addinivalue_line("markers", "harness: a test of the harness's own tooling (the plugin, find, the "
                                        "campaign); mutation campaigns leave it out")
+    config.addinivalue_line("markers", "scenario: an item collected from a scenario file (tests/scenarios/)")
     config.addinivalue_line("markers", "defect_table: the test reads the variants' defect table itself; a named "
                                        "mutant edits that table, so its run leaves the test out")
     name = chosen_profile(config)
@@ -81,8 +83,45 @@ def pytest_configure(config: pytest.Config) -> None:
 _PROFILE_KEY = pytest.StashKey[str]()
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
+    """A test failing on an invariant prints its case as a scenario file, and the command that keeps it."""
+    report = yield
+    if report.when == "call" and report.failed and call.excinfo is not None:
+        from invariants.counterexample_file import counterexample_section
+
+        section = counterexample_section(item, call.excinfo.value)
+        if section is not None:
+            report.sections.append(("cmharness: the counterexample as a scenario file", section))
+    return report
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """One line for the expected reds (the default options list failures, errors and skips, not each xfail)."""
+    xfailed = terminalreporter.stats.get("xfailed", [])
+    if xfailed:
+        variants = sorted({_variant_of_report(r) for r in xfailed} - {None})
+        where = f" on {', '.join(variants)}" if variants else ""
+        terminalreporter.write_line(f"cmharness: {len(xfailed)} test(s) red{where} as expected (red_on); "
+                                    "-rx lists them")
+
+
+def _variant_of_report(report: pytest.TestReport) -> str | None:
+    for name in VARIANT_NAMES:
+        if f"[{name}" in report.nodeid or f"-{name}" in report.nodeid:
+            return name
+    return None
+
+
 def pytest_report_header(config: pytest.Config) -> str:
     return f"cmharness: hypothesis profile {config.stash.get(_PROFILE_KEY, DEFAULT_PROFILE)!r}"
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    """Scenario files (``tests/scenarios/**/*.scenario.json``) are collected as items, one per variant."""
+    from invariants.scenario_items import ScenarioFile, is_scenario_file
+
+    return ScenarioFile.from_parent(parent, path=file_path) if is_scenario_file(file_path) else None
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -159,7 +198,9 @@ def pytest_runtest_call(item: pytest.Item):
         err.add_note(f"cmharness: expected an invariant violation on {variant} (red_on), got "
                      f"{type(err).__name__} instead: a real error")
         raise
-    pytest.fail(f"stale red_on: {item.nodeid} passed on {variant}, where it is marked red_on{mark.args}; "
-                "the invariant holds there now (or the search no longer reaches the break): update the marker",
-                pytrace=False)
+    pytest.fail(f"stale red_on: {item.nodeid} passed on {variant}, where it is marked red_on{mark.args}. "
+                f"The defect this test pins may be fixed on {variant} (then it belongs to the variants that still "
+                "carry it), or a regression masks it: another change stops the case from reaching the break "
+                "(a refusal earlier, a generator that no longer builds it). Find out which before changing the "
+                "marker: a masked defect is still there.", pytrace=False)
     return result

@@ -57,8 +57,11 @@ class Violation:
 class InvariantViolation(AssertionError):
     """Raised by the property tests when an invariant is broken; carries the violations."""
 
-    def __init__(self, violations: Iterable[Violation], context: str = "") -> None:
+    def __init__(self, violations: Iterable[Violation], context: str = "",
+                 case: tuple[Store, Config, Budget] | None = None) -> None:
         self.violations = tuple(violations)
+        #: The case it broke on (store, config, budget), which a failing test prints as a scenario file.
+        self.case = case
         lines = [str(v) for v in self.violations]
         if context:
             lines.append(context)
@@ -582,7 +585,7 @@ def assert_holds(invariant: str, store: Store, config: Config, budget: Budget, v
     """Raise ``InvariantViolation`` when ``invariant`` is broken on this case."""
     violations = INVARIANTS[invariant](store, config, budget, variant)
     if violations:
-        raise InvariantViolation(violations, f"variant {variant_name(variant)}")
+        raise InvariantViolation(violations, f"variant {variant_name(variant)}", case=(store, config, budget))
 
 
 def variant_name(variant: Variant) -> str:

@@ -1,49 +1,48 @@
-"""Scenario files: a store, a config and a budget as JSON (docs/model.md, The data; Config and budget).
+"""Scenario files: a store, a config, a budget and what each variant should do, as JSON (docs/model.md).
 
-A scenario file is one JSON object::
+A scenario file (``*.scenario.json``) is one JSON object::
 
     {
-      "description": "optional free text",
+      "$schema": "../../../docs/scenario.schema.json",
+      "description": "optional free text", "source": "a link or an issue number",
       "store": {
         "messages": [{"id": "m1", "participant": "User", "content": [{"type": "text", "text": "hi"}]}],
         "summaries": [{"id": "L1-0", "level": 1, "content": "...", "tokens": 42, "source_level": 0,
                        "source_ids": ["m1"], "source_range": ["m1", "m1"], "parent_id": null,
                        "response_content": null}],
-        "calibration": 1.0,
-        "pricing_epoch": 1,
+        "calibration": 1.0, "pricing_epoch": 1,
         "work": [{"kind": "chunk", "state": "queued", "folds": ["m1"]}]
       },
       "config": {"max_message_tokens": 0, ...},
-      "budget": {"max_tokens": 8000, "reserve_for_response": 0}
+      "budget": {"max_tokens": 8000, "reserve_for_response": 0},
+      "expect": {"sound": {"refuses": {"site": "positioned-pair", "refused": ["L1-1"]}},
+                 "faithful": {"sends": {"entries": 7}, "breaks": ["never-over"]}}
     }
 
+The format is the pydantic models of ``reference.scenario_format`` (its JSON Schema is
+``docs/scenario.schema.json``, written by ``cmharness schema``). Every field is accepted in its
+snake_case name or the TypeScript's camelCase one (``maxMessageTokens``, ``sourceIds``,
+``tokenEstimate``, ``toolUseId``, ...); ``source_range`` is ``[first, last]`` or ``{"first", "last"}``.
 Blocks are objects with a ``"type"`` (``text``, ``thinking``, ``redacted_thinking``, ``tool_use``,
-``tool_result``, ``image``, ``document``) and the fields of docs/model.md, The data, under the same names:
-``text``; ``thinking``, ``signature``, ``token_estimate``; ``data``, ``token_estimate``; ``id``,
-``name``, ``input`` (any JSON value, kept as is); ``tool_use_id``, ``content`` (a string or a list of
-blocks); ``token_estimate``. Optional block fields (``signature``, ``token_estimate``) default to
-null; so do a summary's ``tokens`` (read as NaN, as the model does), ``parent_id`` and
-``response_content`` (a list of text / thinking / redacted_thinking blocks, or null).
-``summaries``, ``calibration`` (1.0), ``pricing_epoch`` (1) and ``work`` are optional; a work's
-``folds`` is a list of ids or null. ``config`` (default ``Config()``, any subset of its fields) and
-``budget`` (default an unlimited ``Budget(max_tokens=inf)``; ``max_tokens`` is required inside it)
-are optional.
+``tool_result``, ``image``, ``document``). Optional fields default to null; a summary's null
+``tokens`` reads as NaN, as the model does. ``config`` (default ``Config()``, any subset of its
+fields) and ``budget`` (default unlimited; ``max_tokens`` required inside it) are optional.
 
-Numbers: JSON has no NaN or infinities, so wherever a number is expected the strings ``"NaN"``,
-``"Infinity"`` and ``"-Infinity"`` are accepted too, and ``dump_scenario`` writes non-finite numbers
-that way. (Python's ``json`` module also reads the bare literals ``NaN`` / ``Infinity``; they are
-accepted as well.) Integers stay integers and floats stay floats. Fields that must be integers
-(``level``, ``source_level``, ``pricing_epoch``) refuse floats.
+Numbers: wherever a number is expected the strings ``"NaN"``, ``"Infinity"`` and ``"-Infinity"``
+are accepted, and ``dump_scenario`` writes non-finite numbers that way. Integers stay integers and
+floats stay floats; ``level``, ``source_level`` and ``pricing_epoch`` refuse floats. Limits
+(``reference.json_input``): at most 64 levels of nesting and integers of at most 308 digits.
 
 A custom text estimator (``Store.text_estimator``) is code and cannot be written in JSON: a store
 loaded from a scenario has none, and ``dump_scenario`` leaves it out silently.
 
-Errors are ``ScenarioError`` (a ``ValueError``) whose message starts with the JSON path of the bad
+Errors are ``ScenarioError`` (a ``ValueError``), one line starting with the JSON path of the bad
 field. Paths inside the store are written from the store (``messages[0].content[2].type``,
-``summaries[3].tokens``); config and budget fields start with ``config.`` / ``budget.``; the top
-level object is ``scenario``. A structural error the model finds (``InvalidStoreError``) or a bad
-config or budget value (``InvalidConfigError``) is re-raised as ``ScenarioError`` prefixed by its
-section: ``store: ...``, ``config: ...``, ``budget: ...``.
+``summaries[3].tokens``); others start with their section (``config.``, ``budget.``,
+``expect.sound.refuses.``); the top level object is ``scenario``. An unknown field's error lists the
+allowed names and suggests the closest. A structural error the model finds (``InvalidStoreError``)
+or a bad config or budget value (``InvalidConfigError``) is re-raised prefixed by its section:
+``store: ...``, ``config: ...``, ``budget: ...``.
 """
 
 from __future__ import annotations
@@ -52,11 +51,16 @@ import dataclasses
 import json
 import math
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
+from reference.expect import Expectation, Refuses, Sends
+from reference.format_base import accepted_names, show
+from reference.json_input import JsonLimitError, check_depth, parse_json
 from reference.model import (
     Block,
     Budget,
@@ -65,7 +69,6 @@ from reference.model import (
     Image,
     InvalidConfigError,
     InvalidStoreError,
-    Message,
     RedactedThinking,
     Store,
     Summary,
@@ -73,9 +76,9 @@ from reference.model import (
     Thinking,
     ToolResult,
     ToolUse,
-    Work,
 )
 from reference.numerics import Number, is_number
+from reference.scenario_format import TAG, ScenarioModel, StoreModel, build_config
 
 __all__ = [
     "Scenario",
@@ -83,6 +86,7 @@ __all__ = [
     "dump_scenario",
     "dumps_scenario",
     "load_scenario",
+    "loads_scenario",
     "save_scenario",
 ]
 
@@ -97,256 +101,59 @@ def _unlimited() -> Budget:
 
 @dataclass(frozen=True)
 class Scenario:
-    """A store with the config and budget to compile it under."""
+    """A store with the config and budget to compile it under, and what each variant should do."""
 
     store: Store
     config: Config = field(default_factory=Config)
     budget: Budget = field(default_factory=_unlimited)
     description: str | None = None
+    source: str | int | None = None
+    expect: Mapping[str, Expectation] = field(default_factory=dict)
 
 
-# ----------------------------------------------------------------------------- reading helpers
+# ----------------------------------------------------------------------------- errors
 
-_NUMBER_STRINGS: dict[str, float] = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
+_STORE_KEYS = frozenset(accepted_names(StoreModel))
 
 
-def _show(value: object) -> str:
-    """A short JSON-ish rendering of a bad value for an error message."""
-    if isinstance(value, Mapping):
-        return "an object"
-    if isinstance(value, (list, tuple)):
-        return "an array"
+def json_path(loc: Sequence[int | str]) -> str:
+    """pydantic's error location as the file's path: ``summaries[3].tokens``, ``config.x``, ``scenario``."""
+    parts = [p for p in loc if not (isinstance(p, str) and p.startswith(TAG))]
+    if len(parts) >= 2 and parts[0] == "store" and parts[1] in _STORE_KEYS:
+        parts = parts[1:]
+    out = ""
+    for p in parts:
+        out = f"{out}[{p}]" if isinstance(p, int) else f"{out}.{p}" if out else str(p)
+    return out
+
+
+def _message(err: Any) -> str:
+    """One pydantic error as one line: ``<path>: <what was wrong>``."""
+    loc, kind, ctx = tuple(err["loc"]), err["type"], err.get("ctx") or {}
+    if kind == "missing":
+        return f'{json_path(loc[:-1]) or "scenario"}: missing field {show(loc[-1])}'
+    if kind == "cmharness":
+        return f'{(json_path(loc) or "scenario") + ctx.get("suffix", "")}: {ctx["message"]}'
+    if kind in ("dict_type", "model_type"):
+        return f'{json_path(loc) or "scenario"}: expected an object'
+    return f'{json_path(loc) or "scenario"}: {err["msg"]}'
+
+
+# ----------------------------------------------------------------------------- reading
+
+
+def _read_text(text: str) -> Any:
     try:
-        text = json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+        return parse_json(text)
+    except json.JSONDecodeError as err:
+        raise ScenarioError(f"scenario: invalid JSON at line {err.lineno} column {err.colno}: {err.msg}") from err
+    except JsonLimitError as err:
+        raise ScenarioError(f"scenario: {err}") from err
 
 
-def _at(path: str, key: str | int) -> str:
-    if isinstance(key, int):
-        return f"{path}[{key}]"
-    return f"{path}.{key}" if path else key
-
-
-def _object(raw: object, path: str, required: tuple[str, ...], optional: tuple[str, ...] = ()) -> dict:
-    """``raw`` checked to be an object with exactly the allowed keys (all ``required`` ones present)."""
-    if not isinstance(raw, Mapping):
-        raise ScenarioError(f"{path}: expected an object, got {_show(raw)}")
-    allowed = set(required) | set(optional)
-    for key in raw:
-        if key not in allowed:
-            raise ScenarioError(f"{path}: unknown field {_show(key)}")
-    for key in required:
-        if key not in raw:
-            raise ScenarioError(f"{path}: missing field {_show(key)}")
-    return dict(raw)
-
-
-def _number(raw: object, path: str, *, nullable: bool = False) -> Number | None:
-    if raw is None and nullable:
-        return None
-    if is_number(raw):
-        # One NaN object, so that stores read from the same file compare equal.
-        return math.nan if isinstance(raw, float) and math.isnan(raw) else raw
-    if isinstance(raw, str) and raw in _NUMBER_STRINGS:
-        return _NUMBER_STRINGS[raw]
-    raise ScenarioError(f"{path}: expected a number, got {_show(raw)}")
-
-
-def _integer(raw: object, path: str) -> int:
-    if isinstance(raw, int) and not isinstance(raw, bool):
-        return raw
-    raise ScenarioError(f"{path}: expected an integer, got {_show(raw)}")
-
-
-def _string(raw: object, path: str, *, nullable: bool = False) -> str | None:
-    if raw is None and nullable:
-        return None
-    if isinstance(raw, str):
-        return raw
-    raise ScenarioError(f"{path}: expected a string{' or null' if nullable else ''}, got {_show(raw)}")
-
-
-def _boolean(raw: object, path: str) -> bool:
-    if isinstance(raw, bool):
-        return raw
-    raise ScenarioError(f"{path}: expected true or false, got {_show(raw)}")
-
-
-def _array(raw: object, path: str) -> list:
-    if isinstance(raw, list):
-        return raw
-    raise ScenarioError(f"{path}: expected an array, got {_show(raw)}")
-
-
-def _strings(raw: object, path: str) -> tuple[str, ...]:
-    return tuple(_string(v, _at(path, i)) for i, v in enumerate(_array(raw, path)))
-
-
-# ----------------------------------------------------------------------------- blocks
-
-BLOCK_FIELDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "text": (("text",), ()),
-    "thinking": (("thinking",), ("signature", "token_estimate")),
-    "redacted_thinking": (("data",), ("token_estimate",)),
-    "tool_use": (("id", "name", "input"), ()),
-    "tool_result": (("tool_use_id", "content"), ()),
-    "image": ((), ("token_estimate",)),
-    "document": ((), ()),
-}
-CARRIER_TYPES = ("text", "thinking", "redacted_thinking")
-
-
-def _block(raw: object, path: str, allowed: tuple[str, ...] = tuple(BLOCK_FIELDS)) -> Block:
-    if not isinstance(raw, Mapping):
-        raise ScenarioError(f"{path}: expected a block object, got {_show(raw)}")
-    if "type" not in raw:
-        raise ScenarioError(f'{path}: missing field "type"')
-    kind = raw["type"]
-    if not isinstance(kind, str) or kind not in BLOCK_FIELDS:
-        raise ScenarioError(f"{path}.type: unknown block type {_show(kind)}")
-    if kind not in allowed:
-        raise ScenarioError(
-            f"{path}.type: block type {_show(kind)} is not allowed here (expected one of {', '.join(allowed)})"
-        )
-    required, optional = BLOCK_FIELDS[kind]
-    obj = _object(raw, path, ("type", *required), optional)
-    match kind:
-        case "text":
-            return Text(text=_string(obj["text"], _at(path, "text")))
-        case "thinking":
-            return Thinking(
-                thinking=_string(obj["thinking"], _at(path, "thinking")),
-                signature=_string(obj.get("signature"), _at(path, "signature"), nullable=True),
-                token_estimate=_number(obj.get("token_estimate"), _at(path, "token_estimate"), nullable=True),
-            )
-        case "redacted_thinking":
-            return RedactedThinking(
-                data=_string(obj["data"], _at(path, "data"), nullable=True),
-                token_estimate=_number(obj.get("token_estimate"), _at(path, "token_estimate"), nullable=True),
-            )
-        case "tool_use":
-            return ToolUse(
-                id=_string(obj["id"], _at(path, "id")),
-                name=_string(obj["name"], _at(path, "name")),
-                input=obj["input"],
-            )
-        case "tool_result":
-            content = obj["content"]
-            cpath = _at(path, "content")
-            if not isinstance(content, str):
-                content = _content(content, cpath)
-            return ToolResult(tool_use_id=_string(obj["tool_use_id"], _at(path, "tool_use_id")), content=content)
-        case "image":
-            return Image(token_estimate=_number(obj.get("token_estimate"), _at(path, "token_estimate"), nullable=True))
-        case _:
-            return Document()
-
-
-def _content(raw: object, path: str, allowed: tuple[str, ...] = tuple(BLOCK_FIELDS)) -> tuple[Block, ...]:
-    if not isinstance(raw, list):
-        raise ScenarioError(f"{path}: expected an array of blocks, got {_show(raw)}")
-    return tuple(_block(b, _at(path, i), allowed) for i, b in enumerate(raw))
-
-
-# ----------------------------------------------------------------------------- store
-
-SUMMARY_FIELDS = ("id", "level", "content", "source_level", "source_ids", "source_range")
-SUMMARY_OPTIONAL = ("tokens", "parent_id", "response_content")
-
-
-def _message(raw: object, path: str) -> Message:
-    obj = _object(raw, path, ("id", "participant", "content"))
-    return Message(
-        id=_string(obj["id"], _at(path, "id")),
-        participant=_string(obj["participant"], _at(path, "participant")),
-        content=_content(obj["content"], _at(path, "content")),
-    )
-
-
-def _summary(raw: object, path: str) -> Summary:
-    obj = _object(raw, path, SUMMARY_FIELDS, SUMMARY_OPTIONAL)
-    rng = _strings(obj["source_range"], _at(path, "source_range"))
-    if len(rng) != 2:
-        raise ScenarioError(f"{_at(path, 'source_range')}: expected [first, last], got {len(rng)} ids")
-    carriers = obj.get("response_content")
-    if carriers is not None:
-        carriers = _content(carriers, _at(path, "response_content"), CARRIER_TYPES)
-    return Summary(
-        id=_string(obj["id"], _at(path, "id")),
-        level=_integer(obj["level"], _at(path, "level")),
-        content=_string(obj["content"], _at(path, "content")),
-        tokens=_number(obj.get("tokens"), _at(path, "tokens"), nullable=True),
-        source_level=_integer(obj["source_level"], _at(path, "source_level")),
-        source_ids=_strings(obj["source_ids"], _at(path, "source_ids")),
-        source_range=(rng[0], rng[1]),
-        parent_id=_string(obj.get("parent_id"), _at(path, "parent_id"), nullable=True),
-        response_content=carriers,
-    )
-
-
-def _work(raw: object, path: str) -> Work:
-    obj = _object(raw, path, ("kind", "state"), ("folds",))
-    folds = obj.get("folds")
-    return Work(
-        kind=_string(obj["kind"], _at(path, "kind")),
-        state=_string(obj["state"], _at(path, "state")),
-        folds=None if folds is None else frozenset(_strings(folds, _at(path, "folds"))),
-    )
-
-
-def _store(raw: object) -> Store:
-    if isinstance(raw, Mapping) and "text_estimator" in raw:
-        raise ScenarioError("store.text_estimator: a custom text estimator cannot be written in JSON")
-    obj = _object(raw, "store", ("messages",), ("summaries", "calibration", "pricing_epoch", "work"))
-    messages = tuple(_message(m, _at("messages", i)) for i, m in enumerate(_array(obj["messages"], "messages")))
-    summaries = tuple(
-        _summary(s, _at("summaries", i)) for i, s in enumerate(_array(obj.get("summaries", []), "summaries"))
-    )
-    work = tuple(_work(w, _at("work", i)) for i, w in enumerate(_array(obj.get("work", []), "work")))
-    calibration = _number(obj.get("calibration", 1.0), "calibration")
-    epoch = _integer(obj.get("pricing_epoch", 1), "pricing_epoch")
-    try:
-        return Store(messages=messages, summaries=summaries, calibration=calibration, pricing_epoch=epoch, work=work)
-    except InvalidStoreError as err:
-        raise ScenarioError(f"store: {err}") from err
-
-
-# ----------------------------------------------------------------------------- config and budget
-
-
-def _config_reader(f: dataclasses.Field) -> Callable[[object, str], Any]:
-    """How a config field is read, from its default's type (so a new field needs no change here)."""
-    if f.name == "max_message_tokens":  # the one field where None is a value (no cap)
-        return lambda raw, path: _number(raw, path, nullable=True)
-    if isinstance(f.default, bool):
-        return _boolean
-    if isinstance(f.default, str):
-        return _string
-    return _number
-
-
-def _config(raw: object) -> Config:
-    readers = {f.name: _config_reader(f) for f in dataclasses.fields(Config)}
-    obj = _object(raw, "config", (), tuple(readers))
-    kwargs = {k: readers[k](v, _at("config", k)) for k, v in obj.items()}
-    try:
-        return Config(**kwargs)
-    except InvalidConfigError as err:
-        raise ScenarioError(f"config: {err}") from err
-
-
-def _budget(raw: object) -> Budget:
-    obj = _object(raw, "budget", ("max_tokens",), ("reserve_for_response",))
-    kwargs = {k: _number(v, _at("budget", k)) for k, v in obj.items()}
-    try:
-        return Budget(**kwargs)
-    except InvalidConfigError as err:
-        raise ScenarioError(f"budget: {err}") from err
-
-
-# ----------------------------------------------------------------------------- public API
+def loads_scenario(text: str) -> Scenario:
+    """Read a scenario from JSON text (a file's contents, standard input)."""
+    return _scenario_from(_read_text(text))
 
 
 def load_scenario(source: str | os.PathLike[str] | Mapping[str, Any]) -> Scenario:
@@ -356,19 +163,38 @@ def load_scenario(source: str | os.PathLike[str] | Mapping[str, Any]) -> Scenari
     ``OSError`` as usual.
     """
     if isinstance(source, (str, os.PathLike)):
-        text = Path(source).read_text(encoding="utf-8")
-        try:
-            raw = json.loads(text)
-        except json.JSONDecodeError as err:
-            raise ScenarioError(f"scenario: invalid JSON at line {err.lineno} column {err.colno}: {err.msg}") from err
-    else:
-        raw = source
-    obj = _object(raw, "scenario", ("store",), ("config", "budget", "description"))
-    description = _string(obj.get("description"), "description", nullable=True)
-    store = _store(obj["store"])
-    config = _config(obj["config"]) if obj.get("config") is not None else Config()
-    budget = _budget(obj["budget"]) if obj.get("budget") is not None else _unlimited()
-    return Scenario(store=store, config=config, budget=budget, description=description)
+        return _scenario_from(_read_text(Path(source).read_text(encoding="utf-8")))
+    try:
+        check_depth(source)
+    except JsonLimitError as err:
+        raise ScenarioError(f"{json_path(err.loc) or 'scenario'}: {err}") from err
+    return _scenario_from(source)
+
+
+def _scenario_from(raw: object) -> Scenario:
+    """A parsed JSON value (within the depth limit) as a scenario."""
+    try:
+        parsed = ScenarioModel.model_validate(raw)
+    except ValidationError as err:
+        raise ScenarioError(_message(err.errors(include_url=False, include_input=False)[0])) from None
+    try:
+        store = parsed.store.build()
+    except InvalidStoreError as err:
+        raise ScenarioError(f"store: {err}") from err
+    try:
+        config = Config() if parsed.config is None else build_config(parsed.config)
+    except InvalidConfigError as err:
+        raise ScenarioError(f"config: {err}") from err
+    try:
+        budget = _unlimited() if parsed.budget is None else parsed.budget.build()
+    except InvalidConfigError as err:
+        raise ScenarioError(f"budget: {err}") from err
+    expect = {k: v.build() for k, v in (parsed.expect or {}).items()}
+    return Scenario(store=store, config=config, budget=budget, description=parsed.description,
+                    source=parsed.source, expect=expect)
+
+
+# ----------------------------------------------------------------------------- writing
 
 
 def _dump_number(x: Number | None) -> int | float | str | None:
@@ -432,6 +258,8 @@ def dump_scenario(scenario: Scenario) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if scenario.description is not None:
         out["description"] = scenario.description
+    if scenario.source is not None:
+        out["source"] = scenario.source
     out["store"] = {
         "messages": [
             {"id": m.id, "participant": m.participant, "content": [_dump_block(b) for b in m.content]}
@@ -453,6 +281,39 @@ def dump_scenario(scenario: Scenario) -> dict[str, Any]:
         "max_tokens": _dump_number(scenario.budget.max_tokens),
         "reserve_for_response": _dump_number(scenario.budget.reserve_for_response),
     }
+    if scenario.expect:
+        out["expect"] = {k: dump_expectation(v) for k, v in scenario.expect.items()}
+    return out
+
+
+def _given(obj: Sends | Refuses) -> dict[str, Any]:
+    """The fields of an expectation part that are checked (not None), numbers as the file writes them."""
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(obj):
+        v = getattr(obj, f.name)
+        if v is None:
+            continue
+        if isinstance(v, tuple):
+            v = [list(x) if isinstance(x, tuple) else x for x in v]
+        elif isinstance(v, Mapping):
+            v = dict(v)
+        elif is_number(v):
+            v = _dump_number(v)
+        out[f.name] = v
+    return out
+
+
+def dump_expectation(e: Expectation) -> dict[str, Any]:
+    """An expectation as the file writes it."""
+    out: dict[str, Any] = {}
+    if e.sends is not None:
+        out["sends"] = _given(e.sends)
+    if e.refuses is not None:
+        out["refuses"] = _given(e.refuses)
+    if e.breaks is not None:
+        out["breaks"] = list(e.breaks)
+    if e.holds:
+        out["holds"] = True
     return out
 
 

@@ -58,7 +58,7 @@ def read_scenario(path: str) -> Scenario:
         return load_scenario(path)
     except ScenarioError as err:
         raise CliError(f"{path}: {err}") from err
-    except (OSError, UnicodeDecodeError) as err:
+    except (OSError, UnicodeError) as err:
         reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
         raise CliError(f"{path}: cannot read: {reason}") from err
 
@@ -173,6 +173,17 @@ def run_compare(args: argparse.Namespace, stdout: TextIO) -> int:
     return run(args, stdout)
 
 
+def _lazy(module: str, name: str) -> Callable:
+    """A subcommand's function, imported when called (the CLI starts without importing every command)."""
+
+    def call(*args: object) -> object:
+        import importlib
+
+        return getattr(importlib.import_module(module), name)(*args)
+
+    return call
+
+
 SUBCOMMANDS: dict[str, Subcommand] = {
     cmd.name: cmd
     for cmd in (
@@ -187,6 +198,12 @@ SUBCOMMANDS: dict[str, Subcommand] = {
                    _report_args, run_report),
         Subcommand("edges", "run the Z3 rounding-edge searches (--write rewrites invariants/witnesses.json)",
                    add_edges_arguments, edges_command),
+        Subcommand("reproduce", "run scenario files' expectations on each variant: expected against actual",
+                   _lazy("reports.reproduce", "add_arguments"), _lazy("reports.reproduce", "run")),
+        Subcommand("export", "turn a counterexample into a scenario file with its expect filled in",
+                   _lazy("reports.export", "add_arguments"), _lazy("reports.export", "run")),
+        Subcommand("schema", "write the JSON Schema of scenario files (docs/scenario.schema.json)",
+                   _lazy("reports.schema", "add_arguments"), _lazy("reports.schema", "run")),
     )
 }
 
@@ -212,6 +229,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version and usage errors
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    for stream in (sys.stdout, sys.stderr):  # a lone surrogate in an id is printed escaped, not a traceback
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     try:
         return args._run(args, sys.stdout)
     except CliError as err:

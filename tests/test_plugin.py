@@ -74,6 +74,8 @@ def test_red_on_expects_an_invariant_violation_on_the_marked_variants(pytester, 
     result.assert_outcomes(passed=10, xfailed=4, failed=4)
     result.stdout.fnmatch_lines(["*test_red_where_marked?main-48bb87a1?*red on main-48bb87a1 as expected*"])
     result.stdout.fnmatch_lines(["*stale red_on*test_stale?main-48bb87a1?*"])
+    result.stdout.fnmatch_lines(["*defect this test pins may be fixed on main-48bb87a1*regression masks it*"])
+    result.stdout.fnmatch_lines(["cmharness: 4 test(s) red on main-48bb87a1* as expected (red_on); -rx lists them"])
     result.stdout.fnmatch_lines(["*KeyError*"])
     result.stdout.fnmatch_lines(["*FAILED*test_red_elsewhere_is_a_failure?sound?*"])
 

@@ -1,0 +1,206 @@
+"""A scenario's expectations against what each variant does: observe, compare field by field, export.
+
+    verdicts = judge(scenario)            # one Verdict per variant named in scenario.expect
+    expect = expect_from(scenario)        # what each variant did, as an ``expect`` section
+
+A field is compared only when the expectation gives it; ``breaks`` must each break, ``holds``
+means no invariant breaks. Numbers compare as the JavaScript numbers they are (NaN equals NaN).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
+
+from invariants.properties import Violation, check
+from reference.expect import FAITHFUL, VARIANT_NAMES, Expectation, Refuses, Sends, expectation_for, variants_named
+from reference.numerics import is_number, js_number_string
+from reference.scenario import Scenario
+from strategies import HierarchicalStrategy, OverBudgetError, UncoveredDropError
+from strategies.errors import InvalidConfigError
+
+__all__ = ["Line", "Observed", "Verdict", "expect_from", "judge", "observe", "site_of"]
+
+
+@dataclass(frozen=True)
+class Observed:
+    """What one variant did with a scenario, in the terms of an expectation (every field filled in)."""
+
+    variant: str
+    sends: Sends | None
+    refuses: Refuses | None
+    outcome: str
+    violations: tuple[Violation, ...] | None = None
+
+    @property
+    def breaks(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(v.invariant for v in self.violations or ()))
+
+
+def site_of(err: OverBudgetError) -> str:
+    """Where a refusal happened, from the item it names (``strategies.emission``'s item names)."""
+    if err.item.startswith("the combined recall pair"):
+        return "combined-pair"
+    if err.item.startswith("recall pair"):
+        return "positioned-pair"
+    return "head" if err.item.endswith("(head)") else "middle-raw"
+
+
+def _refusal(err: Exception) -> Refuses:
+    name = type(err).__name__
+    if isinstance(err, OverBudgetError):
+        d = err.diagnostics
+        return Refuses(error=name, site=site_of(err), unit=d.middle_count_unit, cleared_by=tuple(sorted(d.cleared_by)),
+                       head_tokens=d.head_tokens, middle_tokens=d.middle_tokens, actual=err.actual,
+                       refused=tuple(err.refused))
+    if isinstance(err, UncoveredDropError):
+        return Refuses(error=name, dropped=tuple(err.dropped), categories=dict(err.categories))
+    return Refuses(error=name, field=getattr(err, "field", None))
+
+
+def observe(scenario: Scenario, variant: str, *, invariants: bool = True) -> Observed:
+    """Compile ``scenario`` on ``variant`` (a dry run) and, when asked, check every invariant on it."""
+    strategy = HierarchicalStrategy(scenario.config, variant)
+    strategy.initialize(scenario.store)
+    violations = tuple(check(scenario.store, scenario.config, scenario.budget, variant)) if invariants else None
+    try:
+        result = strategy.compile(scenario.budget, dry_run=True)
+    except (OverBudgetError, UncoveredDropError, InvalidConfigError) as err:
+        return Observed(variant, None, _refusal(err), f"refuses: {type(err).__name__}: {err}", violations)
+    except Exception as err:  # a crash is an outcome to report, not a reason to stop
+        return Observed(variant, None, None, f"crashes: {type(err).__name__}: {err}", violations)
+    entries = result.entries
+    sends = Sends(entries=len(entries), total=result.stats.total.tokens,
+                  raw_ids=tuple(e.message_id for e in entries if e.kind == "raw" and e.message_id is not None),
+                  summaries=tuple(e.summary_ids for e in entries if e.kind == "answer"))
+    return Observed(variant, sends, None, f"sends {len(entries)} entries, stats total {fmt(sends.total)}",
+                    violations)
+
+
+# ----------------------------------------------------------------------------- comparing
+
+
+def fmt(value: object) -> str:
+    """A value as a reader compares it: numbers as JavaScript writes them, lists as JSON-ish lists."""
+    if value is None:
+        return "-"
+    if is_number(value):
+        return js_number_string(value)
+    if isinstance(value, (tuple, list)):
+        return "[" + ", ".join(fmt(v) if isinstance(v, (tuple, list)) else f'"{v}"' for v in value) + "]"
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f'"{k}": "{v}"' for k, v in sorted(value.items())) + "}"
+    return str(value)
+
+
+def same(a: object, b: object) -> bool:
+    if is_number(a) and is_number(b):
+        return a == b or (math.isnan(a) and math.isnan(b))
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        return dict(a) == dict(b)
+    return a == b
+
+
+@dataclass(frozen=True)
+class Line:
+    """One compared field: what was expected, what happened, whether they agree."""
+
+    field: str
+    expected: str
+    actual: str
+    ok: bool
+
+
+def _parts(expected: Sends | Refuses, actual: Sends | Refuses | None, prefix: str) -> list[Line]:
+    out = []
+    for f in fields(expected):
+        want = getattr(expected, f.name)
+        if want is None:
+            continue
+        got = None if actual is None else getattr(actual, f.name)
+        if f.name == "cleared_by" and got is not None:
+            want = tuple(sorted(want))
+        out.append(Line(f"{prefix}.{f.name}", fmt(want), fmt(got), got is not None and same(want, got)))
+    return out
+
+
+def compare(expectation: Expectation, observed: Observed) -> tuple[Line, ...]:
+    """Each expected field against the observed one."""
+    lines: list[Line] = []
+    kind = "sends" if observed.sends is not None else "refuses" if observed.refuses is not None else "crashes"
+    for name, part, actual in (("sends", expectation.sends, observed.sends),
+                               ("refuses", expectation.refuses, observed.refuses)):
+        if part is None:
+            continue
+        lines.append(Line("outcome", name, kind, actual is not None))
+        lines += _parts(part, actual, name)
+    broken = set(observed.breaks)
+    if expectation.breaks is not None:
+        for inv in expectation.breaks:
+            lines.append(Line(f"breaks {inv}", "breaks", "breaks" if inv in broken else "holds", inv in broken))
+    if expectation.holds:
+        lines.append(Line("holds", "every invariant holds", ", ".join(f"breaks {b}" for b in observed.breaks)
+                          or "every invariant holds", not broken))
+    if not lines:  # an expectation with nothing to compare still reports the outcome
+        lines.append(Line("outcome", "-", kind, True))
+    return tuple(lines)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One variant's expectation, what it did, and the comparison."""
+
+    variant: str
+    expectation: Expectation
+    observed: Observed
+    lines: tuple[Line, ...]
+
+    @property
+    def ok(self) -> bool:
+        return all(line.ok for line in self.lines)
+
+    def explain(self) -> str:
+        """Expected against actual, one field a line (the text a failing test shows)."""
+        rows = [f"{'' if ln.ok else '✗ '}{ln.field}: expected {ln.expected}, got {ln.actual}" for ln in self.lines]
+        rows += [f"  {v}" for v in self.observed.violations or ()]
+        return f"{self.variant}: {self.observed.outcome}\n  " + "\n  ".join(rows)
+
+
+def _needs_invariants(e: Expectation) -> bool:
+    return e.breaks is not None or e.holds
+
+
+def judge_variant(scenario: Scenario, variant: str) -> Verdict:
+    expectation = expectation_for(scenario.expect, variant)
+    if expectation is None:
+        raise ValueError(f"the scenario expects nothing of {variant}")
+    observed = observe(scenario, variant, invariants=_needs_invariants(expectation))
+    return Verdict(variant, expectation, observed, compare(expectation, observed))
+
+
+def judge(scenario: Scenario, variants: Sequence[str] | None = None) -> list[Verdict]:
+    """A verdict for each variant the scenario's ``expect`` names (or only ``variants``)."""
+    named = variants_named(scenario.expect)
+    return [judge_variant(scenario, v) for v in named if variants is None or v in variants]
+
+
+# ----------------------------------------------------------------------------- exporting
+
+
+def expectation_of(observed: Observed) -> Expectation:
+    """What a variant did, as the expectation that pins it."""
+    breaks = observed.breaks
+    return Expectation(sends=observed.sends, refuses=observed.refuses,
+                       breaks=breaks or None, holds=observed.violations is not None and not breaks)
+
+
+def expect_from(scenario: Scenario, variants: Sequence[str] = VARIANT_NAMES) -> dict[str, Expectation]:
+    """An ``expect`` section pinning what each variant does, grouped where variants agree."""
+    each = {v: expectation_of(observe(scenario, v)) for v in variants}
+    if len(each) == len(VARIANT_NAMES) and len({repr(e) for e in each.values()}) == 1:
+        return {"all": each[VARIANT_NAMES[0]]}
+    if all(v in each for v in FAITHFUL) and repr(each[FAITHFUL[0]]) == repr(each[FAITHFUL[1]]):
+        rest = {v: e for v, e in each.items() if v not in FAITHFUL}
+        return {"faithful": each[FAITHFUL[0]], **rest}
+    return each

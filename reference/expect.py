@@ -1,0 +1,79 @@
+"""What a scenario file expects of each variant: it sends (and what), it refuses (and how), invariants.
+
+Every field of ``Sends`` and ``Refuses`` is optional: None means "not checked". An expectation is
+keyed by a variant name, ``faithful`` (both faithful variants) or ``all``; a variant's own key wins
+over ``faithful``, which wins over ``all`` (see ``expectation_for``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from reference.numerics import Number
+
+__all__ = ["ERRORS", "FAITHFUL", "GROUPS", "INVARIANT_NAMES", "SITES", "VARIANT_NAMES",
+           "Expectation", "Refuses", "Sends", "expectation_for",
+           "variants_named"]
+
+VARIANT_NAMES: tuple[str, ...] = ("main-48bb87a1", "pr-8bb01ab8", "sound")
+FAITHFUL: tuple[str, ...] = ("main-48bb87a1", "pr-8bb01ab8")
+GROUPS: Mapping[str, tuple[str, ...]] = {"faithful": FAITHFUL, "all": VARIANT_NAMES}
+#: Where an over-budget refusal happens: a head message, a raw middle message, a recall pair, the combined pair.
+SITES: tuple[str, ...] = ("head", "middle-raw", "positioned-pair", "combined-pair")
+ERRORS: tuple[str, ...] = ("OverBudgetError", "UncoveredDropError", "InvalidConfigError")
+#: The invariants of docs/model.md, "Invariants" (``invariants.INVARIANTS``; a test keeps the two equal).
+INVARIANT_NAMES: tuple[str, ...] = ("stats-total", "exact-budget", "never-over", "nothing-lost", "diagnostics",
+                                    "bad-values", "determinism")
+
+
+@dataclass(frozen=True)
+class Sends:
+    """The compile sends; optionally how many entries, the stats total, the raw ids and each answer's summaries."""
+
+    entries: int | None = None
+    total: Number | None = None
+    raw_ids: tuple[str, ...] | None = None
+    summaries: tuple[tuple[str, ...], ...] | None = None
+
+
+@dataclass(frozen=True)
+class Refuses:
+    """The compile refuses; optionally with which error, where, and what the error reports."""
+
+    error: str | None = None
+    site: str | None = None
+    unit: str | None = None
+    cleared_by: tuple[str, ...] | None = None
+    head_tokens: Number | None = None
+    middle_tokens: Number | None = None
+    actual: Number | None = None
+    refused: tuple[str, ...] | None = None
+    dropped: tuple[str, ...] | None = None
+    categories: Mapping[str, str] | None = None
+    field: str | None = None
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """At most one of ``sends`` / ``refuses``; ``breaks`` (invariants that must break) or ``holds`` (none breaks)."""
+
+    sends: Sends | None = None
+    refuses: Refuses | None = None
+    breaks: tuple[str, ...] | None = None
+    holds: bool = False
+
+
+def variants_named(expect: Mapping[str, Expectation]) -> tuple[str, ...]:
+    """The variants an ``expect`` section speaks about, in the usual order."""
+    named = {v for key in expect for v in GROUPS.get(key, (key,))}
+    return tuple(v for v in VARIANT_NAMES if v in named)
+
+
+def expectation_for(expect: Mapping[str, Expectation], variant: str) -> Expectation | None:
+    """The expectation that applies to ``variant``: its own, else ``faithful``'s, else ``all``'s."""
+    if variant in expect:
+        return expect[variant]
+    if variant in FAITHFUL and "faithful" in expect:
+        return expect["faithful"]
+    return expect.get("all")

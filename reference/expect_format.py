@@ -1,0 +1,118 @@
+"""The ``expect`` section of a scenario file as pydantic models (built into ``reference.expect``)."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from typing import Annotated, Any
+
+from pydantic import (
+    AliasChoices,
+    BeforeValidator,
+    Field,
+    model_validator,
+)
+
+from reference.expect import ERRORS, GROUPS, INVARIANT_NAMES, SITES, VARIANT_NAMES, Expectation, Refuses, Sends
+from reference.format_base import Array, Bool, Int, Num, Str, Strict, fail, one_of, scalar, show
+
+# ----------------------------------------------------------------------------- expectations
+
+
+class SendsModel(Strict):
+    """The compile sends; each field given is checked."""
+
+    entries: Int | None = None
+    total: Num | None = None
+    raw_ids: Array(Str) | None = None
+    summaries: Array(Array(Str)) | None = None
+
+    def build(self) -> Sends:
+        return Sends(entries=self.entries, total=self.total,
+                     raw_ids=None if self.raw_ids is None else tuple(self.raw_ids),
+                     summaries=None if self.summaries is None else tuple(tuple(s) for s in self.summaries))
+
+
+DROP_CATEGORIES = ("in-tail-not-rendered", "covered-by-unemitted-summary", "not-covered")
+
+
+def _categories(raw: object) -> Any:
+    if raw is None:
+        return None
+    if not isinstance(raw, Mapping):
+        return fail(f"expected an object, got {show(raw)}")
+    for key, value in raw.items():
+        if value not in DROP_CATEGORIES:
+            fail(f"expected one of {', '.join(DROP_CATEGORIES)}, got {show(value)}", f".{show(key).strip(chr(34))}")
+    return dict(raw)
+
+
+class RefusesModel(Strict):
+    """The compile refuses; each field given is checked against the error it raises."""
+
+    error: one_of(ERRORS) | None = None
+    site: one_of(SITES) | None = None
+    unit: one_of(("selection-items", "raw-messages")) | None = Field(
+        None, validation_alias=AliasChoices("unit", "middle_count_unit", "middleCountUnit"))
+    cleared_by: Array(Str) | None = None
+    head_tokens: Num | None = None
+    middle_tokens: Num | None = None
+    actual: Num | None = None
+    refused: Array(Str) | None = None
+    dropped: Array(Str) | None = Field(None, validation_alias=AliasChoices("dropped", "dropped_ids", "droppedIds"))
+    categories: scalar(_categories, {"type": "object", "additionalProperties": {"enum": list(DROP_CATEGORIES)}}) = None
+    field: Str | None = None
+
+    def build(self) -> Refuses:
+        def tup(x: list[str] | None) -> tuple[str, ...] | None:
+            return None if x is None else tuple(x)
+
+        return Refuses(error=self.error, site=self.site, unit=self.unit, cleared_by=tup(self.cleared_by),
+                       head_tokens=self.head_tokens, middle_tokens=self.middle_tokens, actual=self.actual,
+                       refused=tup(self.refused), dropped=tup(self.dropped), categories=self.categories,
+                       field=self.field)
+
+
+def _true_is_empty(raw: object) -> Any:
+    """``"sends": true`` is ``"sends": {}`` (nothing more checked); ``false`` is leaving it out."""
+    return {} if raw is True else None if raw is False else raw
+
+
+class ExpectationModel(Strict):
+    """``sends`` or ``refuses`` (``true`` or an object of fields to check), and ``breaks`` or ``holds``."""
+
+    sends: Annotated[SendsModel | None, BeforeValidator(_true_is_empty)] = None
+    refuses: Annotated[RefusesModel | None, BeforeValidator(_true_is_empty)] = None
+    breaks: Array(one_of(INVARIANT_NAMES)) | None = None
+    holds: Bool | None = None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ExpectationModel:
+        if self.sends is not None and self.refuses is not None:
+            fail("expects both sends and refuses; give one")
+        if self.breaks and self.holds:
+            fail("expects both breaks and holds; give one")
+        if self.sends is None and self.refuses is None and self.breaks is None and not self.holds:
+            fail("expects nothing; give sends, refuses, breaks or holds")
+        return self
+
+    def build(self) -> Expectation:
+        sends = None if self.sends is None else self.sends.build()
+        refuses = None if self.refuses is None else self.refuses.build()
+        return Expectation(sends=sends, refuses=refuses,
+                           breaks=None if self.breaks is None else tuple(self.breaks), holds=bool(self.holds))
+
+
+EXPECT_KEYS: tuple[str, ...] = (*VARIANT_NAMES, *GROUPS)
+
+
+def expect_keys(raw: object) -> Any:
+    if not isinstance(raw, Mapping):
+        return fail(f"expected an object, got {show(raw)}")
+    for key in raw:
+        if key not in EXPECT_KEYS:
+            close = difflib.get_close_matches(str(key), EXPECT_KEYS, n=1)
+            hint = f'; did you mean "{close[0]}"?' if close else ""
+            fail(f"unknown variant {show(key)}{hint} (allowed: {', '.join(EXPECT_KEYS)})")
+    return raw
+

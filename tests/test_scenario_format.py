@@ -1,0 +1,208 @@
+"""The scenario file format's additions: camelCase names, suggestions, limits, expectations, the schema."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from invariants import INVARIANTS
+from reference.expect import INVARIANT_NAMES, Expectation, Refuses, Sends, expectation_for, variants_named
+from reference.json_input import MAX_DEPTH, MAX_DIGITS
+from reference.model import Budget, Config
+from reference.scenario import ScenarioError, dump_scenario, load_scenario, loads_scenario
+from reference.scenario_format import json_schema
+
+ROOT = Path(__file__).resolve().parents[1]
+SCHEMA = ROOT / "docs" / "scenario.schema.json"
+
+
+def minimal(**extra: object) -> dict:
+    return {"store": {"messages": [{"id": "m1", "participant": "User", "content": [{"type": "text", "text": "hi"}]}]},
+            **extra}
+
+
+def error(raw: object) -> str:
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(raw)  # type: ignore[arg-type]
+    return str(info.value)
+
+
+def text_error(text: str) -> str:
+    with pytest.raises(ScenarioError) as info:
+        loads_scenario(text)
+    return str(info.value)
+
+
+def test_typescript_names_are_accepted():
+    raw = {"store": {"messages": [{"id": "m1", "participant": "User", "content": [
+        {"type": "thinking", "thinking": "t", "tokenEstimate": 5},
+        {"type": "tool_result", "toolUseId": "t1", "content": "ok"}]}],
+        "summaries": [{"id": "L1", "level": 1, "content": "c", "sourceLevel": 0, "sourceIds": ["m1"],
+                       "sourceRange": {"first": "m1", "last": "m1"}, "parentId": None, "responseContent": None}],
+        "pricingEpoch": 0},
+        "config": {"maxMessageTokens": 10, "positionedRecallPairs": False, "overBudgetGraceRatio": 0,
+                   "l1BudgetTokens": 5},
+        "budget": {"maxTokens": 100, "reserveForResponse": 10}}
+    sc = load_scenario(raw)
+    assert sc.config == Config(max_message_tokens=10, positioned_recall_pairs=False, over_budget_grace_ratio=0,
+                               l1_budget_tokens=5)
+    assert sc.budget == Budget(max_tokens=100, reserve_for_response=10)
+    assert sc.store.summaries[0].source_range == ("m1", "m1")
+    assert sc.store.messages[0].content[0].token_estimate == 5
+    assert sc.store.pricing_epoch == 0
+
+
+def test_unknown_field_suggests_the_closest_name():
+    msg = error(minimal(config={"positionedRecallPair": True}))
+    assert msg.startswith('config: unknown field "positionedRecallPair"; did you mean "positionedRecallPairs"? '
+                          "(allowed: head_window_tokens, ")
+    assert "\n" not in msg
+
+
+def test_source_range_object_errors_name_the_member():
+    raw = minimal()
+    raw["store"]["summaries"] = [{"id": "L1", "level": 1, "content": "c", "source_level": 0, "source_ids": ["m1"],
+                                  "source_range": {"first": "m1", "last": 5}}]
+    assert error(raw) == "summaries[0].source_range.last: expected a string, got 5"
+
+
+def test_schema_key_description_and_source_are_accepted():
+    sc = load_scenario(minimal(**{"$schema": "../docs/scenario.schema.json", "source": 307, "description": "d"}))
+    assert sc.source == 307 and sc.description == "d"
+    assert dump_scenario(sc)["source"] == 307
+
+
+# ----------------------------------------------------------------------------- limits
+
+
+def test_an_integer_past_the_digit_limit_in_text_names_its_path():
+    text = json.dumps(minimal(budget={"max_tokens": 1})).replace('"max_tokens": 1', '"max_tokens": ' + "9" * 5000)
+    assert text_error(text) == (
+        f"budget.max_tokens: expected a number, got a 5000-digit integer (at most {MAX_DIGITS} digits)")
+
+
+def test_an_integer_of_hundreds_of_digits_names_its_path():
+    assert error(minimal(config={"head_window_tokens": 10**400})) == (
+        f"config.head_window_tokens: expected a number, got a 401-digit integer (at most {MAX_DIGITS} digits)")
+
+
+def test_a_huge_integer_inside_a_tool_input_names_its_path():
+    raw = minimal()
+    tool = {"type": "tool_use", "id": "t", "name": "n", "input": {"a": [1, 10**500]}}
+    raw["store"]["messages"][0]["content"] = [tool]
+    assert error(raw) == "messages[0].content[0].input.a[1]: expected a number, got an integer of more than 308 digits"
+
+
+def _nested_tool_results(depth: int) -> dict:
+    block: dict = {"type": "text", "text": "x"}
+    for _ in range(depth):
+        block = {"type": "tool_result", "tool_use_id": "t", "content": [block]}
+    return block
+
+
+@pytest.mark.parametrize("depth", [300, 5000])
+def test_nesting_past_the_limit_in_text_is_refused_before_parsing(depth):
+    raw = minimal()
+    raw["store"]["messages"][0]["content"] = ["HERE"]
+    opening = '{"type": "tool_result", "tool_use_id": "t", "content": ['
+    deep = opening * depth + '{"type": "text", "text": "x"}' + "]}" * depth
+    text = json.dumps(raw).replace('"HERE"', deep)
+    assert text_error(text).startswith(f"scenario: nested deeper than {MAX_DEPTH} arrays and objects at line 1 column ")
+
+
+def test_nesting_past_the_limit_from_python_names_its_path():
+    raw = minimal()
+    raw["store"]["messages"][0]["content"] = [_nested_tool_results(5000)]
+    msg = error(raw)
+    assert msg.startswith("messages[0].content[0].content[0].content[0]") and msg.endswith(
+        f": nested deeper than {MAX_DEPTH} arrays and objects")
+
+
+def test_brackets_inside_strings_do_not_count():
+    raw = minimal()
+    raw["store"]["messages"][0]["content"] = [{"type": "text", "text": "[" * 1000 + "{" * 1000}]
+    assert loads_scenario(json.dumps(raw)).store.messages[0].content[0].text.startswith("[[[")
+
+
+def test_nesting_at_the_limit_loads():
+    raw = minimal()
+    # scenario{ store{ messages[ message{ content[ block{ ... : 6 levels before the first block's content.
+    raw["store"]["messages"][0]["content"] = [_nested_tool_results((MAX_DEPTH - 6) // 2)]
+    loads_scenario(json.dumps(raw))
+
+
+def test_a_lone_surrogate_is_kept():
+    raw = minimal()
+    raw["store"]["messages"][0]["id"] = "m\ud800"
+    assert load_scenario(raw).store.messages[0].id == "m\ud800"
+
+
+# ----------------------------------------------------------------------------- expectations
+
+
+def test_expectations_are_read_per_variant_and_group():
+    sc = load_scenario(minimal(expect={
+        "sound": {"refuses": {"site": "positioned-pair", "refused": ["L1-1"], "clearedBy": [], "headTokens": 10}},
+        "faithful": {"sends": {"entries": 3, "rawIds": ["m1"]}, "breaks": ["never-over"]},
+        "all": {"holds": True}}))
+    assert sc.expect["sound"] == Expectation(refuses=Refuses(site="positioned-pair", refused=("L1-1",),
+                                                             cleared_by=(), head_tokens=10))
+    assert sc.expect["faithful"] == Expectation(sends=Sends(entries=3, raw_ids=("m1",)), breaks=("never-over",))
+    assert expectation_for(sc.expect, "pr-8bb01ab8") is sc.expect["faithful"]
+    assert variants_named(sc.expect) == ("main-48bb87a1", "pr-8bb01ab8", "sound")
+    again = load_scenario(dump_scenario(sc))
+    assert again.expect == sc.expect
+
+
+@pytest.mark.parametrize(("expect", "message"), [
+    ({"sond": {"holds": True}}, 'expect: unknown variant "sond"; did you mean "sound"?'),
+    ({"sound": {"breaks": ["never_over"]}}, 'expect.sound.breaks[0]: expected one of stats-total, '),
+    ({"sound": {"refuses": {"site": "pair"}}}, "expect.sound.refuses.site: expected one of head, "),
+    ({"sound": {"refuses": {"clearedBy": "compression"}}}, 'expect.sound.refuses.clearedBy: expected an array'),
+    ({"sound": {}}, "expect.sound: expects nothing; give sends, refuses, breaks or holds"),
+    ({"sound": {"sends": {}, "refuses": {}}}, "expect.sound: expects both sends and refuses; give one"),
+    ({"sound": {"sends": {"entries": "3"}}}, 'expect.sound.sends.entries: expected an integer, got "3"'),
+    ({"sound": {"sends": {"count": 3}}}, 'expect.sound.sends: unknown field "count"'),
+])
+def test_bad_expectations_are_path_precise(expect, message):
+    assert error(minimal(expect=expect)).startswith(message)
+
+
+def test_invariant_names_match_the_invariants():
+    assert tuple(INVARIANTS) == INVARIANT_NAMES
+
+
+# ----------------------------------------------------------------------------- the schema
+
+
+def test_the_shipped_schema_is_up_to_date():
+    """docs/scenario.schema.json is what ``cmharness schema`` writes; rerun it after changing the format."""
+    assert json.loads(SCHEMA.read_text(encoding="utf-8")) == json_schema(), \
+        "docs/scenario.schema.json is stale: run `cmharness schema --out docs/scenario.schema.json`"
+
+
+def test_the_schema_accepts_the_example_and_both_spellings():
+    jsonschema = pytest.importorskip("jsonschema")
+    schema = json_schema()
+    jsonschema.validate(json.loads((ROOT / "examples" / "small-store.json").read_text(encoding="utf-8")), schema)
+    jsonschema.validate(minimal(config={"maxMessageTokens": 5}, budget={"maxTokens": 9}), schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(minimal(config={"maxMessageToken": 5}), schema)
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "tests" / "scenarios").rglob("*.scenario.json")), ids=lambda p: p.name)
+def test_every_shipped_scenario_validates_against_the_schema_it_names(path):
+    jsonschema = pytest.importorskip("jsonschema")
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    assert (path.parent / doc["$schema"]).resolve() == SCHEMA
+    jsonschema.validate(doc, json_schema())
+
+
+def test_the_schema_accepts_every_spelling_of_a_refusal_field():
+    jsonschema = pytest.importorskip("jsonschema")
+    doc = minimal(expect={"sound": {"refuses": {"droppedIds": ["m1"], "middleCountUnit": "raw-messages",
+                                                "clearedBy": []}}})
+    jsonschema.validate(doc, json_schema())
+    load_scenario(doc)
