@@ -36,6 +36,16 @@ class Defect(Enum):
     DEEP_WINDOW_CANDIDATES = ("TypeScript", "L2+ summaries touching the head or tail stay candidates "
                               "(raw content sent twice)")
     DRY_RUN_FILLS_MEMO = ("TypeScript", "a dry run fills the answer-price memo")
+    TOOL_PASSES_UNPRICED = ("TypeScript", "postProcessToolEntries (trimOrphanedToolUse, enforceToolPairing, "
+                            "pruneToolEntries) runs after the render-stats tally and the grace checks: what "
+                            "it removes stays charged, the stubs and moved results it adds go uncharged")
+    TRIM_DROPS_TRAILING_TOOL_USE = ("TypeScript", "trimOrphanedToolUse pops a trailing tool_use entry after "
+                                    "assertFullCoverage: its message is lost with no UncoveredDropError")
+    TAIL_PRICED_PRE_STRIP = ("TypeScript", "selectHierarchical calls emitRecentNewestFirst without "
+                             "postStripEstimates: a tail image sent as a placeholder is priced whole")
+    IMAGE_COUNT_STORE_WIDE = ("TypeScript", "postStripEstimates counts the maxLiveImages newest images over the "
+                              "whole store, applyImageStripping over the entries sent: an image the "
+                              "summarised middle pushed out of the count is priced as a placeholder but sent")
 
     # The seed's removals that no variant carries: each undoes one part of the change.
     FLOOR_UNHELD = ("seed removal", "the combined pair floors every selected summary, held or not")
