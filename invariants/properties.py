@@ -30,6 +30,7 @@ from reference.model import (
     Text,
     Thinking,
     ToolResult,
+    ToolUse,
 )
 from reference.numerics import Number, is_finite_nonneg, is_number, js_floor, js_max, len16
 from reference.price import reference_price
@@ -294,13 +295,28 @@ def head_end(store: Store, config: Config) -> int:
     for i, m in enumerate(store.messages):
         total += content_tokens(m.content, store)
         if total > window:
-            return i
+            # docs/model.md, "Tool pairing": a boundary right after a tool_use steps back one.
+            return i - 1 if i > 0 and any(isinstance(b, ToolUse) for b in store.messages[i - 1].content) else i
     return len(store.messages)
 
 
 def head_total(store: Store, config: Config, end: int) -> Number:
     """The reference price of the head messages as sent (under the cap)."""
     return sum((content_tokens(truncate(m.content, config.cap), store) for m in store.messages[:end]), 0)
+
+
+def head_entries(store: Store, entries: tuple[Entry, ...], end: int) -> int:
+    """How many leading entries are the head: its messages and the repairs among them."""
+    for k, e in enumerate(entries):
+        in_head = e.kind == "raw" and e.message_id is not None and store.index(e.message_id) < end
+        if not (in_head or e.kind == "repair"):
+            return k
+    return len(entries)
+
+
+def sent_head_total(store: Store, entries: tuple[Entry, ...], end: int) -> Number:
+    """The reference price of the head as a context sends it."""
+    return sum((content_tokens(e.content, store) for e in entries[:head_entries(store, entries, end)]), 0)
 
 
 def refused_prefix(store: Store, entries: tuple[Entry, ...], skip: int,
@@ -348,14 +364,14 @@ def diagnostics(store: Store, config: Config, budget: Budget, variant: Variant) 
         if d.middle_tokens != 0:
             found.append(Violation(name, f"at a head refusal ({err.item}) middle_tokens is {d.middle_tokens}, not 0"))
         return found
-    expected_head = head_total(store, config, end)
+    free = compile_once(store, config, UNLIMITED, variant)
+    expected_head = head_total(store, config, end) if not free.sent else sent_head_total(store, free.entries, end)
     if d.head_tokens != expected_head:
         found.append(Violation(name, f"at a middle refusal ({err.item}) head_tokens is {d.head_tokens}, but the "
                                      f"{end} head message(s) as sent are priced {expected_head}"))
-    free = compile_once(store, config, UNLIMITED, variant)
     if not free.sent:
         return found
-    prefix = refused_prefix(store, free.entries, end, refused)
+    prefix = refused_prefix(store, free.entries, head_entries(store, free.entries, end), refused)
     if prefix is None:
         return found
     expected = store.folds_any(prefix)
@@ -600,8 +616,6 @@ def pairing_faults(entries: tuple[Entry, ...]) -> list[str]:
     Every top-level ``tool_result`` answers a ``tool_use`` of the entry just before it (at most one
     result per use), and every ``tool_use`` is answered in the entry just after it.
     """
-    from reference.model import ToolUse
-
     faults: list[str] = []
     for k, entry in enumerate(entries):
         before = {b.id for b in entries[k - 1].content if isinstance(b, ToolUse)} if k > 0 else set()
