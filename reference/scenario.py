@@ -318,7 +318,7 @@ def _store(raw: object) -> Store:
 
 def _config_reader(f: dataclasses.Field) -> Callable[[object, str], Any]:
     """How a config field is read, from its default's type (so a new field needs no change here)."""
-    if f.name == "max_message_tokens":  # the one field where None is a value (no cap)
+    if f.name in ("max_message_tokens", "tool_result_max_last_n"):  # the fields where None is a value (off)
         return lambda raw, path: _number(raw, path, nullable=True)
     if isinstance(f.default, bool):
         return _boolean
