@@ -1,4 +1,5 @@
-"""The seven invariants of SPEC section 15 as plain functions ``(store, config, budget, variant) -> [Violation]``.
+"""The invariants as plain functions ``(store, config, budget, variant) -> [Violation]``: the seven of
+SPEC section 15 and an eighth, well-formed (docs/model.md, "Invariant 8").
 
 Each invariant compiles with a fresh ``HierarchicalStrategy(config, variant)`` (a variant name, looked
 up at call time, or a frozenset of defects) and judges the outcome against what it recomputes itself

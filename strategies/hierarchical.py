@@ -1,7 +1,9 @@
 """``HierarchicalStrategy``: the optimized compile, one implementation for every variant (SPEC 6-13).
 
-The pipeline: price every message once, find the windows, emit the head, select the middle, emit
-it (positioned or combined), accept the tail newest first, then check that nothing is lost.
+The pipeline: price every message once, find the windows, plan the head, the selected middle
+(positioned or combined) and the tail, run the structural passes over the plan (tool pairing, tool
+pruning, image stripping: docs/model.md, "Structural passes"), then emit the finished items under the
+grace limit (the tail newest first) and check that nothing is lost.
 """
 
 from __future__ import annotations

@@ -235,3 +235,23 @@ def test_config_refuses_bad_image_and_pruning_fields():
         Config(max_live_images="6")
     with pytest.raises(InvalidConfigError, match="tool_result_max_last_n"):
         Config(tool_result_max_last_n={"read": "1"})
+
+
+# ----------------------------------------------------------------------------- the level budgets
+
+
+@SHARE
+@given(case=tool_cases())
+def test_level_budgets_do_not_change_what_sound_sends(case):
+    """docs/model.md, "Selection": coverage completion puts back every summary the waterfall leaves out."""
+    from dataclasses import replace
+
+    from invariants.properties import compile_once
+
+    store, config, _ = case
+    starved = replace(config, l1_budget_tokens=0, l2_budget_tokens=0, l3_budget_tokens=0)
+    free = Budget(float("inf"))
+    a, b = compile_once(store, config, free, "sound"), compile_once(store, starved, free, "sound")
+    assert a.sent == b.sent
+    if a.sent:
+        assert a.entries == b.entries
