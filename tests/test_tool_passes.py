@@ -62,6 +62,16 @@ TAIL_IMAGES = Case(Store((_m(0, Image()), _m(1, Image()))),
 MIDDLE_IMAGE = Case(Store((_m(0, Image()), _m(1, Image())), (_l1("L1-0", "m1"),)),
                     Config(max_live_images=1), Budget(30))
 
+#: The head's orphan result is repaired (Rule A) and a middle refusal follows, while the unlimited
+#: compile refuses too (the cap leaves L1-1 out of the combined answer): the head as sent is priced 7.
+_U = {k: ToolUse(f"u{k}", "read", {"path": "a"}) for k in range(1, 5)}
+HEAD_REPAIRED_REFUSED = Case(
+    Store((_m(0, ToolResult("gone0", "agent")), _m(1, Text("agent"), _U[1]), _m(2, ToolResult("u1", "agent")),
+           _m(3, Text("agent"), _U[2]), _m(4, ToolResult("u2", "agent")), _m(5, Text("agent"), _U[3]),
+           _m(6, ToolResult("u3", "agent")), _m(7, Text("agent"), _U[4])),
+          (_l1("L1-0", "m5"), _l1("L1-1", "m6"))),
+    Config(head_window_tokens=5, max_message_tokens=1, positioned_recall_pairs=False), Budget(110))
+
 SCENARIOS = {
     Defect.TOOL_PASSES_UNPRICED: (STUB_AFTER_CALL, {"stats-total", "never-over"}),
     Defect.TRIM_DROPS_TRAILING_TOOL_USE: (TRAILING_CALL, {"nothing-lost"}),
@@ -129,6 +139,7 @@ def test_every_variant_sends_well_formed_contexts(case, variant):
 @given(case=tool_cases())
 @example(case=MIDDLE_IMAGE)
 @example(case=TAIL_IMAGES)
+@example(case=HEAD_REPAIRED_REFUSED)
 def test_sound_holds_every_invariant_over_tool_cycles(case):
     assert check(*case, "sound") == []
 
