@@ -103,15 +103,14 @@ def test_each_new_defect_alone_breaks_what_its_scenario_says(defect):
     assert _broken(case, "sound") == set()
 
 
-def test_stub_after_call_is_what_the_typescript_sends():
-    for variant in (*FAITHFUL, "sound"):
-        strategy = HierarchicalStrategy(STUB_AFTER_CALL.config, variant)
-        strategy.initialize(STUB_AFTER_CALL.store)
-        result = strategy.compile(Budget(10**6))
-        kinds = [e.kind for e in result.entries]
-        assert kinds == ["raw", "repair", "question", "answer"]
-        assert result.entries[1].content == (ToolResult("u0", STUB_TEXT),)
-    assert result.stats.total.tokens == 67  # sound charges the stub; the faithful variants charge 46
+@pytest.mark.parametrize(("name", "charged"), [(FAITHFUL[0], 46), (FAITHFUL[1], 46), ("sound", 67)])
+def test_stub_after_call_is_what_the_typescript_sends(name, charged):
+    strategy = HierarchicalStrategy(STUB_AFTER_CALL.config, name)
+    strategy.initialize(STUB_AFTER_CALL.store)
+    result = strategy.compile(Budget(10**6))
+    assert [e.kind for e in result.entries] == ["raw", "repair", "question", "answer"]
+    assert result.entries[1].content == (ToolResult("u0", STUB_TEXT),)
+    assert result.stats.total.tokens == charged  # sound charges the stub
 
 
 # ----------------------------------------------------------------------------- the invariant
