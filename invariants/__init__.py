@@ -2,7 +2,7 @@
 
     from invariants import INVARIANTS, check, find
 
-    check(store, config, budget, "sound")          # -> list[Violation] over all seven invariants
+    check(store, config, budget, "sound")          # -> list[Violation] over all eight invariants
     find("never-over", "main-48bb87a1")            # -> a shrunk Counterexample, or None
 
 A variant is a name looked up in ``strategies.defects.VARIANTS`` when the strategy is built, or a
@@ -85,7 +85,7 @@ def find(invariant: str | None, variant: Variant, max_examples: int = 300, *,
          beyond: Variant | None = None) -> Counterexample | None:
     """Search for a case breaking ``invariant`` on ``variant``; return it shrunk, or None if none was found.
 
-    ``invariant`` None searches for a case breaking any of the seven (the cheapest are judged first,
+    ``invariant`` None searches for a case breaking any of the eight (the cheapest are judged first,
     and the shrunk case reports every invariant it breaks). With ``beyond``, a case counts only when
     ``variant`` breaks an invariant that ``beyond`` does not break on it (what a defect adds to another).
     """

@@ -53,7 +53,7 @@ from typing import Any, Literal, TextIO
 import z3
 
 from reference.estimator import content_tokens, text_tokens
-from reference.model import Budget, Config, Message, Store, Summary, Text, Thinking, ToolResult
+from reference.model import Budget, Config, Message, Store, Summary, Text, Thinking, ToolResult, ToolUse
 from reference.price import reference_price
 from strategies import HierarchicalStrategy, InvalidConfigError, OverBudgetError, UncoveredDropError
 from strategies.cap import truncate
@@ -976,11 +976,13 @@ def _js_round_scenarios(ws: Sequence[Witness]) -> list[Scenario]:
     for w in ws:
         if w["kind"].startswith("per-block"):
             texts = tuple(Text(prose_with_tokens(r)) for r in w["raws"])
-            store = Store(messages=(Message(id="m1", participant="User", content=texts),
+            # m1's tool_use is answered by m2's result, so the context is well formed (its price is added).
+            use = ToolUse("tool-1", "read", {})
+            store = Store(messages=(Message(id="m1", participant="User", content=(*texts, use)),
                                     Message(id="m2", participant="User", content=(ToolResult("tool-1", texts),))),
                           calibration=w["calibration"])
             out.append((f"js-round-half/{w['kind']}", store, NO_GRACE,
-                        Budget(max_tokens=w["per_block"] + w["summed"])))
+                        Budget(max_tokens=w["per_block"] + w["summed"] + content_tokens((use,), store))))
     return out
 
 

@@ -1,4 +1,5 @@
-"""The seven invariants (docs/model.md, Invariants) as functions ``(store, config, budget, variant) -> [Violation]``.
+"""The invariants (docs/model.md, Invariants) as functions ``(store, config, budget, variant) -> [Violation]``:
+the seven of the first contract and an eighth, well-formed (docs/model.md, "Invariant 8").
 
 Each invariant compiles with a fresh ``HierarchicalStrategy(config, variant)`` (a variant name, looked
 up at call time, or a frozenset of defects) and judges the outcome against what it recomputes itself
@@ -30,6 +31,7 @@ from reference.model import (
     Text,
     Thinking,
     ToolResult,
+    ToolUse,
 )
 from reference.numerics import Number, is_finite_nonneg, is_number, js_blank, js_floor, js_max, len16
 from reference.price import reference_price
@@ -298,13 +300,28 @@ def head_end(store: Store, config: Config) -> int:
     for i, m in enumerate(store.messages):
         total += content_tokens(m.content, store)
         if total > window:
-            return i
+            # docs/model.md, "Tool pairing": a boundary right after a tool_use steps back one.
+            return i - 1 if i > 0 and any(isinstance(b, ToolUse) for b in store.messages[i - 1].content) else i
     return len(store.messages)
 
 
 def head_total(store: Store, config: Config, end: int) -> Number:
     """The reference price of the head messages as sent (under the cap)."""
     return sum((content_tokens(truncate(m.content, config.cap), store) for m in store.messages[:end]), 0)
+
+
+def head_entries(store: Store, entries: tuple[Entry, ...], end: int) -> int:
+    """How many leading entries are the head: its messages and the repairs among them."""
+    for k, e in enumerate(entries):
+        in_head = e.kind == "raw" and e.message_id is not None and store.index(e.message_id) < end
+        if not (in_head or e.kind == "repair"):
+            return k
+    return len(entries)
+
+
+def sent_head_total(store: Store, entries: tuple[Entry, ...], end: int) -> Number:
+    """The reference price of the head as a context sends it."""
+    return sum((content_tokens(e.content, store) for e in entries[:head_entries(store, entries, end)]), 0)
 
 
 def refused_prefix(store: Store, entries: tuple[Entry, ...], skip: int,
@@ -352,14 +369,19 @@ def diagnostics(store: Store, config: Config, budget: Budget, variant: Variant) 
         if d.middle_tokens != 0:
             found.append(Violation(name, f"at a head refusal ({err.item}) middle_tokens is {d.middle_tokens}, not 0"))
         return found
-    expected_head = head_total(store, config, end)
+    free = compile_once(store, config, UNLIMITED, variant)
+    if free.sent:
+        expected_head = sent_head_total(store, free.entries, end)
+    elif not any(isinstance(b, (ToolUse, ToolResult, Image)) for m in store.messages[:end] for b in m.content):
+        expected_head = head_total(store, config, end)
+    else:  # the passes may change a head of tools or images, and no send shows what they made of it
+        expected_head = d.head_tokens
     if d.head_tokens != expected_head:
         found.append(Violation(name, f"at a middle refusal ({err.item}) head_tokens is {d.head_tokens}, but the "
                                      f"{end} head message(s) as sent are priced {expected_head}"))
-    free = compile_once(store, config, UNLIMITED, variant)
     if not free.sent:
         return found
-    prefix = refused_prefix(store, free.entries, end, refused)
+    prefix = refused_prefix(store, free.entries, head_entries(store, free.entries, end), refused)
     if prefix is None:
         return found
     expected = store.folds_any(prefix)
@@ -557,12 +579,13 @@ INVARIANTS: dict[str, Property] = {
     "diagnostics": diagnostics,
     "bad-values": bad_values_invariant,
     "determinism": determinism,
+    "well-formed": lambda *args: well_formed(*args),
 }
 
 
 #: The invariants from the cheapest to judge to the dearest (the first four share one compile).
-CHEAP_FIRST = ("stats-total", "never-over", "nothing-lost", "bad-values", "diagnostics", "exact-budget",
-               "determinism")
+CHEAP_FIRST = ("stats-total", "never-over", "nothing-lost", "well-formed", "bad-values", "diagnostics",
+               "exact-budget", "determinism")
 
 
 def check(store: Store, config: Config, budget: Budget, variant: Variant, *,
@@ -592,3 +615,49 @@ def variant_name(variant: Variant) -> str:
     if isinstance(variant, frozenset):
         return "{" + ", ".join(sorted(d.name for d in variant)) + "}" if variant else "{}"
     return str(variant)
+
+
+# ----------------------------------------------------------------------------- 8. well formed
+
+
+def pairing_faults(entries: tuple[Entry, ...]) -> list[str]:
+    """Where ``entries`` break the provider's tool rule (docs/model.md, "Tool pairing"), as sentences.
+
+    Every top-level ``tool_result`` answers a ``tool_use`` of the entry just before it (at most one
+    result per use), and every ``tool_use`` is answered in the entry just after it.
+    """
+    faults: list[str] = []
+    for k, entry in enumerate(entries):
+        before = {b.id for b in entries[k - 1].content if isinstance(b, ToolUse)} if k > 0 else set()
+        seen: set[str] = set()
+        for b in entry.content:
+            if not isinstance(b, ToolResult):
+                continue
+            if b.tool_use_id not in before:
+                faults.append(f"entry {k} ({entry.kind} {entry.message_id or entry.summary_ids}) holds a "
+                              f"tool_result for {b.tool_use_id!r} that no tool_use of entry {k - 1} asked for")
+            elif b.tool_use_id in seen:
+                faults.append(f"entry {k} answers tool_use {b.tool_use_id!r} twice")
+            seen.add(b.tool_use_id)
+        uses = {b.id for b in entry.content if isinstance(b, ToolUse)}
+        after = ({b.tool_use_id for b in entries[k + 1].content if isinstance(b, ToolResult)}
+                 if k + 1 < len(entries) else set())
+        for use in sorted(uses - after):
+            faults.append(f"entry {k} ({entry.kind} {entry.message_id or entry.summary_ids}) holds a tool_use "
+                          f"{use!r} that entry {k + 1} does not answer")
+    return faults
+
+
+def well_formed(store: Store, config: Config, budget: Budget, variant: Variant) -> list[Violation]:
+    """What is sent is well formed for the provider: tool_use and tool_result paired across adjacent entries."""
+    name = "well-formed"
+    out = compile_once(store, config, budget, variant)
+    if out.crashed:
+        return [crash(name, out)]
+    if not out.sent:
+        return []
+    faults = pairing_faults(out.entries)
+    if not faults:
+        return []
+    more = f" (and {len(faults) - 3} more)" if len(faults) > 3 else ""
+    return [Violation(name, f"of the {len(out.entries)} entries sent, " + "; ".join(faults[:3]) + more)]

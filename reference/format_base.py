@@ -72,6 +72,18 @@ def _nullable_number(raw: object) -> Any:
     return None if raw is None else _number(raw)
 
 
+def _per_tool_number(raw: object) -> Any:
+    """null, one number, or an object of numbers keyed by tool name (``toolResultMaxLastN``)."""
+    if not isinstance(raw, Mapping):
+        return _nullable_number(raw)
+    out = {}
+    for name, n in raw.items():
+        if is_too_large(n) or not (is_number(n) or n in _NUMBER_STRINGS):
+            fail(f"expected a number, got {show(n)}", f".{name}")
+        out[name] = _number(n)
+    return out
+
+
 def _integer(raw: object) -> Any:
     if isinstance(raw, int) and not isinstance(raw, bool) and not is_too_large(raw):
         return raw
@@ -106,6 +118,8 @@ def scalar(check: Callable[[object], Any], schema: dict[str, Any]) -> Any:
 
 Num = scalar(_number, _NUMBER_SCHEMA)
 NullableNum = scalar(_nullable_number, {"anyOf": [_NUMBER_SCHEMA, {"type": "null"}]})
+PerToolNum = scalar(_per_tool_number, {"anyOf": [_NUMBER_SCHEMA, {"type": "null"},
+                                                 {"type": "object", "additionalProperties": _NUMBER_SCHEMA}]})
 Int = scalar(_integer, {"type": "integer"})
 Str = scalar(string_value, {"type": "string"})
 NullableStr = scalar(_nullable_string, {"type": ["string", "null"]})

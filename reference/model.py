@@ -382,8 +382,13 @@ class Config:
     l3_budget_tokens: Number = 30000
     over_budget_grace_ratio: Number = 0.02
     enforce_budget: bool = True
+    max_live_images: Number = 0
+    image_strip_depth_tokens: Number = 0
+    tool_use_input_max_tokens: Number = 0
+    tool_result_max_last_n: Number | tuple[tuple[str, Number], ...] | None = None
 
     def __post_init__(self) -> None:
+        _check_tool_image_fields(self)
         for name in ("head_window_tokens", "recent_window_tokens", "l1_budget_tokens",
                      "l2_budget_tokens", "l3_budget_tokens", "over_budget_grace_ratio"):
             if not is_number(getattr(self, name)):
@@ -408,9 +413,30 @@ class Config:
         return c if c is not None and c > 0 else None
 
 
+def _check_tool_image_fields(c: Config) -> None:
+    """The image and tool-pruning fields (docs/model.md, "Image stripping", "Tool pruning").
+
+    0 turns a cap off; ``tool_result_max_last_n`` is None (off), one number for every tool, or a
+    mapping tool name -> number (stored as sorted pairs so the config stays hashable).
+    """
+    for name in ("max_live_images", "image_strip_depth_tokens", "tool_use_input_max_tokens"):
+        if not is_number(getattr(c, name)):
+            raise InvalidConfigError(name, f"must be a number, got {getattr(c, name)!r}")
+    n = c.tool_result_max_last_n
+    if n is None or is_number(n):
+        return
+    pairs = tuple(sorted(n.items())) if isinstance(n, Mapping) else n
+    if not isinstance(pairs, tuple) or not all(
+            isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str) and is_number(p[1]) for p in pairs):
+        raise InvalidConfigError("tool_result_max_last_n",
+                                 f"must be None, a number or a mapping tool name -> number, got {n!r}")
+    object.__setattr__(c, "tool_result_max_last_n", pairs)
+
+
 # ----------------------------------------------------------------------------- what a compile sends
 
-EntryKind = Literal["raw", "question", "answer"]
+#: ``repair``: an entry the tool-pairing pass adds (stub results); it stands for no message.
+EntryKind = Literal["raw", "question", "answer", "repair"]
 
 
 @dataclass(frozen=True)

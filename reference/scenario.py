@@ -248,6 +248,15 @@ def _dump_summary(s: Summary) -> dict[str, Any]:
     }
 
 
+def _dump_config_value(v: Any) -> Any:
+    """A config value as JSON: numbers as ``_dump_number`` writes them, per-tool pairs as an object."""
+    if is_number(v):
+        return _dump_number(v)
+    if isinstance(v, tuple):
+        return {name: _dump_number(n) for name, n in v}
+    return v
+
+
 def dump_scenario(scenario: Scenario) -> dict[str, Any]:
     """The JSON object of a scenario (every field written; non-finite numbers as strings).
 
@@ -273,10 +282,7 @@ def dump_scenario(scenario: Scenario) -> dict[str, Any]:
             for w in store.work
         ],
     }
-    out["config"] = {
-        f.name: _dump_number(v) if is_number(v := getattr(scenario.config, f.name)) else v
-        for f in dataclasses.fields(Config)
-    }
+    out["config"] = {f.name: _dump_config_value(getattr(scenario.config, f.name)) for f in dataclasses.fields(Config)}
     out["budget"] = {
         "max_tokens": _dump_number(scenario.budget.max_tokens),
         "reserve_for_response": _dump_number(scenario.budget.reserve_for_response),

@@ -30,6 +30,7 @@ from reference.format_base import (
     NullableNum,
     NullableStr,
     Num,
+    PerToolNum,
     Str,
     Strict,
     fail,
@@ -238,8 +239,10 @@ class StoreModel(Strict):
 
 def _config_type(f: dataclasses.Field, hint: Any) -> Any:
     """How a config field is read, from its default's type (so a new Config field needs no change here)."""
-    if f.name == "max_message_tokens":  # the one field where null is a value (no cap)
+    if f.name == "max_message_tokens":  # null is a value (no cap)
         return NullableNum
+    if f.name == "tool_result_max_last_n":  # null (off), one number, or a number per tool name
+        return PerToolNum
     if isinstance(f.default, bool):
         return Bool
     if isinstance(f.default, str):

@@ -42,6 +42,16 @@ class Defect(Enum):
     BLANK_SUMMARIES_SELECTED = ("TypeScript", "blank summaries (empty after JavaScript's trim) stay candidates "
                                 "(getAntiRedundantSummaries): positioned emission skips them, the combined "
                                 "answer sends them blank and counts their messages as covered")
+    TOOL_PASSES_UNPRICED = ("TypeScript", "postProcessToolEntries (trimOrphanedToolUse, enforceToolPairing, "
+                            "pruneToolEntries) runs after the render-stats tally and the grace checks: what "
+                            "it removes stays charged, the stubs and moved results it adds go uncharged")
+    TRIM_DROPS_TRAILING_TOOL_USE = ("TypeScript", "trimOrphanedToolUse pops a trailing tool_use entry after "
+                                    "assertFullCoverage: its message is lost with no UncoveredDropError")
+    TAIL_PRICED_PRE_STRIP = ("TypeScript", "selectHierarchical calls emitRecentNewestFirst without "
+                             "postStripEstimates: a tail image sent as a placeholder is priced whole")
+    IMAGE_COUNT_STORE_WIDE = ("TypeScript", "postStripEstimates counts the maxLiveImages newest images over the "
+                              "whole store, applyImageStripping over the entries sent: an image the "
+                              "summarised middle pushed out of the count is priced as a placeholder but sent")
 
     # The seed's removals that no variant carries: each undoes one part of the change.
     FLOOR_UNHELD = ("seed removal", "the combined pair floors every selected summary, held or not")

@@ -1,12 +1,20 @@
 """``HierarchicalStrategy``: the optimized compile, one implementation for every variant (docs/model.md).
 
-The pipeline: price every message once, find the windows, emit the head, select the middle, emit
-it (positioned or combined), accept the tail newest first, then check that nothing is lost.
+The pipeline: price every message once, find the windows, plan the head, the selected middle
+(positioned or combined) and the tail, run the structural passes over the plan (tool pairing, tool
+pruning, image stripping: docs/model.md, "Structural passes"), then emit the finished items under the
+grace limit (the tail newest first) and check that nothing is lost.
 """
 
 from __future__ import annotations
 
-from reference.model import Budget, Config, Store
+import math
+from collections.abc import Callable
+from dataclasses import replace
+
+from reference.model import Budget, Config, Content, Entry, Store, Summary
+from reference.numerics import Number
+from strategies.cap import truncate
 from strategies.checks import check_summary_texts, check_values
 from strategies.defects import Defect, Defects, resolve_variant
 from strategies.emission import (
@@ -17,10 +25,11 @@ from strategies.emission import (
     emit_combined,
     emit_head,
     emit_positioned,
-    raw_item,
 )
+from strategies.images import store_wide, strip, strip_start
+from strategies.passes import Finished, finished_item, run_passes
 from strategies.pricing import Memo, Prices, grace_limit, over_budget, owned_by
-from strategies.selection import candidates, complete, waterfall
+from strategies.selection import Selection, candidates, complete, waterfall
 from strategies.stats import render_stats
 from strategies.windows import windows
 
@@ -80,33 +89,51 @@ class HierarchicalStrategy:
 
 
 def compile_context(store: Store, config: Config, budget: Budget, prices: Prices) -> CompileResult:
-    """The compile itself, over a fixed pricing (view and memo chosen by the caller)."""
+    """The compile itself, over a fixed pricing (view and memo chosen by the caller).
+
+    It plans the whole context first (no grace check: a compile that sends, sends all of it), runs
+    the structural passes over the plan, then emits the finished items under the grace limit.
+    """
     defects = prices.defects
+    E = _priced_once(prices)
     message_prices = []
     for m in store.messages:
         with owned_by(f"message {m.id!r}"):
-            message_prices.append(prices.E(m.content))
+            message_prices.append(E(m.content))
     if store.text_estimator is not None and not defects.on(Defect.UNCHECKED_BAD_VALUES):
         check_summary_texts(store, config, prices)
-    win = windows(message_prices, config.head_window_tokens, config.recent_window_tokens)
-    run = Running(grace_limit(budget.input_budget, config))
+    contents = [m.content for m in store.messages]
+    start = strip_start(message_prices, config.image_strip_depth_tokens)
+    store_kept = store_wide(contents, start, config)
+    pse = []
+    for m, k in zip(store.messages, store_kept, strict=True):
+        with owned_by(f"message {m.id!r}"):
+            pse.append(E(strip(m.content, k)))
+    win = windows(message_prices, config.head_window_tokens, config.recent_window_tokens,
+                  recent_prices=pse, messages=store.messages)
+
+    def planned(i: int, region: str):
+        return finished_item(store, i, region, _unrepaired(store, i, config), store_kept[i], config,
+                             replace(prices, defects=_pre_pass(defects)), E)
+
+    plan = Running(math.inf)
+    for i in range(win.head_end):
+        emit_head(plan, planned(i, "head"), store, budget, defects)
+    pool = candidates(store, win, defects)
+    chosen = waterfall(pool, config, plan.head_total, budget.input_budget, over_budget(config), defects)
+    selection = complete(store, chosen, win, store.claimers())
+    _emit_middle(plan, store, selection, [planned(i, "middle") for i in selection.raw], config, budget, prices)
+    plan.items.extend(planned(i, "tail") for i in range(win.middle_end, len(store.messages)))
+    finished = run_passes(store, plan.items, config, start, defects)
 
     def item(i: int, region: str):
-        return raw_item(store, i, region, message_prices[i], config, prices)
+        return finished_item(store, i, region, finished[i], store_kept[i], config, prices, E)
 
+    run = Running(grace_limit(budget.input_budget, config))
     for i in range(win.head_end):
         emit_head(run, item(i, "head"), store, budget, defects)
-
-    pool = candidates(store, win, defects)
-    chosen = waterfall(pool, config, run.head_total, budget.input_budget, over_budget(config), defects)
-    selection = complete(store, chosen, win, store.claimers())
-    middle_raw = [item(i, "middle") for i in selection.raw]
-    if config.positioned_recall_pairs:
-        recorded = emit_positioned(run, store, selection, middle_raw, config, budget, prices)
-    else:
-        held = emit_combined(run, store, selection, middle_raw, config, budget, prices)
-        recorded = selection.summaries if defects.on(Defect.COVERAGE_COUNTS_LEFT_OUT) else held
-
+    recorded = _emit_middle(run, store, selection, [item(i, "middle") for i in selection.raw], config, budget,
+                            prices)
     tail = [item(i, "tail") for i in range(win.middle_end, len(store.messages))]
     accepted, evicted = accept_tail(run, tail, config)
     for it in accepted:
@@ -115,3 +142,38 @@ def compile_context(store: Store, config: Config, budget: Budget, prices: Prices
     check_coverage(store, sent_raw, recorded, evicted)
     entries = tuple(e for it in run.items for e in it.entries)
     return CompileResult(entries, render_stats(c for it in run.items for c in it.charges))
+
+
+def _emit_middle(run: Running, store: Store, selection: Selection, middle_raw: list, config: Config,
+                 budget: Budget, prices: Prices) -> tuple[Summary, ...]:
+    """The middle, positioned or combined; returns the summaries the coverage check counts."""
+    if config.positioned_recall_pairs:
+        return emit_positioned(run, store, selection, middle_raw, config, budget, prices)
+    held = emit_combined(run, store, selection, middle_raw, config, budget, prices)
+    return selection.summaries if prices.defects.on(Defect.COVERAGE_COUNTS_LEFT_OUT) else held
+
+
+def _priced_once(prices: Prices) -> Callable[[Content], Number]:
+    """``prices.E`` remembered per content object, so each message is priced once however often it is read."""
+    seen: dict[int, tuple[Content, Number]] = {}
+
+    def E(content: Content) -> Number:
+        hit = seen.get(id(content))
+        if hit is not None and hit[0] is content:
+            return hit[1]
+        price = prices.E(content)
+        seen[id(content)] = (content, price)
+        return price
+
+    return E
+
+
+def _unrepaired(store: Store, i: int, config: Config) -> Finished:
+    m = store.messages[i]
+    entry = Entry(m.participant, truncate(m.content, config.cap), "raw", message_id=m.id)
+    return Finished((entry,), (entry,), None)
+
+
+def _pre_pass(defects: Defects) -> Defects:
+    """The plan's prices: the variant's, before the passes (what the TypeScript tallies)."""
+    return Defects(defects.active | {Defect.TOOL_PASSES_UNPRICED})

@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from reference.model import Message
 from reference.numerics import Number
+from strategies.tool_pairing import head_step_back, recent_step_back
 
 
 @dataclass(frozen=True)
@@ -42,7 +44,19 @@ def recent_start(prices: Sequence[Number], recent_window: Number) -> int:
     return 0
 
 
-def windows(prices: Sequence[Number], head_window: Number, recent_window: Number) -> Windows:
-    """Both windows over the messages' prices; the middle is empty when they meet."""
+def windows(prices: Sequence[Number], head_window: Number, recent_window: Number, *,
+            recent_prices: Sequence[Number] | None = None,
+            messages: Sequence[Message] | None = None) -> Windows:
+    """Both windows; the middle is empty when they meet.
+
+    The head walks ``prices`` (the store's estimate), the recent window ``recent_prices`` (after image
+    stripping) when given. With ``messages``, a boundary the walk found keeps a tool pair on one side
+    (docs/model.md, "Tool pairing").
+    """
     h = head_end(prices, head_window)
-    return Windows(h, max(recent_start(prices, recent_window), h))
+    r = recent_start(prices if recent_prices is None else recent_prices, recent_window)
+    if messages is not None:
+        if h < len(prices):
+            h = head_step_back(messages, h)
+        r = recent_step_back(messages, r)
+    return Windows(h, max(r, h))

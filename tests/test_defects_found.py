@@ -22,6 +22,7 @@ import pytest
 from hypothesis import settings
 
 from invariants import find
+from invariants.generators import tool_cases
 from strategies.defects import KNOWN, REMOVALS, Defect
 
 pytestmark = pytest.mark.slow
@@ -46,6 +47,11 @@ PINNED_BY_EXAMPLES: dict[Defect, str] = {
     Defect.HEADER_REPLACE_CHAINED: "only the question's bytes change, priced as sent; pinned by "
                                    "tests/test_fidelity.py and tests/test_js_oracle.py",
 }
+
+#: Defects of the structural passes: the general cases hold no tool cycles or image limits, so these are
+#: searched for over the tool-cycle cases (docs/model.md, "Structural passes"), still unaimed.
+TOOL_CYCLE_DEFECTS = frozenset({Defect.TOOL_PASSES_UNPRICED, Defect.TRIM_DROPS_TRAILING_TOOL_USE,
+                                Defect.TAIL_PRICED_PRE_STRIP, Defect.IMAGE_COUNT_STORE_WIDE})
 
 
 def _budget(defect: Defect) -> int:
@@ -75,7 +81,8 @@ def test_defect_breaks_an_invariant(defect, findings):
     variant = frozenset({defect}) if base is None else frozenset({defect, base})
     beyond = None if base is None else frozenset({base})
     start = time.perf_counter()
-    found = find(None, variant, max_examples=_budget(defect), beyond=beyond)
+    strategy = tool_cases() if defect in TOOL_CYCLE_DEFECTS else None
+    found = find(None, variant, max_examples=_budget(defect), beyond=beyond, strategy=strategy)
     elapsed = time.perf_counter() - start
     findings[defect.name] = {
         "description": defect.description,

@@ -567,7 +567,8 @@ def test_every_config_field_is_read_and_written(minimal: dict) -> None:
         "positioned_recall_pairs": False, "recall_envelope": "xml", "carrier_policy": "live-strip",
         "summary_context_label": "Earlier?", "recall_header_template": "<{id}>", "summary_participant": "Bot",
         "l1_budget_tokens": 1, "l2_budget_tokens": 2, "l3_budget_tokens": 3, "over_budget_grace_ratio": 0.5,
-        "enforce_budget": False,
+        "enforce_budget": False, "max_live_images": 6, "image_strip_depth_tokens": 30000,
+        "tool_use_input_max_tokens": 50, "tool_result_max_last_n": 2,
     }
     assert set(values) == {f for f in Config.__dataclass_fields__}
     sc = load_scenario(_edit(minimal, ["config"], values))

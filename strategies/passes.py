@@ -1,0 +1,100 @@
+"""The structural passes after emission (docs/model.md, "Structural passes"), in the TypeScript's order.
+
+``postProcessToolEntries`` (trim, pair, prune), then ``applyImageStripping``. They run over the
+planned context: when a compile sends, it sends every planned entry (a tail eviction or a middle
+refusal refuses), so the passes can be run before the grace checks and ``sound`` can price what is
+finally sent. What they make of each raw message is a ``Finished``; ``finished_item`` prices it
+under the variant's rules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from reference.model import Config, Content, Entry, Store
+from reference.numerics import Number
+from strategies.cap import cap_on, truncate
+from strategies.defects import Defect, Defects
+from strategies.emission import Item
+from strategies.images import Kept, decide, images_in, strip
+from strategies.pricing import Prices, owned_by
+from strategies.stats import Charge
+from strategies.tool_pairing import Slot, enforce_tool_pairing, trim_orphaned_tool_use
+from strategies.tool_pruning import prune_tool_entries
+
+BUCKETS = {"head": "head", "middle": "middle_raw", "tail": "tail"}
+
+
+@dataclass(frozen=True)
+class Finished:
+    """One raw message after the passes: its entries repaired (tools), sent (images too), its images kept."""
+
+    repaired: tuple[Entry, ...]
+    sent: tuple[Entry, ...]
+    kept: Kept
+
+
+def _image_decisions(store: Store, slots: Sequence[Slot], start: int, config: Config) -> list[Kept]:
+    """``applyImageStripping``: the decision per slot, counting over the entries sent in source order."""
+    positions = [store.index(s.entry.message_id) if s.entry.message_id is not None else -1 for s in slots]
+    return decide(positions, [images_in(s.entry.content) for s in slots], start, config)
+
+
+def run_passes(store: Store, planned: Sequence[Item], config: Config, strip_start: int,
+               defects: Defects) -> dict[int, Finished]:
+    """The passes over the planned items; the result maps each raw message's store index to what it became."""
+    slots = [Slot(k, e) for k, it in enumerate(planned) for e in it.entries]
+    if defects.on(Defect.TRIM_DROPS_TRAILING_TOOL_USE):
+        slots = trim_orphaned_tool_use(slots)
+    slots, stubs = enforce_tool_pairing(slots)
+    slots = prune_tool_entries(slots, config, stubs)
+    decisions = _image_decisions(store, slots, strip_start, config)
+    out: dict[int, Finished] = {}
+    for k, it in enumerate(planned):
+        if not it.raw_ids:
+            continue
+        mine = [(s, d) for s, d in zip(slots, decisions, strict=True) if s.owner == k]
+        repaired = tuple(s.entry for s, _ in mine)
+        sent = tuple(Entry(e.participant, strip(e.content, d), e.kind, e.message_id, e.summary_ids)
+                     for e, (_, d) in zip(repaired, mine, strict=True))
+        kept = next((d for s, d in mine if s.entry.kind == "raw"), None)
+        out[store.index(it.raw_ids[0])] = Finished(repaired, sent, kept)
+    return out
+
+
+
+def _main(entries: Sequence[Entry]) -> Content | None:
+    return next((e.content for e in entries if e.kind == "raw"), None)
+
+
+def finished_item(store: Store, i: int, region: str, fin: Finished, store_kept: Kept, config: Config,
+                  prices: Prices, E: Callable[[Content], Number]) -> Item:
+    """The raw item as sent, priced as the variant prices it (``sound``: the store's ``E`` of what is sent)."""
+    defects = prices.defects
+    m = store.messages[i]
+    if region == "tail" and defects.on(Defect.TAIL_PRICED_PRE_STRIP):
+        kept: Kept = None
+    elif defects.on(Defect.IMAGE_COUNT_STORE_WIDE):
+        kept = store_kept
+    else:
+        kept = fin.kept
+    if defects.on(Defect.TOOL_PASSES_UNPRICED):
+        priced: tuple[Content, ...] = (truncate(m.content, config.cap),)
+        main: Content | None = priced[0]
+        extra: tuple[Content, ...] = ()
+        messages = 1
+    else:
+        main = _main(fin.repaired)
+        extra = tuple(e.content for e in fin.repaired if e.kind != "raw")
+        messages = len(fin.sent)
+    with owned_by(f"message {m.id!r}"):
+        price: Number = 0
+        if main is not None:
+            if defects.on(Defect.RAW_CAP_PLUS_50) and cap_on(config.cap):
+                price = prices.raw(E(strip(m.content, kept)), m.content, main)
+            else:
+                price = E(strip(main, kept))
+        price += sum((E(c) for c in extra), 0)
+    charge = Charge(BUCKETS[region], price, messages=messages)
+    return Item(f"message {m.id!r} ({region})", fin.sent, price, (charge,), raw_ids=(m.id,))
