@@ -91,7 +91,7 @@ def test_json_carries_entries_and_groups(capsys, question_305):
 
 
 @pytest.mark.parametrize(("argv", "fragment"), [
-    (["--defect", "QUESTION_PRICED"], "did you mean QUESTION_PRICED_AS_LABEL?"),
+    (["--defect", "QUESTION_PRICED"], "did you mean QUESTION_PRICED_AS_LABEL"),
     (["--variant", "mian"], "did you mean main-48bb87a1?"),
     (["--invariant", "never_over"], "did you mean never-over?"),
 ])

@@ -38,7 +38,7 @@ def test_the_campaigns_mutant_spec_reads_the_same():
 
 @pytest.mark.parametrize(("spec", "fragment"), [
     ("sound+QUESTION_PRICED", "unknown defect 'QUESTION_PRICED' in 'sound+QUESTION_PRICED'; did you mean "
-                              "QUESTION_PRICED_AS_LABEL?"),
+                              "QUESTION_PRICED_AS_LABEL"),
     ("mian", "did you mean main-48bb87a1?"),
     ("pr", "did you mean pr-8bb01ab8?"),
     ("sound+", "a defect name is missing after '+'"),
