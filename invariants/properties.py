@@ -488,8 +488,15 @@ def history_store(store: Store) -> Store:
     """Another store with the same summary ids, levels, tree and tokens, but other texts and estimator.
 
     A strategy initialized over it and then over ``store`` must behave as a fresh one: nothing it
-    remembered (an answer-price memo keyed by id and tokens) may survive ``initialize``.
+    remembered (an answer-price memo keyed by id and tokens) may survive ``initialize``. Built once per
+    store (it depends on the store alone) and kept in ``store.derived``.
     """
+    if "history store" not in store.derived:
+        store.derived["history store"] = _history_store(store)
+    return store.derived["history store"]
+
+
+def _history_store(store: Store) -> Store:
     summaries = tuple(replace(s, content=(s.content + " ") * 3 if s.content else "",
                               response_content=_altered_carriers(s.response_content)) for s in store.summaries)
     estimator = (NamedEstimator("len16//2", lambda s: len16(s) // 2) if store.text_estimator is None else None)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from reference.model import (
     Block,
@@ -58,8 +59,13 @@ def text_rate(s: str) -> float:
     return DENSE_RATE if dense / n > DENSITY_THRESHOLD else PROSE_RATE
 
 
+#: How many texts ``text_tokens`` remembers: a compile prices each message's text again on every run.
+TEXT_MEMO_SIZE = 1 << 16
+
+
+@lru_cache(maxsize=TEXT_MEMO_SIZE)
 def text_tokens(s: str) -> int:
-    """The default text estimate: ``ceil(len16 / rate)`` in doubles; 0 for the empty string."""
+    """The default text estimate: ``ceil(len16 / rate)`` in doubles; 0 for the empty string (memoized: pure)."""
     if s == "":
         return 0
     return js_ceil(len16(s) / text_rate(s))

@@ -156,6 +156,8 @@ class Store:
     _index: Mapping[str, int] = field(init=False, repr=False, compare=False)
     _by_id: Mapping[str, Summary] = field(init=False, repr=False, compare=False)
     _leaves: Mapping[str, frozenset[str]] = field(init=False, repr=False, compare=False)
+    #: Values derived from the store alone, kept by whoever derives them (``strategies.pricing``'s message prices).
+    derived: dict[Any, Any] = field(init=False, repr=False, compare=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "messages", tuple(self.messages))

@@ -19,7 +19,7 @@ from strategies.emission import (
     emit_positioned,
     raw_item,
 )
-from strategies.pricing import Memo, Prices, grace_limit, over_budget, owned_by
+from strategies.pricing import Memo, Prices, grace_limit, over_budget
 from strategies.selection import candidates, complete, waterfall
 from strategies.stats import render_stats
 from strategies.windows import windows
@@ -82,10 +82,7 @@ class HierarchicalStrategy:
 def compile_context(store: Store, config: Config, budget: Budget, prices: Prices) -> CompileResult:
     """The compile itself, over a fixed pricing (view and memo chosen by the caller)."""
     defects = prices.defects
-    message_prices = []
-    for m in store.messages:
-        with owned_by(f"message {m.id!r}"):
-            message_prices.append(prices.E(m.content))
+    message_prices = prices.messages()
     if store.text_estimator is not None and not defects.on(Defect.UNCHECKED_BAD_VALUES):
         check_summary_texts(store, config, prices)
     win = windows(message_prices, config.head_window_tokens, config.recent_window_tokens)
