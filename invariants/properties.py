@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from invariants.generators import NamedEstimator, input_budget_for, with_large_level_budgets
 from reference.estimator import content_tokens
 from reference.model import (
+    Block,
     Budget,
     Config,
     Content,
@@ -371,30 +372,39 @@ def diagnostics(store: Store, config: Config, budget: Budget, variant: Variant) 
 # ----------------------------------------------------------------------------- 6. bad values
 
 
+def _walk(content: Content) -> Iterable[Block]:
+    """Every block of ``content``, nested tool results' blocks too, in order, without recursion."""
+    stack = [iter(content)]
+    while stack:
+        b = next(stack[-1], None)
+        if b is None:
+            stack.pop()
+            continue
+        yield b
+        if isinstance(b, ToolResult) and not isinstance(b.content, str):
+            stack.append(iter(b.content))
+
+
 def _estimator_texts(store: Store, config: Config) -> Iterable[str]:
-    def walk(content: Content) -> Iterable[str]:
-        for b in content:
+    def texts(content: Content) -> Iterable[str]:
+        for b in _walk(content):
             if isinstance(b, Text):
                 yield b.text
             elif isinstance(b, Thinking):
                 yield b.thinking
-            elif isinstance(b, ToolResult) and not isinstance(b.content, str):
-                yield from walk(b.content)
 
     yield from ("", config.summary_context_label, config.recall_header_template, "\n\n---\n\n")
     for m in store.messages:
-        yield from walk(m.content)
+        yield from texts(m.content)
     for s in store.summaries:
         yield s.content
-        yield from walk(s.response_content or ())
+        yield from texts(s.response_content or ())
 
 
 def _stamps(content: Content) -> Iterable[object]:
-    for b in content:
+    for b in _walk(content):
         if isinstance(b, (Thinking, RedactedThinking, Image)):
             yield b.token_estimate
-        elif isinstance(b, ToolResult) and not isinstance(b.content, str):
-            yield from _stamps(b.content)
 
 
 def bad_values(store: Store, config: Config, budget: Budget) -> list[str]:

@@ -20,9 +20,11 @@ from typing import TextIO
 
 from invariants.edges import add_edges_arguments, edges_command
 from reference.estimator import content_tokens
+from reference.model import MAX_NESTING
 from reference.numerics import Number, js_number_string
 from reference.price import live_prose
 from reference.scenario import Scenario, ScenarioError, load_scenario
+from reports.terminal import Terminal, printable
 
 PROG = "cmharness"
 EXIT_OK = 0
@@ -60,6 +62,8 @@ def read_scenario(path: str) -> Scenario:
     except (OSError, UnicodeDecodeError) as err:
         reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
         raise CliError(f"{path}: cannot read: {reason}") from err
+    except RecursionError as err:  # the JSON parser's own limit, past the model's MAX_NESTING
+        raise CliError(f"{path}: nested too deep to read (content nests at most {MAX_NESTING} levels)") from err
 
 
 def fmt(x: Number | None) -> str:
@@ -212,9 +216,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help, --version and usage errors
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     try:
-        return args._run(args, sys.stdout)
+        return args._run(args, Terminal(sys.stdout))
     except CliError as err:
-        print(f"{PROG}: error: {err}", file=sys.stderr)
+        print(f"{PROG}: error: {printable(str(err))}", file=sys.stderr)
         return EXIT_USAGE
 
 

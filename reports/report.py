@@ -651,15 +651,13 @@ def write(report: Report, out: Path, root: Path) -> list[Path]:
 
 
 def run(args: Any, stdout: TextIO) -> int:
-    from reports.mutants import parse_shard
-
     settings = Settings()
     if args.out:
         settings.out = Path(args.out).resolve()
     if args.workers:
         settings.workers = args.workers
     settings.all_variants = bool(args.all_variants)
-    shard = parse_shard(args.shard) if args.shard else None
+    shard = args.shard  # parsed by reports.campaign.shard_argument
     start = time.time()
     try:
         fp, records = run_campaign(settings, shard=shard, budget=args.budget, mutmut=not args.no_mutmut,

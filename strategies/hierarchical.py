@@ -53,6 +53,8 @@ class HierarchicalStrategy:
 
     def initialize(self, store: Store) -> None:
         """Bind to a store and clear the view (and, unless defective, the answer-price memo)."""
+        if not isinstance(store, Store):
+            raise TypeError(f"initialize(store): store must be a reference.model.Store, got {type(store).__name__}")
         self._store = store
         self._view = None
         if not self.defects.on(Defect.MEMO_SURVIVES_INITIALIZE):
@@ -60,6 +62,9 @@ class HierarchicalStrategy:
 
     def compile(self, budget: Budget, dry_run: bool = False) -> CompileResult:
         """Send a context that fits ``budget``, or refuse; a dry run leaves the strategy as it was."""
+        if not isinstance(budget, Budget):
+            raise TypeError(f"compile(budget): budget must be a reference.model.Budget (e.g. Budget(max_tokens=8000)), "
+                            f"got {type(budget).__name__}")
         if self._store is None:
             raise RuntimeError("compile before initialize: call initialize(store) first")
         store, defects = self._store, self.defects
