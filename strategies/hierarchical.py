@@ -62,11 +62,11 @@ class HierarchicalStrategy:
 
     def compile(self, budget: Budget, dry_run: bool = False) -> CompileResult:
         """Send a context that fits ``budget``, or refuse; a dry run leaves the strategy as it was."""
+        if self._store is None:
+            raise RuntimeError("compile before initialize: call initialize(store) first")
         if not isinstance(budget, Budget):
             raise TypeError(f"compile(budget): budget must be a reference.model.Budget (e.g. Budget(max_tokens=8000)), "
                             f"got {type(budget).__name__}")
-        if self._store is None:
-            raise RuntimeError("compile before initialize: call initialize(store) first")
         store, defects = self._store, self.defects
         if not defects.on(Defect.UNCHECKED_BAD_VALUES):
             check_values(self.config, budget)
