@@ -38,7 +38,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from concurrent.futures import TimeoutError as FuturesTimeout
 from dataclasses import dataclass, field
@@ -407,6 +407,25 @@ def ensure_baseline(settings: Settings, fp: str, journal: Journal, done: dict[st
     return baseline
 
 
+@contextlib.contextmanager
+def terminate_as_interrupt() -> Iterator[None]:
+    """In the main thread, SIGTERM and SIGHUP raise ``KeyboardInterrupt``: a campaign stopped by them kills its
+    runs and removes their temp folders as Ctrl-C does (the handlers before are put back after)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt(f"stopped by {signal.Signals(signum).name}")
+
+    previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
 def run_named_mutants(settings: Settings, mutants: Sequence[Mutant], *, shard: tuple[int, int] | None = None,
                       fp: str | None = None, on_record: Callable[[dict[str, Any]], None] | None = None,
                       deadline: float | None = None) -> dict[str, dict[str, Any]]:
@@ -415,6 +434,13 @@ def run_named_mutants(settings: Settings, mutants: Sequence[Mutant], *, shard: t
     At ``deadline`` (a ``time.time()``) the runs still going are stopped and not journaled: the next
     campaign runs them. Returns every journaled record of the current fingerprint (all shards), by id.
     """
+    with terminate_as_interrupt():
+        return _run_named_mutants(settings, mutants, shard=shard, fp=fp, on_record=on_record, deadline=deadline)
+
+
+def _run_named_mutants(settings: Settings, mutants: Sequence[Mutant], *, shard: tuple[int, int] | None,
+                       fp: str | None, on_record: Callable[[dict[str, Any]], None] | None,
+                       deadline: float | None) -> dict[str, dict[str, Any]]:
     fp = fp or fingerprint(settings)
     journal = Journal(settings.journal_dir, journal_name(shard))
     done = load_journals(settings.journal_dir, fp)

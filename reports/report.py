@@ -43,6 +43,7 @@ from reports.campaign import (
     journal_name,
     load_journals,
     run_named_mutants,
+    terminate_as_interrupt,
     tests_for,
 )
 from reports.mutants import Mutant, named_mutants
@@ -660,8 +661,9 @@ def run(args: Any, stdout: TextIO) -> int:
     shard = args.shard  # parsed by reports.campaign.shard_argument
     start = time.time()
     try:
-        fp, records = run_campaign(settings, shard=shard, budget=args.budget, mutmut=not args.no_mutmut,
-                                   merge=args.merge, mutmut_paths=tuple(args.mutmut_paths))
+        with terminate_as_interrupt():
+            fp, records = run_campaign(settings, shard=shard, budget=args.budget, mutmut=not args.no_mutmut,
+                                       merge=args.merge, mutmut_paths=tuple(args.mutmut_paths))
     except KeyboardInterrupt:
         print("cmharness report: interrupted; what finished is journaled, run it again to resume", file=sys.stderr)
         return 130
