@@ -18,6 +18,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, replace
 
 from invariants.generators import NamedEstimator, input_budget_for, with_large_level_budgets
+from invariants.text import data_text
 from reference.estimator import content_tokens
 from reference.model import (
     Block,
@@ -96,7 +97,7 @@ class Outcome:
     def signature(self) -> tuple:
         """Everything observable about the outcome, as text (NaN-safe)."""
         if self.sent:
-            return ("sent", repr(self.entries), repr(self.result.stats))
+            return ("sent", data_text(self.entries), repr(self.result.stats))
         err = self.error
         extra: tuple = ()
         if isinstance(err, OverBudgetError):
@@ -147,13 +148,13 @@ def grace_limit(budget: Budget, config: Config) -> Number:
 
 
 def entries_text(entries: Iterable[Entry]) -> str:
-    return repr(tuple(entries))
+    return data_text(tuple(entries))
 
 
 def first_difference(a: tuple[Entry, ...], b: tuple[Entry, ...]) -> str:
     for k, (x, y) in enumerate(zip(a, b, strict=False)):
-        if repr(x) != repr(y):
-            return f"entry {k} differs: {x!r} versus {y!r}"
+        if (tx := data_text(x)) != (ty := data_text(y)):
+            return f"entry {k} differs: {tx} versus {ty}"
     return f"{len(a)} entries versus {len(b)}"
 
 

@@ -14,7 +14,7 @@ from typing import Literal
 
 from reference.estimator import Pricing, TextEstimator, calibrated_tokens, fallback_tokens, text_tokens
 from reference.model import Config, Content, InvalidConfigError, Store, Summary, Text
-from reference.numerics import Number, is_finite_nonneg, js_max, js_min, json_stringify
+from reference.numerics import Number, is_finite_nonneg, is_number, js_max, js_min, js_number, json_stringify
 from reference.price import live_prose, measured
 from strategies.cap import cap_on
 from strategies.defects import Defect, Defects
@@ -44,6 +44,8 @@ def checked(estimator: TextEstimator) -> TextEstimator:
             value = estimator(text)
         except Exception as err:
             raise BadEstimate(text, error=err) from err
+        if is_number(value):
+            value = js_number(value)  # an integer past the largest double is Infinity, as in JavaScript
         if not is_finite_nonneg(value):
             raise BadEstimate(text, value)
         return value
