@@ -64,6 +64,8 @@ def read_scenario(path: str) -> Scenario:
         raise CliError(f"{path}: cannot read: {reason}") from err
     except RecursionError as err:  # the JSON parser's own limit, past the model's MAX_NESTING
         raise CliError(f"{path}: nested too deep to read (content nests at most {MAX_NESTING} levels)") from err
+    except ValueError as err:  # the JSON parser's own limits (an integer of more than 4,300 digits)
+        raise CliError(f"{path}: cannot read: {err}") from err
 
 
 def fmt(x: Number | None) -> str:

@@ -90,6 +90,18 @@ def test_check_on_a_window_of_hundreds_of_digits_runs(tmp_path, field):
     assert "Traceback" not in done.stderr and "crashed" not in done.stdout
 
 
+@pytest.mark.parametrize("text, error", [
+    ("9" * 5000, "cannot read: Exceeds the limit"),       # the JSON parser's digit limit
+    ("[" * 5000 + "]" * 5000, "nested too deep to read"),  # the JSON parser's recursion limit
+])
+def test_input_past_the_json_parsers_limits_is_one_line(tmp_path, text, error):
+    raw = EXAMPLE.read_text(encoding="utf-8").replace('"recent_window_tokens": 120', f'"recent_window_tokens": {text}')
+    path = tmp_path / "s.json"
+    path.write_text(raw, encoding="utf-8")
+    done = cmharness("check", str(path))
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and error in done.stderr, done.stderr
+
+
 def test_an_estimator_returning_a_huge_integer_is_refused_naming_the_message():
     s = store(2, text_estimator=lambda text: 10**400)
     strategy = HierarchicalStrategy(Config(), "sound")
