@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import ClassVar
 
 from hypothesis import strategies as st
 
@@ -171,6 +172,8 @@ class NamedEstimator:
 
     name: str
     fn: Callable[[str], Number] = field(compare=False)
+    #: Declared pure: a compile may remember its prices per store (``strategies.pricing.Prices.messages``).
+    pure: ClassVar[bool] = True
 
     def __call__(self, s: str) -> Number:
         return self.fn(s)

@@ -19,8 +19,10 @@ from contextvars import ContextVar
 from dataclasses import dataclass, replace
 
 from invariants.generators import NamedEstimator, input_budget_for, with_large_level_budgets
+from invariants.text import data_text
 from reference.estimator import content_tokens
 from reference.model import (
+    Block,
     Budget,
     Config,
     Content,
@@ -100,7 +102,7 @@ class Outcome:
     def signature(self) -> tuple:
         """Everything observable about the outcome, as text (NaN-safe)."""
         if self.sent:
-            return ("sent", repr(self.entries), repr(self.result.stats))
+            return ("sent", data_text(self.entries), repr(self.result.stats))
         err = self.error
         extra: tuple = ()
         if isinstance(err, OverBudgetError):
@@ -151,13 +153,13 @@ def grace_limit(budget: Budget, config: Config) -> Number:
 
 
 def entries_text(entries: Iterable[Entry]) -> str:
-    return repr(tuple(entries))
+    return data_text(tuple(entries))
 
 
 def first_difference(a: tuple[Entry, ...], b: tuple[Entry, ...]) -> str:
     for k, (x, y) in enumerate(zip(a, b, strict=False)):
-        if repr(x) != repr(y):
-            return f"entry {k} differs: {x!r} versus {y!r}"
+        if (tx := data_text(x)) != (ty := data_text(y)):
+            return f"entry {k} differs: {tx} versus {ty}"
     return f"{len(a)} entries versus {len(b)}"
 
 
@@ -397,30 +399,39 @@ def diagnostics(store: Store, config: Config, budget: Budget, variant: Variant) 
 # ----------------------------------------------------------------------------- 6. bad values
 
 
+def _walk(content: Content) -> Iterable[Block]:
+    """Every block of ``content``, nested tool results' blocks too, in order, without recursion."""
+    stack = [iter(content)]
+    while stack:
+        b = next(stack[-1], None)
+        if b is None:
+            stack.pop()
+            continue
+        yield b
+        if isinstance(b, ToolResult) and not isinstance(b.content, str):
+            stack.append(iter(b.content))
+
+
 def _estimator_texts(store: Store, config: Config) -> Iterable[str]:
-    def walk(content: Content) -> Iterable[str]:
-        for b in content:
+    def texts(content: Content) -> Iterable[str]:
+        for b in _walk(content):
             if isinstance(b, Text):
                 yield b.text
             elif isinstance(b, Thinking):
                 yield b.thinking
-            elif isinstance(b, ToolResult) and not isinstance(b.content, str):
-                yield from walk(b.content)
 
     yield from ("", config.summary_context_label, config.recall_header_template, "\n\n---\n\n")
     for m in store.messages:
-        yield from walk(m.content)
+        yield from texts(m.content)
     for s in store.summaries:
         yield s.content
-        yield from walk(s.response_content or ())
+        yield from texts(s.response_content or ())
 
 
 def _stamps(content: Content) -> Iterable[object]:
-    for b in content:
+    for b in _walk(content):
         if isinstance(b, (Thinking, RedactedThinking, Image)):
             yield b.token_estimate
-        elif isinstance(b, ToolResult) and not isinstance(b.content, str):
-            yield from _stamps(b.content)
 
 
 def bad_values(store: Store, config: Config, budget: Budget) -> list[str]:
@@ -514,8 +525,15 @@ def history_store(store: Store) -> Store:
     """Another store with the same summary ids, levels, tree and tokens, but other texts and estimator.
 
     A strategy initialized over it and then over ``store`` must behave as a fresh one: nothing it
-    remembered (an answer-price memo keyed by id and tokens) may survive ``initialize``.
+    remembered (an answer-price memo keyed by id and tokens) may survive ``initialize``. Built once per
+    store (it depends on the store alone) and kept in ``store.derived``.
     """
+    if "history store" not in store.derived:
+        store.derived["history store"] = _history_store(store)
+    return store.derived["history store"]
+
+
+def _history_store(store: Store) -> Store:
     summaries = tuple(replace(s, content=(s.content + " ") * 3 if s.content else "",
                               response_content=_altered_carriers(s.response_content)) for s in store.summaries)
     estimator = (NamedEstimator("len16//2", lambda s: len16(s) // 2) if store.text_estimator is None else None)

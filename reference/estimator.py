@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from reference.model import (
     Block,
@@ -58,8 +59,13 @@ def text_rate(s: str) -> float:
     return DENSE_RATE if dense / n > DENSITY_THRESHOLD else PROSE_RATE
 
 
+#: How many texts ``text_tokens`` remembers: a compile prices each message's text again on every run.
+TEXT_MEMO_SIZE = 1 << 16
+
+
+@lru_cache(maxsize=TEXT_MEMO_SIZE)
 def text_tokens(s: str) -> int:
-    """The default text estimate: ``ceil(len16 / rate)`` in doubles; 0 for the empty string."""
+    """The default text estimate: ``ceil(len16 / rate)`` in doubles; 0 for the empty string (memoized: pure)."""
     if s == "":
         return 0
     return js_ceil(len16(s) / text_rate(s))
@@ -118,15 +124,49 @@ def raw_price(block: Block, p: Pricing) -> Number:
         case ToolUse():
             return json_tokens(json_stringify(block.input)) + TOOL_USE_OVERHEAD
         case ToolResult():
-            if isinstance(block.content, str):
-                return json_tokens(block.content) if block.content else 0
-            return sum((raw_price(b, p) for b in block.content), 0)
+            return tool_result_price(block, p)
         case Image():
             stamp = p.stamp(block.token_estimate)
             return IMAGE_DEFAULT if stamp is None else stamp
         case Document():
             return DOCUMENT_PRICE
     raise TypeError(f"not a block: {block!r}")
+
+
+def tool_result_price(block: ToolResult, p: Pricing) -> Number:
+    """A tool result's raw price: its JSON text's, or the sum of its blocks' raw prices (nested results too).
+
+    Iterative (an explicit stack), so that nesting never overflows; the sums are the same left-to-right
+    sums, from 0, that a recursive walk makes.
+    """
+    # Each frame: the blocks of one tool result, the next index, and the running sum.
+    frames: list[list] = []
+
+    def enter(result: ToolResult) -> Number | None:
+        if isinstance(result.content, str):
+            return json_tokens(result.content) if result.content else 0
+        frames.append([result.content, 0, 0])
+        return None
+
+    done = enter(block)
+    while frames:
+        top = frames[-1]
+        if done is not None:  # a nested result finished: add it to its parent's sum
+            top[2] += done
+            done = None
+        blocks, i = top[0], top[1]
+        if i == len(blocks):
+            frames.pop()
+            done = top[2]
+            continue
+        top[1] = i + 1
+        b = blocks[i]
+        if isinstance(b, ToolResult):
+            done = enter(b)
+        else:
+            top[2] += raw_price(b, p)
+    assert done is not None
+    return done
 
 
 def store_pricing(store: Store, *, verbatim_stamps: bool = False) -> Pricing:

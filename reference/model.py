@@ -1,18 +1,25 @@
 """The data (docs/model.md, The data; Config and budget): blocks, messages, summaries, the store, config, budget.
 
 Everything is a frozen dataclass.  Structural errors in a store are refused at construction with
-``InvalidStoreError``; bad *numbers* (NaN, negative or infinite stamps, tokens, caps) are kept,
-since they are what the suite explores.
+``InvalidStoreError`` (a wrong type, content nested deeper than ``MAX_NESTING``, a summary whose level
+is not one above its sources'); bad *numbers* (NaN, negative or infinite stamps, tokens, caps) are
+kept, since they are what the suite explores.  A number is a JavaScript double: an integer beyond
+2**53 is rounded to the nearest double, one beyond the largest double is +-Infinity (``js_number``).
 """
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from reference.numerics import Number, is_number, js_blank
+from reference.numerics import Number, is_number, js_blank, js_number
+
+#: The deepest nesting a message's content may have: tool results inside tool results, and the JSON
+#: value of a tool use's input (docs/model.md, "Bad input"). Walks over content never recurse deeper.
+MAX_NESTING = 256
 
 
 class InvalidStoreError(ValueError):
@@ -30,9 +37,30 @@ class InvalidConfigError(ValueError):
 # ----------------------------------------------------------------------------- blocks
 
 
+def _need(ok: bool, what: str, expected: str, value: object) -> None:
+    if not ok:
+        raise InvalidStoreError(f"{what} must be {expected}, got {value!r}")
+
+
+def _str(value: object, what: str, *, optional: bool = False) -> None:
+    _need(isinstance(value, str) or (optional and value is None), what,
+          "a string or None" if optional else "a string", value)
+
+
+def _stamp(block: object, what: str) -> None:
+    """A block's ``token_estimate``: a number (kept as JavaScript reads it) or None."""
+    value = block.token_estimate  # type: ignore[attr-defined]
+    _need(value is None or is_number(value), what, "a number or None", value)
+    if value is not None:
+        object.__setattr__(block, "token_estimate", js_number(value))
+
+
 @dataclass(frozen=True)
 class Text:
     text: str
+
+    def __post_init__(self) -> None:
+        _str(self.text, "Text.text")
 
 
 @dataclass(frozen=True)
@@ -41,11 +69,20 @@ class Thinking:
     signature: str | None = None
     token_estimate: Number | None = None
 
+    def __post_init__(self) -> None:
+        _str(self.thinking, "Thinking.thinking")
+        _str(self.signature, "Thinking.signature", optional=True)
+        _stamp(self, "Thinking.token_estimate")
+
 
 @dataclass(frozen=True)
 class RedactedThinking:
     data: str | None
     token_estimate: Number | None = None
+
+    def __post_init__(self) -> None:
+        _str(self.data, "RedactedThinking.data", optional=True)
+        _stamp(self, "RedactedThinking.token_estimate")
 
 
 @dataclass(frozen=True)
@@ -54,16 +91,28 @@ class ToolUse:
     name: str
     input: Any
 
+    def __post_init__(self) -> None:
+        _str(self.id, "ToolUse.id")
+        _str(self.name, "ToolUse.name")
+
 
 @dataclass(frozen=True)
 class ToolResult:
     tool_use_id: str
     content: str | tuple[Block, ...]
 
+    def __post_init__(self) -> None:
+        _str(self.tool_use_id, "ToolResult.tool_use_id")
+        _need(isinstance(self.content, (str, tuple)), "ToolResult.content", "a string or a tuple of blocks",
+              self.content)
+
 
 @dataclass(frozen=True)
 class Image:
     token_estimate: Number | None = None
+
+    def __post_init__(self) -> None:
+        _stamp(self, "Image.token_estimate")
 
 
 @dataclass(frozen=True)
@@ -86,6 +135,11 @@ class Message:
     participant: str
     content: Content
 
+    def __post_init__(self) -> None:
+        _need(isinstance(self.id, str), "Message.id", "a string", self.id)
+        where = f"message {self.id!r}"
+        _need(isinstance(self.participant, str), f"{where}: participant", "a string", self.participant)
+
 
 @dataclass(frozen=True)
 class Summary:
@@ -102,6 +156,8 @@ class Summary:
     def __post_init__(self) -> None:
         if self.tokens is None:
             object.__setattr__(self, "tokens", math.nan)
+        elif is_number(self.tokens):
+            object.__setattr__(self, "tokens", js_number(self.tokens))
         for name in ("source_ids", "source_range"):
             object.__setattr__(self, name, _id_tuple(getattr(self, name), f"summary {self.id!r}: {name}"))
         if self.response_content is not None:
@@ -139,6 +195,13 @@ class Work:
         object.__setattr__(self, "folds", frozenset(self.folds))
 
 
+def _sequence(value: object, name: str) -> tuple:
+    """A store's list field as a tuple; a string, a mapping or a non-iterable is refused."""
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+        raise InvalidStoreError(f"{name} must be a sequence, got {value!r}")
+    return tuple(value)
+
+
 def _valid_calibration(c: object) -> bool:
     return is_number(c) and math.isfinite(c) and 0.25 < c < 4
 
@@ -156,11 +219,14 @@ class Store:
     _index: Mapping[str, int] = field(init=False, repr=False, compare=False)
     _by_id: Mapping[str, Summary] = field(init=False, repr=False, compare=False)
     _leaves: Mapping[str, frozenset[str]] = field(init=False, repr=False, compare=False)
+    #: Values derived from the store alone, kept by whoever derives them (``strategies.pricing``'s message prices).
+    derived: dict[Any, Any] = field(init=False, repr=False, compare=False, default_factory=dict)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "messages", tuple(self.messages))
-        object.__setattr__(self, "summaries", tuple(self.summaries))
-        object.__setattr__(self, "work", tuple(self.work))
+        for name in ("messages", "summaries", "work"):
+            object.__setattr__(self, name, _sequence(getattr(self, name), name))
+        if is_number(self.calibration):
+            object.__setattr__(self, "calibration", js_number(self.calibration))
         if not _valid_calibration(self.calibration):
             object.__setattr__(self, "calibration", 1.0)
         _check_store(self)
@@ -218,21 +284,60 @@ def _fail(message: str) -> None:
 
 
 def _check_content(content: object, where: str) -> None:
-    if not isinstance(content, tuple):
-        _fail(f"{where}: content must be a tuple of blocks, got {type(content).__name__}")
-    for i, block in enumerate(content):
-        if not isinstance(block, BLOCK_TYPES):
-            _fail(f"{where}.content[{i}]: not a block: {block!r}")
-        if isinstance(block, ToolResult) and not isinstance(block.content, str):
-            _check_content(block.content, f"{where}.content[{i}]")
+    """Every block of ``content``, nested tool results and tool-use inputs too, no deeper than ``MAX_NESTING``.
+
+    Iterative, so that no depth of input can overflow the stack.
+    """
+    stack: list[tuple[object, str, int]] = [(content, where, 1)]
+    while stack:
+        blocks, path, depth = stack.pop()
+        if depth > MAX_NESTING:
+            _fail(f"{where}: content nested deeper than {MAX_NESTING} levels (tool results inside tool results)")
+        if not isinstance(blocks, tuple):
+            _fail(f"{path}: content must be a tuple of blocks, got {type(blocks).__name__}")
+        for i, block in enumerate(blocks):  # type: ignore[arg-type]
+            if not isinstance(block, BLOCK_TYPES):
+                _fail(f"{path}.content[{i}]: not a block: {block!r}")
+            if isinstance(block, ToolResult) and not isinstance(block.content, str):
+                stack.append((block.content, f"{path}.content[{i}]", depth + 1))
+            elif isinstance(block, ToolUse) and json_depth(block.input) + depth > MAX_NESTING:
+                _fail(f"{where}: content nested deeper than {MAX_NESTING} levels (the input of tool use "
+                      f"{block.id!r})")
+
+
+def json_depth(value: object) -> int:
+    """How deep lists and dicts nest in a JSON value (0 for a scalar), without recursion."""
+    deepest = 0
+    stack = [(value, 0)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, (list, tuple)):
+            stack.extend((x, d + 1) for x in v)
+        elif isinstance(v, dict):
+            stack.extend((x, d + 1) for x in v.values())
+        else:
+            deepest = max(deepest, d)
+            continue
+        deepest = max(deepest, d + 1)
+        if deepest > MAX_NESTING:
+            return deepest
+    return deepest
 
 
 def _check_summary_fields(s: Summary) -> None:
+    if not isinstance(s, Summary):
+        _fail(f"summaries: not a Summary: {s!r}")
+    _need(isinstance(s.id, str), "Summary.id", "a string", s.id)
     where = f"summary {s.id!r}"
+    _need(s.parent_id is None or isinstance(s.parent_id, str), f"{where}: parent_id", "a string or None",
+          s.parent_id)
     if not isinstance(s.level, int) or isinstance(s.level, bool) or s.level < 1:
         _fail(f"{where}: level must be an integer >= 1, got {s.level!r}")
     if not isinstance(s.source_level, int) or isinstance(s.source_level, bool) or s.source_level < 0:
         _fail(f"{where}: source_level must be an integer >= 0, got {s.source_level!r}")
+    if s.level != s.source_level + 1:
+        _fail(f"{where}: level {s.level} must be one above its source_level {s.source_level} (an L{s.level} "
+              f"summarizes {'messages' if s.level == 1 else f'L{s.level - 1} summaries'})")
     if not isinstance(s.content, str):
         _fail(f"{where}: content must be a string")
     if not is_number(s.tokens):
@@ -248,24 +353,13 @@ def _check_summary_fields(s: Summary) -> None:
 
 
 def _expand_leaves(by_id: Mapping[str, Summary]) -> dict[str, frozenset[str]]:
-    """Each summary's leaves; a summary met again before its own expansion finished is a cycle."""
+    """Each summary's leaves, lowest level first (a summary's sources are one level below it): no recursion."""
     leaves: dict[str, frozenset[str]] = {}
-    started: set[str] = set()
-
-    def expand(sid: str) -> frozenset[str]:
-        if sid in leaves:
-            return leaves[sid]
-        if sid in started:  # started and not finished: on the path being expanded
-            _fail(f"summary {sid!r}: cycle through source_ids")
-        started.add(sid)
-        s = by_id[sid]
-        sources = s.source_ids
-        got = frozenset(sources) if s.source_level == 0 else frozenset().union(*map(expand, sources))
-        leaves[sid] = got
-        return got
-
-    for sid in by_id:
-        expand(sid)
+    for s in sorted(by_id.values(), key=lambda s: s.level):
+        if s.source_level == 0:
+            leaves[s.id] = frozenset(s.source_ids)
+        else:
+            leaves[s.id] = frozenset().union(*(leaves[src] for src in s.source_ids))
     return leaves
 
 
@@ -308,8 +402,8 @@ def _check_store(store: Store) -> None:
                 owner[m] = s.id
     if store.pricing_epoch not in (0, 1) or isinstance(store.pricing_epoch, bool):
         _fail(f"pricing_epoch must be 0 or 1, got {store.pricing_epoch!r}")
-    if store.text_estimator is not None and not callable(store.text_estimator):
-        _fail("text_estimator must be callable or None")
+    if store.text_estimator is not None:
+        _check_estimator(store.text_estimator)
     for i, w in enumerate(store.work):
         _check_work(i, w, index, by_id)
     object.__setattr__(store, "_index", index)
@@ -317,14 +411,31 @@ def _check_store(store: Store) -> None:
     object.__setattr__(store, "_leaves", leaves)
 
 
+def _check_estimator(estimator: object) -> None:
+    """A text estimator: a callable that takes one argument, the text."""
+    if not callable(estimator):
+        _fail(f"text_estimator must be callable or None, got {estimator!r}")
+    try:
+        inspect.signature(estimator).bind("text")
+    except TypeError:
+        _fail(f"text_estimator must take one argument (the text), got {estimator!r} taking "
+              f"{inspect.signature(estimator)}")
+    except ValueError:  # no signature to read (some builtins): it is called and judged then
+        pass
+
+
 def _check_parent_cycles(by_id: Mapping[str, Summary]) -> None:
+    """No summary is its own parent, and no chain of parents comes back (the chain is shown)."""
+    for s in by_id.values():
+        if s.parent_id == s.id:
+            _fail(f"summary {s.id!r}: parent_id is its own id")
     for start in by_id:
-        seen = {start}
+        path = [start]
         cur = by_id[start].parent_id
         while cur is not None:
-            if cur in seen:
-                _fail(f"summary {start!r}: cycle through parent_id")
-            seen.add(cur)
+            if cur in path:
+                _fail(f"summary {start!r}: cycle through parent_id ({' -> '.join(map(repr, [*path, cur]))})")
+            path.append(cur)
             cur = by_id[cur].parent_id
 
 
@@ -360,6 +471,7 @@ class Budget:
         for name in ("max_tokens", "reserve_for_response"):
             if not is_number(getattr(self, name)):
                 raise InvalidConfigError(name, f"must be a number, got {getattr(self, name)!r}")
+            object.__setattr__(self, name, js_number(getattr(self, name)))
 
     @property
     def input_budget(self) -> Number:
@@ -393,8 +505,11 @@ class Config:
                      "l2_budget_tokens", "l3_budget_tokens", "over_budget_grace_ratio"):
             if not is_number(getattr(self, name)):
                 raise InvalidConfigError(name, f"must be a number, got {getattr(self, name)!r}")
+            object.__setattr__(self, name, js_number(getattr(self, name)))
         if self.max_message_tokens is not None and not is_number(self.max_message_tokens):
             raise InvalidConfigError("max_message_tokens", f"must be a number or None, got {self.max_message_tokens!r}")
+        if self.max_message_tokens is not None:
+            object.__setattr__(self, "max_message_tokens", js_number(self.max_message_tokens))
         for name in ("positioned_recall_pairs", "enforce_budget"):
             if not isinstance(getattr(self, name), bool):
                 raise InvalidConfigError(name, f"must be a bool, got {getattr(self, name)!r}")

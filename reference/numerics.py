@@ -22,8 +22,23 @@ def is_number(x: object) -> bool:
 
 
 def is_finite_nonneg(x: object) -> bool:
-    """True for a finite number >= 0 (what the reference accepts as a stamp)."""
-    return is_number(x) and math.isfinite(x) and x >= 0
+    """True for a finite number >= 0 (what the reference accepts as a stamp); any int is finite."""
+    return is_number(x) and (isinstance(x, int) or math.isfinite(x)) and x >= 0
+
+
+#: The largest integer a double holds exactly (``Number.MAX_SAFE_INTEGER + 1``).
+EXACT_INTEGERS = 2**53
+
+
+def js_number(x: Number) -> Number:
+    """A number as JavaScript holds it: an integer beyond 2**53 becomes the nearest double, and one past
+    the largest double (about 1.8e308) +-Infinity, as ``JSON.parse`` reads it; other values unchanged."""
+    if isinstance(x, bool) or not isinstance(x, int) or -EXACT_INTEGERS <= x <= EXACT_INTEGERS:
+        return x
+    try:
+        return float(x)
+    except OverflowError:
+        return math.inf if x > 0 else -math.inf
 
 
 def len16(s: str) -> int:

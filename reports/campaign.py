@@ -25,10 +25,12 @@ the baseline), journaling to ``shard-I-of-N.jsonl``; the report merges every jou
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import ctypes
 import hashlib
 import json
+import math
 import os
 import signal
 import subprocess
@@ -36,14 +38,14 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from concurrent.futures import TimeoutError as FuturesTimeout
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from reports.mutants import Mutant, in_shard
+from reports.mutants import Mutant, in_shard, parse_shard
 
 ROOT = Path(__file__).resolve().parents[1]
 #: What the fingerprint covers (files and folders, relative to the project root).
@@ -405,6 +407,25 @@ def ensure_baseline(settings: Settings, fp: str, journal: Journal, done: dict[st
     return baseline
 
 
+@contextlib.contextmanager
+def terminate_as_interrupt() -> Iterator[None]:
+    """In the main thread, SIGTERM and SIGHUP raise ``KeyboardInterrupt``: a campaign stopped by them kills its
+    runs and removes their temp folders as Ctrl-C does (the handlers before are put back after)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt(f"stopped by {signal.Signals(signum).name}")
+
+    previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
 def run_named_mutants(settings: Settings, mutants: Sequence[Mutant], *, shard: tuple[int, int] | None = None,
                       fp: str | None = None, on_record: Callable[[dict[str, Any]], None] | None = None,
                       deadline: float | None = None) -> dict[str, dict[str, Any]]:
@@ -413,6 +434,13 @@ def run_named_mutants(settings: Settings, mutants: Sequence[Mutant], *, shard: t
     At ``deadline`` (a ``time.time()``) the runs still going are stopped and not journaled: the next
     campaign runs them. Returns every journaled record of the current fingerprint (all shards), by id.
     """
+    with terminate_as_interrupt():
+        return _run_named_mutants(settings, mutants, shard=shard, fp=fp, on_record=on_record, deadline=deadline)
+
+
+def _run_named_mutants(settings: Settings, mutants: Sequence[Mutant], *, shard: tuple[int, int] | None,
+                       fp: str | None, on_record: Callable[[dict[str, Any]], None] | None,
+                       deadline: float | None) -> dict[str, dict[str, Any]]:
     fp = fp or fingerprint(settings)
     journal = Journal(settings.journal_dir, journal_name(shard))
     done = load_journals(settings.journal_dir, fp)
@@ -470,9 +498,48 @@ DEFAULT_MUTMUT_PATHS = ("strategies",)
 MUTMUT_PATHS = ("strategies", "reference")
 
 
+def shard_argument(text: str) -> tuple[int, int]:
+    """``--shard``: ``I/N`` with 1 <= I <= N."""
+    try:
+        return parse_shard(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def seconds_argument(text: str) -> float:
+    """``--budget``: a finite number of seconds > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"a budget is a finite number of seconds > 0, got {text!r}")
+    return value
+
+
+def workers_argument(text: str) -> int:
+    """``--workers``: an integer >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"workers is an integer >= 1, got {text!r}")
+    return value
+
+
+def folder_argument(text: str) -> str:
+    """``--out``: a folder, or a path where one can be made (not a regular file)."""
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} exists and is not a folder")
+    return text
+
+
 def add_report_arguments(parser: Any) -> None:
     """The ``cmharness report`` options (here, so that building the parser does not import pandas)."""
-    parser.add_argument("--shard", metavar="I/N", help="run only the mutants of shard I of N (a stable slice)")
+    parser.add_argument("--shard", metavar="I/N", type=shard_argument,
+                        help="run only the mutants of shard I of N (a stable slice)")
     parser.add_argument("--merge", action="store_true",
                         help="run nothing: build the report from every journal in the journal folder")
     parser.add_argument("--no-mutmut", action="store_true", help="leave mutmut's operator mutants out of this run")
@@ -480,10 +547,12 @@ def add_report_arguments(parser: Any) -> None:
                         metavar="FOLDER", help=f"the folders mutmut mutates in this run, of {', '.join(MUTMUT_PATHS)} "
                                                f"(default: {' '.join(DEFAULT_MUTMUT_PATHS)}); results of earlier "
                                                "runs over other folders stay in the report")
-    parser.add_argument("--budget", type=float, default=DEFAULT_BUDGET, metavar="SECONDS",
+    parser.add_argument("--budget", type=seconds_argument, default=DEFAULT_BUDGET, metavar="SECONDS",
                         help=f"wall-clock budget of the run; mutmut gets what the rest leaves (default "
                              f"{DEFAULT_BUDGET:.0f}); mutants it does not reach run next time")
-    parser.add_argument("--workers", type=int, default=None, help="parallel runs (default: the CPU count)")
+    parser.add_argument("--workers", type=workers_argument, default=None,
+                        help="parallel runs, at least 1 (default: the CPU count)")
     parser.add_argument("--all-variants", action="store_true",
                         help="run a mutant against the tests of every variant, not only its own")
-    parser.add_argument("--out", default=None, help="output folder (default reports/out)")
+    parser.add_argument("--out", type=folder_argument, default=None,
+                        help="output folder, made when missing (default reports/out)")

@@ -21,9 +21,11 @@ from typing import TextIO
 
 from invariants.edges import add_edges_arguments, edges_command
 from reference.estimator import content_tokens
+from reference.model import MAX_NESTING
 from reference.numerics import Number, js_number_string
 from reference.price import live_prose
 from reference.scenario import Scenario, ScenarioError, load_scenario
+from reports.terminal import Terminal, printable
 
 PROG = "cmharness"
 EXIT_OK = 0
@@ -61,6 +63,10 @@ def read_scenario(path: str) -> Scenario:
     except (OSError, UnicodeError) as err:
         reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
         raise CliError(f"{path}: cannot read: {reason}") from err
+    except RecursionError as err:  # the JSON parser's own limit, past the model's MAX_NESTING
+        raise CliError(f"{path}: nested too deep to read (content nests at most {MAX_NESTING} levels)") from err
+    except ValueError as err:  # the JSON parser's own limits (an integer of more than 4,300 digits)
+        raise CliError(f"{path}: cannot read: {err}") from err
 
 
 def fmt(x: Number | None) -> str:
@@ -233,9 +239,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
     try:
-        return args._run(args, sys.stdout)
+        return args._run(args, Terminal(sys.stdout))
     except CliError as err:
-        print(f"{PROG}: error: {err}", file=sys.stderr)
+        print(f"{PROG}: error: {printable(str(err))}", file=sys.stderr)
         return EXIT_USAGE
 
 

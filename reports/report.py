@@ -43,6 +43,7 @@ from reports.campaign import (
     journal_name,
     load_journals,
     run_named_mutants,
+    terminate_as_interrupt,
     tests_for,
 )
 from reports.mutants import Mutant, named_mutants
@@ -651,19 +652,18 @@ def write(report: Report, out: Path, root: Path) -> list[Path]:
 
 
 def run(args: Any, stdout: TextIO) -> int:
-    from reports.mutants import parse_shard
-
     settings = Settings()
     if args.out:
         settings.out = Path(args.out).resolve()
     if args.workers:
         settings.workers = args.workers
     settings.all_variants = bool(args.all_variants)
-    shard = parse_shard(args.shard) if args.shard else None
+    shard = args.shard  # parsed by reports.campaign.shard_argument
     start = time.time()
     try:
-        fp, records = run_campaign(settings, shard=shard, budget=args.budget, mutmut=not args.no_mutmut,
-                                   merge=args.merge, mutmut_paths=tuple(args.mutmut_paths))
+        with terminate_as_interrupt():
+            fp, records = run_campaign(settings, shard=shard, budget=args.budget, mutmut=not args.no_mutmut,
+                                       merge=args.merge, mutmut_paths=tuple(args.mutmut_paths))
     except KeyboardInterrupt:
         print("cmharness report: interrupted; what finished is journaled, run it again to resume", file=sys.stderr)
         return 130

@@ -62,6 +62,8 @@ class HierarchicalStrategy:
 
     def initialize(self, store: Store) -> None:
         """Bind to a store and clear the view (and, unless defective, the answer-price memo)."""
+        if not isinstance(store, Store):
+            raise TypeError(f"initialize(store): store must be a reference.model.Store, got {type(store).__name__}")
         self._store = store
         self._view = None
         if not self.defects.on(Defect.MEMO_SURVIVES_INITIALIZE):
@@ -71,6 +73,9 @@ class HierarchicalStrategy:
         """Send a context that fits ``budget``, or refuse; a dry run leaves the strategy as it was."""
         if self._store is None:
             raise RuntimeError("compile before initialize: call initialize(store) first")
+        if not isinstance(budget, Budget):
+            raise TypeError(f"compile(budget): budget must be a reference.model.Budget (e.g. Budget(max_tokens=8000)), "
+                            f"got {type(budget).__name__}")
         store, defects = self._store, self.defects
         if not defects.on(Defect.UNCHECKED_BAD_VALUES):
             check_values(self.config, budget)
@@ -96,10 +101,7 @@ def compile_context(store: Store, config: Config, budget: Budget, prices: Prices
     """
     defects = prices.defects
     E = _priced_once(prices)
-    message_prices = []
-    for m in store.messages:
-        with owned_by(f"message {m.id!r}"):
-            message_prices.append(E(m.content))
+    message_prices = prices.messages()
     if store.text_estimator is not None and not defects.on(Defect.UNCHECKED_BAD_VALUES):
         check_summary_texts(store, config, prices)
     contents = [m.content for m in store.messages]

@@ -6,15 +6,15 @@ The sound prices are the reference price of what is sent; each faithful departur
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Iterator, MutableMapping
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, MutableMapping
 from dataclasses import dataclass
 from functools import cached_property
+from types import TracebackType
 from typing import Literal
 
 from reference.estimator import Pricing, TextEstimator, calibrated_tokens, fallback_tokens, text_tokens
 from reference.model import Config, Content, InvalidConfigError, Store, Summary, Text
-from reference.numerics import Number, is_finite_nonneg, js_max, js_min, json_stringify
+from reference.numerics import Number, is_finite_nonneg, is_number, js_max, js_min, js_number, json_stringify
 from reference.price import live_prose, measured
 from strategies.cap import cap_on
 from strategies.defects import Defect, Defects
@@ -26,19 +26,26 @@ Memo = MutableMapping[tuple[str, str], Number]
 
 
 class BadEstimate(Exception):
-    """The custom text estimator returned something other than a finite number >= 0."""
+    """The custom text estimator returned something other than a finite number >= 0, or raised."""
 
-    def __init__(self, text: str, value: object) -> None:
-        super().__init__(f"text estimator returned {value!r} for {text[:40]!r}")
+    def __init__(self, text: str, value: object = None, error: Exception | None = None) -> None:
+        what = f"raised {type(error).__name__}: {error}" if error is not None else f"returned {value!r}"
+        super().__init__(f"text estimator {what} for {text[:40]!r}")
         self.text = text
         self.value = value
+        self.error = error
 
 
 def checked(estimator: TextEstimator) -> TextEstimator:
-    """The estimator, refusing any output that is not a finite number >= 0."""
+    """The estimator, refusing any output that is not a finite number >= 0, and any exception it raises."""
 
     def check(text: str) -> Number:
-        value = estimator(text)
+        try:
+            value = estimator(text)
+        except Exception as err:
+            raise BadEstimate(text, error=err) from err
+        if is_number(value):
+            value = js_number(value)  # an integer past the largest double is Infinity, as in JavaScript
         if not is_finite_nonneg(value):
             raise BadEstimate(text, value)
         return value
@@ -46,15 +53,29 @@ def checked(estimator: TextEstimator) -> TextEstimator:
     return check
 
 
-@contextmanager
-def owned_by(culprit: str) -> Iterator[None]:
-    """Turn a bad estimate met while pricing ``culprit``'s text into an ``InvalidConfigError`` naming it."""
-    try:
-        yield
-    except BadEstimate as bad:
-        raise InvalidConfigError(
-            "text_estimator", f"returned {bad.value!r} for text of {culprit} ({bad.text[:40]!r})"
-        ) from None
+class owned_by:
+    """Turn a bad estimate met while pricing ``culprit``'s text into an ``InvalidConfigError`` naming it.
+
+    An estimator that raised is chained as the cause. A plain class, not ``contextlib``: the compile
+    enters one per message.
+    """
+
+    __slots__ = ("culprit",)
+
+    def __init__(self, culprit: str) -> None:
+        self.culprit = culprit
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, bad: BaseException | None, tb: TracebackType | None) -> bool:
+        if not isinstance(bad, BadEstimate):
+            return False
+        text = f"text of {self.culprit} ({bad.text[:40]!r})"
+        if bad.error is not None:
+            raise InvalidConfigError("text_estimator",
+                                     f"raised {type(bad.error).__name__}: {bad.error} on the {text}") from bad.error
+        raise InvalidConfigError("text_estimator", f"returned {bad.value!r} for {text}") from None
 
 
 def store_rule(store: Store, defects: Defects) -> Pricing:
@@ -90,6 +111,28 @@ class Prices:
         return calibrated_tokens(content, store_rule(self.view, self.defects), self.view.calibration)
 
     # -- raw messages ------------------------------------------------------------------
+
+    def messages(self) -> tuple[Number, ...]:
+        """``E`` of every message, in order; kept on the store when its estimator is pure (the default is).
+
+        A custom estimator is trusted to be pure only when it says so (an attribute ``pure`` that is True).
+        """
+        estimator = self.store.text_estimator
+        if estimator is not None and getattr(estimator, "pure", False) is not True:
+            return self._price_messages()
+        rule = self._e_rule
+        unchecked = estimator is not None and self.defects.on(Defect.UNCHECKED_BAD_VALUES)
+        key = ("message prices", estimator, unchecked, rule.epoch, rule.verbatim_stamps, self.store.calibration)
+        if key not in self.store.derived:
+            self.store.derived[key] = self._price_messages()
+        return self.store.derived[key]
+
+    def _price_messages(self) -> tuple[Number, ...]:
+        out = []
+        for m in self.store.messages:
+            with owned_by(f"message {m.id!r}"):
+                out.append(self.E(m.content))
+        return tuple(out)
 
     def raw(self, original_price: Number, original: Content, sent: Content) -> Number:
         """A raw message: ``E`` of what is sent, or faithfully ``min(E, cap + 50)`` under a cap."""

@@ -352,9 +352,9 @@ def test_shards_journal_apart_and_merge(campaign, tmp_path):
     assert load_journals(sharded.journal_dir, "another-fingerprint") == {}
 
 
-def test_campaign_killed_leaves_the_source_tree_unchanged(tmp_path):
-    root = make_project(tmp_path / "p")
-    before = {f: f.read_bytes() for f in hashed_files(root, FAKE_HASHED)}
+def _hanging_campaign(root: Path, tmp: Path) -> subprocess.Popen:
+    """A campaign over the fake project running its hanging mutant, its temp files under ``tmp``; started
+    once the baseline is journaled and the hanging mutant's run has begun."""
     script = textwrap.dedent(f"""
         import sys
         sys.path[:0] = [{str(ROOT)!r}]
@@ -365,12 +365,36 @@ def test_campaign_killed_leaves_the_source_tree_unchanged(tmp_path):
                      workers=1, timeout_const=100, hashed={FAKE_HASHED!r}, progress=None)
         run_named_mutants(s, [Mutant("defect:HANGS", "defect", "sound", ("HANGS",), "")])
     """)
-    proc = subprocess.Popen([sys.executable, "-c", script], cwd=tmp_path, start_new_session=True)
+    tmp.mkdir(exist_ok=True)
+    proc = subprocess.Popen([sys.executable, "-c", script], cwd=root.parent, start_new_session=True,
+                            env={**os.environ, "TMPDIR": str(tmp)}, stderr=subprocess.DEVNULL)
     journal = root / "out" / "journal" / "all.jsonl"
     deadline = time.time() + 60
     while not (journal.exists() and journal.read_text()) and time.time() < deadline:  # the baseline is in
         time.sleep(0.2)
-    time.sleep(1.5)  # the hanging mutant's pytest is running now
+    deadline = time.time() + 30
+    while not list(tmp.glob("cm-run-*")) and time.time() < deadline:  # the hanging mutant's run
+        time.sleep(0.1)
+    time.sleep(1.0)
+    return proc
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_stopped_campaign_removes_its_temp_folders(tmp_path, sig):
+    """SIGTERM (as Ctrl-C) stops the runs and removes every ``cm-run-*`` folder the campaign made."""
+    root = make_project(tmp_path / "p")
+    proc = _hanging_campaign(root, tmp_path / "tmp")
+    assert list((tmp_path / "tmp").glob("cm-run-*")), "the hanging mutant's run did not start"
+    os.kill(proc.pid, sig)
+    assert proc.wait(timeout=30) != 0
+    assert not list((tmp_path / "tmp").glob("cm-run-*"))
+    assert not _processes_mentioning(str(root)), "a run outlived the stopped campaign"
+
+
+def test_campaign_killed_leaves_the_source_tree_unchanged(tmp_path):
+    root = make_project(tmp_path / "p")
+    before = {f: f.read_bytes() for f in hashed_files(root, FAKE_HASHED)}
+    proc = _hanging_campaign(root, tmp_path / "tmp")  # a SIGKILL leaves its temp folder: under tmp_path
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     time.sleep(0.5)

@@ -343,10 +343,19 @@ def test_json_tokens_of_non_empty_strings(s):
 @pytest.mark.parametrize("rule", [REFERENCE, VERBATIM])
 @pytest.mark.parametrize("stamp", [True, False, "5", None])
 def test_a_stamp_that_is_not_a_number_is_absent_under_both_rules(rule, stamp):
-    """Only a *number* (not a bool, not a string) is a stamp (Numerics); anything else prices the text."""
+    """Only a *number* (not a bool, not a string) is a stamp (docs/model.md, Numerics); anything else prices the text.
+
+    The constructors refuse such a stamp (tests/test_badinput.py); one forced past them is still absent here.
+    """
     assert rule.stamp(stamp) is None
-    assert raw_price(Thinking("a" * 29, token_estimate=stamp), rule) == 10
-    assert raw_price(Image(token_estimate=stamp), rule) == 1600
+    assert raw_price(_forced(Thinking("a" * 29), stamp), rule) == 10
+    assert raw_price(_forced(Image(), stamp), rule) == 1600
+
+
+def _forced(block, stamp):
+    """``block`` with ``token_estimate`` set past its constructor's check."""
+    object.__setattr__(block, "token_estimate", stamp)
+    return block
 
 
 def test_store_pricing_carries_the_stamp_rule_it_is_given(store):

@@ -105,8 +105,9 @@ def test_source_of_the_wrong_level(messages):
     refused("'L1-0' names no L2 summary", messages=messages, summaries=summaries)
 
 
-def test_cycle_through_source_ids(messages):
-    # Two level-1 summaries whose sources are each other (source_level 1 names L1 summaries).
+def test_cycle_through_source_ids_is_refused_by_the_levels(messages):
+    # Two level-1 summaries whose sources are each other: an L1 summarizing L1s, refused by its level
+    # (a summary's sources are one level below it, so no cycle through source_ids can be built).
     a = Summary(
         id="L1-a",
         level=1,
@@ -127,14 +128,14 @@ def test_cycle_through_source_ids(messages):
         source_range=("m1", "m1"),
         parent_id=None,
     )
-    refused("cycle through source_ids", messages=messages, summaries=(a, b))
+    refused("'L1-a': level 1 must be one above its source_level 1", messages=messages, summaries=(a, b))
 
 
 def test_self_cycle_through_source_ids(messages):
     a = Summary(
         id="L1-a", level=1, content="a", tokens=1, source_level=1, source_ids=("L1-a",), source_range=("m1", "m1")
     )
-    refused("'L1-a': cycle through source_ids", messages=messages, summaries=(a,))
+    refused("'L1-a': level 1 must be one above its source_level 1", messages=messages, summaries=(a,))
 
 
 def test_parent_cycle(messages):
@@ -374,7 +375,7 @@ def test_a_non_message_in_messages_is_refused_with_its_index(messages):
 
 def test_a_non_callable_text_estimator_is_refused(messages):
     """A custom estimator must be callable (docs/model.md, The data); the error names the field."""
-    refused(r"^text_estimator must be callable or None$", messages=messages, text_estimator=5)
+    refused(r"^text_estimator must be callable or None, got 5$", messages=messages, text_estimator=5)
 
 
 def test_source_range_error_names_the_true_first_and_last_leaf(messages):
