@@ -18,8 +18,9 @@ from typing import Any
 __all__ = ["MAX_DEPTH", "MAX_DIGITS", "JsonLimitError", "TooLarge", "check_depth", "check_text_depth",
            "describe_too_large", "first_too_large", "is_too_large", "parse_json"]
 
-#: The deepest nesting of arrays and objects accepted (a tool result inside a tool result counts two levels).
-MAX_DEPTH = 64
+#: The deepest nesting of arrays and objects accepted: content nested some 247 tool results deep (each counts
+#: two levels), within both the model's ``MAX_NESTING`` and pydantic-core's depth of 255 nested models.
+MAX_DEPTH = 500
 #: The most digits an integer may have: anything below 10**308 is a finite double.
 MAX_DIGITS = 308
 _LIMIT = 10**MAX_DIGITS

@@ -31,7 +31,7 @@ fields) and ``budget`` (default unlimited; ``max_tokens`` required inside it) ar
 Numbers: wherever a number is expected the strings ``"NaN"``, ``"Infinity"`` and ``"-Infinity"``
 are accepted, and ``dump_scenario`` writes non-finite numbers that way. Integers stay integers and
 floats stay floats; ``level``, ``source_level`` and ``pricing_epoch`` refuse floats. Limits
-(``reference.json_input``): at most 64 levels of nesting and integers of at most 308 digits.
+(``reference.json_input``): at most 500 levels of nesting and integers of at most 308 digits.
 
 A custom text estimator (``Store.text_estimator``) is code and cannot be written in JSON: a store
 loaded from a scenario has none, and ``dump_scenario`` leaves it out silently.

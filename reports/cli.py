@@ -246,4 +246,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run as ``python -m reports.cli``: use the module the subcommands import, so its CliError is caught.
+    from reports import cli
+
+    sys.exit(cli.main())

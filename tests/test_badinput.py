@@ -14,6 +14,7 @@ import pytest
 
 from invariants import check
 from reference.estimator import Pricing, raw_price, text_tokens, tool_result_price
+from reference.json_input import MAX_DEPTH
 from reference.model import (
     MAX_NESTING,
     Budget,
@@ -82,17 +83,27 @@ def test_a_huge_integer_is_read_as_javascript_reads_it():
 
 
 @pytest.mark.parametrize("field", ["head_window_tokens", "recent_window_tokens", "max_message_tokens"])
-def test_check_on_a_window_of_hundreds_of_digits_runs(tmp_path, field):
-    """Once an ``OverflowError`` in ``check``: the window is Infinity, as in JavaScript."""
+def test_check_on_a_window_of_hundreds_of_digits_is_one_line(tmp_path, field):
+    """Once an ``OverflowError`` in ``check``: a file's integer past the loader's 308 digits is refused in one
+    line naming the field (exit 2); up to it, it reads as JavaScript's double."""
     path = scenario_file(tmp_path, lambda raw: raw["config"].update({field: int("9" * 400)}))
+    done = cmharness("check", str(path))
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert f"config.{field}: expected a number, got a 400-digit integer" in done.stderr
+
+
+def test_check_on_a_window_of_308_digits_runs(tmp_path):
+    """The largest integer a file may hold is a window of Infinity (past ``Number.MAX_VALUE``)."""
+    path = scenario_file(tmp_path, lambda raw: raw["config"].update({"head_window_tokens": int("9" * 308)}))
     done = cmharness("check", str(path))
     assert done.returncode in (0, 1), done.stderr
     assert "Traceback" not in done.stderr and "crashed" not in done.stdout
 
 
 @pytest.mark.parametrize("text, error", [
-    ("9" * 5000, "cannot read: Exceeds the limit"),       # the JSON parser's digit limit
-    ("[" * 5000 + "]" * 5000, "nested too deep to read"),  # the JSON parser's recursion limit
+    ("9" * 5000, "config.recent_window_tokens: expected a number, got a 5000-digit integer"),  # past 4,300 digits
+    ("[" * 5000 + "]" * 5000, f"scenario: nested deeper than {MAX_DEPTH} arrays and objects"),  # past its recursion
 ])
 def test_input_past_the_json_parsers_limits_is_one_line(tmp_path, text, error):
     raw = EXAMPLE.read_text(encoding="utf-8").replace('"recent_window_tokens": 120', f'"recent_window_tokens": {text}')
