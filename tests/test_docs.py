@@ -17,7 +17,7 @@ from strategies.defects import Defect
 
 ROOT = Path(__file__).resolve().parents[1]
 MODEL = ROOT / "docs" / "model.md"
-SPEC_SECTIONS = ROOT / "docs" / "spec-sections.txt"
+OLD_SECTION_MAP = ROOT / "docs" / "spec-sections.txt"
 SCANNED = (".py", ".md", ".toml", ".txt")
 SKIPPED_DIRS = {".git", ".venv", "node_modules", "mutants", ".cmharness", ".hypothesis", "out", "__pycache__"}
 CITE = "docs/model.md, "
@@ -142,7 +142,7 @@ def test_every_link_to_the_model_names_an_anchor(model_text: str) -> None:
 
 
 def test_the_old_section_map_names_existing_headings(model_text: str) -> None:
-    lines = SPEC_SECTIONS.read_text(encoding="utf-8").splitlines()
+    lines = OLD_SECTION_MAP.read_text(encoding="utf-8").splitlines()
     assert lines[0].startswith("#") and "docs/model.md" in lines[0], "the first line must say what the file is"
     names = [heading_name(h) for h in headings(model_text)]
     targets = [re.sub(r"\s*\(.*?\)", "", t).strip() for line in lines
