@@ -1,5 +1,5 @@
 """Sweep small stores of tool cycles (one L1 per message) over window sizes and budgets; print, per
-variant, how many of the contexts it sends break the well-formed invariant (docs/model.md, "Invariant 8").
+variant, how many of the contexts it sends break the well-formed invariant (docs/model.md, "Invariants").
 
     PYTHONPATH=. python benchmarks/sweep_tool_pairs.py
 """

@@ -1,5 +1,5 @@
 """The invariants (docs/model.md, Invariants) as functions ``(store, config, budget, variant) -> [Violation]``:
-the seven of the first contract and an eighth, well-formed (docs/model.md, "Invariant 8").
+the seven of the first contract and an eighth, well-formed (docs/model.md, "Invariants").
 
 Each invariant compiles with a fresh ``HierarchicalStrategy(config, variant)`` (a variant name, looked
 up at call time, or a frozenset of defects) and judges the outcome against what it recomputes itself

@@ -1,4 +1,5 @@
-"""Byte-for-byte fidelity to the TypeScript where the model once departed from it (docs/model.md, "Fidelity").
+"""Byte-for-byte fidelity to the TypeScript where the model once departed from it (docs/model.md, Numerics;
+Recall answers and the envelope; Selection).
 
 Each test quotes the TypeScript it pins (anima-research/context-manager; ``src/recall-envelope.ts`` at
 4eb1ab89, ``src/strategies/autobiographical.ts`` at 1c779181).
