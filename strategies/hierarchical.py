@@ -9,7 +9,7 @@ grace limit (the tail newest first) and check that nothing is lost.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 from reference.model import Budget, Config, Content, Entry, Store, Summary
@@ -100,8 +100,8 @@ def compile_context(store: Store, config: Config, budget: Budget, prices: Prices
     the structural passes over the plan, then emits the finished items under the grace limit.
     """
     defects = prices.defects
-    E = _priced_once(prices)
     message_prices = prices.messages()
+    E = _priced_once(prices, zip((m.content for m in store.messages), message_prices, strict=True))
     if store.text_estimator is not None and not defects.on(Defect.UNCHECKED_BAD_VALUES):
         check_summary_texts(store, config, prices)
     contents = [m.content for m in store.messages]
@@ -155,9 +155,10 @@ def _emit_middle(run: Running, store: Store, selection: Selection, middle_raw: l
     return selection.summaries if prices.defects.on(Defect.COVERAGE_COUNTS_LEFT_OUT) else held
 
 
-def _priced_once(prices: Prices) -> Callable[[Content], Number]:
-    """``prices.E`` remembered per content object, so each message is priced once however often it is read."""
-    seen: dict[int, tuple[Content, Number]] = {}
+def _priced_once(prices: Prices, known: Iterable[tuple[Content, Number]]) -> Callable[[Content], Number]:
+    """``prices.E`` remembered per content object (starting from the ``known`` prices of the messages), so each
+    message is priced once however often it is read."""
+    seen: dict[int, tuple[Content, Number]] = {id(c): (c, p) for c, p in known}
 
     def E(content: Content) -> Number:
         hit = seen.get(id(content))
