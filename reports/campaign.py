@@ -464,10 +464,10 @@ def run_named_mutants(settings: Settings, mutants: Sequence[Mutant], *, shard: t
 
 
 DEFAULT_BUDGET = 540.0
-#: The folders mutmut mutates by default: the optimized compile under review. ``reference/`` (the yardstick,
-#: about 1,900 more mutants) runs with ``--mutmut-paths strategies reference`` and joins the same report.
-DEFAULT_MUTMUT_PATHS = ("strategies",)
+#: The folders mutmut mutates: everything the tests test (a test of ``reference/`` can only be shown red by a
+#: mutant there). ``--mutmut-paths`` narrows a run; results of other runs stay in the report.
 MUTMUT_PATHS = ("strategies", "reference")
+DEFAULT_MUTMUT_PATHS = MUTMUT_PATHS
 
 
 def add_report_arguments(parser: Any) -> None:
@@ -487,3 +487,5 @@ def add_report_arguments(parser: Any) -> None:
     parser.add_argument("--all-variants", action="store_true",
                         help="run a mutant against the tests of every variant, not only its own")
     parser.add_argument("--out", default=None, help="output folder (default reports/out)")
+    parser.add_argument("--full", action="store_true",
+                        help="a cold run: forget every journaled result and run everything again")

@@ -69,6 +69,8 @@ class MutmutResult:
     ran: bool
     seconds: float
     note: str = ""
+    #: Ctrl-C or SIGTERM stopped mutmut: what it finished is in ``records``, the caller re-raises.
+    interrupted: bool = False
 
 
 def mutmut_executable(python: str) -> str:
@@ -370,6 +372,7 @@ def run_mutmut(settings: Settings, fp: str, baseline: dict[str, Any], budget: fl
     known = all(m in every for m in owned)
     todo = [n for m in owned for n in pending.get(m, [])] if known else []
     ran = False
+    interrupted = False
     note = ""
     if owned and (not known or todo):
         if budget < 30:
@@ -379,14 +382,17 @@ def run_mutmut(settings: Settings, fp: str, baseline: dict[str, Any], budget: fl
             if shard is not None or set(paths) != set(MUTMUT_PATHS):  # name them: mutmut alone runs every module
                 args = [n for m in owned if m in every for n in pending[m]]
                 args += [f"{m}.*" for m in owned if m not in every]
-            note = _invoke(settings, work, baseline, args, deadline=start + budget, owned=owned)
+            try:
+                note = _invoke(settings, work, baseline, args, deadline=start + budget, owned=owned)
+            except KeyboardInterrupt:
+                note, interrupted = "interrupted; the pending mutants run next time", True
             ran = True
             reset_interrupted(work)
     every, pending = _pending_names(work)
     names = [n for m in owned for n in every.get(m, [])]
     records = collect(work, fp, {m for m in owned}, every)
     left = sum(len(pending.get(m, [])) for m in owned) + sum(1 for m in owned if m not in every)
-    return MutmutResult(records, names, left, ran, time.time() - start, note)
+    return MutmutResult(records, names, left, ran, time.time() - start, note, interrupted)
 
 
 def _invoke(settings: Settings, work: Path, baseline: dict[str, Any], names: list[str], deadline: float,

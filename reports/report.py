@@ -21,6 +21,7 @@ from __future__ import annotations
 import html
 import json
 import re
+import signal
 import sys
 import time
 import tomllib
@@ -59,11 +60,13 @@ MTE_STATUS = {"killed": "Killed", "survived": "Survived", "timeout": "Timeout", 
 
 
 def run_campaign(settings: Settings, *, shard: tuple[int, int] | None = None, budget: float = DEFAULT_BUDGET,
-                 mutmut: bool = True, merge: bool = False,
-                 mutmut_paths: Sequence[str] = DEFAULT_MUTMUT_PATHS) -> tuple[str, dict[str, dict[str, Any]]]:
+                 mutmut: bool = True, merge: bool = False, mutmut_paths: Sequence[str] = DEFAULT_MUTMUT_PATHS,
+                 full: bool = False) -> tuple[str, dict[str, dict[str, Any]]]:
     """Run what the journal does not hold yet (unless ``merge``); the fingerprint and every record."""
     start = time.time()
     deadline = start + budget - REPORT_RESERVE
+    if full and not merge:
+        forget(settings)
     fp = fingerprint(settings)
     if not merge:
         done = run_named_mutants(settings, named_mutants(), shard=shard, fp=fp, deadline=deadline)
@@ -87,10 +90,21 @@ def run_campaign(settings: Settings, *, shard: tuple[int, int] | None = None, bu
                     if result.names else "not started"
                 settings.progress.write(f"mutmut: {checked} ({fmt_time(result.seconds)})"
                                         + (f"; {result.note}" if result.note else "") + "\n")
+            if result.interrupted:
+                raise KeyboardInterrupt
     records = load_journals(settings.journal_dir, fp)
     if BASELINE not in records:
         raise SystemExit(f"no baseline journaled for fingerprint {fp} in {settings.journal_dir}: run the campaign")
     return fp, records
+
+
+def forget(settings: Settings) -> None:
+    """``--full``: drop every journal and mutmut's work copy, so that everything runs cold."""
+    import shutil
+
+    for path in settings.journal_dir.glob("*.jsonl") if settings.journal_dir.is_dir() else []:
+        path.unlink()
+    shutil.rmtree(settings.mutmut_dir, ignore_errors=True)
 
 
 # ----------------------------------------------------------------------------- the data
@@ -164,6 +178,8 @@ class Report:
     kills: pd.DataFrame  # named mutants x tests: 1 failed, 0 passed, NaN not run
     checks: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    #: The mutmut folders the run was asked to cover (one not started leaves the report incomplete).
+    scope: tuple[str, ...] = ()
 
     # -- scores
 
@@ -201,7 +217,7 @@ def switch_locations(root: Path) -> dict[str, tuple[str, int, int]]:
 
 
 def build(records: dict[str, dict[str, Any]], fp: str, mutants: Sequence[Mutant] | None = None,
-          equivalents: dict[str, Equivalent] | None = None) -> Report:
+          equivalents: dict[str, Equivalent] | None = None, scope: Sequence[str] = ()) -> Report:
     mutants = list(named_mutants() if mutants is None else mutants)
     equivalents = load_equivalents() if equivalents is None else equivalents
     baseline = records[BASELINE]
@@ -248,7 +264,7 @@ def build(records: dict[str, dict[str, Any]], fp: str, mutants: Sequence[Mutant]
     kills = kills.reindex(index=[m.id for m in mutants if m.id in kill_rows])
 
     mutmut = _mutmut_frame(records, equivalents, notes)
-    report = Report(fp, tests, named, mutmut, kills, notes=notes)
+    report = Report(fp, tests, named, mutmut, kills, notes=notes, scope=tuple(scope))
     report.checks = red_first(report, records)
     return report
 
@@ -405,9 +421,58 @@ def folder_scores(report: Report) -> list[str]:
     lines = []
     for folder in mutmut_folders(report):
         sub = score(report.mutmut.loc[report.mutmut["id"].str.startswith(f"mutmut:{folder}."), "status"])
-        lines.append(f"  {folder}/: {sub['killed']}/{sub['counted']} killed = {pct(sub['score'])} "
-                     f"(with timeouts {pct(sub['with_timeouts'])})")
+        lines.append(f"  {folder}/: {range_text(sub)} (with timeouts {pct(sub['with_timeouts'])})")
     return lines
+
+
+def range_text(s: dict[str, Any]) -> str:
+    """``killed/counted = x%``, or while mutants are pending the range: killed over all, killed over finished."""
+    pending = s["counts"].get("pending", 0)
+    if not pending:
+        return f"{s['killed']}/{s['counted']} killed = {pct(s['score'])}"
+    everything = s["counted"] + pending
+    return (f"{s['killed']}/{everything} killed = {pct(100.0 * s['killed'] / everything)} of all to "
+            f"{s['killed']}/{s['counted']} = {pct(s['score'])} of the finished ({pending} pending)")
+
+
+def completeness(report: Report) -> dict[str, Any]:
+    """What is left to run: pending mutants, and the folders in the run's scope mutmut has not started."""
+    named = int((report.named["status"] == "pending").sum())
+    mutmut = int((report.mutmut["status"] == "pending").sum()) if len(report.mutmut) else 0
+    started = set(mutmut_folders(report)) if len(report.mutmut) else set()
+    not_started = [f for f in report.scope if f not in started]
+    return {"named": named, "mutmut": mutmut, "pending": named + mutmut, "not_started": not_started,
+            "complete": not (named or mutmut or not_started)}
+
+
+def headline(report: Report) -> str:
+    c = completeness(report)
+    if c["complete"]:
+        return "COMPLETE: every mutant in scope ran"
+    parts = [f"{c['pending']} mutant(s) pending"] if c["pending"] else []
+    parts += [f"mutmut over {f}/ not started" for f in c["not_started"]]
+    return f"INCOMPLETE: {', '.join(parts)} (stopped at its budget or interrupted); run again to resume"
+
+
+def survivors(report: Report) -> int:
+    """Mutants a test should have killed and none did (timeouts are detected; equivalents are reviewed)."""
+    named = int(report.named["status"].isin(["survived", "no-coverage", "error"]).sum())
+    mutmut = int(report.mutmut["status"].isin(["survived", "no-coverage", "error"]).sum()) if len(report.mutmut) else 0
+    return named + mutmut
+
+
+EXIT_COMPLETE, EXIT_FOUND, EXIT_INCOMPLETE = 0, 1, 3
+
+
+def exit_status(report: Report) -> int:
+    """0 complete and nothing survived, 1 survivors or red-first gaps, 3 incomplete (2 is a usage error)."""
+    if not completeness(report)["complete"]:
+        return EXIT_INCOMPLETE
+    return EXIT_FOUND if survivors(report) or red_first_gaps(report) else EXIT_COMPLETE
+
+
+def red_first_gaps(report: Report) -> int:
+    return len(report.checks["red_on_violations"]) + len(report.checks.get("gaps", report.checks["never_red"]))
 
 
 def summary_lines(report: Report) -> list[str]:
@@ -415,18 +480,14 @@ def summary_lines(report: Report) -> list[str]:
     by_kind = []
     for kind, label in (("defect", "defects alone in sound"), ("removal", "the seed's removals")):
         sub = score(report.named.loc[report.named["kind"] == kind, "status"])
-        by_kind.append(f"  {label}: {sub['killed']}/{sub['counted']} killed"
-                       + (f", {sub['timeout']} timeout" if sub["timeout"] else ""))
+        by_kind.append(f"  {label}: {range_text(sub)}" + (f", {sub['timeout']} timeout" if sub["timeout"] else ""))
     mc = ms["counts"]
     lines = [
+        headline(report),
         f"fingerprint {report.fp}: {len(report.tests)} tests on the baseline",
-        f"named mutants: {ns['killed']}/{ns['counted']} killed = {pct(ns['score'])} "
-        f"(with timeouts {pct(ns['with_timeouts'])}; {ns['timeout']} timeout"
-        + (f"; {ns['counts']['pending']} of {ns['total']} not run yet: INCOMPLETE" if ns["counts"].get("pending")
-           else "") + ")",
+        f"named mutants: {range_text(ns)} (with timeouts {pct(ns['with_timeouts'])}; {ns['timeout']} timeout)",
         *by_kind,
-        f"mutmut ({', '.join(f + '/' for f in mutmut_folders(report)) or 'no folder'}): "
-        f"{ms['killed']}/{ms['counted']} killed = {pct(ms['score'])} "
+        f"mutmut ({', '.join(f + '/' for f in mutmut_folders(report)) or 'no folder'}): {range_text(ms)} "
         f"(with timeouts {pct(ms['with_timeouts'])}); survived {mc.get('survived', 0)}, no coverage "
         f"{mc.get('no-coverage', 0)}, timeout {mc.get('timeout', 0)}, equivalent {mc.get('equivalent', 0)}, "
         f"pending {mc.get('pending', 0)}" + ("" if len(report.mutmut) else " (mutmut has not run yet)"),
@@ -435,8 +496,8 @@ def summary_lines(report: Report) -> list[str]:
         f"or a mutant of the folders above; "
         f"{len(report.checks['red_on_violations'])} red_on violation(s)",
     ]
-    survivors = report.named[~report.named["status"].isin(["killed", "pending"])]
-    for row in survivors.itertuples():
+    not_killed = report.named[~report.named["status"].isin(["killed", "pending"])]
+    for row in not_killed.itertuples():
         lines.append(f"  not killed: {row.id} ({row.status}): {row.wording}")
     return lines + [f"note: {n}" for n in report.notes]
 
@@ -651,6 +712,7 @@ def write(report: Report, out: Path, root: Path) -> list[Path]:
 
 
 def run(args: Any, stdout: TextIO) -> int:
+    """The subcommand: exit 0 complete with nothing left alive, 1 survivors or red-first gaps, 3 incomplete."""
     from reports.mutants import parse_shard
 
     settings = Settings()
@@ -660,16 +722,31 @@ def run(args: Any, stdout: TextIO) -> int:
         settings.workers = args.workers
     settings.all_variants = bool(args.all_variants)
     shard = parse_shard(args.shard) if args.shard else None
+    scope = () if args.no_mutmut else tuple(args.mutmut_paths)
     start = time.time()
+    interrupted = False
+    previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         fp, records = run_campaign(settings, shard=shard, budget=args.budget, mutmut=not args.no_mutmut,
-                                   merge=args.merge, mutmut_paths=tuple(args.mutmut_paths))
+                                   merge=args.merge, mutmut_paths=tuple(args.mutmut_paths),
+                                   full=bool(getattr(args, "full", False)))
     except KeyboardInterrupt:
         print("cmharness report: interrupted; what finished is journaled, run it again to resume", file=sys.stderr)
-        return 130
-    report = build(records, fp)
+        interrupted = True
+        fp = fingerprint(settings)
+        records = load_journals(settings.journal_dir, fp)
+        if BASELINE not in records:
+            return EXIT_INCOMPLETE
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    report = build(records, fp, scope=scope)
     paths = write(report, settings.out, settings.root)
     stdout.write("\n".join(summary_lines(report)) + "\n")
     shown = [str(p.relative_to(settings.root)) if p.is_relative_to(settings.root) else str(p) for p in paths]
     stdout.write(f"wrote {', '.join(shown)} in {fmt_time(time.time() - start)}\n")
-    return 0
+    return EXIT_INCOMPLETE if interrupted else exit_status(report)
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    """SIGTERM ends a run as Ctrl-C does: what finished is journaled and an INCOMPLETE report written."""
+    raise KeyboardInterrupt

@@ -609,3 +609,41 @@ def test_failure_texts_drop_memory_addresses():
     text = "E   AssertionError: <function f.<locals>.g at 0x7f24b16c3920> is not None\n"
     assert first_line_of_failure(text) == "AssertionError: <function f.<locals>.g at 0x…> is not None"
     assert first_line_of_failure("E   assert 0x10 == 16") == "assert 0x10 == 16"  # a number, not an address
+
+
+# ----------------------------------------------------------------------------- completeness and exit codes
+
+
+def test_a_report_with_pending_mutants_says_incomplete_with_the_score_as_a_range(campaign):
+    from reports.report import EXIT_INCOMPLETE, exit_status, summary_lines
+
+    _, fp, records = campaign
+    partial = {k: v for k, v in records.items() if k != "defect:OFF_FOR_LARGE"}
+    report = build(partial, fp, MUTANTS, equivalents={})
+    lines = summary_lines(report)
+    assert lines[0].startswith("INCOMPLETE: 1 mutant(s) pending")
+    # killed over all (pending counted), then killed over the finished
+    assert "1/4 killed = 25.0% of all to 1/3 = 33.3% of the finished (1 pending)" in lines[2]
+    assert exit_status(report) == EXIT_INCOMPLETE
+
+
+def test_a_folder_in_scope_mutmut_never_started_leaves_the_report_incomplete(campaign):
+    from reports.report import EXIT_FOUND, EXIT_INCOMPLETE, exit_status, summary_lines
+
+    _, fp, records = campaign
+    assert exit_status(build(records, fp, MUTANTS, equivalents={}, scope=("reference",))) == EXIT_INCOMPLETE
+    assert "mutmut over reference/ not started" in summary_lines(
+        build(records, fp, MUTANTS, equivalents={}, scope=("reference",)))[0]
+    complete = build(records, fp, MUTANTS, equivalents={})
+    assert summary_lines(complete)[0].startswith("COMPLETE")
+    assert exit_status(complete) == EXIT_FOUND  # HARMLESS survived
+
+
+def test_a_complete_report_with_nothing_alive_exits_zero(campaign):
+    from reports.report import EXIT_COMPLETE, exit_status
+
+    _, fp, records = campaign
+    killed = [m for m in MUTANTS if records[m.id]["status"] in ("killed", "timeout")]
+    report = build(records, fp, killed, equivalents={})
+    report.checks = {**report.checks, "never_red": [], "gaps": [], "red_on_violations": []}
+    assert exit_status(report) == EXIT_COMPLETE
