@@ -95,6 +95,10 @@ def lay_work_copy(settings: Settings, fp: str) -> Path:
     work = work_dir(settings)
     stamp = work.parent / "fingerprint"
     if work.is_dir() and stamp.exists() and stamp.read_text().strip() == fp:
+        for f in _harness_files(settings.root):  # the harness's own modules: always the current ones
+            for folder in (work, work / "mutants"):
+                if (folder / "reports").is_dir():
+                    shutil.copy2(f, folder / f.relative_to(settings.root))
         return work
     if work.exists():
         shutil.rmtree(work)

@@ -92,10 +92,38 @@ def run_campaign(settings: Settings, *, shard: tuple[int, int] | None = None, bu
                                         + (f"; {result.note}" if result.note else "") + "\n")
             if result.interrupted:
                 raise KeyboardInterrupt
+        complete = all(m.id in done for m in named_mutants()) and (not mutmut or not result.pending)
+        if complete and shard is None:  # the search reads every result: it runs on a finished main pass only
+            witnesses(settings, fp, done, journal_name(shard), deadline, mutmut)
     records = load_journals(settings.journal_dir, fp)
     if BASELINE not in records:
         raise SystemExit(f"no baseline journaled for fingerprint {fp} in {settings.journal_dir}: run the campaign")
     return fp, records
+
+
+def witnesses(settings: Settings, fp: str, done: dict[str, dict[str, Any]], journal: str, deadline: float,
+              mutmut: bool) -> None:
+    """The red-first witness search over the tests the main pass never saw red (``reports.witness``)."""
+    from reports.mutmut_run import work_dir
+    from reports.witness import never_red, search
+
+    pending = {b for b in never_red(done) if f"witness:{b}" not in done}
+    if not pending or deadline - time.time() < 10:
+        return
+    if settings.progress:
+        settings.progress.write(f"witnesses: searching a red-first witness for {len(pending)} never-red test(s)\n")
+        settings.progress.flush()
+    started = time.time()
+    work = work_dir(settings) if mutmut and work_dir(settings).is_dir() else None
+    out = Journal(settings.journal_dir, journal)
+    found = 0
+    for rec in search(settings, done, fp, work, deadline):
+        if done.get(rec["mutant"]) != rec:
+            out.write(rec)
+            done[rec["mutant"]] = rec
+            found += bool(rec.get("witness"))
+    if settings.progress:
+        settings.progress.write(f"witnesses: {found} found ({fmt_time(time.time() - started)})\n")
 
 
 def forget(settings: Settings) -> None:
@@ -302,19 +330,33 @@ def _mutmut_frame(records: dict[str, dict[str, Any]], equivalents: dict[str, Equ
 
 
 def red_first(report: Report, records: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """Every test red somewhere (a variant on the baseline, or a mutant); every ``red_on`` red there, green on sound."""
+    """Each test's red-first witness (a variant it is red on, or a mutant it kills), the tests without one and
+    why; every ``red_on`` red there and green on sound."""
+    from reports.witness import NO_CODE, ONLY_EQUIVALENT
+
     tests = report.tests
-    red_somewhere: set[str] = set()
-    red_somewhere.update(tests.loc[tests["outcome"].isin(RED), "base"])
-    killers: set[str] = set()
-    for rec in records.values():
-        if rec.get("kind") in ("defect", "removal", "mutmut"):
-            killers.update(rec.get("killed_by", []))
-    for t in killers:
-        red_somewhere.add(tests.at[t, "base"] if t in tests.index else t)
+    witness: dict[str, tuple[str, str]] = {}
+    for row in tests[tests["outcome"].isin(RED)].sort_index().itertuples():
+        witness.setdefault(row.base, (f"variant {row.variant or 'baseline'}", first_line_of_failure(row.text)
+                                      if isinstance(getattr(row, "text", None), str) else ""))
+    for key in sorted(records):
+        rec = records[key]
+        if rec.get("kind") in ("defect", "removal", "mutmut", "extra"):
+            failures = rec.get("failures", {})
+            for t in rec.get("killed_by", []) or []:
+                b = tests.at[t, "base"] if t in tests.index else t
+                witness.setdefault(b, (key, first_line_of_failure(failures.get(t, ""))))
+    reasons: dict[str, str] = {}
+    for rec in (r for _, r in sorted(records.items()) if r.get("kind") == "witness"):
+        if rec.get("witness"):
+            witness.setdefault(rec["base"], (rec["witness"], stable(rec.get("failure", ""))))
+        else:
+            reasons[rec["base"]] = rec.get("reason", "")
     ran = tests[tests["outcome"] != "skipped"]
     bases = sorted(set(ran["base"]))
-    never_red = [b for b in bases if b not in red_somewhere]
+    never_red = [b for b in bases if b not in witness]
+    without = {b: reasons.get(b, "not searched yet (the witness search runs after a complete main pass)")
+               for b in never_red}
     only_skipped = sorted(set(tests["base"]) - set(ran["base"]))
     violations = []
     for nodeid, row in tests.iterrows():
@@ -332,7 +374,8 @@ def red_first(report: Report, records: dict[str, dict[str, Any]]) -> dict[str, A
         if "sound" not in set(group["variant"]):
             violations.append({"test": base, "problem": "marked red_on but never run on sound"})
     return {"never_red": never_red, "only_skipped": only_skipped, "red_on_violations": violations,
-            "tests": len(bases)}
+            "tests": len(bases), "witness": {b: witness[b] for b in bases if b in witness}, "without": without,
+            "gaps": [b for b, why in without.items() if why not in (NO_CODE, ONLY_EQUIVALENT)]}
 
 
 # ----------------------------------------------------------------------------- the variant matrix
@@ -475,6 +518,13 @@ def red_first_gaps(report: Report) -> int:
     return len(report.checks["red_on_violations"]) + len(report.checks.get("gaps", report.checks["never_red"]))
 
 
+def _reason_counts(without: dict[str, str]) -> str:
+    counts: dict[str, int] = {}
+    for why in without.values():
+        counts[why.split(":")[0]] = counts.get(why.split(":")[0], 0) + 1
+    return "; ".join(f"{n} {why}" for why, n in sorted(counts.items())) or "none"
+
+
 def summary_lines(report: Report) -> list[str]:
     ns, ms = report.named_score(), report.mutmut_score()
     by_kind = []
@@ -492,9 +542,10 @@ def summary_lines(report: Report) -> list[str]:
         f"{mc.get('no-coverage', 0)}, timeout {mc.get('timeout', 0)}, equivalent {mc.get('equivalent', 0)}, "
         f"pending {mc.get('pending', 0)}" + ("" if len(report.mutmut) else " (mutmut has not run yet)"),
         *folder_scores(report),
-        f"red-first: {len(report.checks['never_red'])} of {report.checks['tests']} tests never red on a variant "
-        f"or a mutant of the folders above; "
-        f"{len(report.checks['red_on_violations'])} red_on violation(s)",
+        f"red-first: {report.checks['tests'] - len(report.checks['never_red'])} of {report.checks['tests']} tests "
+        f"have a witness (red on a variant or a mutant); {len(report.checks['never_red'])} without "
+        f"({_reason_counts(report.checks['without'])}); {len(report.checks['red_on_violations'])} red_on "
+        "violation(s)",
     ]
     not_killed = report.named[~report.named["status"].isin(["killed", "pending"])]
     for row in not_killed.itertuples():

@@ -647,3 +647,45 @@ def test_a_complete_report_with_nothing_alive_exits_zero(campaign):
     report = build(records, fp, killed, equivalents={})
     report.checks = {**report.checks, "never_red": [], "gaps": [], "red_on_violations": []}
     assert exit_status(report) == EXIT_COMPLETE
+
+
+# ----------------------------------------------------------------------------- red-first witnesses
+
+
+def test_a_never_red_test_gets_a_killed_mutant_of_its_code_as_witness_or_a_reason(campaign):
+    from reports.witness import NO_CODE, REAL_GAP, never_red, search
+
+    settings, fp, records = campaign
+    records = dict(records)
+    off = dict(records["defect:OFF_BY_ONE"])
+    off["killed_by"] = ["tests/test_calc.py::test_add[sound]"]  # as if only its first killer were known
+    records["defect:OFF_BY_ONE"] = off
+    assert "tests/test_calc.py::test_marked_but_never_red" in never_red(records)
+    found = {r["base"]: r for r in search(settings, records, fp, None, time.time() + 60)}
+    marked = found["tests/test_calc.py::test_marked_but_never_red"]
+    assert marked["witness"] == "defect:OFF_BY_ONE" and marked["test"].endswith("[sound]")
+    assert "assert" in marked["failure"]
+    assert found["tests/test_calc.py::test_plain"]["reason"] == NO_CODE  # looks no variant up, covers nothing
+    records.update({r["mutant"]: r for r in found.values()})
+    checks = build(records, fp, MUTANTS, equivalents={}).checks
+    assert checks["witness"]["tests/test_calc.py::test_marked_but_never_red"][0] == "defect:OFF_BY_ONE"
+    assert checks["without"]["tests/test_calc.py::test_plain"] == NO_CODE
+    assert "tests/test_calc.py::test_plain" not in checks["gaps"]  # explained, not a gap
+    assert REAL_GAP not in checks["without"].values()
+
+
+def test_the_witness_plan_reads_mutmuts_coverage_for_candidates(campaign):
+    from reports.witness import ONLY_EQUIVALENT, plan
+
+    _, _, records = campaign
+    records = {k: v for k, v in records.items() if k == BASELINE}
+    for n, status in ((1, "killed"), (2, "survived"), (3, "equivalent")):
+        records[f"mutmut:calc.x_add__mutmut_{n}"] = {"mutant": f"mutmut:calc.x_add__mutmut_{n}", "kind": "mutmut",
+                                                     "status": status, "killed_by": []}
+    records["mutmut:calc.x_sub__mutmut_1"] = {"kind": "mutmut", "status": "survived", "killed_by": []}
+    coverage = {"calc.x_add": {"tests/test_calc.py::test_plain"}, "calc.x_sub": {"tests/test_calc.py::test_table"}}
+    todo, reasons = plan(records, coverage)
+    assert todo["tests/test_calc.py::test_plain"] == [["mutmut", "calc.x_add__mutmut_1", "mutmut:calc.x_add__mutmut_1"]]
+    assert "tests/test_calc.py::test_table" not in todo  # reads the defect table: never a candidate
+    assert reasons.get("tests/test_calc.py::test_add") is None or reasons["tests/test_calc.py::test_add"] != \
+        ONLY_EQUIVALENT
