@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from reports.deps import named_key, settings_part
 from reports.mutants import Mutant, in_shard
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -159,6 +160,21 @@ def load_journals(directory: Path, fp: str) -> dict[str, dict[str, Any]]:
                 if isinstance(rec, dict) and rec.get("fingerprint") == fp and "mutant" in rec:
                     records[rec["mutant"]] = rec
     return records
+
+
+def reuse_unchanged(directory: Path, pending: Sequence[Mutant], keys: dict[str, str], fp: str) -> list[dict[str, Any]]:
+    """Records of earlier runs (any fingerprint) of the pending named mutants whose dependency key is unchanged,
+    carried over to fingerprint ``fp``."""
+    wanted = {(m.id, keys[m.id]) for m in pending}
+    found: dict[str, dict[str, Any]] = {}
+    for path in sorted(directory.glob("*.jsonl")) if directory.is_dir() else []:
+        with open(path, encoding="utf-8") as fh:
+            for line in fh:
+                with contextlib.suppress(json.JSONDecodeError, TypeError):
+                    rec = json.loads(line)
+                    if (rec.get("mutant"), rec.get("deps")) in wanted and rec.get("status"):
+                        found[rec["mutant"]] = rec
+    return [{**found[m.id], "fingerprint": fp} for m in pending if m.id in found]
 
 
 # ----------------------------------------------------------------------------- subprocesses
@@ -422,12 +438,24 @@ def run_named_mutants(settings: Settings, mutants: Sequence[Mutant], *, shard: t
     if settings.progress and len(pending) < len(mine):
         settings.progress.write(f"resuming: {len(mine) - len(pending)} of {len(mine)} named mutants already "
                                 "journaled\n")
+    keys = {m.id: named_key(settings.root, m.spec, [r["nodeid"] for r in tests_for(m, baseline, settings.all_variants)],
+                            settings_part(settings.selection, settings.profile, settings.all_variants))
+            for m in pending}
+    kept = reuse_unchanged(settings.journal_dir, pending, keys, fp)
+    for rec in kept:
+        journal.write(rec)
+        done[rec["mutant"]] = rec
+    if settings.progress and kept:
+        rerun = [m.id for m in pending if m.id not in done]
+        settings.progress.write(f"incremental: {len(kept)} named mutant(s) kept (their switch sites and tests are "
+                                f"unchanged); {len(rerun)} re-run" + (f": {', '.join(rerun)}" if rerun else "") + "\n")
+    pending = [m for m in pending if m.id not in done]
     progress = Progress(len(pending), settings.workers, settings.progress, "named mutants")
     workers = max(1, min(settings.workers, len(pending)))
     halted = threading.Event()
 
     def one(mutant: Mutant) -> dict[str, Any] | None:
-        return None if halted.is_set() else run_named(mutant, baseline, settings, fp)
+        return None if halted.is_set() else {**run_named(mutant, baseline, settings, fp), "deps": keys[mutant.id]}
 
     def halt() -> None:
         halted.set()

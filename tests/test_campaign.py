@@ -689,3 +689,29 @@ def test_the_witness_plan_reads_mutmuts_coverage_for_candidates(campaign):
     assert "tests/test_calc.py::test_table" not in todo  # reads the defect table: never a candidate
     assert reasons.get("tests/test_calc.py::test_add") is None or reasons["tests/test_calc.py::test_add"] != \
         ONLY_EQUIVALENT
+
+
+# ----------------------------------------------------------------------------- incremental
+
+
+def test_after_a_change_only_the_named_mutants_it_touches_run_again(campaign, tmp_path):
+    settings, fp, records = campaign
+    root = tmp_path / "copy"
+    shutil.copytree(settings.root, root)
+    again = settings_for(root)
+    tests = root / "tests" / "test_calc.py"
+    tests.write_text(tests.read_text().replace("assert 1 + 1 == 2", "assert 2 + 2 == 4"))  # no mutant runs it
+    defects_py = root / "strategies" / "defects.py"
+    defects_py.write_text(defects_py.read_text().replace('"changes nothing a test sees"', '"still nothing"'))
+    seen: list[str] = []
+    new_fp = fingerprint(again)
+    assert new_fp != fp
+    done = run_named_mutants(again, MUTANTS, fp=new_fp, on_record=lambda r: seen.append(r["mutant"]))
+    assert seen == ["defect:HARMLESS"]  # its switch's site changed; the others are kept
+    assert "incremental: 3 named mutant(s) kept" in again.progress.getvalue()
+    assert {k: v["status"] for k, v in done.items() if k != BASELINE} == \
+        {k: v["status"] for k, v in records.items() if k != BASELINE}
+    tests.write_text(tests.read_text().replace("assert add(1, 2, variant) == 3", "assert add(2, 1, variant) == 3"))
+    seen.clear()
+    run_named_mutants(again, MUTANTS, fp=fingerprint(again), on_record=lambda r: seen.append(r["mutant"]))
+    assert sorted(seen) == sorted(m.id for m in MUTANTS)  # test_add[sound] runs under every sound mutant
