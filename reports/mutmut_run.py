@@ -90,26 +90,97 @@ def work_dir(settings: Settings) -> Path:
     return settings.mutmut_dir / "project"
 
 
-def lay_work_copy(settings: Settings, fp: str) -> Path:
-    """The project's hashed files copied to the work folder (laid anew when the fingerprint changed)."""
+def lay_work_copy(settings: Settings, fp: str) -> tuple[Path, dict[str, str | None]]:
+    """The project's hashed files in the work folder: copied whole the first time, then brought up to date file
+    by file, so that mutmut keeps the results of every function that did not change (it re-mutates a changed
+    file and re-runs the mutants of its changed functions; ``reset_for_changed_tests`` does the tests' part)."""
+    previous = sync_work_copy(settings)
+    (work_dir(settings).parent / "fingerprint").write_text(fp + "\n")
+    return work_dir(settings), previous
+
+
+def sync_work_copy(settings: Settings) -> dict[str, str | None]:
+    """Copy what changed into the work folder and drop what is gone; each changed path's previous text (None
+    when the work folder had no such file)."""
     work = work_dir(settings)
-    stamp = work.parent / "fingerprint"
-    if work.is_dir() and stamp.exists() and stamp.read_text().strip() == fp:
-        for f in _harness_files(settings.root):  # the harness's own modules: always the current ones
-            for folder in (work, work / "mutants"):
-                if (folder / "reports").is_dir():
-                    shutil.copy2(f, folder / f.relative_to(settings.root))
-        return work
-    if work.exists():
-        shutil.rmtree(work)
-    work.mkdir(parents=True)
     names = [*settings.hashed, "reports"]
-    for f in hashed_files(settings.root, names) + _harness_files(settings.root):
-        rel = f.relative_to(settings.root)
-        (work / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(f, work / rel)
-    stamp.write_text(fp + "\n")
-    return work
+    wanted = {f.relative_to(settings.root).as_posix(): f
+              for f in hashed_files(settings.root, names) + _harness_files(settings.root)}
+    changed: dict[str, str | None] = {}
+    for rel, f in sorted(wanted.items()):
+        target = work / rel
+        if target.exists() and target.read_bytes() == f.read_bytes():
+            continue
+        changed[rel] = target.read_text(encoding="utf-8", errors="replace") if target.exists() else None
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(f, target)  # the source's time: newer than mutmut's mutant of it, so mutmut re-mutates it
+    tops = {Path(n).parts[0] for n in names}
+    for path in sorted(work.rglob("*")) if work.is_dir() else []:
+        rel = path.relative_to(work)
+        if not path.is_file() or rel.parts[0] == "mutants" or rel.parts[0] not in tops or "__pycache__" in rel.parts:
+            continue
+        if rel.as_posix() not in wanted and not rel.as_posix().endswith((".pyc", ".log")):
+            changed[rel.as_posix()] = path.read_text(encoding="utf-8", errors="replace")
+            path.unlink()
+            for stale in (work / "mutants" / rel, work / "mutants" / (rel.as_posix() + ".meta")):
+                stale.unlink(missing_ok=True)
+    return changed
+
+
+def test_keys(settings: Settings, nodeids: Iterable[str]) -> dict[str, str]:
+    from reports.deps import shared_key, test_key
+
+    shared = shared_key(settings.root)
+    return {n: test_key(settings.root, n, shared) for n in nodeids}
+
+
+def reset_for_changed_tests(settings: Settings, work: Path) -> list[str]:
+    """Make the mutants of every function a changed test covers pending again (mutmut keys its results by the
+    function's source alone); the functions so reset."""
+    stats_path = work / "mutants" / "mutmut-stats.json"
+    keys_path = work.parent / "test-keys.json"
+    if not stats_path.exists() or not keys_path.exists():
+        return []
+    tests_by_function = json.loads(stats_path.read_text(encoding="utf-8")).get("tests_by_mangled_function_name", {})
+    old = json.loads(keys_path.read_text(encoding="utf-8"))
+    new = test_keys(settings, old)
+    changed = {n for n, k in old.items() if new.get(n) != k}
+    functions = sorted(f for f, tests in tests_by_function.items() if changed & set(tests))
+    if not functions:
+        return []
+    wanted = set(functions)
+    for _source, (meta, data) in load_meta(work).items():
+        codes = data.get("exit_code_by_key", {})
+        hit = [k for k in codes if k.rsplit("__mutmut_", 1)[0] in wanted and codes[k] is not None]
+        if hit:
+            for k in hit:
+                codes[k] = None
+            meta.write_text(json.dumps(data, indent=4), encoding="utf-8")
+    return functions
+
+
+def save_test_keys(settings: Settings, work: Path) -> None:
+    stats_path = work / "mutants" / "mutmut-stats.json"
+    if stats_path.exists():
+        stats = json.loads(stats_path.read_text(encoding="utf-8"))
+        nodeids = {t for tests in stats.get("tests_by_mangled_function_name", {}).values() for t in tests}
+        (work.parent / "test-keys.json").write_text(json.dumps(test_keys(settings, sorted(nodeids)), indent=0),
+                                                    encoding="utf-8")
+
+
+def changed_functions(work: Path, previous: dict[str, str | None]) -> list[str]:
+    """The functions of the mutated folders whose source differs from the last run's (``module.name``)."""
+    from reports.deps import function_sources
+
+    out = []
+    for rel, old in sorted(previous.items()):
+        if not rel.endswith(".py") or rel.split("/", 1)[0] not in MUTMUT_PATHS or old is None:
+            continue
+        now = (work / rel).read_text(encoding="utf-8") if (work / rel).exists() else ""
+        before, after = function_sources(old), function_sources(now)
+        out += [f"{module_of(rel)}.{name}" for name in sorted(set(before) | set(after))
+                if before.get(name) != after.get(name)]
+    return out
 
 
 def _harness_files(root: Path) -> list[Path]:
@@ -368,8 +439,18 @@ def run_mutmut(settings: Settings, fp: str, baseline: dict[str, Any], budget: fl
     """Run (or resume) mutmut over the modules under ``paths`` for at most ``budget`` seconds; the records of
     every finished mutant of those modules."""
     start = time.time()
-    work = lay_work_copy(settings, fp)
+    warm = (work_dir(settings) / "mutants").is_dir()
+    work, previous = lay_work_copy(settings, fp)
     reset_interrupted(work)
+    touched = changed_functions(work, previous) if warm else []
+    retest = reset_for_changed_tests(settings, work) if warm else []
+    if warm and settings.progress is not None:
+        settings.progress.write(
+            f"incremental: mutmut re-runs the mutants of {len(touched)} changed function(s)"
+            + (f" ({', '.join(touched[:8])}{', ...' if len(touched) > 8 else ''})" if touched else "")
+            + f" and of {len(retest)} function(s) whose covering tests changed"
+            + (f" ({', '.join(retest[:8])}{', ...' if len(retest) > 8 else ''})" if retest else "") + "\n")
+    sources_changed = any(r.endswith(".py") and r.split("/", 1)[0] in MUTMUT_PATHS for r in previous)
     owned = [m for m in modules(work) if m.split(".", 1)[0] in paths
              and (shard is None or shard_of(m, shard[1]) == shard[0])]
     every, pending = _pending_names(work)
@@ -378,7 +459,7 @@ def run_mutmut(settings: Settings, fp: str, baseline: dict[str, Any], budget: fl
     ran = False
     interrupted = False
     note = ""
-    if owned and (not known or todo):
+    if owned and (not known or todo or (warm and sources_changed)):
         if budget < 30:
             note = f"not run: only {max(budget, 0):.0f}s of the budget left; it runs next time"
         else:
@@ -392,6 +473,7 @@ def run_mutmut(settings: Settings, fp: str, baseline: dict[str, Any], budget: fl
                 note, interrupted = "interrupted; the pending mutants run next time", True
             ran = True
             reset_interrupted(work)
+            save_test_keys(settings, work)
     every, pending = _pending_names(work)
     names = [n for m in owned for n in every.get(m, [])]
     records = collect(work, fp, {m for m in owned}, every)

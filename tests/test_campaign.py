@@ -594,6 +594,16 @@ def test_mutmut_runs_in_its_own_copy_and_is_read_back(tmp_path):
     assert (some["file"], some["line"]) == ("reference/ops.py", 2)
     assert {f: f.read_bytes() for f in hashed_files(root, (*hashed, "reports"))} == before
     assert not (root / "mutants").exists()
+    # incremental: a changed function re-runs its own mutants, a changed test those of the functions it covers
+    (root / "strategies" / "step.py").write_text("def inc(x):\n    return 1 + x\n")
+    tests = root / "tests" / "test_ops.py"
+    tests.write_text(tests.read_text().replace("assert double(3) == 6", "assert double(4) == 8"))
+    settings.progress = io.StringIO()
+    again = run_mutmut(settings, fingerprint(settings), baseline, budget=240)
+    said = settings.progress.getvalue()
+    assert "re-runs the mutants of 1 changed function(s) (strategies.step.inc)" in said, said
+    assert "1 function(s) whose covering tests changed (reference.ops.x_double)" in said, said
+    assert again.pending == 0 and {r["mutant"] for r in again.records} >= set(by_name)
 
 
 def test_runs_get_a_fixed_hash_seed_and_the_campaign_profile():
