@@ -18,6 +18,7 @@ and resumed writes the same report as one that was not.
 
 from __future__ import annotations
 
+import contextlib
 import html
 import json
 import re
@@ -104,10 +105,15 @@ def run_campaign(settings: Settings, *, shard: tuple[int, int] | None = None, bu
 def witnesses(settings: Settings, fp: str, done: dict[str, dict[str, Any]], journal: str, deadline: float,
               mutmut: bool) -> None:
     """The red-first witness search over the tests the main pass never saw red (``reports.witness``)."""
-    from reports.mutmut_run import work_dir
+    from reports.mutmut_run import test_keys, work_dir
     from reports.witness import never_red, search
 
     pending = {b for b in never_red(done) if f"witness:{b}" not in done}
+    out = Journal(settings.journal_dir, journal)
+    for rec in kept_witnesses(settings, done, pending, fp):
+        out.write(rec)
+        done[rec["mutant"]] = rec
+        pending.discard(rec["base"])
     if not pending or deadline - time.time() < 10:
         return
     if settings.progress:
@@ -115,15 +121,33 @@ def witnesses(settings: Settings, fp: str, done: dict[str, dict[str, Any]], jour
         settings.progress.flush()
     started = time.time()
     work = work_dir(settings) if mutmut and work_dir(settings).is_dir() else None
-    out = Journal(settings.journal_dir, journal)
     found = 0
     for rec in search(settings, done, fp, work, deadline):
+        if rec.get("test"):
+            rec["deps"] = test_keys(settings, [rec["test"]])[rec["test"]]
         if done.get(rec["mutant"]) != rec:
             out.write(rec)
             done[rec["mutant"]] = rec
             found += bool(rec.get("witness"))
     if settings.progress:
         settings.progress.write(f"witnesses: {found} found ({fmt_time(time.time() - started)})\n")
+
+
+def kept_witnesses(settings: Settings, done: dict[str, dict[str, Any]], pending: set[str],
+                   fp: str) -> list[dict[str, Any]]:
+    """Witnesses of earlier runs still good: the test's sources unchanged and its witness still killed."""
+    from reports.mutmut_run import test_keys
+
+    previous: dict[str, dict[str, Any]] = {}
+    for path in sorted(settings.journal_dir.glob("*.jsonl")) if settings.journal_dir.is_dir() else []:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            with contextlib.suppress(json.JSONDecodeError, TypeError, KeyError):
+                rec = json.loads(line)
+                if rec.get("kind") == "witness" and rec.get("witness") and rec["base"] in pending:
+                    previous[rec["base"]] = rec
+    keys = test_keys(settings, [r["test"] for r in previous.values()])
+    return [{**rec, "fingerprint": fp} for rec in previous.values()
+            if keys.get(rec["test"]) == rec.get("deps") and done.get(rec["witness"], {}).get("status") == "killed"]
 
 
 def forget(settings: Settings) -> None:
