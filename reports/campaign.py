@@ -163,6 +163,17 @@ def load_journals(directory: Path, fp: str) -> dict[str, dict[str, Any]]:
     return records
 
 
+def _key(settings: Settings, mutant: Mutant, baseline: dict[str, Any], patch: Path | None) -> str:
+    if patch is not None:
+        from reports.extra import key
+
+        return key(settings, patch.read_text(encoding="utf-8"),
+                   [r["nodeid"] for r in baseline["tests"] if r["outcome"] == "passed"])
+    nodeids = [r["nodeid"] for r in tests_for(mutant, baseline, settings.all_variants)]
+    return named_key(settings.root, mutant.spec, nodeids,
+                     settings_part(settings.selection, settings.profile, settings.all_variants))
+
+
 def reuse_unchanged(directory: Path, pending: Sequence[Mutant], keys: dict[str, str], fp: str) -> list[dict[str, Any]]:
     """Records of earlier runs (any fingerprint) of the pending named mutants whose dependency key is unchanged,
     carried over to fingerprint ``fp``."""
@@ -424,7 +435,8 @@ def ensure_baseline(settings: Settings, fp: str, journal: Journal, done: dict[st
 
 def run_named_mutants(settings: Settings, mutants: Sequence[Mutant], *, shard: tuple[int, int] | None = None,
                       fp: str | None = None, on_record: Callable[[dict[str, Any]], None] | None = None,
-                      deadline: float | None = None) -> dict[str, dict[str, Any]]:
+                      deadline: float | None = None, patches: dict[str, Path] | None = None
+                      ) -> dict[str, dict[str, Any]]:
     """Run the baseline (unless journaled) and every pending named mutant of the shard, in parallel.
 
     At ``deadline`` (a ``time.time()``) the runs still going are stopped and not journaled: the next
@@ -439,9 +451,8 @@ def run_named_mutants(settings: Settings, mutants: Sequence[Mutant], *, shard: t
     if settings.progress and len(pending) < len(mine):
         settings.progress.write(f"resuming: {len(mine) - len(pending)} of {len(mine)} named mutants already "
                                 "journaled\n")
-    keys = {m.id: named_key(settings.root, m.spec, [r["nodeid"] for r in tests_for(m, baseline, settings.all_variants)],
-                            settings_part(settings.selection, settings.profile, settings.all_variants))
-            for m in pending}
+    patches = patches or {}
+    keys = {m.id: _key(settings, m, baseline, patches.get(m.id)) for m in pending}
     kept = reuse_unchanged(settings.journal_dir, pending, keys, fp)
     for rec in kept:
         journal.write(rec)
@@ -456,7 +467,13 @@ def run_named_mutants(settings: Settings, mutants: Sequence[Mutant], *, shard: t
     halted = threading.Event()
 
     def one(mutant: Mutant) -> dict[str, Any] | None:
-        return None if halted.is_set() else {**run_named(mutant, baseline, settings, fp), "deps": keys[mutant.id]}
+        if halted.is_set():
+            return None
+        if mutant.id in patches:
+            from reports.extra import run_extra
+
+            return run_extra(mutant, patches[mutant.id], baseline, settings, fp)
+        return {**run_named(mutant, baseline, settings, fp), "deps": keys[mutant.id]}
 
     def halt() -> None:
         halted.set()
@@ -516,5 +533,7 @@ def add_report_arguments(parser: Any) -> None:
     parser.add_argument("--all-variants", action="store_true",
                         help="run a mutant against the tests of every variant, not only its own")
     parser.add_argument("--out", default=None, help="output folder (default reports/out)")
+    parser.add_argument("--extra-mutants", metavar="DIR", default=None,
+                        help="also run each DIR/*.patch (a unified diff of the tree) as a mutant, with the named ones")
     parser.add_argument("--full", action="store_true",
                         help="a cold run: forget every journaled result and run everything again")

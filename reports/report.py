@@ -47,6 +47,7 @@ from reports.campaign import (
     run_named_mutants,
     tests_for,
 )
+from reports.extra import extra_mutants
 from reports.mutants import Mutant, named_mutants
 
 EQUIVALENTS = Path(__file__).resolve().parent / "equivalent_mutants.toml"
@@ -62,7 +63,7 @@ MTE_STATUS = {"killed": "Killed", "survived": "Survived", "timeout": "Timeout", 
 
 def run_campaign(settings: Settings, *, shard: tuple[int, int] | None = None, budget: float = DEFAULT_BUDGET,
                  mutmut: bool = True, merge: bool = False, mutmut_paths: Sequence[str] = DEFAULT_MUTMUT_PATHS,
-                 full: bool = False) -> tuple[str, dict[str, dict[str, Any]]]:
+                 full: bool = False, extra: Path | None = None) -> tuple[str, dict[str, dict[str, Any]]]:
     """Run what the journal does not hold yet (unless ``merge``); the fingerprint and every record."""
     start = time.time()
     deadline = start + budget - REPORT_RESERVE
@@ -70,7 +71,10 @@ def run_campaign(settings: Settings, *, shard: tuple[int, int] | None = None, bu
         forget(settings)
     fp = fingerprint(settings)
     if not merge:
-        done = run_named_mutants(settings, named_mutants(), shard=shard, fp=fp, deadline=deadline)
+        extras = extra_mutants(extra) if extra else []
+        patches = {m.id: extra / f"{m.id.removeprefix('extra:')}.patch" for m in extras} if extra else {}
+        done = run_named_mutants(settings, named_mutants() + extras, shard=shard, fp=fp, deadline=deadline,
+                                 patches=patches)
         if mutmut:
             from reports.mutmut_run import journal_records, run_mutmut
 
@@ -93,7 +97,7 @@ def run_campaign(settings: Settings, *, shard: tuple[int, int] | None = None, bu
                                         + (f"; {result.note}" if result.note else "") + "\n")
             if result.interrupted:
                 raise KeyboardInterrupt
-        complete = all(m.id in done for m in named_mutants()) and (not mutmut or not result.pending)
+        complete = all(m.id in done for m in named_mutants() + extras) and (not mutmut or not result.pending)
         if complete and shard is None:  # the search reads every result: it runs on a finished main pass only
             witnesses(settings, fp, done, journal_name(shard), deadline, mutmut)
     records = load_journals(settings.journal_dir, fp)
@@ -232,6 +236,8 @@ class Report:
     notes: list[str] = field(default_factory=list)
     #: The mutmut folders the run was asked to cover (one not started leaves the report incomplete).
     scope: tuple[str, ...] = ()
+    #: Each extra mutant's patched file and first changed line.
+    extra_locations: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     # -- scores
 
@@ -284,7 +290,9 @@ def build(records: dict[str, dict[str, Any]], fp: str, mutants: Sequence[Mutant]
         shrunk = set((rec or {}).get("shrunk", []))
         killers = sorted((rec or {}).get("killed_by", []), key=lambda t: t not in shrunk)  # the shrunk one first
         examples = [(t in shrunk, ex) for t in killers for ex in counterexamples(failures.get(t, ""))]
-        rows.append({"id": m.id, "kind": m.kind, "spec": m.spec, "wording": m.wording,
+        spec = (rec or {}).get("spec", m.spec) if m.kind == "extra" else m.spec
+        rows.append({"id": m.id, "kind": m.kind, "spec": spec,
+                     "wording": m.wording + (f" ({rec['reason']})" if rec and rec.get("reason") else ""),
                      "status": rec["status"] if rec else "pending",
                      "killed_by": list((rec or {}).get("killed_by", [])),
                      "time_to_kill": (rec or {}).get("time_to_kill"), "duration": (rec or {}).get("duration"),
@@ -316,7 +324,10 @@ def build(records: dict[str, dict[str, Any]], fp: str, mutants: Sequence[Mutant]
     kills = kills.reindex(index=[m.id for m in mutants if m.id in kill_rows])
 
     mutmut = _mutmut_frame(records, equivalents, notes)
-    report = Report(fp, tests, named, mutmut, kills, notes=notes, scope=tuple(scope))
+    report = Report(fp, tests, named, mutmut, kills, notes=notes, scope=tuple(scope),
+                    extra_locations={m.id: {"file": records[m.id].get("file"), "line": records[m.id].get("line"),
+                                            "diff": records[m.id].get("diff", "")}
+                                     for m in mutants if m.kind == "extra" and m.id in records})
     report.checks = red_first(report, records)
     return report
 
@@ -437,7 +448,10 @@ def mte_json(report: Report, root: Path) -> dict[str, Any]:
     for row in report.named.itertuples():
         defect = row.spec.split("+")[-1]
         path, line, col = locations.get(defect, ("strategies/defects.py", 1, 1))
-        entry = {"id": row.id, "mutatorName": "DefectSwitch" if row.kind == "defect" else "SeedRemoval",
+        if row.kind == "extra":
+            rec = report.extra_locations.get(row.id, {})
+            path, line, col = rec.get("file") or path, int(rec.get("line") or 1), 1
+        entry = {"id": row.id, "mutatorName": {"defect": "DefectSwitch", "extra": "Patch"}.get(row.kind, "SeedRemoval"),
                  "replacement": f"{row.spec}", "description": row.wording,
                  "location": {"start": {"line": line, "column": col},
                               "end": {"line": line, "column": col + len("Defect.") + len(defect)}},
@@ -552,7 +566,10 @@ def _reason_counts(without: dict[str, str]) -> str:
 def summary_lines(report: Report) -> list[str]:
     ns, ms = report.named_score(), report.mutmut_score()
     by_kind = []
-    for kind, label in (("defect", "defects alone in sound"), ("removal", "the seed's removals")):
+    for kind, label in (("defect", "defects alone in sound"), ("removal", "the seed's removals"),
+                        ("extra", "extra mutants (patches)")):
+        if kind == "extra" and not (report.named["kind"] == "extra").any():
+            continue
         sub = score(report.named.loc[report.named["kind"] == kind, "status"])
         by_kind.append(f"  {label}: {range_text(sub)}" + (f", {sub['timeout']} timeout" if sub["timeout"] else ""))
     mc = ms["counts"]
@@ -825,13 +842,18 @@ def run(args: Any, stdout: TextIO) -> int:
     settings.all_variants = bool(args.all_variants)
     shard = parse_shard(args.shard) if args.shard else None
     scope = () if args.no_mutmut else tuple(args.mutmut_paths)
+    extra = Path(args.extra_mutants).resolve() if getattr(args, "extra_mutants", None) else None
+    if extra is not None and not extra.is_dir():
+        from reports.cli import CliError
+
+        raise CliError(f"--extra-mutants {args.extra_mutants}: not a folder")
     start = time.time()
     interrupted = False
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         fp, records = run_campaign(settings, shard=shard, budget=args.budget, mutmut=not args.no_mutmut,
                                    merge=args.merge, mutmut_paths=tuple(args.mutmut_paths),
-                                   full=bool(getattr(args, "full", False)))
+                                   full=bool(getattr(args, "full", False)), extra=extra)
     except KeyboardInterrupt:
         print("cmharness report: interrupted; what finished is journaled, run it again to resume", file=sys.stderr)
         interrupted = True
@@ -841,7 +863,7 @@ def run(args: Any, stdout: TextIO) -> int:
             return EXIT_INCOMPLETE
     finally:
         signal.signal(signal.SIGTERM, previous)
-    report = build(records, fp, scope=scope)
+    report = build(records, fp, named_mutants() + (extra_mutants(extra) if extra else []), scope=scope)
     paths = write(report, settings.out, settings.root)
     if completeness(report)["complete"] and shard is None:
         paths.append(write_order(report, records))
