@@ -39,6 +39,7 @@ from typing import Any
 from reports.campaign import (
     MUTMUT_PATHS,
     RED,
+    ROOT,
     Journal,
     Settings,
     _die_with_parent,
@@ -104,8 +105,8 @@ def sync_work_copy(settings: Settings) -> dict[str, str | None]:
     when the work folder had no such file)."""
     work = work_dir(settings)
     names = [*settings.hashed, "reports"]
-    wanted = {f.relative_to(settings.root).as_posix(): f
-              for f in hashed_files(settings.root, names) + _harness_files(settings.root)}
+    wanted = {f.relative_to(settings.root).as_posix(): f for f in hashed_files(settings.root, names)}
+    wanted.update({f"reports/{f.name}": f for f in _harness_files(ROOT)})  # the harness's own, wherever it runs
     changed: dict[str, str | None] = {}
     for rel, f in sorted(wanted.items()):
         target = work / rel
@@ -481,8 +482,25 @@ def run_mutmut(settings: Settings, fp: str, baseline: dict[str, Any], budget: fl
     return MutmutResult(records, names, left, ran, time.time() - start, note, interrupted)
 
 
+def read_selection(work: Path) -> list[str]:
+    """mutmut's ``pytest_add_cli_args_test_selection`` from the work copy's pyproject.toml."""
+    import tomllib
+
+    data = tomllib.loads((work / "pyproject.toml").read_text(encoding="utf-8"))
+    return list(data.get("tool", {}).get("mutmut", {}).get("pytest_add_cli_args_test_selection", ["tests/"]))
+
+
+#: ``CMHARNESS_MUTMUT_ENGINE=mutmut`` runs the mutants with ``mutmut run`` itself (a fresh pytest session per
+#: mutant), as a check on ``reports.executor`` and for measuring both.
+ENGINE_ENV = "CMHARNESS_MUTMUT_ENGINE"
+
+
 def _invoke(settings: Settings, work: Path, baseline: dict[str, Any], names: list[str], deadline: float,
             owned: Sequence[str]) -> str:
+    if os.environ.get(ENGINE_ENV) != "mutmut":
+        from reports.mutmut_exec import run_pending
+
+        return run_pending(settings, work, baseline, deadline, owned)
     skip = work.parent / "skip.txt"
     skip.write_text("".join(r["nodeid"] + "\n" for r in baseline["tests"]
                             if r["outcome"] in RED - {"xfailed"}), encoding="utf-8")

@@ -1,0 +1,112 @@
+"""Run mutmut's mutants from one warm pytest session: collect once, then fork a child per mutant.
+
+mutmut starts a fresh ``pytest.main`` for every mutant (configuration, plugins, collection), which
+costs more than the tests most mutants need before one fails. Here one pytest process (``-p
+reports.executor --cm-execute PLAN``, in mutmut's ``mutants/`` folder) collects the suite once and, for
+each planned mutant, forks: the child switches the mutant on (mutmut's ``MUTANT_UNDER_TEST``, which its
+trampolines read at call time), runs the tests that cover the mutated function (mutmut's stats), quick
+ones first, stops at the first failure and exits; the parent keeps ``workers`` children going and kills
+one that outlives its time limit. Each child is a fresh copy of the collected session, so no state
+passes from one mutant to the next.
+
+The plan is JSON: ``{"workers": N, "mutants": [{"name", "tests": [node ids], "limit": seconds}]}``; each
+result is a JSON line ``{"name", "exit", "seconds", "killer"}`` with mutmut's exit codes (1 killed,
+0 survived, 36 timeout, 33 no test).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+KILLED, SURVIVED, TIMEOUT, NO_TESTS = 1, 0, 36, 33
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--cm-execute", default=None, help="JSON plan: mutmut mutants and the tests of each")
+    parser.addoption("--cm-execute-out", default=None, help="where each mutant's result is written (JSON lines)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    plan = config.getoption("--cm-execute")
+    if plan:
+        data = json.loads(Path(plan).read_text(encoding="utf-8"))
+        config.pluginmanager.register(Executor(data, config.getoption("--cm-execute-out")), "cmharness-executor")
+
+
+class Executor:
+    def __init__(self, plan: dict[str, Any], out: str) -> None:
+        self.mutants: list[dict[str, Any]] = list(plan["mutants"])
+        self.workers = max(1, int(plan.get("workers", 1)))
+        self.out = out
+
+    def _write(self, row: dict[str, Any]) -> None:
+        with open(self.out, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(row) + "\n")
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> bool:
+        items = {it.nodeid: it for it in session.items}
+        queue = list(self.mutants)
+        running: dict[int, tuple[dict[str, Any], float]] = {}
+        while queue or running:
+            while queue and len(running) < self.workers:
+                mutant = queue.pop(0)
+                tests = [items[t] for t in mutant["tests"] if t in items]
+                if not tests:
+                    self._write({"name": mutant["name"], "exit": NO_TESTS, "seconds": 0.0, "killer": None})
+                    continue
+                pid = os.fork()
+                if pid == 0:  # the child: never returns
+                    _child(mutant["name"], tests, self.out)
+                running[pid] = (mutant, time.time())
+            self._reap(running)
+        return True
+
+    def _reap(self, running: dict[int, tuple[dict[str, Any], float]]) -> None:
+        pid, status = os.waitpid(-1, os.WNOHANG)
+        now = time.time()
+        if pid == 0:
+            for child, (mutant, started) in list(running.items()):
+                if now - started > mutant["limit"]:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(child, signal.SIGKILL)
+                    os.waitpid(child, 0)
+                    del running[child]
+                    self._write({"name": mutant["name"], "exit": TIMEOUT, "seconds": round(now - started, 3),
+                                 "killer": None})
+            time.sleep(0.002)
+            return
+        if pid not in running:
+            return
+        mutant, started = running.pop(pid)
+        code = os.waitstatus_to_exitcode(status)
+        self._write({"name": mutant["name"], "exit": KILLED if code == KILLED else SURVIVED if code == 0 else code,
+                     "seconds": round(now - started, 3), "killer": None})
+
+
+def _child(name: str, tests: list[pytest.Item], out: str) -> None:
+    """Run ``tests`` under mutant ``name`` until one fails; exit 1 (writing the killer) or 0."""
+    from _pytest.runner import runtestprotocol
+
+    code = SURVIVED
+    try:
+        os.environ["MUTANT_UNDER_TEST"] = name
+        for item in tests:
+            reports = runtestprotocol(item, nextitem=None, log=False)
+            if any(r.failed for r in reports):
+                with open(out, "a", encoding="utf-8") as fh:
+                    fh.write(json.dumps({"name": name, "killer": item.nodeid}) + "\n")
+                code = KILLED
+                break
+    except BaseException:  # a crash of the run itself counts as a kill, as it does for mutmut
+        code = KILLED
+    finally:
+        os._exit(code)
