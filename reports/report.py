@@ -19,7 +19,6 @@ and resumed writes the same report as one that was not.
 from __future__ import annotations
 
 import contextlib
-import html
 import json
 import re
 import signal
@@ -675,117 +674,6 @@ def _module_file(mutant_id: str) -> str:
     return mutant_id.removeprefix("mutmut:").rsplit(".", 1)[0].replace(".", "/") + ".py"
 
 
-CSS = """
-body{font-family:system-ui,sans-serif;margin:1.5em;color:#222;max-width:110em}
-h1,h2,h3{font-weight:600} table{border-collapse:collapse;margin:.5em 0 1.5em}
-td,th{border:1px solid #ccc;padding:2px 6px;font-size:13px;vertical-align:top}
-th{background:#f4f4f4;text-align:left} pre{background:#f8f8f8;padding:6px;white-space:pre-wrap;margin:2px 0}
-.killed,.passed{background:#c8ecc8}.survived,.failed,.error{background:#f6c4c4}.timeout{background:#fbe3a6}
-.xfailed{background:#f2d0a8}.xpassed{background:#e6c6f0}.skipped,.pending,.no-coverage{background:#e4e4e4}
-.equivalent{background:#d8e4f6}.k1{background:#d9534f;color:#fff;text-align:center}
-.k0{background:#dff0d8;text-align:center}.kn{background:#fafafa}
-.expected{outline:2px solid #a33;outline-offset:-3px} code{font-size:12px} .small{font-size:12px;color:#555}
-details summary{cursor:pointer}
-"""
-
-
-def _e(x: Any) -> str:
-    return html.escape("" if x is None else str(x))
-
-
-def render_html(report: Report) -> str:
-    h: list[str] = ["<!DOCTYPE html><html><head><meta charset='utf-8'><title>cmharness mutation report</title>",
-                    f"<style>{CSS}</style></head><body><h1>Red-first mutation report</h1>",
-                    f"<pre>{_e(chr(10).join(summary_lines(report)))}</pre>"]
-    # tests by variant
-    matrix = variant_matrix(report.tests)
-    h.append("<h2>Tests by variant (baseline run)</h2>")
-    h.append("<p class='small'>Each test parametrized over <code>variant</code>, its outcome on each variant. "
-             "A framed cell is a variant its <code>red_on</code> marker names.</p>")
-    if not matrix.empty:
-        red_on = report.tests.groupby("base")["red_on"].first()
-        h.append("<table><tr><th>test</th>" + "".join(f"<th>{_e(c)}</th>" for c in matrix.columns) + "</tr>")
-        for base, row in matrix.iterrows():
-            marks = red_on.get(base) or []
-            cells = "".join(
-                f"<td class='{_e(v) if isinstance(v, str) else 'kn'}{' expected' if c in marks else ''}'>"
-                f"{_e(v) if isinstance(v, str) else ''}</td>" for c, v in row.items())
-            h.append(f"<tr><td><code>{_e(base)}</code></td>{cells}</tr>")
-        h.append("</table>")
-    plain = report.tests[report.tests["variant"].isna()]
-    h.append(f"<p class='small'>{len(plain)} further tests take no variant: "
-             + ", ".join(f"{k} {v}" for k, v in plain["outcome"].value_counts().sort_index().items()) + ".</p>")
-    # named mutants
-    h.append("<h2>Named mutants</h2><table><tr><th>mutant</th><th>switch</th><th>what it undoes</th><th>status</th>"
-             "<th>killing tests</th><th>time to kill</th><th>run</th></tr>")
-    for r in report.named.itertuples():
-        detail = ""
-        if r.killed_by:
-            detail = ("<details><summary>" + _e(f"{len(r.killed_by)} test(s)") + "</summary>"
-                      + "".join(f"<div><code>{_e(t)}</code></div>" for t in r.killed_by)
-                      + (f"<div class='small'>first failure: {_e(r.failure)}</div>" if r.failure else "")
-                      + (f"<div class='small'>{_e(_example_title(r.shrunk))}</div><pre>{_e(r.counterexample)}</pre>"
-                         if r.counterexample else "") + "</details>")
-        if r.timed_out_in:
-            detail += f"<div class='small'>timed out in <code>{_e(r.timed_out_in)}</code></div>"
-        if r.slowest:
-            slow = ", ".join(f"<code>{_e(t)}</code> {d:.1f}s" for t, d in r.slowest)
-            detail += f"<div class='small'>slowest: {slow}</div>"
-        h.append(f"<tr><td><code>{_e(r.id)}</code></td><td><code>{_e(r.spec)}</code></td><td>{_e(r.wording)}</td>"
-                 f"<td class='{_e(r.status)}'>{_e(r.status)}</td><td>{detail}</td>"
-                 f"<td>{_secs(r.time_to_kill)}</td><td>{_secs(r.duration)}</td></tr>")
-    h.append("</table>")
-    # kill matrix
-    h.append("<h2>Kill matrix (named mutants x tests that killed one)</h2>")
-    kills = report.kills
-    killer_cols = [c for c in kills.columns if (kills[c] == 1).any()] if not kills.empty else []
-    if killer_cols:
-        h.append("<table><tr><th>mutant</th>" + "".join(f"<th title='{_e(c)}'>T{k + 1}</th>"
-                                                         for k, c in enumerate(killer_cols)) + "</tr>")
-        for mid, row in kills[killer_cols].iterrows():
-            cells = "".join("<td class='kn'></td>" if pd.isna(v) else
-                            f"<td class='k{int(v)}'>{'x' if v == 1 else ''}</td>" for v in row.values)
-            h.append(f"<tr><td><code>{_e(mid)}</code></td>{cells}</tr>")
-        h.append("</table><details><summary>tests T1..Tn</summary><ol>"
-                 + "".join(f"<li><code>{_e(c)}</code></li>" for c in killer_cols) + "</ol></details>")
-    else:
-        h.append("<p>No named mutant was killed.</p>")
-    # mutmut
-    h.append("<h2>mutmut (strategies/, reference/)</h2><table><tr><th>file</th><th>killed</th><th>survived</th>"
-             "<th>timeout</th><th>no coverage</th><th>equivalent</th><th>pending</th><th>score</th></tr>")
-    for row in _mutmut_by_file(report):
-        h.append("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in row) + "</tr>")
-    h.append("</table>")
-    surv = report.mutmut[report.mutmut["status"].isin(["survived", "timeout", "no-coverage", "error"])]
-    for path, group in surv.groupby("file"):
-        h.append(f"<details><summary>{_e(path)}: {len(group)} not killed</summary><table>"
-                 "<tr><th>mutant</th><th>status</th><th>line</th><th>mutator</th><th>diff</th></tr>")
-        for r in group.sort_values("line").itertuples():
-            h.append(f"<tr><td><code>{_e(r.id.removeprefix('mutmut:'))}</code></td><td class='{_e(r.status)}'>"
-                     f"{_e(r.status)}</td><td>{r.line}</td><td>{_e(r.mutator)}</td><td><pre>{_e(r.diff)}</pre></td></tr>")
-        h.append("</table></details>")
-    eq = report.mutmut[report.mutmut["status"] == "equivalent"]
-    if len(eq):
-        h.append("<h3>Equivalent (reviewed in reports/equivalent_mutants.toml)</h3><table>"
-                 "<tr><th>mutant</th><th>where</th><th>reason</th></tr>")
-        for r in eq.itertuples():
-            h.append(f"<tr><td><code>{_e(r.id.removeprefix('mutmut:'))}</code></td><td>{_e(r.file)}:{r.line}</td>"
-                     f"<td>{_e(r.reason)}</td></tr>")
-        h.append("</table>")
-    # checks
-    checks = report.checks
-    h.append("<h2>Red-first checks</h2>")
-    h.append(f"<h3>Never red on any variant or mutant ({len(checks['never_red'])})</h3><ul>"
-             + ("".join(f"<li><code>{_e(t)}</code></li>" for t in checks["never_red"]) or "<li>none</li>") + "</ul>")
-    h.append(f"<h3><code>red_on</code> violations ({len(checks['red_on_violations'])})</h3><ul>"
-             + ("".join(f"<li><code>{_e(v['test'])}</code>: {_e(v['problem'])}</li>"
-                        for v in checks["red_on_violations"]) or "<li>none</li>") + "</ul>")
-    if checks["only_skipped"]:
-        h.append(f"<p class='small'>Skipped in this profile, not checked: {len(checks['only_skipped'])} test(s).</p>")
-    h.append("</body></html>")
-    return "\n".join(h) + "\n"
-
-
 ORDER_FILE = Path(__file__).resolve().parent / "test-order.json"
 
 
@@ -811,6 +699,12 @@ def order_by_kills(report: Report, records: dict[str, dict[str, Any]]) -> dict[s
 def write_order(report: Report, records: dict[str, dict[str, Any]], path: Path = ORDER_FILE) -> Path:
     path.write_text(json.dumps(order_by_kills(report, records), indent=1) + "\n", encoding="utf-8")
     return path
+
+
+def render_html(report: Report) -> str:
+    from reports.html_report import render
+
+    return render(report)
 
 
 def write(report: Report, out: Path, root: Path) -> list[Path]:

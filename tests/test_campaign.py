@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -444,6 +445,7 @@ def test_report_renders_every_output(campaign, tmp_path):
     assert [p.name for p in paths] == ["report.html", "report.md", "matrix.csv", "mutation-report.json"]
     html = (tmp_path / "report.html").read_text()
     assert "Kill matrix" in html and "class='k1'" in html and "test_add_zero(\n    x=5," in html
+    assert "<svg" in html and "id='headline'" in html and "http" not in html.replace("http://www.w3.org/2000/svg", "")
     assert "defect:OFF_BY_ONE" in (tmp_path / "report.md").read_text()
     csv = (tmp_path / "matrix.csv").read_text().splitlines()
     assert csv[0].startswith("mutant,status,")
@@ -804,3 +806,61 @@ def test_extra_mutants_are_patches_run_with_the_named_mutants(campaign, tmp_path
                .summary_lines(report))
     doc = mte_json(report, settings.root)
     assert {m["id"]: m["mutatorName"] for m in doc["files"]["calc.py"]["mutants"]}["extra:sum-plus-one"] == "Patch"
+
+
+# ----------------------------------------------------------------------------- the report in a browser, the schema
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+SCHEMA = ROOT / "reports" / "schema" / "mutation-testing-report-schema.json"
+
+
+def headless(page: Path, profile: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+             "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={profile}",
+             "--enable-logging=stderr", "--v=0", *extra]
+    return subprocess.run([CHROMIUM, *flags, page.as_uri()], capture_output=True, text=True, timeout=120)
+
+
+def console_errors(stderr: str) -> list[str]:
+    """Chromium's console lines for the page's errors (an uncaught exception, console.error)."""
+    return [line for line in stderr.splitlines() if "CONSOLE" in line
+            and re.search(r"Uncaught|Error|console\.error", line)]
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium; .ci/run does)")
+def test_the_html_report_renders_in_headless_chromium_without_console_errors(campaign, tmp_path):
+    settings, fp, records = campaign
+    write(build(records, fp, MUTANTS, equivalents={}), tmp_path, settings.root)
+    page = tmp_path / "report.html"
+    run = headless(page, tmp_path / "profile", "--dump-dom")
+    assert run.returncode == 0, run.stderr[-2000:]
+    dom = run.stdout
+    assert console_errors(run.stderr) == []
+    assert re.search(r'<p id="headline" class="headline complete">COMPLETE', dom)
+    assert '<table id="named">' in dom and dom.count('data-status="killed"') >= 2 and "<svg" in dom
+    assert '<table id="without">' in dom and "tests/test_calc.py::test_plain" in dom.split('id="without"')[1]
+    shot = tmp_path / "report.png"
+    headless(page, tmp_path / "profile", f"--screenshot={shot}", "--window-size=1280,1600")
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    print(f"screenshot: {shot}")
+    # the check can fail: a page whose script throws is caught
+    broken = tmp_path / "broken.html"
+    broken.write_text("<!DOCTYPE html><html><body><script>undefinedFunction();</script></body></html>")
+    assert console_errors(headless(broken, tmp_path / "profile", "--dump-dom").stderr)
+
+
+def test_the_mutation_testing_elements_json_is_valid_against_the_published_schema(campaign):
+    jsonschema = pytest.importorskip("jsonschema")
+    settings, fp, records = campaign
+    records = dict(records)
+    records["mutmut:calc.x_add__mutmut_1"] = {
+        "mutant": "mutmut:calc.x_add__mutmut_1", "kind": "mutmut", "status": "survived", "file": "calc.py",
+        "function": "add", "line": 11, "column": 12, "end_line": 11, "end_column": 13, "mutator": "ArithmeticOperator",
+        "original": "return a + b", "replacement": "return a - b", "killed_by": [], "duration": 0.5, "diff": ""}
+    doc = json.loads(json.dumps(mte_json(build(records, fp, MUTANTS, equivalents={}), settings.root)))
+    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    jsonschema.validate(doc, schema, format_checker=jsonschema.FormatChecker())
+    doc["files"]["calc.py"]["mutants"][0]["status"] = "Murdered"  # and the check can fail
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(doc, schema)
