@@ -509,7 +509,7 @@ def run_named_mutants(settings: Settings, mutants: Sequence[Mutant], *, shard: t
     return done
 
 
-DEFAULT_BUDGET = 540.0
+DEFAULT_BUDGET = 1800.0
 #: The folders mutmut mutates: everything the tests test (a test of ``reference/`` can only be shown red by a
 #: mutant there). ``--mutmut-paths`` narrows a run; results of other runs stay in the report.
 MUTMUT_PATHS = ("strategies", "reference")
