@@ -481,6 +481,23 @@ def run_named_mutants(settings: Settings, mutants: Sequence[Mutant], *, shard: t
             fut.cancel()
         kill_all()
 
+    if os.environ.get("CMHARNESS_NAMED_ENGINE") != "process":
+        from reports.named_warm import run_warm
+
+        warm = [m for m in pending if m.id not in patches]
+        for record in run_warm(settings, warm, baseline, fp, deadline):
+            record["deps"] = keys[record["mutant"]]
+            journal.write(record)
+            done[record["mutant"]] = record
+            progress.finished(record["mutant"], record)
+            if on_record:
+                on_record(record)
+        left = [m.id for m in warm if m.id not in done]
+        if left and settings.progress:
+            settings.progress.write(f"budget reached: {len(left)} named mutant(s) left for the next run\n")
+        pending = [m for m in pending if m.id in patches]
+        if left:
+            return done
     pool = ThreadPoolExecutor(max_workers=workers)
     futures: dict[Any, Mutant] = {}
     try:

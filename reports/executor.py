@@ -17,6 +17,7 @@ result is a JSON line ``{"name", "exit", "seconds", "killer"}`` with mutmut's ex
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import os
 import signal
@@ -54,6 +55,8 @@ class Executor:
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> bool:
         items = {it.nodeid: it for it in session.items}
+        gc.collect()
+        gc.freeze()  # the collected session stays out of the children's collections: fewer pages copied on write
         queue = list(self.mutants)
         running: dict[int, tuple[dict[str, Any], float]] = {}
         while queue or running:
@@ -65,6 +68,8 @@ class Executor:
                     continue
                 pid = os.fork()
                 if pid == 0:  # the child: never returns
+                    if mutant.get("spec"):
+                        _named_child(mutant["name"], mutant["spec"], tests, self.out)
                     _child(mutant["name"], tests, self.out)
                 running[pid] = (mutant, time.time())
             self._reap(running)
@@ -81,7 +86,7 @@ class Executor:
                     os.waitpid(child, 0)
                     del running[child]
                     self._write({"name": mutant["name"], "exit": TIMEOUT, "seconds": round(now - started, 3),
-                                 "killer": None})
+                                 "killer": None, "started": started})
             time.sleep(0.002)
             return
         if pid not in running:
@@ -89,7 +94,7 @@ class Executor:
         mutant, started = running.pop(pid)
         code = os.waitstatus_to_exitcode(status)
         self._write({"name": mutant["name"], "exit": KILLED if code == KILLED else SURVIVED if code == 0 else code,
-                     "seconds": round(now - started, 3), "killer": None})
+                     "seconds": round(now - started, 3), "killer": None, "started": started})
 
 
 def _child(name: str, tests: list[pytest.Item], out: str) -> None:
@@ -99,8 +104,8 @@ def _child(name: str, tests: list[pytest.Item], out: str) -> None:
     code = SURVIVED
     try:
         os.environ["MUTANT_UNDER_TEST"] = name
-        for item in tests:
-            reports = runtestprotocol(item, nextitem=None, log=False)
+        for k, item in enumerate(tests):  # the next item lets a module's fixtures serve its tests in a row
+            reports = runtestprotocol(item, nextitem=tests[k + 1] if k + 1 < len(tests) else None, log=False)
             if any(r.failed for r in reports):
                 with open(out, "a", encoding="utf-8") as fh:
                     fh.write(json.dumps({"name": name, "killer": item.nodeid}) + "\n")
@@ -108,5 +113,41 @@ def _child(name: str, tests: list[pytest.Item], out: str) -> None:
                 break
     except BaseException:  # a crash of the run itself counts as a kill, as it does for mutmut
         code = KILLED
+    finally:
+        os._exit(code)
+
+
+def _named_child(name: str, spec: str, tests: list[pytest.Item], out: str) -> None:
+    """A named mutant: its switches on in this process; every example test runs (each failing one a killer),
+    the property searches only while nothing has failed; one row per test as ``reports.mutant_plugin``
+    writes them. Exit 1 when a test failed, else 0."""
+    from _pytest.runner import runtestprotocol
+
+    from reports.mutant_plugin import apply_mutant, drawn, is_property_test, outcome_of
+
+    code = SURVIVED
+    try:
+        apply_mutant(spec)
+        tests = sorted(tests, key=lambda it: (is_property_test(it), drawn(spec, it.nodeid.split("::")[0]),
+                                              it.nodeid if is_property_test(it) else drawn(spec, it.nodeid)))
+        with open(out, "a", encoding="utf-8") as fh:
+            for k, item in enumerate(tests):
+                if code == KILLED and is_property_test(item):
+                    row = {"nodeid": item.nodeid, "outcome": "skipped", "duration": 0.0, "t": time.time()}
+                else:
+                    fh.write(json.dumps({"name": name, "start": item.nodeid, "t": time.time()}) + "\n")
+                    fh.flush()
+                    reports = runtestprotocol(item, nextitem=tests[k + 1] if k + 1 < len(tests) else None, log=False)
+                    outcome, text = outcome_of(reports)
+                    row = {"nodeid": item.nodeid, "outcome": outcome, "t": time.time(),
+                           "duration": round(sum(r.duration for r in reports), 6)}
+                    if text:
+                        row["text"] = text[-20_000:]
+                    if outcome in ("failed", "error"):
+                        code = KILLED
+                fh.write(json.dumps({"name": name, "row": row}) + "\n")
+                fh.flush()
+    except BaseException:
+        code = 2
     finally:
         os._exit(code)

@@ -74,9 +74,9 @@ def plan(work: Path, owned: Sequence[str], baseline: dict[str, Any]) -> list[dic
             name = key.replace("__init__.", "")
             tests = [t for t in covering.get(name.rsplit("__mutmut_", 1)[0], ()) if t not in red]
 
-            def order(t: str, name: str = name) -> tuple[int, float, str]:
-                took = durations.get(t, float("inf"))
-                return (0, 0.0, drawn(name, t)) if took < QUICK else (1, took, t)
+            def order(t: str, name: str = name) -> tuple[int, str, float, str]:
+                took = durations.get(t, float("inf"))  # quick ones first, a file's tests together
+                return (0, drawn(name, t.split("::")[0]), 0.0, drawn(name, t)) if took < QUICK else (1, "", took, t)
 
             tests.sort(key=order)
             total = sum(durations.get(t, 1.0) for t in tests)
@@ -166,7 +166,7 @@ def run_pending(settings: Settings, work: Path, baseline: dict[str, Any], deadli
             stream.flush()
 
     cmd = [settings.python, "-m", "pytest", "-q", "--rootdir=.", "-p", "no:cacheprovider", "-p", "no:randomly",
-           "--capture=sys", "-p", "reports.mutant_plugin", "--cm-no-shrink", "-p", "reports.executor",
+           "--capture=sys", "--tb=line", "-p", "reports.mutant_plugin", "--cm-no-shrink", "-p", "reports.executor",
            f"--cm-execute={plan_path}", f"--cm-execute-out={out}", *read_selection(work)]
     try:
         _, stopped = _run(cmd, work / "mutants", _env(settings, work / "mutants"), log, deadline, poll)
