@@ -53,7 +53,9 @@ HASHED = ("pyproject.toml", "conftest.py", "strategies", "reference", "invariant
 #: The campaign's own modules: changing how results are run or shown never invalidates them.
 HARNESS_ONLY = frozenset({"reports/campaign.py", "reports/report.py", "reports/mutmut_run.py",
                           "reports/mutants.py", "reports/equivalent_mutants.toml", "tests/test_campaign.py",
-                          "reports/test-order.json", "reports/witness.py", "reports/deps.py", "reports/extra.py"})
+                          "reports/test-order.json", "reports/witness.py", "reports/deps.py", "reports/extra.py",
+                          "reports/report_run.py", "reports/mte.py", "reports/md_report.py",
+                          "reports/html_report.py"})
 SKIP_DIRS = frozenset({"__pycache__", ".hypothesis", ".pytest_cache", "out", "mutants"})
 #: The suite less the harness's own tests (marked ``harness``): they test the tooling, not the compile, and
 #: would only slow every mutant down.

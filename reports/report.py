@@ -18,12 +18,8 @@ and resumed writes the same report as one that was not.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
-import signal
-import sys
-import time
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -34,132 +30,15 @@ import pandas as pd
 
 from reports.campaign import (
     BASELINE,
-    DEFAULT_BUDGET,
-    DEFAULT_MUTMUT_PATHS,
     RED,
-    Journal,
-    Settings,
-    fingerprint,
-    fmt_time,
-    journal_name,
-    load_journals,
-    run_named_mutants,
     tests_for,
 )
-from reports.extra import extra_mutants
 from reports.mutants import Mutant, named_mutants
 
 EQUIVALENTS = Path(__file__).resolve().parent / "equivalent_mutants.toml"
 VARIANT_ORDER = ("main-48bb87a1", "pr-8bb01ab8", "sound")
 REPORT_RESERVE = 20.0  # seconds of the budget kept for writing the report
-MTE_STATUS = {"killed": "Killed", "survived": "Survived", "timeout": "Timeout", "no-coverage": "NoCoverage",
-              "error": "RuntimeError", "type-check": "CompileError", "skipped": "Ignored",
-              "equivalent": "Ignored", "pending": "Pending"}
 
-
-# ----------------------------------------------------------------------------- the campaign
-
-
-def run_campaign(settings: Settings, *, shard: tuple[int, int] | None = None, budget: float = DEFAULT_BUDGET,
-                 mutmut: bool = True, merge: bool = False, mutmut_paths: Sequence[str] = DEFAULT_MUTMUT_PATHS,
-                 full: bool = False, extra: Path | None = None) -> tuple[str, dict[str, dict[str, Any]]]:
-    """Run what the journal does not hold yet (unless ``merge``); the fingerprint and every record."""
-    start = time.time()
-    deadline = start + budget - REPORT_RESERVE
-    if full and not merge:
-        forget(settings)
-    fp = fingerprint(settings)
-    if not merge:
-        extras = extra_mutants(extra) if extra else []
-        patches = {m.id: extra / f"{m.id.removeprefix('extra:')}.patch" for m in extras} if extra else {}
-        done = run_named_mutants(settings, named_mutants() + extras, shard=shard, fp=fp, deadline=deadline,
-                                 patches=patches)
-        if mutmut:
-            from reports.mutmut_run import journal_records, run_mutmut
-
-            left = deadline - time.time()
-            result = run_mutmut(settings, fp, done[BASELINE], left, shard, mutmut_paths)
-            journal = Journal(settings.journal_dir, journal_name(shard))
-            journal_records(journal, result.records, done)
-            for path in mutmut_paths:  # one inventory per folder: runs over other folders add to the report
-                key = f"mutmut-inventory:{journal_name(shard)}:{path}"
-                names = sorted(n for n in result.names if n.split(".", 1)[0] == path)
-                inventory = {"mutant": key, "fingerprint": fp, "kind": "inventory", "names": names,
-                             "path": path, "note": result.note}
-                old = done.get(key)
-                if old is None or old.get("names") != inventory["names"] or old.get("note") != inventory["note"]:
-                    journal.write(inventory)
-            if settings.progress:
-                checked = f"{len(result.names) - result.pending} of {len(result.names)} mutants checked" \
-                    if result.names else "not started"
-                settings.progress.write(f"mutmut: {checked} ({fmt_time(result.seconds)})"
-                                        + (f"; {result.note}" if result.note else "") + "\n")
-            if result.interrupted:
-                raise KeyboardInterrupt
-        complete = all(m.id in done for m in named_mutants() + extras) and (not mutmut or not result.pending)
-        if complete and shard is None:  # the search reads every result: it runs on a finished main pass only
-            witnesses(settings, fp, done, journal_name(shard), deadline, mutmut)
-    records = load_journals(settings.journal_dir, fp)
-    if BASELINE not in records:
-        raise SystemExit(f"no baseline journaled for fingerprint {fp} in {settings.journal_dir}: run the campaign")
-    return fp, records
-
-
-def witnesses(settings: Settings, fp: str, done: dict[str, dict[str, Any]], journal: str, deadline: float,
-              mutmut: bool) -> None:
-    """The red-first witness search over the tests the main pass never saw red (``reports.witness``)."""
-    from reports.mutmut_run import test_keys, work_dir
-    from reports.witness import never_red, search
-
-    pending = {b for b in never_red(done) if f"witness:{b}" not in done}
-    out = Journal(settings.journal_dir, journal)
-    for rec in kept_witnesses(settings, done, pending, fp):
-        out.write(rec)
-        done[rec["mutant"]] = rec
-        pending.discard(rec["base"])
-    if not pending or deadline - time.time() < 10:
-        return
-    if settings.progress:
-        settings.progress.write(f"witnesses: searching a red-first witness for {len(pending)} never-red test(s)\n")
-        settings.progress.flush()
-    started = time.time()
-    work = work_dir(settings) if mutmut and work_dir(settings).is_dir() else None
-    found = 0
-    for rec in search(settings, done, fp, work, deadline):
-        if rec.get("test"):
-            rec["deps"] = test_keys(settings, [rec["test"]])[rec["test"]]
-        if done.get(rec["mutant"]) != rec:
-            out.write(rec)
-            done[rec["mutant"]] = rec
-            found += bool(rec.get("witness"))
-    if settings.progress:
-        settings.progress.write(f"witnesses: {found} found ({fmt_time(time.time() - started)})\n")
-
-
-def kept_witnesses(settings: Settings, done: dict[str, dict[str, Any]], pending: set[str],
-                   fp: str) -> list[dict[str, Any]]:
-    """Witnesses of earlier runs still good: the test's sources unchanged and its witness still killed."""
-    from reports.mutmut_run import test_keys
-
-    previous: dict[str, dict[str, Any]] = {}
-    for path in sorted(settings.journal_dir.glob("*.jsonl")) if settings.journal_dir.is_dir() else []:
-        for line in path.read_text(encoding="utf-8").splitlines():
-            with contextlib.suppress(json.JSONDecodeError, TypeError, KeyError):
-                rec = json.loads(line)
-                if rec.get("kind") == "witness" and rec.get("witness") and rec["base"] in pending:
-                    previous[rec["base"]] = rec
-    keys = test_keys(settings, [r["test"] for r in previous.values()])
-    return [{**rec, "fingerprint": fp} for rec in previous.values()
-            if keys.get(rec["test"]) == rec.get("deps") and done.get(rec["witness"], {}).get("status") == "killed"]
-
-
-def forget(settings: Settings) -> None:
-    """``--full``: drop every journal and mutmut's work copy, so that everything runs cold."""
-    import shutil
-
-    for path in settings.journal_dir.glob("*.jsonl") if settings.journal_dir.is_dir() else []:
-        path.unlink()
-    shutil.rmtree(settings.mutmut_dir, ignore_errors=True)
 
 
 # ----------------------------------------------------------------------------- the data
@@ -258,19 +137,6 @@ def score(statuses: pd.Series) -> dict[str, Any]:
             "timeout": timeout, "total": len(statuses),
             "score": 100.0 * killed / counted if counted else float("nan"),
             "with_timeouts": 100.0 * (killed + timeout) / counted if counted else float("nan")}
-
-
-def switch_locations(root: Path) -> dict[str, tuple[str, int, int]]:
-    """Where each defect switch is tested: the first ``Defect.NAME`` outside ``defects.py`` (file, line, column)."""
-    out: dict[str, tuple[str, int, int]] = {}
-    folder = root / "strategies"
-    for path in sorted(folder.glob("*.py")) if folder.is_dir() else []:
-        if path.name == "defects.py":
-            continue
-        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            for m in re.finditer(r"Defect\.([A-Z0-9_]+)", line):
-                out.setdefault(m.group(1), (path.relative_to(root).as_posix(), n, m.start() + 1))
-    return out
 
 
 def build(records: dict[str, dict[str, Any]], fp: str, mutants: Sequence[Mutant] | None = None,
@@ -425,66 +291,6 @@ def variant_matrix(tests: pd.DataFrame) -> pd.DataFrame:
     return matrix[order]
 
 
-# ----------------------------------------------------------------------------- mutation-testing-elements
-
-
-def _num(x: Any, default: int) -> int:
-    return default if x is None or (isinstance(x, float) and pd.isna(x)) else int(x)
-
-
-def mte_json(report: Report, root: Path) -> dict[str, Any]:
-    """The report in the mutation-testing-elements schema (version 1)."""
-    files: dict[str, dict[str, Any]] = {}
-
-    def file_entry(path: str) -> dict[str, Any]:
-        if path not in files:
-            src = root / path
-            files[path] = {"language": "python",
-                           "source": src.read_text(encoding="utf-8") if src.exists() else "", "mutants": []}
-        return files[path]
-
-    locations = switch_locations(root)
-    for row in report.named.itertuples():
-        defect = row.spec.split("+")[-1]
-        path, line, col = locations.get(defect, ("strategies/defects.py", 1, 1))
-        if row.kind == "extra":
-            rec = report.extra_locations.get(row.id, {})
-            path, line, col = rec.get("file") or path, int(rec.get("line") or 1), 1
-        entry = {"id": row.id, "mutatorName": {"defect": "DefectSwitch", "extra": "Patch"}.get(row.kind, "SeedRemoval"),
-                 "replacement": f"{row.spec}", "description": row.wording,
-                 "location": {"start": {"line": line, "column": col},
-                              "end": {"line": line, "column": col + len("Defect.") + len(defect)}},
-                 "status": MTE_STATUS.get(row.status, "RuntimeError"), "killedBy": list(row.killed_by)}
-        if row.duration is not None and not pd.isna(row.duration):
-            entry["duration"] = round(float(row.duration) * 1000)
-        if row.status == "timeout":
-            entry["statusReason"] = "no test failed before the timeout"
-        file_entry(path)["mutants"].append(entry)
-    for row in report.mutmut.itertuples():
-        path = row.file if isinstance(row.file, str) and row.file else _module_file(row.id)
-        if not (root / path).exists():
-            continue
-        line, col = _num(row.line, 1), _num(row.column, 1)
-        entry = {"id": row.id, "mutatorName": row.mutator if isinstance(row.mutator, str) else "Mutation",
-                 "replacement": row.replacement if isinstance(row.replacement, str) else "",
-                 "location": {"start": {"line": line, "column": col},
-                              "end": {"line": _num(row.end_line, line), "column": _num(row.end_column, col)}},
-                 "status": MTE_STATUS.get(row.status, "RuntimeError"), "killedBy": list(row.killed_by or [])}
-        if row.status == "equivalent":
-            entry["statusReason"] = f"equivalent: {row.reason}"
-        if _num(row.duration, -1) >= 0:
-            entry["duration"] = round(float(row.duration) * 1000)
-        file_entry(path)["mutants"].append(entry)
-    test_files: dict[str, dict[str, Any]] = {}
-    for nodeid, row in report.tests.iterrows():
-        test_files.setdefault(row["file"], {"tests": []})["tests"].append(
-            {"id": nodeid, "name": nodeid.split("::", 1)[-1]})
-    return {"$schema": "https://git.io/mutation-testing-schema", "schemaVersion": "1",
-            "thresholds": {"high": 80, "low": 60}, "projectRoot": str(root),
-            "files": dict(sorted(files.items())), "testFiles": dict(sorted(test_files.items())),
-            "framework": {"name": "cmharness", "branding": {"homepageUrl": "https://example.invalid/cmharness"}}}
-
-
 # ----------------------------------------------------------------------------- rendering
 
 
@@ -593,14 +399,6 @@ def summary_lines(report: Report) -> list[str]:
     return lines + [f"note: {n}" for n in report.notes]
 
 
-def _md_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
-    def cell(x: Any) -> str:
-        return str(x).replace("|", "\\|").replace("\n", "<br>")
-
-    return ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|",
-            *("| " + " | ".join(cell(c) for c in r) + " |" for r in rows), ""]
-
-
 def _example_title(shrunk: bool) -> str:
     return ("Minimal counterexample (Hypothesis shrank it)" if shrunk
             else "Counterexample as first found (shrinking outlived its time)")
@@ -608,51 +406,6 @@ def _example_title(shrunk: bool) -> str:
 
 def _secs(x: Any) -> str:
     return "" if x is None or pd.isna(x) else f"{float(x):.1f}s"
-
-
-def render_md(report: Report) -> str:
-    out = ["# Red-first mutation report", "", "```", *summary_lines(report), "```", ""]
-    matrix = variant_matrix(report.tests)
-    out += ["## Tests by variant (baseline)", ""]
-    if matrix.empty:
-        out += ["No test is parametrized over variants.", ""]
-    else:
-        out += _md_table(["test", *matrix.columns], [[b, *(v if isinstance(v, str) else "" for v in r)]
-                                                   for b, r in zip(matrix.index, matrix.values, strict=True)])
-    out += ["## Named mutants", ""]
-    out += _md_table(["mutant", "what it undoes", "status", "killing tests", "time to kill", "run"],
-                     [[r.id, r.wording, r.status, len(r.killed_by), _secs(r.time_to_kill), _secs(r.duration)]
-                      for r in report.named.itertuples()])
-    for r in report.named.itertuples():
-        if r.killed_by:
-            out += [f"### {r.id}", "", f"Killed by: {', '.join(f'`{t}`' for t in r.killed_by)}", ""]
-            if r.failure:
-                out += [f"First failure: `{r.failure}`", ""]
-            if r.counterexample:
-                out += [_example_title(r.shrunk) + ":", "", "```", r.counterexample, "```", ""]
-    out += ["## mutmut", ""]
-    out += _md_table(["file", "killed", "survived", "timeout", "no coverage", "equivalent", "pending", "score"],
-                     _mutmut_by_file(report))
-    surv = report.mutmut[report.mutmut["status"].isin(["survived", "timeout", "no-coverage", "error"])]
-    if len(surv):
-        out += ["### Survivors", ""]
-        out += _md_table(["mutant", "status", "where", "mutator", "original", "mutated"],
-                         [[r.id.removeprefix("mutmut:"), r.status, f"{r.file}:{r.line}", r.mutator, f"`{r.original}`",
-                           f"`{r.replacement}`"] for r in surv.itertuples()])
-    eq = report.mutmut[report.mutmut["status"] == "equivalent"]
-    if len(eq):
-        out += ["### Equivalent (reviewed)", ""]
-        out += _md_table(["mutant", "where", "reason"],
-                         [[r.id.removeprefix("mutmut:"), f"{r.file}:{r.line}", r.reason] for r in eq.itertuples()])
-    out += ["## Red-first checks", ""]
-    checks = report.checks
-    out += [f"Tests never red on any variant or mutant ({len(checks['never_red'])}):", ""]
-    out += [f"- `{t}`" for t in checks["never_red"]] or ["- none"]
-    out += ["", f"`red_on` violations ({len(checks['red_on_violations'])}):", ""]
-    out += [f"- `{v['test']}`: {v['problem']}" for v in checks["red_on_violations"]] or ["- none"]
-    if checks["only_skipped"]:
-        out += ["", f"Skipped in this profile, not checked: {len(checks['only_skipped'])} test(s)."]
-    return "\n".join(out) + "\n"
 
 
 def _mutmut_by_file(report: Report) -> list[list[Any]]:
@@ -674,31 +427,16 @@ def _module_file(mutant_id: str) -> str:
     return mutant_id.removeprefix("mutmut:").rsplit(".", 1)[0].replace(".", "/") + ".py"
 
 
-ORDER_FILE = Path(__file__).resolve().parent / "test-order.json"
+def mte_json(report: Report, root: Path) -> dict[str, Any]:
+    from reports.mte import mte_json as to_json
+
+    return to_json(report, root)
 
 
-def order_by_kills(report: Report, records: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """The suite's order for the next runs (read by ``invariants.plugin``): test functions by the mutants they
-    killed in this report, most first; a function's count sums its parametrizations."""
-    kills: dict[str, int] = {}
-    for key in sorted(records):
-        rec = records[key]
-        if rec.get("kind") in ("defect", "removal", "mutmut", "extra") and rec.get("status") == "killed":
-            for fn in {t.split("[", 1)[0] for t in rec.get("killed_by", []) or []}:
-                kills[fn] = kills.get(fn, 0) + 1
-    for rec in records.values():
-        if rec.get("kind") == "witness" and rec.get("witness") and rec.get("test"):
-            fn = rec["test"].split("[", 1)[0]
-            kills[fn] = kills.get(fn, 0) + 1
-    ranked = sorted(kills.items(), key=lambda kv: (-kv[1], kv[0]))
-    return {"about": "test functions by mutants killed in the last cmharness report (regenerated by it); "
-                     "invariants.plugin runs them in this order, the harness's own tests last",
-            "fingerprint": report.fp, "tests": [fn for fn, _ in ranked], "kills": [n for _, n in ranked]}
+def render_md(report: Report) -> str:
+    from reports.md_report import render
 
-
-def write_order(report: Report, records: dict[str, dict[str, Any]], path: Path = ORDER_FILE) -> Path:
-    path.write_text(json.dumps(order_by_kills(report, records), indent=1) + "\n", encoding="utf-8")
-    return path
+    return render(report)
 
 
 def render_html(report: Report) -> str:
@@ -721,52 +459,7 @@ def write(report: Report, out: Path, root: Path) -> list[Path]:
     return list(paths.values())
 
 
-# ----------------------------------------------------------------------------- the subcommand
-
-
 def run(args: Any, stdout: TextIO) -> int:
-    """The subcommand: exit 0 complete with nothing left alive, 1 survivors or red-first gaps, 3 incomplete."""
-    from reports.mutants import parse_shard
+    from reports.report_run import run as run_report
 
-    settings = Settings()
-    if args.out:
-        settings.out = Path(args.out).resolve()
-    if args.workers:
-        settings.workers = args.workers
-    settings.all_variants = bool(args.all_variants)
-    shard = parse_shard(args.shard) if args.shard else None
-    scope = () if args.no_mutmut else tuple(args.mutmut_paths)
-    extra = Path(args.extra_mutants).resolve() if getattr(args, "extra_mutants", None) else None
-    if extra is not None and not extra.is_dir():
-        from reports.cli import CliError
-
-        raise CliError(f"--extra-mutants {args.extra_mutants}: not a folder")
-    start = time.time()
-    interrupted = False
-    previous = signal.signal(signal.SIGTERM, _interrupt)
-    try:
-        fp, records = run_campaign(settings, shard=shard, budget=args.budget, mutmut=not args.no_mutmut,
-                                   merge=args.merge, mutmut_paths=tuple(args.mutmut_paths),
-                                   full=bool(getattr(args, "full", False)), extra=extra)
-    except KeyboardInterrupt:
-        print("cmharness report: interrupted; what finished is journaled, run it again to resume", file=sys.stderr)
-        interrupted = True
-        fp = fingerprint(settings)
-        records = load_journals(settings.journal_dir, fp)
-        if BASELINE not in records:
-            return EXIT_INCOMPLETE
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-    report = build(records, fp, named_mutants() + (extra_mutants(extra) if extra else []), scope=scope)
-    paths = write(report, settings.out, settings.root)
-    if completeness(report)["complete"] and shard is None:
-        paths.append(write_order(report, records))
-    stdout.write("\n".join(summary_lines(report)) + "\n")
-    shown = [str(p.relative_to(settings.root)) if p.is_relative_to(settings.root) else str(p) for p in paths]
-    stdout.write(f"wrote {', '.join(shown)} in {fmt_time(time.time() - start)}\n")
-    return EXIT_INCOMPLETE if interrupted else exit_status(report)
-
-
-def _interrupt(signum: int, frame: Any) -> None:
-    """SIGTERM ends a run as Ctrl-C does: what finished is journaled and an INCOMPLETE report written."""
-    raise KeyboardInterrupt
+    return run_report(args, stdout)

@@ -559,6 +559,7 @@ timeout_constant = 2.0
 '''
 
 
+@pytest.mark.slow  # about 45 s: two mutmut preparations and three executor runs (run with --cm-slow)
 @pytest.mark.skipif(shutil.which("mutmut") is None and not (Path(sys.executable).parent / "mutmut").exists(),
                     reason="mutmut is not installed")
 def test_mutmut_runs_in_its_own_copy_and_is_read_back(tmp_path):
@@ -725,8 +726,9 @@ def test_after_a_change_only_the_named_mutants_it_touches_run_again(campaign, tm
         {k: v["status"] for k, v in records.items() if k != BASELINE}
     tests.write_text(tests.read_text().replace("assert add(1, 2, variant) == 3", "assert add(2, 1, variant) == 3"))
     seen.clear()
-    run_named_mutants(again, MUTANTS, fp=fingerprint(again), on_record=lambda r: seen.append(r["mutant"]))
-    assert sorted(seen) == sorted(m.id for m in MUTANTS)  # test_add[sound] runs under every sound mutant
+    quick = [m for m in MUTANTS if m.id != "defect:HANGS"]
+    run_named_mutants(again, quick, fp=fingerprint(again), on_record=lambda r: seen.append(r["mutant"]))
+    assert sorted(seen) == sorted(m.id for m in quick)  # test_add[sound] runs under every sound mutant
 
 
 # ----------------------------------------------------------------------------- the suite's order
@@ -745,7 +747,7 @@ def test_the_suite_runs_the_strongest_tests_first_files_together_and_the_harness
 
 
 def test_the_order_file_ranks_test_functions_by_mutants_killed(campaign):
-    from reports.report import order_by_kills
+    from reports.report_run import order_by_kills
 
     _, fp, records = campaign
     order = order_by_kills(build(records, fp, MUTANTS, equivalents={}), records)
