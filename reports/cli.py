@@ -4,8 +4,9 @@ Subcommands live in a small registry (``SUBCOMMANDS``): each is a ``Subcommand``
 one-line help, a function that adds its arguments to its parser, and a function that runs it and
 returns an exit code. A new subcommand is one more entry.
 
-Exit codes: 0 success; 1 ``check`` found a broken invariant; 2 a usage error or an input that cannot
-be read (a one-line message on stderr, no traceback).
+Exit codes: 0 success; 1 ``check`` found a broken invariant, or ``report`` found survivors or red-first
+gaps; 2 a usage error or an input that cannot be read (a one-line message on stderr, no traceback);
+3 ``report`` is incomplete (mutants pending: stopped at its budget or interrupted).
 """
 
 from __future__ import annotations
