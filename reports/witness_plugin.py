@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 #: Seconds one test may spend over its candidates (a property test under a mutant can be slow).
-PER_TEST = 20.0
+PER_TEST = 10.0
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
