@@ -3,9 +3,10 @@ pytest session per run forks a child per mutant (see ``reports.executor``), and 
 mutmut's own result files (``mutants/**/*.meta``, killers under ``killers/``), read as before by
 ``reports.mutmut_run``.
 
-Each mutant runs the tests that cover its function (mutmut's stats) less those red on the unmutated code,
-the quick ones first in an order drawn from its name (``reports.mutant_plugin.drawn``), then the others by
-baseline duration; it stops at the first failure. Its time limit is ``3 x`` those tests' baseline time
+Each mutant runs the tests that cover its function (mutmut's stats) less those red on the unmutated code:
+the tests of the module's own test file (``tests/test_<module>.py``) first, and within each part the quick
+ones in an order drawn from its name (``reports.mutant_plugin.drawn``), then the others by baseline
+duration; it stops at the first failure. Its time limit is ``3 x`` those tests' baseline time
 plus 10 s.
 """
 
@@ -74,9 +75,12 @@ def plan(work: Path, owned: Sequence[str], baseline: dict[str, Any]) -> list[dic
             name = key.replace("__init__.", "")
             tests = [t for t in covering.get(name.rsplit("__mutmut_", 1)[0], ()) if t not in red]
 
-            def order(t: str, name: str = name) -> tuple[int, str, float, str]:
-                took = durations.get(t, float("inf"))  # quick ones first, a file's tests together
-                return (0, drawn(name, t.split("::")[0]), 0.0, drawn(name, t)) if took < QUICK else (1, "", took, t)
+            own = f"tests/test_{module_of(source).rsplit('.', 1)[-1]}.py"  # the module's own tests first
+
+            def order(t: str, name: str = name, own: str = own) -> tuple[bool, int, float, str]:
+                took = durations.get(t, float("inf"))
+                first = t.split("::", 1)[0] != own
+                return (first, 0, 0.0, drawn(name, t)) if took < QUICK else (first, 1, took, t)
 
             tests.sort(key=order)
             total = sum(durations.get(t, 1.0) for t in tests)
