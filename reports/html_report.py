@@ -67,7 +67,7 @@ def _e(x: Any) -> str:
 
 def _bars(rows: list[tuple[str, dict[str, int]]], title: str) -> str:
     """A horizontal stacked bar per row (label, counts by status), as inline SVG."""
-    width, label_w, bar_h, gap = 760, 230, 16, 6
+    width, label_w, bar_h, gap = 900, 230, 16, 6
     height = 30 + len(rows) * (bar_h + gap)
     out = [f"<svg xmlns='http://www.w3.org/2000/svg' role='img' aria-label='{_e(title)}' width='{width}' "
            f"height='{height}' viewBox='0 0 {width} {height}'><title>{_e(title)}</title>"]
