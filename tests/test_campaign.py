@@ -699,7 +699,7 @@ def test_the_witness_plan_reads_mutmuts_coverage_for_candidates(campaign):
     coverage = {"calc.x_add": {"tests/test_calc.py::test_plain"}, "calc.x_sub": {"tests/test_calc.py::test_table"}}
     todo, reasons = plan(records, coverage)
     assert todo["tests/test_calc.py::test_plain"] == [["mutmut", "calc.x_add__mutmut_1", "mutmut:calc.x_add__mutmut_1"]]
-    assert "tests/test_calc.py::test_table" not in todo  # reads the defect table: never a candidate
+    assert "tests/test_calc.py::test_table" not in todo  # reads the defect table: no named candidate, no coverage
     assert reasons.get("tests/test_calc.py::test_add") is None or reasons["tests/test_calc.py::test_add"] != \
         ONLY_EQUIVALENT
 
