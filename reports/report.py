@@ -255,8 +255,8 @@ def red_first(report: Report, records: dict[str, dict[str, Any]]) -> dict[str, A
     ran = tests[tests["outcome"] != "skipped"]
     bases = sorted(set(ran["base"]))
     never_red = [b for b in bases if b not in witness]
-    without = {b: reasons.get(b, "not searched yet (the witness search runs after a complete main pass)")
-               for b in never_red}
+    unsearched = "not searched yet (the witness search runs after a complete main pass over every folder)"
+    without = {b: reasons.get(b, unsearched) for b in never_red}
     only_skipped = sorted(set(tests["base"]) - set(ran["base"]))
     violations = []
     for nodeid, row in tests.iterrows():

@@ -16,6 +16,7 @@ from reports.campaign import (
     BASELINE,
     DEFAULT_BUDGET,
     DEFAULT_MUTMUT_PATHS,
+    MUTMUT_PATHS,
     Journal,
     Settings,
     fingerprint,
@@ -74,8 +75,9 @@ def run_campaign(settings: Settings, *, shard: tuple[int, int] | None = None, bu
                                         + (f"; {result.note}" if result.note else "") + "\n")
             if result.interrupted:
                 raise KeyboardInterrupt
-        complete = all(m.id in done for m in named_mutants() + extras) and (not mutmut or not result.pending)
-        if complete and shard is None:  # the search reads every result: it runs on a finished main pass only
+        complete = mutmut and set(mutmut_paths) == set(MUTMUT_PATHS) and not result.pending \
+            and all(m.id in done for m in named_mutants() + extras)
+        if complete and shard is None:  # the search reads every result: it runs on a finished full main pass only
             witnesses(settings, fp, done, journal_name(shard), deadline, mutmut)
     records = load_journals(settings.journal_dir, fp)
     if BASELINE not in records:
@@ -204,8 +206,8 @@ def run(args: Any, stdout: TextIO) -> int:
         signal.signal(signal.SIGTERM, previous)
     report = build(records, fp, named_mutants() + (extra_mutants(extra) if extra else []), scope=scope)
     paths = write(report, settings.out, settings.root)
-    if completeness(report)["complete"] and shard is None:
-        paths.append(write_order(report, records))
+    if completeness(report)["complete"] and shard is None and set(scope) == set(MUTMUT_PATHS):
+        paths.append(write_order(report, records))  # only a full report ranks the tests
     stdout.write("\n".join(summary_lines(report)) + "\n")
     shown = [str(p.relative_to(settings.root)) if p.is_relative_to(settings.root) else str(p) for p in paths]
     stdout.write(f"wrote {', '.join(shown)} in {fmt_time(time.time() - start)}\n")
