@@ -17,6 +17,7 @@ result is a JSON line ``{"name", "exit", "seconds", "killer"}`` with mutmut's ex
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import gc
 import json
 import os
@@ -66,8 +67,10 @@ class Executor:
                 if not tests:
                     self._write({"name": mutant["name"], "exit": NO_TESTS, "seconds": 0.0, "killer": None})
                     continue
+                parent = os.getpid()
                 pid = os.fork()
                 if pid == 0:  # the child: never returns
+                    _die_with(parent)
                     if mutant.get("spec"):
                         _named_child(mutant["name"], mutant["spec"], tests, self.out)
                     _child(mutant["name"], tests, self.out)
@@ -95,6 +98,15 @@ class Executor:
         code = os.waitstatus_to_exitcode(status)
         self._write({"name": mutant["name"], "exit": KILLED if code == KILLED else SURVIVED if code == 0 else code,
                      "seconds": round(now - started, 3), "killer": None, "started": started})
+
+
+def _die_with(parent: int) -> None:
+    """In a child: SIGKILL when the session dies (Linux; a fork does not inherit the parent's death signal), so a
+    killed campaign leaves no child running."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # the session died before the signal was set
+        os._exit(1)
 
 
 def _child(name: str, tests: list[pytest.Item], out: str) -> None:
