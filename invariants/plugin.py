@@ -20,6 +20,8 @@ Loaded by ``tests/conftest.py`` (``pytest_plugins``), or by ``-p invariants.plug
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 from pathlib import Path
 
@@ -139,7 +141,28 @@ def _already_parametrized(metafunc: pytest.Metafunc, name: str) -> bool:
     return False
 
 
+#: The suite's order, written by ``cmharness report``: test functions by the mutants they killed, most first.
+ORDER_FILE = Path(__file__).resolve().parents[1] / "reports" / "test-order.json"
+
+
+def suite_order(items: list[pytest.Item], ranked: list[str]) -> None:
+    """Files by their best test's rank, then tests by rank (a file's tests stay together, so its fixtures are
+    built once); the harness's own tests (marked ``harness``) last; unranked tests keep their place after."""
+    rank = {name: k for k, name in enumerate(ranked)}
+    worst = len(rank)
+    best: dict[str, int] = {}
+    for item in items:
+        file = item.nodeid.split("::", 1)[0]
+        best[file] = min(best.get(file, worst), rank.get(item.nodeid.split("[", 1)[0], worst))
+    items.sort(key=lambda it: (it.get_closest_marker("harness") is not None, best[it.nodeid.split("::", 1)[0]],
+                               rank.get(it.nodeid.split("[", 1)[0], worst)))
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if ORDER_FILE.exists():
+        with contextlib.suppress(ValueError, KeyError, TypeError):  # unreadable: the collected order stays
+            suite_order(items, list(json.loads(ORDER_FILE.read_text(encoding="utf-8"))["tests"]))
     run_slow = config.getoption("--cm-slow") or config.stash.get(_PROFILE_KEY, DEFAULT_PROFILE) == "deep"
     skip = pytest.mark.skip(reason="slow: run with --cm-slow or --cm-profile=deep")
     for item in items:

@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from reports.deps import named_key, settings_part
 from reports.mutants import Mutant, in_shard, parse_shard
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -53,7 +54,10 @@ HASHED = ("pyproject.toml", "conftest.py", "strategies", "reference", "invariant
           "examples")
 #: The campaign's own modules: changing how results are run or shown never invalidates them.
 HARNESS_ONLY = frozenset({"reports/campaign.py", "reports/report.py", "reports/mutmut_run.py",
-                          "reports/mutants.py", "reports/equivalent_mutants.toml", "tests/test_campaign.py"})
+                          "reports/mutants.py", "reports/equivalent_mutants.toml", "tests/test_campaign.py",
+                          "reports/test-order.json", "reports/witness.py", "reports/deps.py", "reports/extra.py",
+                          "reports/report_run.py", "reports/mte.py", "reports/md_report.py",
+                          "reports/html_report.py"})
 SKIP_DIRS = frozenset({"__pycache__", ".hypothesis", ".pytest_cache", "out", "mutants"})
 #: The suite less the harness's own tests (marked ``harness``): they test the tooling, not the compile, and
 #: would only slow every mutant down.
@@ -161,6 +165,32 @@ def load_journals(directory: Path, fp: str) -> dict[str, dict[str, Any]]:
                 if isinstance(rec, dict) and rec.get("fingerprint") == fp and "mutant" in rec:
                     records[rec["mutant"]] = rec
     return records
+
+
+def _key(settings: Settings, mutant: Mutant, baseline: dict[str, Any], patch: Path | None) -> str:
+    if patch is not None:
+        from reports.extra import key
+
+        return key(settings, patch.read_text(encoding="utf-8"),
+                   [r["nodeid"] for r in baseline["tests"] if r["outcome"] == "passed"])
+    nodeids = [r["nodeid"] for r in tests_for(mutant, baseline, settings.all_variants)]
+    return named_key(settings.root, mutant.spec, nodeids,
+                     settings_part(settings.selection, settings.profile, settings.all_variants))
+
+
+def reuse_unchanged(directory: Path, pending: Sequence[Mutant], keys: dict[str, str], fp: str) -> list[dict[str, Any]]:
+    """Records of earlier runs (any fingerprint) of the pending named mutants whose dependency key is unchanged,
+    carried over to fingerprint ``fp``."""
+    wanted = {(m.id, keys[m.id]) for m in pending}
+    found: dict[str, dict[str, Any]] = {}
+    for path in sorted(directory.glob("*.jsonl")) if directory.is_dir() else []:
+        with open(path, encoding="utf-8") as fh:
+            for line in fh:
+                with contextlib.suppress(json.JSONDecodeError, TypeError):
+                    rec = json.loads(line)
+                    if (rec.get("mutant"), rec.get("deps")) in wanted and rec.get("status"):
+                        found[rec["mutant"]] = rec
+    return [{**found[m.id], "fingerprint": fp} for m in pending if m.id in found]
 
 
 # ----------------------------------------------------------------------------- subprocesses
@@ -428,19 +458,21 @@ def terminate_as_interrupt() -> Iterator[None]:
 
 def run_named_mutants(settings: Settings, mutants: Sequence[Mutant], *, shard: tuple[int, int] | None = None,
                       fp: str | None = None, on_record: Callable[[dict[str, Any]], None] | None = None,
-                      deadline: float | None = None) -> dict[str, dict[str, Any]]:
+                      deadline: float | None = None, patches: dict[str, Path] | None = None
+                      ) -> dict[str, dict[str, Any]]:
     """Run the baseline (unless journaled) and every pending named mutant of the shard, in parallel.
 
     At ``deadline`` (a ``time.time()``) the runs still going are stopped and not journaled: the next
     campaign runs them. Returns every journaled record of the current fingerprint (all shards), by id.
     """
     with terminate_as_interrupt():
-        return _run_named_mutants(settings, mutants, shard=shard, fp=fp, on_record=on_record, deadline=deadline)
+        return _run_named_mutants(settings, mutants, shard=shard, fp=fp, on_record=on_record, deadline=deadline,
+                                  patches=patches or {})
 
 
 def _run_named_mutants(settings: Settings, mutants: Sequence[Mutant], *, shard: tuple[int, int] | None,
                        fp: str | None, on_record: Callable[[dict[str, Any]], None] | None,
-                       deadline: float | None) -> dict[str, dict[str, Any]]:
+                       deadline: float | None, patches: dict[str, Path]) -> dict[str, dict[str, Any]]:
     fp = fp or fingerprint(settings)
     journal = Journal(settings.journal_dir, journal_name(shard))
     done = load_journals(settings.journal_dir, fp)
@@ -450,12 +482,28 @@ def _run_named_mutants(settings: Settings, mutants: Sequence[Mutant], *, shard: 
     if settings.progress and len(pending) < len(mine):
         settings.progress.write(f"resuming: {len(mine) - len(pending)} of {len(mine)} named mutants already "
                                 "journaled\n")
+    keys = {m.id: _key(settings, m, baseline, patches.get(m.id)) for m in pending}
+    kept = reuse_unchanged(settings.journal_dir, pending, keys, fp)
+    for rec in kept:
+        journal.write(rec)
+        done[rec["mutant"]] = rec
+    if settings.progress and kept:
+        rerun = [m.id for m in pending if m.id not in done]
+        settings.progress.write(f"incremental: {len(kept)} named mutant(s) kept (their switch sites and tests are "
+                                f"unchanged); {len(rerun)} re-run" + (f": {', '.join(rerun)}" if rerun else "") + "\n")
+    pending = [m for m in pending if m.id not in done]
     progress = Progress(len(pending), settings.workers, settings.progress, "named mutants")
     workers = max(1, min(settings.workers, len(pending)))
     halted = threading.Event()
 
     def one(mutant: Mutant) -> dict[str, Any] | None:
-        return None if halted.is_set() else run_named(mutant, baseline, settings, fp)
+        if halted.is_set():
+            return None
+        if mutant.id in patches:
+            from reports.extra import run_extra
+
+            return run_extra(mutant, patches[mutant.id], baseline, settings, fp)
+        return {**run_named(mutant, baseline, settings, fp), "deps": keys[mutant.id]}
 
     def halt() -> None:
         halted.set()
@@ -463,6 +511,23 @@ def _run_named_mutants(settings: Settings, mutants: Sequence[Mutant], *, shard: 
             fut.cancel()
         kill_all()
 
+    if os.environ.get("CMHARNESS_NAMED_ENGINE") != "process":
+        from reports.named_warm import run_warm
+
+        warm = [m for m in pending if m.id not in patches]
+        for record in run_warm(settings, warm, baseline, fp, deadline):
+            record["deps"] = keys[record["mutant"]]
+            journal.write(record)
+            done[record["mutant"]] = record
+            progress.finished(record["mutant"], record)
+            if on_record:
+                on_record(record)
+        left = [m.id for m in warm if m.id not in done]
+        if left and settings.progress:
+            settings.progress.write(f"budget reached: {len(left)} named mutant(s) left for the next run\n")
+        pending = [m for m in pending if m.id in patches]
+        if left:
+            return done
     pool = ThreadPoolExecutor(max_workers=workers)
     futures: dict[Any, Mutant] = {}
     try:
@@ -491,11 +556,11 @@ def _run_named_mutants(settings: Settings, mutants: Sequence[Mutant], *, shard: 
     return done
 
 
-DEFAULT_BUDGET = 540.0
-#: The folders mutmut mutates by default: the optimized compile under review. ``reference/`` (the yardstick,
-#: about 1,900 more mutants) runs with ``--mutmut-paths strategies reference`` and joins the same report.
-DEFAULT_MUTMUT_PATHS = ("strategies",)
+DEFAULT_BUDGET = 1800.0
+#: The folders mutmut mutates: everything the tests test (a test of ``reference/`` can only be shown red by a
+#: mutant there). ``--mutmut-paths`` narrows a run; results of other runs stay in the report.
 MUTMUT_PATHS = ("strategies", "reference")
+DEFAULT_MUTMUT_PATHS = MUTMUT_PATHS
 
 
 def shard_argument(text: str) -> tuple[int, int]:
@@ -556,3 +621,7 @@ def add_report_arguments(parser: Any) -> None:
                         help="run a mutant against the tests of every variant, not only its own")
     parser.add_argument("--out", type=folder_argument, default=None,
                         help="output folder, made when missing (default reports/out)")
+    parser.add_argument("--extra-mutants", metavar="DIR", default=None,
+                        help="also run each DIR/*.patch (a unified diff of the tree) as a mutant, with the named ones")
+    parser.add_argument("--full", action="store_true",
+                        help="a cold run: forget every journaled result and run everything again")

@@ -4,9 +4,9 @@ Subcommands live in a small registry (``SUBCOMMANDS``): each is a ``Subcommand``
 one-line help, a function that adds its arguments to its parser, and a function that runs it and
 returns an exit code. A new subcommand is one more entry.
 
-Exit codes: 0 success; 2 a usage error or an input that cannot
-be read (a one-line message on stderr, no traceback); each subcommand's module documents the others
-(``reports.check``: 1 breaks reproduced on defective variants, 3 ``sound`` broke).
+Exit codes: 0 success; 2 a usage error or an input that cannot be read (a one-line message on stderr, no
+traceback); each subcommand's module documents the others (``reports.check``: 1 breaks reproduced on defective
+variants, 3 ``sound`` broke; ``report``: 1 survivors or red-first gaps, 3 incomplete, mutants pending).
 """
 
 from __future__ import annotations

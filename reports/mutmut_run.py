@@ -19,18 +19,13 @@ that copy), so the source tree is never touched, not even by a ``mutants/`` fold
 
 from __future__ import annotations
 
-import ast
 import contextlib
-import difflib
-import io
 import json
 import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
-import tokenize
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +34,7 @@ from typing import Any
 from reports.campaign import (
     MUTMUT_PATHS,
     RED,
+    ROOT,
     Journal,
     Settings,
     _die_with_parent,
@@ -69,6 +65,8 @@ class MutmutResult:
     ran: bool
     seconds: float
     note: str = ""
+    #: Ctrl-C or SIGTERM stopped mutmut: what it finished is in ``records``, the caller re-raises.
+    interrupted: bool = False
 
 
 def mutmut_executable(python: str) -> str:
@@ -88,22 +86,97 @@ def work_dir(settings: Settings) -> Path:
     return settings.mutmut_dir / "project"
 
 
-def lay_work_copy(settings: Settings, fp: str) -> Path:
-    """The project's hashed files copied to the work folder (laid anew when the fingerprint changed)."""
+def lay_work_copy(settings: Settings, fp: str) -> tuple[Path, dict[str, str | None]]:
+    """The project's hashed files in the work folder: copied whole the first time, then brought up to date file
+    by file, so that mutmut keeps the results of every function that did not change (it re-mutates a changed
+    file and re-runs the mutants of its changed functions; ``reset_for_changed_tests`` does the tests' part)."""
+    previous = sync_work_copy(settings)
+    (work_dir(settings).parent / "fingerprint").write_text(fp + "\n")
+    return work_dir(settings), previous
+
+
+def sync_work_copy(settings: Settings) -> dict[str, str | None]:
+    """Copy what changed into the work folder and drop what is gone; each changed path's previous text (None
+    when the work folder had no such file)."""
     work = work_dir(settings)
-    stamp = work.parent / "fingerprint"
-    if work.is_dir() and stamp.exists() and stamp.read_text().strip() == fp:
-        return work
-    if work.exists():
-        shutil.rmtree(work)
-    work.mkdir(parents=True)
     names = [*settings.hashed, "reports"]
-    for f in hashed_files(settings.root, names) + _harness_files(settings.root):
-        rel = f.relative_to(settings.root)
-        (work / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(f, work / rel)
-    stamp.write_text(fp + "\n")
-    return work
+    wanted = {f.relative_to(settings.root).as_posix(): f for f in hashed_files(settings.root, names)}
+    wanted.update({f"reports/{f.name}": f for f in _harness_files(ROOT)})  # the harness's own, wherever it runs
+    changed: dict[str, str | None] = {}
+    for rel, f in sorted(wanted.items()):
+        target = work / rel
+        if target.exists() and target.read_bytes() == f.read_bytes():
+            continue
+        changed[rel] = target.read_text(encoding="utf-8", errors="replace") if target.exists() else None
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(f, target)  # the source's time: newer than mutmut's mutant of it, so mutmut re-mutates it
+    tops = {Path(n).parts[0] for n in names}
+    for path in sorted(work.rglob("*")) if work.is_dir() else []:
+        rel = path.relative_to(work)
+        if not path.is_file() or rel.parts[0] == "mutants" or rel.parts[0] not in tops or "__pycache__" in rel.parts:
+            continue
+        if rel.as_posix() not in wanted and not rel.as_posix().endswith((".pyc", ".log")):
+            changed[rel.as_posix()] = path.read_text(encoding="utf-8", errors="replace")
+            path.unlink()
+            for stale in (work / "mutants" / rel, work / "mutants" / (rel.as_posix() + ".meta")):
+                stale.unlink(missing_ok=True)
+    return changed
+
+
+def test_keys(settings: Settings, nodeids: Iterable[str]) -> dict[str, str]:
+    from reports.deps import shared_key, test_key
+
+    shared = shared_key(settings.root)
+    return {n: test_key(settings.root, n, shared) for n in nodeids}
+
+
+def reset_for_changed_tests(settings: Settings, work: Path) -> list[str]:
+    """Make the mutants of every function a changed test covers pending again (mutmut keys its results by the
+    function's source alone); the functions so reset."""
+    stats_path = work / "mutants" / "mutmut-stats.json"
+    keys_path = work.parent / "test-keys.json"
+    if not stats_path.exists() or not keys_path.exists():
+        return []
+    tests_by_function = json.loads(stats_path.read_text(encoding="utf-8")).get("tests_by_mangled_function_name", {})
+    old = json.loads(keys_path.read_text(encoding="utf-8"))
+    new = test_keys(settings, old)
+    changed = {n for n, k in old.items() if new.get(n) != k}
+    functions = sorted(f for f, tests in tests_by_function.items() if changed & set(tests))
+    if not functions:
+        return []
+    wanted = set(functions)
+    for _source, (meta, data) in load_meta(work).items():
+        codes = data.get("exit_code_by_key", {})
+        hit = [k for k in codes if k.rsplit("__mutmut_", 1)[0] in wanted and codes[k] is not None]
+        if hit:
+            for k in hit:
+                codes[k] = None
+            meta.write_text(json.dumps(data, indent=4), encoding="utf-8")
+    return functions
+
+
+def save_test_keys(settings: Settings, work: Path) -> None:
+    stats_path = work / "mutants" / "mutmut-stats.json"
+    if stats_path.exists():
+        stats = json.loads(stats_path.read_text(encoding="utf-8"))
+        nodeids = {t for tests in stats.get("tests_by_mangled_function_name", {}).values() for t in tests}
+        (work.parent / "test-keys.json").write_text(json.dumps(test_keys(settings, sorted(nodeids)), indent=0),
+                                                    encoding="utf-8")
+
+
+def changed_functions(work: Path, previous: dict[str, str | None]) -> list[str]:
+    """The functions of the mutated folders whose source differs from the last run's (``module.name``)."""
+    from reports.deps import function_sources
+
+    out = []
+    for rel, old in sorted(previous.items()):
+        if not rel.endswith(".py") or rel.split("/", 1)[0] not in MUTMUT_PATHS or old is None:
+            continue
+        now = (work / rel).read_text(encoding="utf-8") if (work / rel).exists() else ""
+        before, after = function_sources(old), function_sources(now)
+        out += [f"{module_of(rel)}.{name}" for name in sorted(set(before) | set(after))
+                if before.get(name) != after.get(name)]
+    return out
 
 
 def _harness_files(root: Path) -> list[Path]:
@@ -183,152 +256,6 @@ def killers(work: Path) -> dict[str, str]:
     return out
 
 
-def split_name(name: str, module: str) -> tuple[str, str | None, str]:
-    """``mod.x_f__mutmut_3`` -> ``("x_f__mutmut", None, "f")``; methods give their class."""
-    key = name[len(module) + 1:]
-    stem = key.rsplit("__mutmut_", 1)[0]
-    if stem.startswith("xǁ"):
-        cls, func = stem[2:].split("ǁ", 1)
-        return stem, cls, func
-    return stem, None, stem[2:]
-
-
-def def_line(tree: ast.Module, cls: str | None, func: str) -> int | None:
-    body: Iterable[ast.stmt] = tree.body
-    if cls is not None:
-        owner = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls), None)
-        if owner is None:
-            return None
-        body = owner.body
-    for node in body:
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == func:
-            return node.lineno
-    return None
-
-
-def _from_def(lines: list[str]) -> list[str]:
-    for k, line in enumerate(lines):
-        if line.lstrip().startswith(("def ", "async def ")):
-            return lines[k:]
-    return lines
-
-
-def describe(work: Path, source: str, names: Iterable[str]) -> dict[str, dict[str, Any]]:
-    """Location, original and mutated line, diff and mutator of each mutant of one source file."""
-    module = module_of(source)
-    spans_path = work / "mutants" / (source + ".spans")
-    text = (work / source).read_text(encoding="utf-8")
-    tree = ast.parse(text)
-    mutated_path = work / "mutants" / source
-    mutated = mutated_path.read_text(encoding="utf-8").splitlines() if mutated_path.exists() else []
-    spans = json.loads(spans_path.read_text(encoding="utf-8"))["spans"] if spans_path.exists() else {}
-    out: dict[str, dict[str, Any]] = {}
-    for name in names:
-        stem, cls, func = split_name(name, module)
-        info: dict[str, Any] = {"file": source, "function": f"{cls}.{func}" if cls else func}
-        orig_span, mut_span = spans.get(f"{stem}__mutmut_orig"), spans.get(name[len(module) + 1:])
-        line0 = def_line(tree, cls, func)
-        if orig_span and mut_span and line0:
-            orig = _from_def(mutated[orig_span[0] - 1: orig_span[1]])
-            mut = _from_def(mutated[mut_span[0] - 1: mut_span[1]])
-            if mut:  # the generated names differ; the signature may be mutated too (a default)
-                mut[0] = mut[0].replace(name[len(module) + 1:], f"{stem}__mutmut_orig", 1)
-            info.update(_change(orig, mut, line0))
-            for k in ("original", "replacement"):
-                info[k] = info[k].replace(f"{stem}__mutmut_orig", func, 1)
-            info["diff"] = "\n".join(difflib.unified_diff(orig, mut, f"{source} (original)", f"{name}",
-                                                          n=1, lineterm=""))
-        else:
-            info.update(line=line0 or 1, column=1, end_line=line0 or 1, end_column=1, original="",
-                        replacement="", mutator="Mutation", diff="")
-        out[name] = info
-    return out
-
-
-def _change(orig: list[str], mut: list[str], line0: int) -> dict[str, Any]:
-    """Where the mutant differs from the original (1-based, in the source file) and what changed."""
-    sm = difflib.SequenceMatcher(a=orig, b=mut, autojunk=False)
-    for tag, i1, i2, j1, j2 in sm.get_opcodes():
-        if tag == "equal":
-            continue
-        if i1 == i2:  # lines added: point at the line before them
-            at = line0 + max(i1 - 1, 0)
-            return {"line": at, "column": 1, "end_line": at, "end_column": 1, "original": "",
-                    "replacement": "\n".join(mut[j1:j2]).strip(), "mutator": "Insertion"}
-        a_toks, b_toks = _tokens(orig[i1:i2]), _tokens(mut[j1:j2])
-        tm = difflib.SequenceMatcher(a=[t[1] for t in a_toks], b=[t[1] for t in b_toks], autojunk=False)
-        op = next((o for o in tm.get_opcodes() if o[0] != "equal"), None)
-        if op is None or not a_toks:
-            start, end = (i1, 0), (i2 - 1, len(orig[i2 - 1]))
-            old: list[tuple[int, str]] = []
-            new: list[tuple[int, str]] = []
-        else:
-            _, k1, k2, m1, m2 = op
-            start = a_toks[k1][2] if k1 < len(a_toks) else a_toks[-1][3]
-            end = a_toks[k2 - 1][3] if k2 > k1 else start
-            old = [(t[0], t[1]) for t in a_toks[k1:k2]]
-            new = [(t[0], t[1]) for t in b_toks[m1:m2]]
-        return {"line": line0 + i1 + start[0], "column": start[1] + 1, "end_line": line0 + i1 + end[0],
-                "end_column": max(end[1], start[1]) + 1, "original": "\n".join(orig[i1:i2]).strip(),
-                "replacement": "\n".join(mut[j1:j2]).strip(), "mutator": mutator(old, new)}
-    return {"line": line0, "column": 1, "end_line": line0, "end_column": 1, "original": "", "replacement": "",
-            "mutator": "Mutation"}
-
-
-_SKIPPED_TOKENS = frozenset({tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER, tokenize.INDENT, tokenize.DEDENT,
-                             tokenize.COMMENT})
-_ARITH = frozenset({"+", "-", "*", "/", "//", "%", "**", "<<", ">>", "&", "|", "^", "~", "@"})
-_COMPARE = frozenset({"<", ">", "<=", ">=", "==", "!=", "is", "in"})
-
-
-def _tokens(lines: list[str]) -> list[tuple[int, str, tuple[int, int], tuple[int, int]]]:
-    """The tokens of some lines: (type, text, (line offset, column), end), columns in the original lines."""
-    indent = min((len(x) - len(x.lstrip()) for x in lines if x.strip()), default=0)
-    text = "\n".join(x[indent:] for x in lines) + "\n"
-    out = []
-    try:
-        for t in tokenize.generate_tokens(io.StringIO(text).readline):
-            if t.type not in _SKIPPED_TOKENS:
-                out.append((t.type, t.string, (t.start[0] - 1, t.start[1] + indent), (t.end[0] - 1, t.end[1] + indent)))
-    except (tokenize.TokenError, IndentationError, SyntaxError):
-        pass
-    return out
-
-
-def mutator(old: list[tuple[int, str]], new: list[tuple[int, str]]) -> str:
-    """A mutator category read off the changed tokens (mutmut itself does not name its operators)."""
-    olds, news = {s for _, s in old}, {s for _, s in new}
-    both = olds | news
-    kinds = {k for k, _ in old + new}
-    if "not" in both and not (olds - {"not"}) ^ (news - {"not"}):
-        return "UnaryOperator"
-    if old and not new:
-        return "Removal"
-    if new and not old:
-        return "Insertion"
-    if both & {"break", "continue"}:
-        return "LoopControl"
-    if "None" in news and "None" not in olds:
-        return "NoneReplacement"
-    if kinds == {tokenize.STRING}:
-        return "StringLiteral"
-    if kinds == {tokenize.NUMBER}:
-        return "NumberLiteral"
-    if both & {"True", "False"}:
-        return "BooleanLiteral"
-    if both & {"and", "or"}:
-        return "LogicalOperator"
-    if any(x.endswith("=") and x not in _COMPARE and x != "!=" for x in both):
-        return "AssignmentOperator"
-    if both & _COMPARE:
-        return "EqualityOperator"
-    if both & _ARITH:
-        return "ArithmeticOperator"
-    if kinds == {tokenize.NAME}:
-        return "NameReplacement"
-    return "Mutation"
-
-
 # ----------------------------------------------------------------------------- running mutmut
 
 
@@ -362,16 +289,27 @@ def run_mutmut(settings: Settings, fp: str, baseline: dict[str, Any], budget: fl
     """Run (or resume) mutmut over the modules under ``paths`` for at most ``budget`` seconds; the records of
     every finished mutant of those modules."""
     start = time.time()
-    work = lay_work_copy(settings, fp)
+    warm = (work_dir(settings) / "mutants").is_dir()
+    work, previous = lay_work_copy(settings, fp)
     reset_interrupted(work)
+    touched = changed_functions(work, previous) if warm else []
+    retest = reset_for_changed_tests(settings, work) if warm else []
+    if warm and settings.progress is not None:
+        settings.progress.write(
+            f"incremental: mutmut re-runs the mutants of {len(touched)} changed function(s)"
+            + (f" ({', '.join(touched[:8])}{', ...' if len(touched) > 8 else ''})" if touched else "")
+            + f" and of {len(retest)} function(s) whose covering tests changed"
+            + (f" ({', '.join(retest[:8])}{', ...' if len(retest) > 8 else ''})" if retest else "") + "\n")
+    sources_changed = any(r.endswith(".py") and r.split("/", 1)[0] in MUTMUT_PATHS for r in previous)
     owned = [m for m in modules(work) if m.split(".", 1)[0] in paths
              and (shard is None or shard_of(m, shard[1]) == shard[0])]
     every, pending = _pending_names(work)
     known = all(m in every for m in owned)
     todo = [n for m in owned for n in pending.get(m, [])] if known else []
     ran = False
+    interrupted = False
     note = ""
-    if owned and (not known or todo):
+    if owned and (not known or todo or (warm and sources_changed)):
         if budget < 30:
             note = f"not run: only {max(budget, 0):.0f}s of the budget left; it runs next time"
         else:
@@ -379,18 +317,39 @@ def run_mutmut(settings: Settings, fp: str, baseline: dict[str, Any], budget: fl
             if shard is not None or set(paths) != set(MUTMUT_PATHS):  # name them: mutmut alone runs every module
                 args = [n for m in owned if m in every for n in pending[m]]
                 args += [f"{m}.*" for m in owned if m not in every]
-            note = _invoke(settings, work, baseline, args, deadline=start + budget, owned=owned)
+            try:
+                note = _invoke(settings, work, baseline, args, deadline=start + budget, owned=owned)
+            except KeyboardInterrupt:
+                note, interrupted = "interrupted; the pending mutants run next time", True
             ran = True
             reset_interrupted(work)
+            save_test_keys(settings, work)
     every, pending = _pending_names(work)
     names = [n for m in owned for n in every.get(m, [])]
     records = collect(work, fp, {m for m in owned}, every)
     left = sum(len(pending.get(m, [])) for m in owned) + sum(1 for m in owned if m not in every)
-    return MutmutResult(records, names, left, ran, time.time() - start, note)
+    return MutmutResult(records, names, left, ran, time.time() - start, note, interrupted)
+
+
+def read_selection(work: Path) -> list[str]:
+    """mutmut's ``pytest_add_cli_args_test_selection`` from the work copy's pyproject.toml."""
+    import tomllib
+
+    data = tomllib.loads((work / "pyproject.toml").read_text(encoding="utf-8"))
+    return list(data.get("tool", {}).get("mutmut", {}).get("pytest_add_cli_args_test_selection", ["tests/"]))
+
+
+#: ``CMHARNESS_MUTMUT_ENGINE=mutmut`` runs the mutants with ``mutmut run`` itself (a fresh pytest session per
+#: mutant), as a check on ``reports.executor`` and for measuring both.
+ENGINE_ENV = "CMHARNESS_MUTMUT_ENGINE"
 
 
 def _invoke(settings: Settings, work: Path, baseline: dict[str, Any], names: list[str], deadline: float,
             owned: Sequence[str]) -> str:
+    if os.environ.get(ENGINE_ENV) != "mutmut":
+        from reports.mutmut_exec import run_pending
+
+        return run_pending(settings, work, baseline, deadline, owned)
     skip = work.parent / "skip.txt"
     skip.write_text("".join(r["nodeid"] + "\n" for r in baseline["tests"]
                             if r["outcome"] in RED - {"xfailed"}), encoding="utf-8")
@@ -450,6 +409,8 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
 
 def collect(work: Path, fp: str, owned: set[str], every: dict[str, list[str]]) -> list[dict[str, Any]]:
     """Journal records for the finished mutants of the owned modules."""
+    from reports.mutmut_describe import describe
+
     killed_by = killers(work)
     records = []
     for source, (_, data) in sorted(load_meta(work).items()):
@@ -482,10 +443,3 @@ def journal_records(journal: Journal, records: list[dict[str, Any]], done: dict[
         done[rec["mutant"]] = rec
         new += 1
     return new
-
-
-if __name__ == "__main__":  # pragma: no cover - a debugging aid: describe one work copy's mutants
-    w = Path(sys.argv[1])
-    for src, (_, d) in load_meta(w).items():
-        for n, i in describe(w, src, list(d["exit_code_by_key"])[:3]).items():
-            print(n, i["line"], i["column"], i["mutator"], i["original"], "->", i["replacement"])

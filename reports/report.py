@@ -18,11 +18,8 @@ and resumed writes the same report as one that was not.
 
 from __future__ import annotations
 
-import html
 import json
 import re
-import sys
-import time
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -33,17 +30,7 @@ import pandas as pd
 
 from reports.campaign import (
     BASELINE,
-    DEFAULT_BUDGET,
-    DEFAULT_MUTMUT_PATHS,
     RED,
-    Journal,
-    Settings,
-    fingerprint,
-    fmt_time,
-    journal_name,
-    load_journals,
-    run_named_mutants,
-    terminate_as_interrupt,
     tests_for,
 )
 from reports.mutants import Mutant, named_mutants
@@ -51,47 +38,7 @@ from reports.mutants import Mutant, named_mutants
 EQUIVALENTS = Path(__file__).resolve().parent / "equivalent_mutants.toml"
 VARIANT_ORDER = ("main-48bb87a1", "pr-8bb01ab8", "sound")
 REPORT_RESERVE = 20.0  # seconds of the budget kept for writing the report
-MTE_STATUS = {"killed": "Killed", "survived": "Survived", "timeout": "Timeout", "no-coverage": "NoCoverage",
-              "error": "RuntimeError", "type-check": "CompileError", "skipped": "Ignored",
-              "equivalent": "Ignored", "pending": "Pending"}
 
-
-# ----------------------------------------------------------------------------- the campaign
-
-
-def run_campaign(settings: Settings, *, shard: tuple[int, int] | None = None, budget: float = DEFAULT_BUDGET,
-                 mutmut: bool = True, merge: bool = False,
-                 mutmut_paths: Sequence[str] = DEFAULT_MUTMUT_PATHS) -> tuple[str, dict[str, dict[str, Any]]]:
-    """Run what the journal does not hold yet (unless ``merge``); the fingerprint and every record."""
-    start = time.time()
-    deadline = start + budget - REPORT_RESERVE
-    fp = fingerprint(settings)
-    if not merge:
-        done = run_named_mutants(settings, named_mutants(), shard=shard, fp=fp, deadline=deadline)
-        if mutmut:
-            from reports.mutmut_run import journal_records, run_mutmut
-
-            left = deadline - time.time()
-            result = run_mutmut(settings, fp, done[BASELINE], left, shard, mutmut_paths)
-            journal = Journal(settings.journal_dir, journal_name(shard))
-            journal_records(journal, result.records, done)
-            for path in mutmut_paths:  # one inventory per folder: runs over other folders add to the report
-                key = f"mutmut-inventory:{journal_name(shard)}:{path}"
-                names = sorted(n for n in result.names if n.split(".", 1)[0] == path)
-                inventory = {"mutant": key, "fingerprint": fp, "kind": "inventory", "names": names,
-                             "path": path, "note": result.note}
-                old = done.get(key)
-                if old is None or old.get("names") != inventory["names"] or old.get("note") != inventory["note"]:
-                    journal.write(inventory)
-            if settings.progress:
-                checked = f"{len(result.names) - result.pending} of {len(result.names)} mutants checked" \
-                    if result.names else "not started"
-                settings.progress.write(f"mutmut: {checked} ({fmt_time(result.seconds)})"
-                                        + (f"; {result.note}" if result.note else "") + "\n")
-    records = load_journals(settings.journal_dir, fp)
-    if BASELINE not in records:
-        raise SystemExit(f"no baseline journaled for fingerprint {fp} in {settings.journal_dir}: run the campaign")
-    return fp, records
 
 
 # ----------------------------------------------------------------------------- the data
@@ -165,6 +112,10 @@ class Report:
     kills: pd.DataFrame  # named mutants x tests: 1 failed, 0 passed, NaN not run
     checks: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    #: The mutmut folders the run was asked to cover (one not started leaves the report incomplete).
+    scope: tuple[str, ...] = ()
+    #: Each extra mutant's patched file and first changed line.
+    extra_locations: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     # -- scores
 
@@ -188,21 +139,8 @@ def score(statuses: pd.Series) -> dict[str, Any]:
             "with_timeouts": 100.0 * (killed + timeout) / counted if counted else float("nan")}
 
 
-def switch_locations(root: Path) -> dict[str, tuple[str, int, int]]:
-    """Where each defect switch is tested: the first ``Defect.NAME`` outside ``defects.py`` (file, line, column)."""
-    out: dict[str, tuple[str, int, int]] = {}
-    folder = root / "strategies"
-    for path in sorted(folder.glob("*.py")) if folder.is_dir() else []:
-        if path.name == "defects.py":
-            continue
-        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            for m in re.finditer(r"Defect\.([A-Z0-9_]+)", line):
-                out.setdefault(m.group(1), (path.relative_to(root).as_posix(), n, m.start() + 1))
-    return out
-
-
 def build(records: dict[str, dict[str, Any]], fp: str, mutants: Sequence[Mutant] | None = None,
-          equivalents: dict[str, Equivalent] | None = None) -> Report:
+          equivalents: dict[str, Equivalent] | None = None, scope: Sequence[str] = ()) -> Report:
     mutants = list(named_mutants() if mutants is None else mutants)
     equivalents = load_equivalents() if equivalents is None else equivalents
     baseline = records[BASELINE]
@@ -217,7 +155,9 @@ def build(records: dict[str, dict[str, Any]], fp: str, mutants: Sequence[Mutant]
         shrunk = set((rec or {}).get("shrunk", []))
         killers = sorted((rec or {}).get("killed_by", []), key=lambda t: t not in shrunk)  # the shrunk one first
         examples = [(t in shrunk, ex) for t in killers for ex in counterexamples(failures.get(t, ""))]
-        rows.append({"id": m.id, "kind": m.kind, "spec": m.spec, "wording": m.wording,
+        spec = (rec or {}).get("spec", m.spec) if m.kind == "extra" else m.spec
+        rows.append({"id": m.id, "kind": m.kind, "spec": spec,
+                     "wording": m.wording + (f" ({rec['reason']})" if rec and rec.get("reason") else ""),
                      "status": rec["status"] if rec else "pending",
                      "killed_by": list((rec or {}).get("killed_by", [])),
                      "time_to_kill": (rec or {}).get("time_to_kill"), "duration": (rec or {}).get("duration"),
@@ -249,7 +189,10 @@ def build(records: dict[str, dict[str, Any]], fp: str, mutants: Sequence[Mutant]
     kills = kills.reindex(index=[m.id for m in mutants if m.id in kill_rows])
 
     mutmut = _mutmut_frame(records, equivalents, notes)
-    report = Report(fp, tests, named, mutmut, kills, notes=notes)
+    report = Report(fp, tests, named, mutmut, kills, notes=notes, scope=tuple(scope),
+                    extra_locations={m.id: {"file": records[m.id].get("file"), "line": records[m.id].get("line"),
+                                            "diff": records[m.id].get("diff", "")}
+                                     for m in mutants if m.kind == "extra" and m.id in records})
     report.checks = red_first(report, records)
     return report
 
@@ -287,19 +230,33 @@ def _mutmut_frame(records: dict[str, dict[str, Any]], equivalents: dict[str, Equ
 
 
 def red_first(report: Report, records: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """Every test red somewhere (a variant on the baseline, or a mutant); every ``red_on`` red there, green on sound."""
+    """Each test's red-first witness (a variant it is red on, or a mutant it kills), the tests without one and
+    why; every ``red_on`` red there and green on sound."""
+    from reports.witness import NO_CODE, ONLY_EQUIVALENT
+
     tests = report.tests
-    red_somewhere: set[str] = set()
-    red_somewhere.update(tests.loc[tests["outcome"].isin(RED), "base"])
-    killers: set[str] = set()
-    for rec in records.values():
-        if rec.get("kind") in ("defect", "removal", "mutmut"):
-            killers.update(rec.get("killed_by", []))
-    for t in killers:
-        red_somewhere.add(tests.at[t, "base"] if t in tests.index else t)
+    witness: dict[str, tuple[str, str]] = {}
+    for row in tests[tests["outcome"].isin(RED)].sort_index().itertuples():
+        witness.setdefault(row.base, (f"variant {row.variant or 'baseline'}", first_line_of_failure(row.text)
+                                      if isinstance(getattr(row, "text", None), str) else ""))
+    for key in sorted(records):
+        rec = records[key]
+        if rec.get("kind") in ("defect", "removal", "mutmut", "extra"):
+            failures = rec.get("failures", {})
+            for t in rec.get("killed_by", []) or []:
+                b = tests.at[t, "base"] if t in tests.index else t
+                witness.setdefault(b, (key, first_line_of_failure(failures.get(t, ""))))
+    reasons: dict[str, str] = {}
+    for rec in (r for _, r in sorted(records.items()) if r.get("kind") == "witness"):
+        if rec.get("witness"):
+            witness.setdefault(rec["base"], (rec["witness"], stable(rec.get("failure", ""))))
+        else:
+            reasons[rec["base"]] = rec.get("reason", "")
     ran = tests[tests["outcome"] != "skipped"]
     bases = sorted(set(ran["base"]))
-    never_red = [b for b in bases if b not in red_somewhere]
+    never_red = [b for b in bases if b not in witness]
+    unsearched = "not searched yet (the witness search runs after a complete main pass over every folder)"
+    without = {b: reasons.get(b, unsearched) for b in never_red}
     only_skipped = sorted(set(tests["base"]) - set(ran["base"]))
     violations = []
     for nodeid, row in tests.iterrows():
@@ -317,7 +274,8 @@ def red_first(report: Report, records: dict[str, dict[str, Any]]) -> dict[str, A
         if "sound" not in set(group["variant"]):
             violations.append({"test": base, "problem": "marked red_on but never run on sound"})
     return {"never_red": never_red, "only_skipped": only_skipped, "red_on_violations": violations,
-            "tests": len(bases)}
+            "tests": len(bases), "witness": {b: witness[b] for b in bases if b in witness}, "without": without,
+            "gaps": [b for b, why in without.items() if why not in (NO_CODE, ONLY_EQUIVALENT)]}
 
 
 # ----------------------------------------------------------------------------- the variant matrix
@@ -331,63 +289,6 @@ def variant_matrix(tests: pd.DataFrame) -> pd.DataFrame:
     matrix = with_variant.pivot_table(index="base", columns="variant", values="outcome", aggfunc="first")
     order = [v for v in VARIANT_ORDER if v in matrix.columns] + [v for v in matrix.columns if v not in VARIANT_ORDER]
     return matrix[order]
-
-
-# ----------------------------------------------------------------------------- mutation-testing-elements
-
-
-def _num(x: Any, default: int) -> int:
-    return default if x is None or (isinstance(x, float) and pd.isna(x)) else int(x)
-
-
-def mte_json(report: Report, root: Path) -> dict[str, Any]:
-    """The report in the mutation-testing-elements schema (version 1)."""
-    files: dict[str, dict[str, Any]] = {}
-
-    def file_entry(path: str) -> dict[str, Any]:
-        if path not in files:
-            src = root / path
-            files[path] = {"language": "python",
-                           "source": src.read_text(encoding="utf-8") if src.exists() else "", "mutants": []}
-        return files[path]
-
-    locations = switch_locations(root)
-    for row in report.named.itertuples():
-        defect = row.spec.split("+")[-1]
-        path, line, col = locations.get(defect, ("strategies/defects.py", 1, 1))
-        entry = {"id": row.id, "mutatorName": "DefectSwitch" if row.kind == "defect" else "SeedRemoval",
-                 "replacement": f"{row.spec}", "description": row.wording,
-                 "location": {"start": {"line": line, "column": col},
-                              "end": {"line": line, "column": col + len("Defect.") + len(defect)}},
-                 "status": MTE_STATUS.get(row.status, "RuntimeError"), "killedBy": list(row.killed_by)}
-        if row.duration is not None and not pd.isna(row.duration):
-            entry["duration"] = round(float(row.duration) * 1000)
-        if row.status == "timeout":
-            entry["statusReason"] = "no test failed before the timeout"
-        file_entry(path)["mutants"].append(entry)
-    for row in report.mutmut.itertuples():
-        path = row.file if isinstance(row.file, str) and row.file else _module_file(row.id)
-        if not (root / path).exists():
-            continue
-        line, col = _num(row.line, 1), _num(row.column, 1)
-        entry = {"id": row.id, "mutatorName": row.mutator if isinstance(row.mutator, str) else "Mutation",
-                 "replacement": row.replacement if isinstance(row.replacement, str) else "",
-                 "location": {"start": {"line": line, "column": col},
-                              "end": {"line": _num(row.end_line, line), "column": _num(row.end_column, col)}},
-                 "status": MTE_STATUS.get(row.status, "RuntimeError"), "killedBy": list(row.killed_by or [])}
-        if row.status == "equivalent":
-            entry["statusReason"] = f"equivalent: {row.reason}"
-        if _num(row.duration, -1) >= 0:
-            entry["duration"] = round(float(row.duration) * 1000)
-        file_entry(path)["mutants"].append(entry)
-    test_files: dict[str, dict[str, Any]] = {}
-    for nodeid, row in report.tests.iterrows():
-        test_files.setdefault(row["file"], {"tests": []})["tests"].append(
-            {"id": nodeid, "name": nodeid.split("::", 1)[-1]})
-    return {"$schema": "https://git.io/mutation-testing-schema", "schemaVersion": "1",
-            "thresholds": {"high": 80, "low": 60}, "projectRoot": str(root),
-            "files": dict(sorted(files.items())), "testFiles": dict(sorted(test_files.items())),
-            "framework": {"name": "cmharness", "branding": {"homepageUrl": "https://example.invalid/cmharness"}}}
 
 
 # ----------------------------------------------------------------------------- rendering
@@ -406,48 +307,96 @@ def folder_scores(report: Report) -> list[str]:
     lines = []
     for folder in mutmut_folders(report):
         sub = score(report.mutmut.loc[report.mutmut["id"].str.startswith(f"mutmut:{folder}."), "status"])
-        lines.append(f"  {folder}/: {sub['killed']}/{sub['counted']} killed = {pct(sub['score'])} "
-                     f"(with timeouts {pct(sub['with_timeouts'])})")
+        lines.append(f"  {folder}/: {range_text(sub)} (with timeouts {pct(sub['with_timeouts'])})")
     return lines
+
+
+def range_text(s: dict[str, Any]) -> str:
+    """``killed/counted = x%``, or while mutants are pending the range: killed over all, killed over finished."""
+    pending = s["counts"].get("pending", 0)
+    if not pending:
+        return f"{s['killed']}/{s['counted']} killed = {pct(s['score'])}"
+    everything = s["counted"] + pending
+    return (f"{s['killed']}/{everything} killed = {pct(100.0 * s['killed'] / everything)} of all to "
+            f"{s['killed']}/{s['counted']} = {pct(s['score'])} of the finished ({pending} pending)")
+
+
+def completeness(report: Report) -> dict[str, Any]:
+    """What is left to run: pending mutants, and the folders in the run's scope mutmut has not started."""
+    named = int((report.named["status"] == "pending").sum())
+    mutmut = int((report.mutmut["status"] == "pending").sum()) if len(report.mutmut) else 0
+    started = set(mutmut_folders(report)) if len(report.mutmut) else set()
+    not_started = [f for f in report.scope if f not in started]
+    return {"named": named, "mutmut": mutmut, "pending": named + mutmut, "not_started": not_started,
+            "complete": not (named or mutmut or not_started)}
+
+
+def headline(report: Report) -> str:
+    c = completeness(report)
+    if c["complete"]:
+        return "COMPLETE: every mutant in scope ran"
+    parts = [f"{c['pending']} mutant(s) pending"] if c["pending"] else []
+    parts += [f"mutmut over {f}/ not started" for f in c["not_started"]]
+    return f"INCOMPLETE: {', '.join(parts)} (stopped at its budget or interrupted); run again to resume"
+
+
+def survivors(report: Report) -> int:
+    """Mutants a test should have killed and none did (timeouts are detected; equivalents are reviewed)."""
+    named = int(report.named["status"].isin(["survived", "no-coverage", "error"]).sum())
+    mutmut = int(report.mutmut["status"].isin(["survived", "no-coverage", "error"]).sum()) if len(report.mutmut) else 0
+    return named + mutmut
+
+
+EXIT_COMPLETE, EXIT_FOUND, EXIT_INCOMPLETE = 0, 1, 3
+
+
+def exit_status(report: Report) -> int:
+    """0 complete and nothing survived, 1 survivors or red-first gaps, 3 incomplete (2 is a usage error)."""
+    if not completeness(report)["complete"]:
+        return EXIT_INCOMPLETE
+    return EXIT_FOUND if survivors(report) or red_first_gaps(report) else EXIT_COMPLETE
+
+
+def red_first_gaps(report: Report) -> int:
+    return len(report.checks["red_on_violations"]) + len(report.checks.get("gaps", report.checks["never_red"]))
+
+
+def _reason_counts(without: dict[str, str]) -> str:
+    counts: dict[str, int] = {}
+    for why in without.values():
+        counts[why.split(":")[0]] = counts.get(why.split(":")[0], 0) + 1
+    return "; ".join(f"{n} {why}" for why, n in sorted(counts.items())) or "none"
 
 
 def summary_lines(report: Report) -> list[str]:
     ns, ms = report.named_score(), report.mutmut_score()
     by_kind = []
-    for kind, label in (("defect", "defects alone in sound"), ("removal", "the seed's removals")):
+    for kind, label in (("defect", "defects alone in sound"), ("removal", "the seed's removals"),
+                        ("extra", "extra mutants (patches)")):
+        if kind == "extra" and not (report.named["kind"] == "extra").any():
+            continue
         sub = score(report.named.loc[report.named["kind"] == kind, "status"])
-        by_kind.append(f"  {label}: {sub['killed']}/{sub['counted']} killed"
-                       + (f", {sub['timeout']} timeout" if sub["timeout"] else ""))
+        by_kind.append(f"  {label}: {range_text(sub)}" + (f", {sub['timeout']} timeout" if sub["timeout"] else ""))
     mc = ms["counts"]
     lines = [
+        headline(report),
         f"fingerprint {report.fp}: {len(report.tests)} tests on the baseline",
-        f"named mutants: {ns['killed']}/{ns['counted']} killed = {pct(ns['score'])} "
-        f"(with timeouts {pct(ns['with_timeouts'])}; {ns['timeout']} timeout"
-        + (f"; {ns['counts']['pending']} of {ns['total']} not run yet: INCOMPLETE" if ns["counts"].get("pending")
-           else "") + ")",
+        f"named mutants: {range_text(ns)} (with timeouts {pct(ns['with_timeouts'])}; {ns['timeout']} timeout)",
         *by_kind,
-        f"mutmut ({', '.join(f + '/' for f in mutmut_folders(report)) or 'no folder'}): "
-        f"{ms['killed']}/{ms['counted']} killed = {pct(ms['score'])} "
+        f"mutmut ({', '.join(f + '/' for f in mutmut_folders(report)) or 'no folder'}): {range_text(ms)} "
         f"(with timeouts {pct(ms['with_timeouts'])}); survived {mc.get('survived', 0)}, no coverage "
         f"{mc.get('no-coverage', 0)}, timeout {mc.get('timeout', 0)}, equivalent {mc.get('equivalent', 0)}, "
         f"pending {mc.get('pending', 0)}" + ("" if len(report.mutmut) else " (mutmut has not run yet)"),
         *folder_scores(report),
-        f"red-first: {len(report.checks['never_red'])} of {report.checks['tests']} tests never red on a variant "
-        f"or a mutant of the folders above; "
-        f"{len(report.checks['red_on_violations'])} red_on violation(s)",
+        f"red-first: {report.checks['tests'] - len(report.checks['never_red'])} of {report.checks['tests']} tests "
+        f"have a witness (red on a variant or a mutant); {len(report.checks['never_red'])} without "
+        f"({_reason_counts(report.checks['without'])}); {len(report.checks['red_on_violations'])} red_on "
+        "violation(s)",
     ]
-    survivors = report.named[~report.named["status"].isin(["killed", "pending"])]
-    for row in survivors.itertuples():
+    not_killed = report.named[~report.named["status"].isin(["killed", "pending"])]
+    for row in not_killed.itertuples():
         lines.append(f"  not killed: {row.id} ({row.status}): {row.wording}")
     return lines + [f"note: {n}" for n in report.notes]
-
-
-def _md_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
-    def cell(x: Any) -> str:
-        return str(x).replace("|", "\\|").replace("\n", "<br>")
-
-    return ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|",
-            *("| " + " | ".join(cell(c) for c in r) + " |" for r in rows), ""]
 
 
 def _example_title(shrunk: bool) -> str:
@@ -457,51 +406,6 @@ def _example_title(shrunk: bool) -> str:
 
 def _secs(x: Any) -> str:
     return "" if x is None or pd.isna(x) else f"{float(x):.1f}s"
-
-
-def render_md(report: Report) -> str:
-    out = ["# Red-first mutation report", "", "```", *summary_lines(report), "```", ""]
-    matrix = variant_matrix(report.tests)
-    out += ["## Tests by variant (baseline)", ""]
-    if matrix.empty:
-        out += ["No test is parametrized over variants.", ""]
-    else:
-        out += _md_table(["test", *matrix.columns], [[b, *(v if isinstance(v, str) else "" for v in r)]
-                                                   for b, r in zip(matrix.index, matrix.values, strict=True)])
-    out += ["## Named mutants", ""]
-    out += _md_table(["mutant", "what it undoes", "status", "killing tests", "time to kill", "run"],
-                     [[r.id, r.wording, r.status, len(r.killed_by), _secs(r.time_to_kill), _secs(r.duration)]
-                      for r in report.named.itertuples()])
-    for r in report.named.itertuples():
-        if r.killed_by:
-            out += [f"### {r.id}", "", f"Killed by: {', '.join(f'`{t}`' for t in r.killed_by)}", ""]
-            if r.failure:
-                out += [f"First failure: `{r.failure}`", ""]
-            if r.counterexample:
-                out += [_example_title(r.shrunk) + ":", "", "```", r.counterexample, "```", ""]
-    out += ["## mutmut", ""]
-    out += _md_table(["file", "killed", "survived", "timeout", "no coverage", "equivalent", "pending", "score"],
-                     _mutmut_by_file(report))
-    surv = report.mutmut[report.mutmut["status"].isin(["survived", "timeout", "no-coverage", "error"])]
-    if len(surv):
-        out += ["### Survivors", ""]
-        out += _md_table(["mutant", "status", "where", "mutator", "original", "mutated"],
-                         [[r.id.removeprefix("mutmut:"), r.status, f"{r.file}:{r.line}", r.mutator, f"`{r.original}`",
-                           f"`{r.replacement}`"] for r in surv.itertuples()])
-    eq = report.mutmut[report.mutmut["status"] == "equivalent"]
-    if len(eq):
-        out += ["### Equivalent (reviewed)", ""]
-        out += _md_table(["mutant", "where", "reason"],
-                         [[r.id.removeprefix("mutmut:"), f"{r.file}:{r.line}", r.reason] for r in eq.itertuples()])
-    out += ["## Red-first checks", ""]
-    checks = report.checks
-    out += [f"Tests never red on any variant or mutant ({len(checks['never_red'])}):", ""]
-    out += [f"- `{t}`" for t in checks["never_red"]] or ["- none"]
-    out += ["", f"`red_on` violations ({len(checks['red_on_violations'])}):", ""]
-    out += [f"- `{v['test']}`: {v['problem']}" for v in checks["red_on_violations"]] or ["- none"]
-    if checks["only_skipped"]:
-        out += ["", f"Skipped in this profile, not checked: {len(checks['only_skipped'])} test(s)."]
-    return "\n".join(out) + "\n"
 
 
 def _mutmut_by_file(report: Report) -> list[list[Any]]:
@@ -523,115 +427,22 @@ def _module_file(mutant_id: str) -> str:
     return mutant_id.removeprefix("mutmut:").rsplit(".", 1)[0].replace(".", "/") + ".py"
 
 
-CSS = """
-body{font-family:system-ui,sans-serif;margin:1.5em;color:#222;max-width:110em}
-h1,h2,h3{font-weight:600} table{border-collapse:collapse;margin:.5em 0 1.5em}
-td,th{border:1px solid #ccc;padding:2px 6px;font-size:13px;vertical-align:top}
-th{background:#f4f4f4;text-align:left} pre{background:#f8f8f8;padding:6px;white-space:pre-wrap;margin:2px 0}
-.killed,.passed{background:#c8ecc8}.survived,.failed,.error{background:#f6c4c4}.timeout{background:#fbe3a6}
-.xfailed{background:#f2d0a8}.xpassed{background:#e6c6f0}.skipped,.pending,.no-coverage{background:#e4e4e4}
-.equivalent{background:#d8e4f6}.k1{background:#d9534f;color:#fff;text-align:center}
-.k0{background:#dff0d8;text-align:center}.kn{background:#fafafa}
-.expected{outline:2px solid #a33;outline-offset:-3px} code{font-size:12px} .small{font-size:12px;color:#555}
-details summary{cursor:pointer}
-"""
+def mte_json(report: Report, root: Path) -> dict[str, Any]:
+    from reports.mte import mte_json as to_json
+
+    return to_json(report, root)
 
 
-def _e(x: Any) -> str:
-    return html.escape("" if x is None else str(x))
+def render_md(report: Report) -> str:
+    from reports.md_report import render
+
+    return render(report)
 
 
 def render_html(report: Report) -> str:
-    h: list[str] = ["<!DOCTYPE html><html><head><meta charset='utf-8'><title>cmharness mutation report</title>",
-                    f"<style>{CSS}</style></head><body><h1>Red-first mutation report</h1>",
-                    f"<pre>{_e(chr(10).join(summary_lines(report)))}</pre>"]
-    # tests by variant
-    matrix = variant_matrix(report.tests)
-    h.append("<h2>Tests by variant (baseline run)</h2>")
-    h.append("<p class='small'>Each test parametrized over <code>variant</code>, its outcome on each variant. "
-             "A framed cell is a variant its <code>red_on</code> marker names.</p>")
-    if not matrix.empty:
-        red_on = report.tests.groupby("base")["red_on"].first()
-        h.append("<table><tr><th>test</th>" + "".join(f"<th>{_e(c)}</th>" for c in matrix.columns) + "</tr>")
-        for base, row in matrix.iterrows():
-            marks = red_on.get(base) or []
-            cells = "".join(
-                f"<td class='{_e(v) if isinstance(v, str) else 'kn'}{' expected' if c in marks else ''}'>"
-                f"{_e(v) if isinstance(v, str) else ''}</td>" for c, v in row.items())
-            h.append(f"<tr><td><code>{_e(base)}</code></td>{cells}</tr>")
-        h.append("</table>")
-    plain = report.tests[report.tests["variant"].isna()]
-    h.append(f"<p class='small'>{len(plain)} further tests take no variant: "
-             + ", ".join(f"{k} {v}" for k, v in plain["outcome"].value_counts().sort_index().items()) + ".</p>")
-    # named mutants
-    h.append("<h2>Named mutants</h2><table><tr><th>mutant</th><th>switch</th><th>what it undoes</th><th>status</th>"
-             "<th>killing tests</th><th>time to kill</th><th>run</th></tr>")
-    for r in report.named.itertuples():
-        detail = ""
-        if r.killed_by:
-            detail = ("<details><summary>" + _e(f"{len(r.killed_by)} test(s)") + "</summary>"
-                      + "".join(f"<div><code>{_e(t)}</code></div>" for t in r.killed_by)
-                      + (f"<div class='small'>first failure: {_e(r.failure)}</div>" if r.failure else "")
-                      + (f"<div class='small'>{_e(_example_title(r.shrunk))}</div><pre>{_e(r.counterexample)}</pre>"
-                         if r.counterexample else "") + "</details>")
-        if r.timed_out_in:
-            detail += f"<div class='small'>timed out in <code>{_e(r.timed_out_in)}</code></div>"
-        if r.slowest:
-            slow = ", ".join(f"<code>{_e(t)}</code> {d:.1f}s" for t, d in r.slowest)
-            detail += f"<div class='small'>slowest: {slow}</div>"
-        h.append(f"<tr><td><code>{_e(r.id)}</code></td><td><code>{_e(r.spec)}</code></td><td>{_e(r.wording)}</td>"
-                 f"<td class='{_e(r.status)}'>{_e(r.status)}</td><td>{detail}</td>"
-                 f"<td>{_secs(r.time_to_kill)}</td><td>{_secs(r.duration)}</td></tr>")
-    h.append("</table>")
-    # kill matrix
-    h.append("<h2>Kill matrix (named mutants x tests that killed one)</h2>")
-    kills = report.kills
-    killer_cols = [c for c in kills.columns if (kills[c] == 1).any()] if not kills.empty else []
-    if killer_cols:
-        h.append("<table><tr><th>mutant</th>" + "".join(f"<th title='{_e(c)}'>T{k + 1}</th>"
-                                                         for k, c in enumerate(killer_cols)) + "</tr>")
-        for mid, row in kills[killer_cols].iterrows():
-            cells = "".join("<td class='kn'></td>" if pd.isna(v) else
-                            f"<td class='k{int(v)}'>{'x' if v == 1 else ''}</td>" for v in row.values)
-            h.append(f"<tr><td><code>{_e(mid)}</code></td>{cells}</tr>")
-        h.append("</table><details><summary>tests T1..Tn</summary><ol>"
-                 + "".join(f"<li><code>{_e(c)}</code></li>" for c in killer_cols) + "</ol></details>")
-    else:
-        h.append("<p>No named mutant was killed.</p>")
-    # mutmut
-    h.append("<h2>mutmut (strategies/, reference/)</h2><table><tr><th>file</th><th>killed</th><th>survived</th>"
-             "<th>timeout</th><th>no coverage</th><th>equivalent</th><th>pending</th><th>score</th></tr>")
-    for row in _mutmut_by_file(report):
-        h.append("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in row) + "</tr>")
-    h.append("</table>")
-    surv = report.mutmut[report.mutmut["status"].isin(["survived", "timeout", "no-coverage", "error"])]
-    for path, group in surv.groupby("file"):
-        h.append(f"<details><summary>{_e(path)}: {len(group)} not killed</summary><table>"
-                 "<tr><th>mutant</th><th>status</th><th>line</th><th>mutator</th><th>diff</th></tr>")
-        for r in group.sort_values("line").itertuples():
-            h.append(f"<tr><td><code>{_e(r.id.removeprefix('mutmut:'))}</code></td><td class='{_e(r.status)}'>"
-                     f"{_e(r.status)}</td><td>{r.line}</td><td>{_e(r.mutator)}</td><td><pre>{_e(r.diff)}</pre></td></tr>")
-        h.append("</table></details>")
-    eq = report.mutmut[report.mutmut["status"] == "equivalent"]
-    if len(eq):
-        h.append("<h3>Equivalent (reviewed in reports/equivalent_mutants.toml)</h3><table>"
-                 "<tr><th>mutant</th><th>where</th><th>reason</th></tr>")
-        for r in eq.itertuples():
-            h.append(f"<tr><td><code>{_e(r.id.removeprefix('mutmut:'))}</code></td><td>{_e(r.file)}:{r.line}</td>"
-                     f"<td>{_e(r.reason)}</td></tr>")
-        h.append("</table>")
-    # checks
-    checks = report.checks
-    h.append("<h2>Red-first checks</h2>")
-    h.append(f"<h3>Never red on any variant or mutant ({len(checks['never_red'])})</h3><ul>"
-             + ("".join(f"<li><code>{_e(t)}</code></li>" for t in checks["never_red"]) or "<li>none</li>") + "</ul>")
-    h.append(f"<h3><code>red_on</code> violations ({len(checks['red_on_violations'])})</h3><ul>"
-             + ("".join(f"<li><code>{_e(v['test'])}</code>: {_e(v['problem'])}</li>"
-                        for v in checks["red_on_violations"]) or "<li>none</li>") + "</ul>")
-    if checks["only_skipped"]:
-        h.append(f"<p class='small'>Skipped in this profile, not checked: {len(checks['only_skipped'])} test(s).</p>")
-    h.append("</body></html>")
-    return "\n".join(h) + "\n"
+    from reports.html_report import render
+
+    return render(report)
 
 
 def write(report: Report, out: Path, root: Path) -> list[Path]:
@@ -648,28 +459,7 @@ def write(report: Report, out: Path, root: Path) -> list[Path]:
     return list(paths.values())
 
 
-# ----------------------------------------------------------------------------- the subcommand
-
-
 def run(args: Any, stdout: TextIO) -> int:
-    settings = Settings()
-    if args.out:
-        settings.out = Path(args.out).resolve()
-    if args.workers:
-        settings.workers = args.workers
-    settings.all_variants = bool(args.all_variants)
-    shard = args.shard  # parsed by reports.campaign.shard_argument
-    start = time.time()
-    try:
-        with terminate_as_interrupt():
-            fp, records = run_campaign(settings, shard=shard, budget=args.budget, mutmut=not args.no_mutmut,
-                                       merge=args.merge, mutmut_paths=tuple(args.mutmut_paths))
-    except KeyboardInterrupt:
-        print("cmharness report: interrupted; what finished is journaled, run it again to resume", file=sys.stderr)
-        return 130
-    report = build(records, fp)
-    paths = write(report, settings.out, settings.root)
-    stdout.write("\n".join(summary_lines(report)) + "\n")
-    shown = [str(p.relative_to(settings.root)) if p.is_relative_to(settings.root) else str(p) for p in paths]
-    stdout.write(f"wrote {', '.join(shown)} in {fmt_time(time.time() - start)}\n")
-    return 0
+    from reports.report_run import run as run_report
+
+    return run_report(args, stdout)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -468,6 +469,7 @@ def test_report_renders_every_output(campaign, tmp_path):
     assert [p.name for p in paths] == ["report.html", "report.md", "matrix.csv", "mutation-report.json"]
     html = (tmp_path / "report.html").read_text()
     assert "Kill matrix" in html and "class='k1'" in html and "test_add_zero(\n    x=5," in html
+    assert "<svg" in html and "id='headline'" in html and "http" not in html.replace("http://www.w3.org/2000/svg", "")
     assert "defect:OFF_BY_ONE" in (tmp_path / "report.md").read_text()
     csv = (tmp_path / "matrix.csv").read_text().splitlines()
     assert csv[0].startswith("mutant,status,")
@@ -581,6 +583,7 @@ timeout_constant = 2.0
 '''
 
 
+@pytest.mark.slow  # about 45 s: two mutmut preparations and three executor runs (run with --cm-slow)
 @pytest.mark.skipif(shutil.which("mutmut") is None and not (Path(sys.executable).parent / "mutmut").exists(),
                     reason="mutmut is not installed")
 def test_mutmut_runs_in_its_own_copy_and_is_read_back(tmp_path):
@@ -618,6 +621,16 @@ def test_mutmut_runs_in_its_own_copy_and_is_read_back(tmp_path):
     assert (some["file"], some["line"]) == ("reference/ops.py", 2)
     assert {f: f.read_bytes() for f in hashed_files(root, (*hashed, "reports"))} == before
     assert not (root / "mutants").exists()
+    # incremental: a changed function re-runs its own mutants, a changed test those of the functions it covers
+    (root / "strategies" / "step.py").write_text("def inc(x):\n    return 1 + x\n")
+    tests = root / "tests" / "test_ops.py"
+    tests.write_text(tests.read_text().replace("assert double(3) == 6", "assert double(4) == 8"))
+    settings.progress = io.StringIO()
+    again = run_mutmut(settings, fingerprint(settings), baseline, budget=240)
+    said = settings.progress.getvalue()
+    assert "re-runs the mutants of 1 changed function(s) (strategies.step.inc)" in said, said
+    assert "1 function(s) whose covering tests changed (reference.ops.x_double)" in said, said
+    assert again.pending == 0 and {r["mutant"] for r in again.records} >= set(by_name)
 
 
 def test_runs_get_a_fixed_hash_seed_and_the_campaign_profile():
@@ -633,3 +646,247 @@ def test_failure_texts_drop_memory_addresses():
     text = "E   AssertionError: <function f.<locals>.g at 0x7f24b16c3920> is not None\n"
     assert first_line_of_failure(text) == "AssertionError: <function f.<locals>.g at 0x…> is not None"
     assert first_line_of_failure("E   assert 0x10 == 16") == "assert 0x10 == 16"  # a number, not an address
+
+
+# ----------------------------------------------------------------------------- completeness and exit codes
+
+
+def test_a_report_with_pending_mutants_says_incomplete_with_the_score_as_a_range(campaign):
+    from reports.report import EXIT_INCOMPLETE, exit_status, summary_lines
+
+    _, fp, records = campaign
+    partial = {k: v for k, v in records.items() if k != "defect:OFF_FOR_LARGE"}
+    report = build(partial, fp, MUTANTS, equivalents={})
+    lines = summary_lines(report)
+    assert lines[0].startswith("INCOMPLETE: 1 mutant(s) pending")
+    # killed over all (pending counted), then killed over the finished
+    assert "1/4 killed = 25.0% of all to 1/3 = 33.3% of the finished (1 pending)" in lines[2]
+    assert exit_status(report) == EXIT_INCOMPLETE
+
+
+def test_a_folder_in_scope_mutmut_never_started_leaves_the_report_incomplete(campaign):
+    from reports.report import EXIT_FOUND, EXIT_INCOMPLETE, exit_status, summary_lines
+
+    _, fp, records = campaign
+    assert exit_status(build(records, fp, MUTANTS, equivalents={}, scope=("reference",))) == EXIT_INCOMPLETE
+    assert "mutmut over reference/ not started" in summary_lines(
+        build(records, fp, MUTANTS, equivalents={}, scope=("reference",)))[0]
+    complete = build(records, fp, MUTANTS, equivalents={})
+    assert summary_lines(complete)[0].startswith("COMPLETE")
+    assert exit_status(complete) == EXIT_FOUND  # HARMLESS survived
+
+
+def test_a_complete_report_with_nothing_alive_exits_zero(campaign):
+    from reports.report import EXIT_COMPLETE, exit_status
+
+    _, fp, records = campaign
+    killed = [m for m in MUTANTS if records[m.id]["status"] in ("killed", "timeout")]
+    report = build(records, fp, killed, equivalents={})
+    report.checks = {**report.checks, "never_red": [], "gaps": [], "red_on_violations": []}
+    assert exit_status(report) == EXIT_COMPLETE
+
+
+# ----------------------------------------------------------------------------- red-first witnesses
+
+
+def test_a_never_red_test_gets_a_killed_mutant_of_its_code_as_witness_or_a_reason(campaign):
+    from reports.witness import NO_CODE, REAL_GAP, never_red, search
+
+    settings, fp, records = campaign
+    records = dict(records)
+    off = dict(records["defect:OFF_BY_ONE"])
+    off["killed_by"] = ["tests/test_calc.py::test_add[sound]"]  # as if only its first killer were known
+    records["defect:OFF_BY_ONE"] = off
+    assert "tests/test_calc.py::test_marked_but_never_red" in never_red(records)
+    found = {r["base"]: r for r in search(settings, records, fp, None, time.time() + 60)}
+    marked = found["tests/test_calc.py::test_marked_but_never_red"]
+    assert marked["witness"] == "defect:OFF_BY_ONE" and marked["test"].endswith("[sound]")
+    assert "assert" in marked["failure"]
+    assert found["tests/test_calc.py::test_plain"]["reason"] == NO_CODE  # looks no variant up, covers nothing
+    records.update({r["mutant"]: r for r in found.values()})
+    checks = build(records, fp, MUTANTS, equivalents={}).checks
+    assert checks["witness"]["tests/test_calc.py::test_marked_but_never_red"][0] == "defect:OFF_BY_ONE"
+    assert checks["without"]["tests/test_calc.py::test_plain"] == NO_CODE
+    assert "tests/test_calc.py::test_plain" not in checks["gaps"]  # explained, not a gap
+    assert REAL_GAP not in checks["without"].values()
+
+
+def test_the_witness_plan_reads_mutmuts_coverage_for_candidates(campaign):
+    from reports.witness import ONLY_EQUIVALENT, plan
+
+    _, _, records = campaign
+    records = {k: v for k, v in records.items() if k == BASELINE}
+    for n, status in ((1, "killed"), (2, "survived"), (3, "equivalent")):
+        records[f"mutmut:calc.x_add__mutmut_{n}"] = {"mutant": f"mutmut:calc.x_add__mutmut_{n}", "kind": "mutmut",
+                                                     "status": status, "killed_by": []}
+    records["mutmut:calc.x_sub__mutmut_1"] = {"kind": "mutmut", "status": "survived", "killed_by": []}
+    coverage = {"calc.x_add": {"tests/test_calc.py::test_plain"}, "calc.x_sub": {"tests/test_calc.py::test_table"}}
+    todo, reasons = plan(records, coverage)
+    assert todo["tests/test_calc.py::test_plain"] == [["mutmut", "calc.x_add__mutmut_1", "mutmut:calc.x_add__mutmut_1"]]
+    assert "tests/test_calc.py::test_table" not in todo  # reads the defect table: no named candidate, no coverage
+    assert reasons.get("tests/test_calc.py::test_add") is None or reasons["tests/test_calc.py::test_add"] != \
+        ONLY_EQUIVALENT
+
+
+# ----------------------------------------------------------------------------- incremental
+
+
+def test_after_a_change_only_the_named_mutants_it_touches_run_again(campaign, tmp_path):
+    settings, fp, records = campaign
+    root = tmp_path / "copy"
+    shutil.copytree(settings.root, root)
+    again = settings_for(root)
+    tests = root / "tests" / "test_calc.py"
+    tests.write_text(tests.read_text().replace("assert 1 + 1 == 2", "assert 2 + 2 == 4"))  # no mutant runs it
+    defects_py = root / "strategies" / "defects.py"
+    defects_py.write_text(defects_py.read_text().replace('"changes nothing a test sees"', '"still nothing"'))
+    seen: list[str] = []
+    new_fp = fingerprint(again)
+    assert new_fp != fp
+    done = run_named_mutants(again, MUTANTS, fp=new_fp, on_record=lambda r: seen.append(r["mutant"]))
+    assert seen == ["defect:HARMLESS"]  # its switch's site changed; the others are kept
+    assert "incremental: 3 named mutant(s) kept" in again.progress.getvalue()
+    assert {k: v["status"] for k, v in done.items() if k != BASELINE} == \
+        {k: v["status"] for k, v in records.items() if k != BASELINE}
+    tests.write_text(tests.read_text().replace("assert add(1, 2, variant) == 3", "assert add(2, 1, variant) == 3"))
+    seen.clear()
+    quick = [m for m in MUTANTS if m.id != "defect:HANGS"]
+    run_named_mutants(again, quick, fp=fingerprint(again), on_record=lambda r: seen.append(r["mutant"]))
+    assert sorted(seen) == sorted(m.id for m in quick)  # test_add[sound] runs under every sound mutant
+
+
+# ----------------------------------------------------------------------------- the suite's order
+
+
+def test_the_suite_runs_the_strongest_tests_first_files_together_and_the_harness_last(pytester):
+    from invariants.plugin import suite_order
+
+    pytester.makepyfile(test_a="import pytest\n\ndef test_weak():\n    pass\n\n"
+                               "@pytest.mark.harness\ndef test_tool():\n    pass\n\ndef test_strong():\n    pass\n",
+                        test_b="def test_mid():\n    pass\n\ndef test_other():\n    pass\n")
+    items, _ = pytester.inline_genitems()
+    suite_order(items, ["test_a.py::test_strong", "test_b.py::test_mid", "test_a.py::test_weak"])
+    assert [it.nodeid for it in items] == ["test_a.py::test_strong", "test_a.py::test_weak", "test_b.py::test_mid",
+                                           "test_b.py::test_other", "test_a.py::test_tool"]
+
+
+def test_the_order_file_ranks_test_functions_by_mutants_killed(campaign):
+    from reports.report_run import order_by_kills
+
+    _, fp, records = campaign
+    order = order_by_kills(build(records, fp, MUTANTS, equivalents={}), records)
+    assert order["tests"][0] == "tests/test_calc.py::test_add"  # kills OFF_BY_ONE
+    assert "tests/test_calc.py::test_plain" not in order["tests"]
+    assert order["kills"] == sorted(order["kills"], reverse=True)
+
+
+# ----------------------------------------------------------------------------- extra mutants (patches)
+
+
+EXTRA_KILLED = """Adds one to every sum.
+--- a/calc.py
++++ b/calc.py
+@@ -11,2 +11,2 @@
+     off = Defect.OFF_BY_ONE in active or (Defect.OFF_FOR_LARGE in active and a >= 5)
+-    return a + b + (1 if off else 0)
++    return a + b + 1
+"""
+EXTRA_SURVIVES = """Renames a local variable.
+--- a/calc.py
++++ b/calc.py
+@@ -10,3 +10,3 @@
+         time.sleep(120)
+-    off = Defect.OFF_BY_ONE in active or (Defect.OFF_FOR_LARGE in active and a >= 5)
+-    return a + b + (1 if off else 0)
++    bump = Defect.OFF_BY_ONE in active or (Defect.OFF_FOR_LARGE in active and a >= 5)
++    return a + b + (1 if bump else 0)
+"""
+
+
+def test_extra_mutants_are_patches_run_with_the_named_mutants(campaign, tmp_path):
+    from reports.extra import extra_mutants
+
+    settings, fp, records = campaign
+    folder = tmp_path / "patches"
+    folder.mkdir()
+    (folder / "sum-plus-one.patch").write_text(EXTRA_KILLED)
+    (folder / "rename.patch").write_text(EXTRA_SURVIVES)
+    (folder / "stale.patch").write_text(EXTRA_KILLED.replace("return a + b + (1", "return a * b + (1"))
+    extras = extra_mutants(folder)
+    assert [m.id for m in extras] == ["extra:rename", "extra:stale", "extra:sum-plus-one"]
+    run = settings_for(settings.root)
+    run.out = tmp_path / "out"
+    Journal(run.journal_dir, "all").write(records[BASELINE])
+    before = (settings.root / "calc.py").read_text()
+    done = run_named_mutants(run, extras, fp=fp, patches={m.id: folder / f"{m.id[6:]}.patch" for m in extras})
+    assert (settings.root / "calc.py").read_text() == before  # patched in a copy only
+    killed = done["extra:sum-plus-one"]
+    assert killed["status"] == "killed" and "tests/test_calc.py::test_add[sound]" in killed["killed_by"]
+    assert (killed["file"], killed["line"]) == ("calc.py", 11)
+    assert done["extra:rename"]["status"] == "survived"
+    assert done["extra:stale"]["status"] == "error" and "does not apply" in done["extra:stale"]["reason"]
+    report = build({**records, **done}, fp, MUTANTS + extras, equivalents={})
+    row = report.named.set_index("id").loc["extra:sum-plus-one"]
+    assert row["wording"] == "Adds one to every sum." and row["status"] == "killed"
+    assert any("extra mutants (patches): 1/3 killed" in line for line in __import__("reports.report").report
+               .summary_lines(report))
+    doc = mte_json(report, settings.root)
+    assert {m["id"]: m["mutatorName"] for m in doc["files"]["calc.py"]["mutants"]}["extra:sum-plus-one"] == "Patch"
+
+
+# ----------------------------------------------------------------------------- the report in a browser, the schema
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+SCHEMA = ROOT / "reports" / "schema" / "mutation-testing-report-schema.json"
+
+
+def headless(page: Path, profile: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+             "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={profile}",
+             "--enable-logging=stderr", "--v=0", *extra]
+    return subprocess.run([CHROMIUM, *flags, page.as_uri()], capture_output=True, text=True, timeout=120)
+
+
+def console_errors(stderr: str) -> list[str]:
+    """Chromium's console lines for the page's errors (an uncaught exception, console.error)."""
+    return [line for line in stderr.splitlines() if "CONSOLE" in line
+            and re.search(r"Uncaught|Error|console\.error", line)]
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium; .ci/run does)")
+def test_the_html_report_renders_in_headless_chromium_without_console_errors(campaign, tmp_path):
+    settings, fp, records = campaign
+    write(build(records, fp, MUTANTS, equivalents={}), tmp_path, settings.root)
+    page = tmp_path / "report.html"
+    run = headless(page, tmp_path / "profile", "--dump-dom")
+    assert run.returncode == 0, run.stderr[-2000:]
+    dom = run.stdout
+    assert console_errors(run.stderr) == []
+    assert re.search(r'<p id="headline" class="headline complete">COMPLETE', dom)
+    assert '<table id="named">' in dom and dom.count('data-status="killed"') >= 2 and "<svg" in dom
+    assert '<table id="without">' in dom and "tests/test_calc.py::test_plain" in dom.split('id="without"')[1]
+    shot = tmp_path / "report.png"
+    headless(page, tmp_path / "profile", f"--screenshot={shot}", "--window-size=1280,1600")
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    print(f"screenshot: {shot}")
+    # the check can fail: a page whose script throws is caught
+    broken = tmp_path / "broken.html"
+    broken.write_text("<!DOCTYPE html><html><body><script>undefinedFunction();</script></body></html>")
+    assert console_errors(headless(broken, tmp_path / "profile", "--dump-dom").stderr)
+
+
+def test_the_mutation_testing_elements_json_is_valid_against_the_published_schema(campaign):
+    jsonschema = pytest.importorskip("jsonschema")
+    settings, fp, records = campaign
+    records = dict(records)
+    records["mutmut:calc.x_add__mutmut_1"] = {
+        "mutant": "mutmut:calc.x_add__mutmut_1", "kind": "mutmut", "status": "survived", "file": "calc.py",
+        "function": "add", "line": 11, "column": 12, "end_line": 11, "end_column": 13, "mutator": "ArithmeticOperator",
+        "original": "return a + b", "replacement": "return a - b", "killed_by": [], "duration": 0.5, "diff": ""}
+    doc = json.loads(json.dumps(mte_json(build(records, fp, MUTANTS, equivalents={}), settings.root)))
+    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    jsonschema.validate(doc, schema, format_checker=jsonschema.FormatChecker())
+    doc["files"]["calc.py"]["mutants"][0]["status"] = "Murdered"  # and the check can fail
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(doc, schema)

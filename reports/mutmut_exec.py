@@ -1,0 +1,179 @@
+"""mutmut's mutants run by ``reports.executor``: mutmut generates them and maps tests to functions; one warm
+pytest session per run forks a child per mutant (see ``reports.executor``), and the verdicts go back into
+mutmut's own result files (``mutants/**/*.meta``, killers under ``killers/``), read as before by
+``reports.mutmut_run``.
+
+Each mutant runs the tests that cover its function (mutmut's stats) less those red on the unmutated code:
+the tests of the module's own test file (``tests/test_<module>.py``) first, and within each part the quick
+ones in an order drawn from its name (``reports.mutant_plugin.drawn``), then the others by baseline
+duration; it stops at the first failure. Its time limit is ``3 x`` those tests' baseline time
+plus 10 s.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import subprocess
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from reports.campaign import RED, Settings, _die_with_parent, fmt_time, kill_group
+from reports.mutant_plugin import QUICK, SKIP_ENV, drawn
+
+LIMIT_FACTOR, LIMIT_CONST = 3.0, 10.0
+
+
+def _env(settings: Settings, path: Path | None) -> dict[str, str]:
+    env = settings.env()
+    env.pop("PYTHONPATH", None)
+    if path is not None:
+        env["PYTHONPATH"] = str(path)
+    return env
+
+
+def _run(cmd: Sequence[str], cwd: Path, env: dict[str, str], log: Path, deadline: float,
+         poll: Any = None) -> tuple[int | None, bool]:
+    """Run ``cmd`` to its end or the deadline (then killed); (exit code, stopped at the deadline)."""
+    with open(log, "ab") as out:
+        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                start_new_session=True, preexec_fn=_die_with_parent)
+        try:
+            while proc.poll() is None:
+                time.sleep(0.5)
+                if time.time() >= deadline:
+                    kill_group(proc)
+                    proc.wait()
+                    return None, True
+                if poll is not None:
+                    poll()
+        except BaseException:
+            kill_group(proc)
+            proc.wait()
+            raise
+    return proc.returncode, False
+
+
+def plan(work: Path, owned: Sequence[str], baseline: dict[str, Any]) -> list[dict[str, Any]]:
+    """The pending mutants of the owned modules, each with its tests in running order and its time limit."""
+    from reports.mutmut_run import load_meta, module_of
+
+    stats = json.loads((work / "mutants" / "mutmut-stats.json").read_text(encoding="utf-8"))
+    covering = stats.get("tests_by_mangled_function_name", {})
+    durations = {r["nodeid"]: r["duration"] for r in baseline["tests"]}
+    red = {r["nodeid"] for r in baseline["tests"] if r["outcome"] in RED - {"xfailed"}}
+    mine = set(owned)
+    out = []
+    for source, (_, data) in sorted(load_meta(work).items()):
+        if module_of(source) not in mine:
+            continue
+        for key, code in data.get("exit_code_by_key", {}).items():
+            if code is not None:
+                continue
+            name = key.replace("__init__.", "")
+            tests = [t for t in covering.get(name.rsplit("__mutmut_", 1)[0], ()) if t not in red]
+
+            own = f"tests/test_{module_of(source).rsplit('.', 1)[-1]}.py"  # the module's own tests first
+
+            def order(t: str, name: str = name, own: str = own) -> tuple[bool, int, float, str]:
+                took = durations.get(t, float("inf"))
+                first = t.split("::", 1)[0] != own
+                return (first, 0, 0.0, drawn(name, t)) if took < QUICK else (first, 1, took, t)
+
+            tests.sort(key=order)
+            total = sum(durations.get(t, 1.0) for t in tests)
+            out.append({"name": name, "key": key, "tests": tests, "limit": LIMIT_FACTOR * total + LIMIT_CONST})
+    return out
+
+
+def read_results(path: Path) -> dict[str, dict[str, Any]]:
+    """Each mutant's verdict and killer from the executor's output (lines cut short are skipped)."""
+    out: dict[str, dict[str, Any]] = {}
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            with contextlib.suppress(json.JSONDecodeError):
+                row = json.loads(line)
+                merged = out.setdefault(row["name"], {"killer": None})
+                merged.update({k: v for k, v in row.items() if v is not None})
+    return {k: v for k, v in out.items() if "exit" in v}
+
+
+def merge(work: Path, planned: list[dict[str, Any]], results: dict[str, dict[str, Any]]) -> int:
+    """Write the verdicts into mutmut's result files and the killers file; how many were written."""
+    from reports.mutmut_run import load_meta
+
+    by_key = {m["key"]: results[m["name"]] for m in planned if m["name"] in results}
+    if not by_key:
+        return 0
+    (work / "killers").mkdir(exist_ok=True)
+    with open(work / "killers" / "executor.jsonl", "a", encoding="utf-8") as fh:
+        for key, r in sorted(by_key.items()):
+            if r.get("killer") and r["exit"] == 1:
+                fh.write(json.dumps({"mutant": key, "test": r["killer"]}) + "\n")
+    for _source, (meta, data) in load_meta(work).items():
+        codes = data.get("exit_code_by_key", {})
+        hit = [k for k in codes if k in by_key]
+        if hit:
+            for k in hit:
+                codes[k] = by_key[k]["exit"]
+                data.setdefault("durations_by_key", {})[k] = by_key[k].get("seconds", 0.0)
+            meta.write_text(json.dumps(data, indent=4), encoding="utf-8")
+    return len(by_key)
+
+
+def run_pending(settings: Settings, work: Path, baseline: dict[str, Any], deadline: float,
+                owned: Sequence[str]) -> str:
+    """Prepare (mutmut) and run every pending mutant of the owned modules (the executor) until the deadline."""
+    stream: TextIO | None = settings.progress
+    log = work.parent / "mutmut.log"
+    started = time.time()
+    skip = work.parent / "skip.txt"  # mutmut's stats run needs a green suite: the tests red on the baseline leave
+    skip.write_text("".join(r["nodeid"] + "\n" for r in baseline["tests"] if r["outcome"] in RED - {"xfailed"}),
+                    encoding="utf-8")
+    env = {**_env(settings, None), SKIP_ENV: str(skip)}
+    code, stopped = _run([settings.python, "-m", "reports.mutmut_prepare", str(max(1, settings.workers))], work,
+                         env, log, deadline)
+    prepared = time.time()
+    if stopped:
+        return "stopped at the end of its budget while mutmut generated the mutants; they run next time"
+    if code != 0:
+        tail = log.read_text(encoding="utf-8", errors="replace")[-300:].strip()
+        return f"mutmut's preparation exited {code}; see {log}: {tail}"
+    planned = plan(work, owned, baseline)
+    if stream is not None:
+        stream.write(f"mutmut: prepared in {fmt_time(prepared - started)} (mutants and per-function coverage); "
+                     f"{len(planned)} mutant(s) to run\n")
+        stream.flush()
+    if not planned:
+        return ""
+    plan_path, out = work.parent / "plan.json", work.parent / "results.jsonl"
+    plan_path.write_text(json.dumps({"workers": max(1, settings.workers), "mutants": planned}), encoding="utf-8")
+    out.unlink(missing_ok=True)
+    from reports.mutmut_run import read_selection
+
+    last = [time.time()]
+
+    def poll() -> None:
+        now = time.time()
+        if stream is not None and now - last[0] >= 15:
+            last[0] = now
+            done = read_results(out)
+            counts: dict[str, int] = {}
+            for r in done.values():
+                s = {1: "killed", 0: "survived", 36: "timeout", 33: "no-coverage"}.get(r["exit"], "error")
+                counts[s] = counts.get(s, 0) + 1
+            shown = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+            stream.write(f"[mutmut {len(done)}/{len(planned)}] {shown} | elapsed {fmt_time(now - started)}, "
+                         f"budget left {fmt_time(deadline - now)}\n")
+            stream.flush()
+
+    cmd = [settings.python, "-m", "pytest", "-q", "--rootdir=.", "-p", "no:cacheprovider", "-p", "no:randomly",
+           "--capture=sys", "--tb=line", "-p", "reports.mutant_plugin", "--cm-no-shrink", "-p", "reports.executor",
+           f"--cm-execute={plan_path}", f"--cm-execute-out={out}", *read_selection(work)]
+    try:
+        _, stopped = _run(cmd, work / "mutants", _env(settings, work / "mutants"), log, deadline, poll)
+    finally:
+        merge(work, planned, read_results(out))
+    return "stopped at the end of its budget; the pending mutants run next time" if stopped else ""

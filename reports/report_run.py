@@ -1,0 +1,210 @@
+"""``cmharness report``: run the campaign (or merge its journals), the witness search, and write the report and the
+suite's order. Exit 0 complete with nothing left alive, 1 survivors or red-first gaps, 2 usage, 3 incomplete."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from reports.campaign import (
+    BASELINE,
+    DEFAULT_BUDGET,
+    DEFAULT_MUTMUT_PATHS,
+    MUTMUT_PATHS,
+    Journal,
+    Settings,
+    fingerprint,
+    fmt_time,
+    journal_name,
+    load_journals,
+    run_named_mutants,
+    terminate_as_interrupt,
+)
+from reports.extra import extra_mutants
+from reports.mutants import named_mutants
+from reports.report import (
+    EXIT_INCOMPLETE,
+    REPORT_RESERVE,
+    Report,
+    build,
+    completeness,
+    exit_status,
+    summary_lines,
+    write,
+)
+
+
+def run_campaign(settings: Settings, *, shard: tuple[int, int] | None = None, budget: float = DEFAULT_BUDGET,
+                 mutmut: bool = True, merge: bool = False, mutmut_paths: Sequence[str] = DEFAULT_MUTMUT_PATHS,
+                 full: bool = False, extra: Path | None = None) -> tuple[str, dict[str, dict[str, Any]]]:
+    """Run what the journal does not hold yet (unless ``merge``); the fingerprint and every record."""
+    start = time.time()
+    deadline = start + budget - REPORT_RESERVE
+    if full and not merge:
+        forget(settings)
+    fp = fingerprint(settings)
+    if not merge:
+        extras = extra_mutants(extra) if extra else []
+        patches = {m.id: extra / f"{m.id.removeprefix('extra:')}.patch" for m in extras} if extra else {}
+        done = run_named_mutants(settings, named_mutants() + extras, shard=shard, fp=fp, deadline=deadline,
+                                 patches=patches)
+        if mutmut:
+            from reports.mutmut_run import journal_records, run_mutmut
+
+            left = deadline - time.time()
+            result = run_mutmut(settings, fp, done[BASELINE], left, shard, mutmut_paths)
+            journal = Journal(settings.journal_dir, journal_name(shard))
+            journal_records(journal, result.records, done)
+            for path in mutmut_paths:  # one inventory per folder: runs over other folders add to the report
+                key = f"mutmut-inventory:{journal_name(shard)}:{path}"
+                names = sorted(n for n in result.names if n.split(".", 1)[0] == path)
+                inventory = {"mutant": key, "fingerprint": fp, "kind": "inventory", "names": names,
+                             "path": path, "note": result.note}
+                old = done.get(key)
+                if old is None or old.get("names") != inventory["names"] or old.get("note") != inventory["note"]:
+                    journal.write(inventory)
+            if settings.progress:
+                checked = f"{len(result.names) - result.pending} of {len(result.names)} mutants checked" \
+                    if result.names else "not started"
+                settings.progress.write(f"mutmut: {checked} ({fmt_time(result.seconds)})"
+                                        + (f"; {result.note}" if result.note else "") + "\n")
+            if result.interrupted:
+                raise KeyboardInterrupt
+        complete = mutmut and set(mutmut_paths) == set(MUTMUT_PATHS) and not result.pending \
+            and all(m.id in done for m in named_mutants() + extras)
+        if complete and shard is None:  # the search reads every result: it runs on a finished full main pass only
+            witnesses(settings, fp, done, journal_name(shard), deadline, mutmut)
+    records = load_journals(settings.journal_dir, fp)
+    if BASELINE not in records:
+        raise SystemExit(f"no baseline journaled for fingerprint {fp} in {settings.journal_dir}: run the campaign")
+    return fp, records
+
+
+def witnesses(settings: Settings, fp: str, done: dict[str, dict[str, Any]], journal: str, deadline: float,
+              mutmut: bool) -> None:
+    """The red-first witness search over the tests the main pass never saw red (``reports.witness``)."""
+    from reports.mutmut_run import test_keys, work_dir
+    from reports.witness import never_red, search
+
+    pending = {b for b in never_red(done) if f"witness:{b}" not in done}
+    out = Journal(settings.journal_dir, journal)
+    for rec in kept_witnesses(settings, done, pending, fp):
+        out.write(rec)
+        done[rec["mutant"]] = rec
+        pending.discard(rec["base"])
+    if not pending or deadline - time.time() < 10:
+        return
+    if settings.progress:
+        settings.progress.write(f"witnesses: searching a red-first witness for {len(pending)} never-red test(s)\n")
+        settings.progress.flush()
+    started = time.time()
+    work = work_dir(settings) if mutmut and work_dir(settings).is_dir() else None
+    found = 0
+    for rec in search(settings, done, fp, work, deadline):
+        if rec.get("test"):
+            rec["deps"] = test_keys(settings, [rec["test"]])[rec["test"]]
+        if done.get(rec["mutant"]) != rec:
+            out.write(rec)
+            done[rec["mutant"]] = rec
+            found += bool(rec.get("witness"))
+    if settings.progress:
+        settings.progress.write(f"witnesses: {found} found ({fmt_time(time.time() - started)})\n")
+
+
+def kept_witnesses(settings: Settings, done: dict[str, dict[str, Any]], pending: set[str],
+                   fp: str) -> list[dict[str, Any]]:
+    """Witnesses of earlier runs still good: the test's sources unchanged and its witness still killed."""
+    from reports.mutmut_run import test_keys
+
+    previous: dict[str, dict[str, Any]] = {}
+    for path in sorted(settings.journal_dir.glob("*.jsonl")) if settings.journal_dir.is_dir() else []:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            with contextlib.suppress(json.JSONDecodeError, TypeError, KeyError):
+                rec = json.loads(line)
+                if rec.get("kind") == "witness" and rec.get("witness") and rec["base"] in pending:
+                    previous[rec["base"]] = rec
+    keys = test_keys(settings, [r["test"] for r in previous.values()])
+    return [{**rec, "fingerprint": fp} for rec in previous.values()
+            if keys.get(rec["test"]) == rec.get("deps") and done.get(rec["witness"], {}).get("status") == "killed"]
+
+
+def forget(settings: Settings) -> None:
+    """``--full``: drop every journal and mutmut's work copy, so that everything runs cold."""
+    import shutil
+
+    for path in settings.journal_dir.glob("*.jsonl") if settings.journal_dir.is_dir() else []:
+        path.unlink()
+    shutil.rmtree(settings.mutmut_dir, ignore_errors=True)
+
+
+ORDER_FILE = Path(__file__).resolve().parent / "test-order.json"
+
+
+def order_by_kills(report: Report, records: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The suite's order for the next runs (read by ``invariants.plugin``): test functions by the mutants they
+    killed in this report, most first; a function's count sums its parametrizations."""
+    kills: dict[str, int] = {}
+    for key in sorted(records):
+        rec = records[key]
+        if rec.get("kind") in ("defect", "removal", "mutmut", "extra") and rec.get("status") == "killed":
+            for fn in {t.split("[", 1)[0] for t in rec.get("killed_by", []) or []}:
+                kills[fn] = kills.get(fn, 0) + 1
+    for rec in records.values():
+        if rec.get("kind") == "witness" and rec.get("witness") and rec.get("test"):
+            fn = rec["test"].split("[", 1)[0]
+            kills[fn] = kills.get(fn, 0) + 1
+    ranked = sorted(kills.items(), key=lambda kv: (-kv[1], kv[0]))
+    return {"about": "test functions by mutants killed in the last cmharness report (regenerated by it); "
+                     "invariants.plugin runs them in this order, the harness's own tests last",
+            "fingerprint": report.fp, "tests": [fn for fn, _ in ranked], "kills": [n for _, n in ranked]}
+
+
+def write_order(report: Report, records: dict[str, dict[str, Any]], path: Path = ORDER_FILE) -> Path:
+    path.write_text(json.dumps(order_by_kills(report, records), indent=1) + "\n", encoding="utf-8")
+    return path
+
+
+
+
+def run(args: Any, stdout: TextIO) -> int:
+    """The subcommand: exit 0 complete with nothing left alive, 1 survivors or red-first gaps, 3 incomplete."""
+    settings = Settings()
+    if args.out:
+        settings.out = Path(args.out).resolve()
+    if args.workers:
+        settings.workers = args.workers
+    settings.all_variants = bool(args.all_variants)
+    shard = args.shard  # parsed by reports.campaign.shard_argument
+    scope = () if args.no_mutmut else tuple(args.mutmut_paths)
+    extra = Path(args.extra_mutants).resolve() if getattr(args, "extra_mutants", None) else None
+    if extra is not None and not extra.is_dir():
+        from reports.cli import CliError
+
+        raise CliError(f"--extra-mutants {args.extra_mutants}: not a folder")
+    start = time.time()
+    interrupted = False
+    try:
+        with terminate_as_interrupt():
+            fp, records = run_campaign(settings, shard=shard, budget=args.budget, mutmut=not args.no_mutmut,
+                                       merge=args.merge, mutmut_paths=tuple(args.mutmut_paths),
+                                       full=bool(getattr(args, "full", False)), extra=extra)
+    except KeyboardInterrupt:
+        print("cmharness report: interrupted; what finished is journaled, run it again to resume", file=sys.stderr)
+        interrupted = True
+        fp = fingerprint(settings)
+        records = load_journals(settings.journal_dir, fp)
+        if BASELINE not in records:
+            return EXIT_INCOMPLETE
+    report = build(records, fp, named_mutants() + (extra_mutants(extra) if extra else []), scope=scope)
+    paths = write(report, settings.out, settings.root)
+    if completeness(report)["complete"] and shard is None and set(scope) == set(MUTMUT_PATHS):
+        paths.append(write_order(report, records))  # only a full report ranks the tests
+    stdout.write("\n".join(summary_lines(report)) + "\n")
+    shown = [str(p.relative_to(settings.root)) if p.is_relative_to(settings.root) else str(p) for p in paths]
+    stdout.write(f"wrote {', '.join(shown)} in {fmt_time(time.time() - start)}\n")
+    return EXIT_INCOMPLETE if interrupted else exit_status(report)

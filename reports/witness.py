@@ -1,0 +1,155 @@
+"""Every test shown red: a red-first witness for each test the main pass never saw fail.
+
+mutmut names only a mutant's first killing test and a named mutant's run stops the property searches
+once an example test failed, so after the main pass most tests have been seen red nowhere. For each
+such test this pass runs it against the already-killed mutants of the code it covers (mutmut's
+per-function coverage from its stats run, and the named mutants of the variants it looks up) until
+one kills it; that mutant is the test's *witness*. A test with none gets a reason: it covers no
+mutated code, the code it covers has only equivalent or surviving mutants, or it is a real gap (it
+passed under every killed mutant of that code).
+
+The search runs in one pytest process per worker (``-p reports.witness_plugin``, ``--cm-witness PLAN``): each
+test is collected once and run again under each candidate, the mutant switched in that process
+(mutmut's ``MUTANT_UNDER_TEST``, read by its trampolines at call time; a named mutant's switches in
+``strategies.defects.VARIANTS``), in mutmut's work copy so that its mutants are there to switch.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from reports.campaign import BASELINE, RED, Settings, _run_process, read_rows
+from reports.witness_plugin import PER_TEST
+
+NO_CODE = "covers no mutated code"
+ONLY_EQUIVALENT = "covers only code whose mutants are equivalent or survived"
+REAL_GAP = "a real gap: passed under every killed mutant of the code it covers"
+MAX_CANDIDATES = 40
+
+
+# ----------------------------------------------------------------------------- what to search
+
+
+def red_bases(records: dict[str, dict[str, Any]]) -> set[str]:
+    """The tests (node ids without their variant) seen red: on the baseline, killing a mutant, or witnessed."""
+    rows = records[BASELINE]["tests"]
+    base = {r["nodeid"]: r.get("base", r["nodeid"]) for r in rows}
+    red = {r.get("base", r["nodeid"]) for r in rows if r["outcome"] in RED}
+    for rec in records.values():
+        for t in rec.get("killed_by", []) or []:
+            red.add(base.get(t, t))
+        if rec.get("kind") == "witness" and rec.get("witness"):
+            red.add(rec["base"])
+    return red
+
+
+def never_red(records: dict[str, dict[str, Any]]) -> dict[str, str]:
+    """Each never-red test's representative node id (a passing run, on ``sound`` where it has one), by base."""
+    red = red_bases(records)
+    chosen: dict[str, str] = {}
+    for r in records[BASELINE]["tests"]:
+        b = r.get("base", r["nodeid"])
+        if r["outcome"] != "passed" or b in red:
+            continue
+        if b not in chosen or r.get("variant") == "sound":
+            chosen[b] = r["nodeid"]
+    return dict(sorted(chosen.items()))
+
+
+def mangled(mutant_name: str) -> str:
+    """``strategies.cap.x_f__mutmut_3`` -> ``strategies.cap.x_f`` (the key of mutmut's coverage)."""
+    return mutant_name.rsplit("__mutmut_", 1)[0]
+
+
+def load_coverage(work: Path | None) -> dict[str, set[str]]:
+    """mutmut's stats: the tests that call each mutated function, by its mangled name."""
+    path = (work / "mutants" / "mutmut-stats.json") if work else None
+    if path is None or not path.exists():
+        return {}
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return {k: set(v) for k, v in data.get("tests_by_mangled_function_name", {}).items()}
+
+
+def plan(records: dict[str, dict[str, Any]], coverage: dict[str, set[str]]) -> tuple[dict[str, list[list[str]]],
+                                                                                     dict[str, str]]:
+    """(candidates by node id, the reason of each test that has none), for the never-red tests."""
+    rows = {r["nodeid"]: r for r in records[BASELINE]["tests"]}
+    killed_by_function: dict[str, list[str]] = {}
+    any_by_function: dict[str, int] = {}
+    for key, rec in sorted(records.items()):
+        if rec.get("kind") != "mutmut":
+            continue
+        name = key.removeprefix("mutmut:")
+        any_by_function[mangled(name)] = any_by_function.get(mangled(name), 0) + 1
+        if rec.get("status") == "killed":
+            killed_by_function.setdefault(mangled(name), []).append(name)
+    functions_of: dict[str, list[str]] = {}
+    for fn, tests in coverage.items():
+        for t in tests:
+            functions_of.setdefault(t, []).append(fn)
+    named = [(key, rec["spec"]) for key, rec in sorted(records.items())
+             if rec.get("kind") in ("defect", "removal") and rec.get("status") == "killed" and rec.get("spec")]
+    todo: dict[str, list[list[str]]] = {}
+    reasons: dict[str, str] = {}
+    for base, nodeid in never_red(records).items():
+        fns = sorted(functions_of.get(nodeid, []))
+        # a test that reads the defect table fails under any named mutant by construction: only mutmut's count
+        used = [] if rows[nodeid].get("reads_table") else rows[nodeid].get("variants_used", [])
+        cands = [["named", spec, key] for key, spec in named if spec.split("+", 1)[0] in used]
+        cands += [["mutmut", n, f"mutmut:{n}"] for fn in fns for n in killed_by_function.get(fn, [])]
+        if cands:
+            todo[nodeid] = cands[:MAX_CANDIDATES]
+        else:
+            reasons[base] = ONLY_EQUIVALENT if any(any_by_function.get(fn) for fn in fns) else NO_CODE
+    return todo, reasons
+
+
+# ----------------------------------------------------------------------------- running the search
+
+
+def search(settings: Settings, records: dict[str, dict[str, Any]], fp: str, work: Path | None,
+           deadline: float) -> list[dict[str, Any]]:
+    """Journal records ``witness:<base>`` for the never-red tests: the witness found, or the reason there is none."""
+    todo, reasons = plan(records, load_coverage(work))
+    rows = {r["nodeid"]: r for r in records[BASELINE]["tests"]}
+    out = [{"mutant": f"witness:{b}", "fingerprint": fp, "kind": "witness", "base": b, "test": None,
+            "witness": None, "reason": why, "tried": 0} for b, why in sorted(reasons.items())]
+    if not todo:
+        return out
+    ids = sorted(todo)
+    workers = max(1, min(settings.workers, len(ids)))
+    parts = [ids[k::workers] for k in range(workers)]
+    cwd = (work / "mutants") if work and (work / "mutants").is_dir() else settings.root
+    with ThreadPoolExecutor(workers) as pool:
+        found = [r for part in pool.map(lambda p: _run_part(settings, cwd, p, todo, deadline), parts) for r in part]
+    by_node = {r["nodeid"]: r for r in found}
+    for nodeid in ids:
+        r = by_node.get(nodeid)
+        base = rows[nodeid].get("base", nodeid)
+        if r is None:  # not reached before the deadline: searched next time
+            continue
+        rec = {"mutant": f"witness:{base}", "fingerprint": fp, "kind": "witness", "base": base, "test": nodeid,
+               "witness": r.get("witness"), "failure": r.get("failure", ""), "tried": r.get("tried", 0),
+               "reason": "" if r.get("witness") else REAL_GAP if r.get("complete") else
+               f"not searched to the end: {r.get('tried', 0)} of {len(todo[nodeid])} candidates in {PER_TEST:.0f}s"}
+        out.append(rec)
+    return out
+
+
+def _run_part(settings: Settings, cwd: Path, nodeids: Sequence[str], todo: dict[str, list[list[str]]],
+              deadline: float) -> list[dict[str, Any]]:
+    with tempfile.TemporaryDirectory(prefix="cm-witness-") as tmp:
+        plan_path, results, log = Path(tmp) / "plan.json", Path(tmp) / "found.jsonl", Path(tmp) / "log"
+        plan_path.write_text(json.dumps({n: todo[n] for n in nodeids}), encoding="utf-8")
+        local = Settings(**{**settings.__dict__, "root": cwd})
+        cmd = [settings.python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
+               "-p", "reports.witness_plugin", f"--cm-witness={plan_path}", f"--cm-witness-out={results}",
+               "--rootdir=.", "--tb=short", *nodeids]
+        _run_process(cmd, local, log, timeout=max(1.0, deadline - time.time()))
+        return [r for r in read_rows(results) if r.get("outcome") != "running"]
