@@ -229,9 +229,9 @@ def test_an_error_naming_a_lone_surrogate_is_one_printable_line(tmp_path):
     ["--workers", "0"], ["--workers", "-3"], ["--workers", "two"],
 ])
 def test_bad_report_options_are_refused_at_parsing(capsys, monkeypatch, argv):
-    import reports.report
+    import reports.report_run
 
-    monkeypatch.setattr(reports.report, "run_campaign", lambda *a, **k: pytest.fail("the campaign started"))
+    monkeypatch.setattr(reports.report_run, "run_campaign", lambda *a, **k: pytest.fail("the campaign started"))
     assert cli.main(["report", *argv]) == 2
     err = capsys.readouterr().err
     assert f"error: argument {argv[0]}:" in err and "Traceback" not in err
@@ -239,9 +239,9 @@ def test_bad_report_options_are_refused_at_parsing(capsys, monkeypatch, argv):
 
 
 def test_an_out_folder_naming_a_regular_file_is_refused(capsys, monkeypatch, tmp_path):
-    import reports.report
+    import reports.report_run
 
-    monkeypatch.setattr(reports.report, "run_campaign", lambda *a, **k: pytest.fail("the campaign started"))
+    monkeypatch.setattr(reports.report_run, "run_campaign", lambda *a, **k: pytest.fail("the campaign started"))
     regular = tmp_path / "report.txt"
     regular.write_text("not a folder")
     assert cli.main(["report", "--out", str(regular)]) == 2

@@ -374,7 +374,7 @@ def _hanging_campaign(root: Path, tmp: Path) -> subprocess.Popen:
     while not (journal.exists() and journal.read_text()) and time.time() < deadline:  # the baseline is in
         time.sleep(0.2)
     deadline = time.time() + 30
-    while not list(tmp.glob("cm-run-*")) and time.time() < deadline:  # the hanging mutant's run
+    while not list(tmp.glob("cm-*")) and time.time() < deadline:  # the hanging mutant's run (or warm session)
         time.sleep(0.1)
     time.sleep(1.0)
     return proc
@@ -382,13 +382,14 @@ def _hanging_campaign(root: Path, tmp: Path) -> subprocess.Popen:
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_a_stopped_campaign_removes_its_temp_folders(tmp_path, sig):
-    """SIGTERM (as Ctrl-C) stops the runs and removes every ``cm-run-*`` folder the campaign made."""
+    """SIGTERM (as Ctrl-C) stops the runs and removes every ``cm-*`` folder the campaign made (a run's
+    ``cm-run-*``, the warm session's ``cm-named-*``)."""
     root = make_project(tmp_path / "p")
     proc = _hanging_campaign(root, tmp_path / "tmp")
-    assert list((tmp_path / "tmp").glob("cm-run-*")), "the hanging mutant's run did not start"
+    assert list((tmp_path / "tmp").glob("cm-*")), "the hanging mutant's run did not start"
     os.kill(proc.pid, sig)
     assert proc.wait(timeout=30) != 0
-    assert not list((tmp_path / "tmp").glob("cm-run-*"))
+    assert not list((tmp_path / "tmp").glob("cm-*"))
     assert not _processes_mentioning(str(root)), "a run outlived the stopped campaign"
 
 
