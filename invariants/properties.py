@@ -599,7 +599,7 @@ def selection_rule(store: Store, config: Config, budget: Budget, variant: Varian
     out = compile_once(store, config, budget, variant)
     if out.crashed:
         return [crash(name, out)]
-    if not out.sent or bad_values(store, config, budget):
+    if not out.sent:
         return []
     expected = tuple(s.id for s in reference_select(store, config, budget, rules_for(variant)).selected)
     if expected == out.result.selected:
@@ -776,7 +776,7 @@ def diagnostics_full(store: Store, config: Config, budget: Budget, variant: Vari
     out = compile_once(store, config, budget, variant)
     if out.crashed:
         return [crash(name, out)]
-    if not isinstance(out.error, OverBudgetError) or bad_values(store, config, budget):
+    if not isinstance(out.error, OverBudgetError):
         return []
     err, d = out.error, out.error.diagnostics
     defects = defects_of(variant)
