@@ -513,7 +513,8 @@ def sound_price(store: Store, config: Config) -> Number | None:
 budget_edges = weighted(
     (3, st.just("exact")), (2, st.just("grace")), (3, st.just("grace-1")), (1, st.just("below")),
     (4, st.just("item")), (2, st.just("inside")), (1, st.just("reserve")), (1, st.just("zero")),
-    (1, st.just("huge")), (1, st.just("inf")), (1, st.just("malformed")), (5, st.just("middle")),
+    (1, st.just("huge")), (1, st.just("inf")), (1, st.just("malformed")), (6, st.just("middle")),
+    (3, st.just("head")),
 )
 
 
@@ -561,16 +562,19 @@ def budgets(draw: st.DrawFn, store: Store, config: Config) -> Budget:
         return p if b is None else b
 
     boundary = covering(price)
-    if edge == "middle" and entries and any(e.kind == "question" for e in entries):
+    from reference.selection import Rules, message_prices, windows
+
+    head_end, middle_end = windows(message_prices(store, Rules()), config)
+    if edge == "head" and entries and head_end > 0:
+        # One token short of the whole head: the last head message is refused.
+        at = max(0, covering(_finite_price(reference_price(entries[:head_end], store, config), 0)) - 1)
+    elif edge == "middle" and entries and any(e.kind == "question" for e in entries):
         # One token short of the first recall pair (positioned or combined): the middle refuses there,
         # after a head of whatever length the store has.
         # Or, in combined mode, one short of the first raw message after the combined pair.
         first = next(i for i, e in enumerate(entries) if e.kind == "question")
         ends = [first + 2]
         if not config.positioned_recall_pairs:
-            from reference.selection import Rules, message_prices, windows
-
-            head_end, middle_end = windows(message_prices(store, Rules()), config)
             ends += [i + 1 for i, e in enumerate(entries) if i > first + 1 and e.kind == "raw"
                      and head_end <= store.index(e.message_id) < middle_end][:1]
         end = ends[min(draw(_MIDDLE_TARGETS), len(ends) - 1)]
@@ -589,7 +593,7 @@ def budgets(draw: st.DrawFn, store: Store, config: Config) -> Budget:
         at = boundary
     elif edge == "grace-1":
         at = max(0, boundary - 1)
-    elif edge in ("inside", "item", "middle"):
+    elif edge in ("inside", "item", "middle", "head"):
         at = draw(st.integers(0, max(0, boundary - 1)))
     else:  # reserve: the same input budget, part of it reserved for the response
         reserve = draw(st.integers(1, 500))

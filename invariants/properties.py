@@ -746,8 +746,14 @@ def tail_suffix(store: Store, config: Config, budget: Budget, variant: Variant) 
                                     f"{[store.messages[i].id for i in tail]}")]
         return []
     if isinstance(out.error, UncoveredDropError):
-        evicted = sorted(store.index(m) for m, c in out.error.categories.items() if c == "in-tail-not-rendered")
-        if evicted and (evicted != list(range(middle_end, evicted[-1] + 1)) or evicted[-1] >= n - 1 + 1):
+        categories = out.error.categories
+        lost = sorted(m for m in out.error.dropped if store.index(m) >= middle_end
+                      and categories.get(m) != "in-tail-not-rendered")
+        if lost:
+            return [Violation(name, f"tail messages {lost} are dropped as {[categories.get(m) for m in lost]}; "
+                                    "a tail message is sent or evicted (in-tail-not-rendered)")]
+        evicted = sorted(store.index(m) for m, c in categories.items() if c == "in-tail-not-rendered")
+        if evicted and evicted != list(range(middle_end, evicted[-1] + 1)):
             return [Violation(name, f"the evicted messages {[store.messages[i].id for i in evicted]} are not the "
                                     f"oldest run of the tail [{middle_end}, {n})")]
     return []
