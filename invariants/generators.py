@@ -294,49 +294,74 @@ _LONGEST = {n: choice((4, [n]), (1, [max(n, 12)])) for n in (8, 12)}
 _EPOCHS = st.sampled_from((1, 0))
 
 
-@st.composite
-def summary_trees(draw: st.DrawFn, ids: list[str], max_level: int = 4) -> tuple[Summary, ...]:
+Skeleton = tuple[tuple[str, int, tuple[str, ...], str, str, str | None], ...]  # id, level, sources, first, last, parent
+
+
+def tree_shape(ids: list[str], max_level: int, integer: Callable[[int, int], int],
+               chunk: Callable[[], int]) -> Skeleton:
     """L1 summaries over contiguous chunks of ``ids``, merged level by level from the unmerged frontier."""
-    n = len(ids)
-    specs: list[dict] = []  # id, level, source_level, source_ids, first, last, parent_id
+    specs: list[dict] = []
     counters: dict[int, int] = {}
 
     def new(level: int, source_ids: list[str], first: str, last: str) -> dict:
-        # The summary's own fields are drawn where it is made, so deleting it while shrinking takes them along.
         k = counters.get(level, 0)
         counters[level] = k + 1
-        spec = {"id": f"L{level}-{k}", "level": level, "source_level": level - 1, "source_ids": source_ids,
-                "first": first, "last": last, "parent_id": None,
-                **dict(zip(("content", "tokens", "carriers"), draw(summary_fields), strict=True))}
+        spec = {"id": f"L{level}-{k}", "level": level, "source_ids": tuple(source_ids), "first": first,
+                "last": last, "parent_id": None}
         specs.append(spec)
         return spec
 
     i = 0
     frontier: list[dict] = []
-    while i < n:
-        size = draw(_CHUNK_SIZES)
-        chunk = ids[i:i + size]
-        if draw(st.integers(0, 2)) > 0:
-            frontier.append(new(1, chunk, chunk[0], chunk[-1]))
+    while i < len(ids):
+        size = chunk()
+        part = ids[i:i + size]
+        if integer(0, 2) > 0:
+            frontier.append(new(1, part, part[0], part[-1]))
         i += size
     for level in range(1, max_level):
         at_level = [s for s in frontier if s["level"] == level]
         j = 0
         while j < len(at_level):
-            size = draw(st.integers(1, 3))
-            group = at_level[j:j + size]
-            if draw(st.integers(0, 2)) == 2:
+            group = at_level[j:j + integer(1, 3)]
+            if integer(0, 2) == 2:
                 parent = new(level + 1, [c["id"] for c in group], group[0]["first"], group[-1]["last"])
                 for c in group:
                     c["parent_id"] = parent["id"]
                 frontier.append(parent)
-            j += size
-    if len(specs) > 1 and draw(st.integers(0, 4)) == 4:
-        specs = draw(st.permutations(specs))
-    return tuple(Summary(id=spec["id"], level=spec["level"], content=spec["content"], tokens=spec["tokens"],
-                         source_level=spec["source_level"], source_ids=tuple(spec["source_ids"]),
-                         source_range=(spec["first"], spec["last"]), parent_id=spec["parent_id"],
-                         response_content=spec["carriers"]) for spec in specs)
+            j += len(group)
+    return tuple((sp["id"], sp["level"], sp["source_ids"], sp["first"], sp["last"], sp["parent_id"]) for sp in specs)
+
+
+def _r_shape(n: int) -> Callable[[random.Random], Skeleton]:
+    def make(r: random.Random) -> Skeleton:
+        shape = tree_shape([f"m{i}" for i in range(n)], 4, r.randint, lambda: r.choice(_CHUNK_SIZES.elements))
+        if len(shape) > 1 and r.random() < 0.2:
+            shape = tuple(r.sample(shape, len(shape)))  # summaries stored out of creation order
+        return shape
+    return make
+
+
+#: Tree shapes per message count, pooled (one choice), fewest summaries first.
+TREE_SHAPES = {n: st.sampled_from(tuple(sorted(set(_pool(_r_shape(n), 150, 100 + n)), key=lambda t: (len(t), repr(t)))))
+               for n in range(1, 13)}
+
+
+@st.composite
+def summary_trees(draw: st.DrawFn, ids: list[str], max_level: int = 4) -> tuple[Summary, ...]:
+    """A summary tree over ``ids`` (a pooled shape for the stores' own ids), each summary's fields drawn."""
+    n = len(ids)
+    if max_level == 4 and n in TREE_SHAPES and ids == [f"m{i}" for i in range(n)]:
+        shape = draw(TREE_SHAPES[n])
+    else:
+        shape = tree_shape(ids, max_level, lambda a, b: draw(st.integers(a, b)), lambda: draw(_CHUNK_SIZES))
+    out = []
+    for sid, level, sources, first, last, parent in shape:
+        content, tokens, carriers_ = draw(summary_fields)
+        out.append(Summary(id=sid, level=level, content=content, tokens=tokens, source_level=level - 1,
+                           source_ids=sources, source_range=(first, last), parent_id=parent,
+                           response_content=carriers_))
+    return tuple(out)
 
 
 @st.composite
@@ -385,12 +410,11 @@ def _r_summary_fields(r: random.Random) -> tuple[str, object, tuple[Block, ...] 
     return text, r.choice(measured_tokens.elements), _r_carriers(r)
 
 
-MESSAGE_POOL = _pool(_r_message, 700, 16)
-SUMMARY_POOL = _pool(_r_summary_fields, 500, 17)
-message_parts = weighted((8, st.sampled_from(MESSAGE_POOL)), (1, st.tuples(participants, contents)))
+MESSAGE_POOL = _pool(_r_message, 1500, 16)
+SUMMARY_POOL = _pool(_r_summary_fields, 1000, 17)
+message_parts = st.sampled_from(MESSAGE_POOL)
 #: A summary's text, measured tokens and carriers, mostly as one pooled choice.
-summary_fields = weighted((8, st.sampled_from(SUMMARY_POOL)),
-                          (1, st.tuples(summary_texts, measured_tokens, carriers)))
+summary_fields = st.sampled_from(SUMMARY_POOL)
 _MESSAGE_LISTS = {(least, longest): st.lists(message_parts, min_size=least, max_size=longest)
                   for least in (1, 2, 3, 4) for longest in (8, 12)}
 
@@ -514,14 +538,14 @@ budget_edges = weighted(
     (3, st.just("exact")), (2, st.just("grace")), (3, st.just("grace-1")), (1, st.just("below")),
     (4, st.just("item")), (2, st.just("inside")), (1, st.just("reserve")), (1, st.just("zero")),
     (1, st.just("huge")), (1, st.just("inf")), (1, st.just("malformed")), (6, st.just("middle")),
-    (3, st.just("head")),
+    (3, st.just("head")), (3, st.just("raw-after-combined")),
 )
 
 
 #: The "middle" edge reserves a few tokens for the response, so its refusals tell the configured budget
 #: from the input budget.
 MIDDLE_RESERVE = 7
-_MIDDLE_TARGETS = st.sampled_from((0, 1))
+_MIDDLE_TARGETS = st.sampled_from((1, 1, 0))
 
 
 def _finite_price(x: Number | None, fallback: Number) -> int:
@@ -568,6 +592,12 @@ def budgets(draw: st.DrawFn, store: Store, config: Config) -> Budget:
     if edge == "head" and entries and head_end > 0:
         # One token short of the whole head: the last head message is refused.
         at = max(0, covering(_finite_price(reference_price(entries[:head_end], store, config), 0)) - 1)
+    elif edge == "raw-after-combined" and entries and not config.positioned_recall_pairs and any(
+            e.kind == "raw" and head_end <= store.index(e.message_id) < middle_end for e in entries):
+        # One token short of the first raw middle message, sent after the combined pair.
+        end = next(i + 1 for i, e in enumerate(entries)
+                   if e.kind == "raw" and head_end <= store.index(e.message_id) < middle_end)
+        at = max(0, covering(_finite_price(reference_price(entries[:end], store, config), 0)) - 1)
     elif edge == "middle" and entries and any(e.kind == "question" for e in entries):
         # One token short of the first recall pair (positioned or combined): the middle refuses there,
         # after a head of whatever length the store has.
@@ -593,7 +623,7 @@ def budgets(draw: st.DrawFn, store: Store, config: Config) -> Budget:
         at = boundary
     elif edge == "grace-1":
         at = max(0, boundary - 1)
-    elif edge in ("inside", "item", "middle", "head"):
+    elif edge in ("inside", "item", "middle", "head", "raw-after-combined"):
         at = draw(st.integers(0, max(0, boundary - 1)))
     else:  # reserve: the same input budget, part of it reserved for the response
         reserve = draw(st.integers(1, 500))

@@ -46,7 +46,18 @@ STRADDLE_TAIL = Case(store(5, [summary("L1-0", 2, 3)]), Config(recent_window_tok
 HEAD_ONLY_SUMMARY = Case(store(4, [summary("L1-0", 0, 0), summary("L1-1", 2, 3)]),
                          Config(head_window_tokens=15), Budget(max_tokens=10**6))
 
-SHAPES = (COMBINED_TWO, WINDOWS_OVERLAP, TAIL_CUT, MIDDLE_AFTER_HEAD, STRADDLE_TAIL, HEAD_ONLY_SUMMARY)
+#: The combined pair refused while it holds an L1 before an L2: its deepest level is 2.
+COMBINED_LEVELS_REFUSED = Case(store(5, [summary("L1-0", 0, 1), summary("L1-1", 2, 2, parent="L2-0"),
+                                         summary("L1-2", 3, 3, parent="L2-0"),
+                                         summary("L2-0", 2, 3, level=2, sources=["L1-1", "L1-2"])]),
+                               Config(positioned_recall_pairs=False), Budget(max_tokens=5))
+#: The combined pair refused under a cap that leaves its second summary out: it counts both selected.
+COMBINED_LEFT_OUT_REFUSED = Case(store(5, [summary("L1-0", 0, 1), summary("L1-1", 2, 3)]),
+                                 Config(positioned_recall_pairs=False, recall_envelope="xml", max_message_tokens=2),
+                                 Budget(max_tokens=5))
+
+SHAPES = (COMBINED_TWO, WINDOWS_OVERLAP, TAIL_CUT, MIDDLE_AFTER_HEAD, STRADDLE_TAIL, HEAD_ONLY_SUMMARY,
+          COMBINED_LEVELS_REFUSED, COMBINED_LEFT_OUT_REFUSED)
 
 
 def violations(case: Case, variant: str, names=NEW) -> list:
@@ -75,6 +86,15 @@ def test_what_is_sent_and_refused_follows_the_reference(case, variant):
 @pytest.mark.parametrize("case", SHAPES, ids=lambda c: f"{len(c.store.messages)}msg")
 def test_the_shapes_hold_on_sound(case):
     assert violations(case, "sound") == []
+
+
+def test_the_combined_refusals_are_the_shapes_they_say():
+    for case, held in ((COMBINED_LEVELS_REFUSED, ("L1-0", "L2-0")), (COMBINED_LEFT_OUT_REFUSED, ("L1-0",))):
+        strategy = hierarchical.HierarchicalStrategy(case.config, "sound")
+        strategy.initialize(case.store)
+        with pytest.raises(OverBudgetError) as err:
+            strategy.compile(case.budget)
+        assert err.value.refused == held
 
 
 # ----------------------------------------------------------------------------- red first, one per invariant
