@@ -55,8 +55,10 @@ COMBINED_LEVELS_REFUSED = Case(store(5, [summary("L1-0", 0, 1), summary("L1-1", 
 COMBINED_LEFT_OUT_REFUSED = Case(store(5, [summary("L1-0", 0, 1), summary("L1-1", 2, 3)]),
                                  Config(positioned_recall_pairs=False, recall_envelope="xml", max_message_tokens=2),
                                  Budget(max_tokens=5))
+#: A cap of 0.3 tokens: 1.2 characters remain, and the cut keeps floor(1.2) = 1 unit and the marker.
+CUT_FRACTIONAL = Case(Store(messages=(msg(0), msg(1))), Config(max_message_tokens=0.3), Budget(max_tokens=10**6))
 
-SHAPES = (COMBINED_TWO, WINDOWS_OVERLAP, TAIL_CUT, MIDDLE_AFTER_HEAD, STRADDLE_TAIL, HEAD_ONLY_SUMMARY,
+SHAPES = (CUT_FRACTIONAL, COMBINED_TWO, WINDOWS_OVERLAP, TAIL_CUT, MIDDLE_AFTER_HEAD, STRADDLE_TAIL, HEAD_ONLY_SUMMARY,
           COMBINED_LEVELS_REFUSED, COMBINED_LEFT_OUT_REFUSED)
 
 
