@@ -20,7 +20,7 @@ import strategies.recall as recall
 from invariants.generators import Case, cases
 from invariants.properties import _SHARED, INVARIANTS, InvariantViolation, variant_name
 from invariants.reach import observe
-from reference.model import Budget, Config, Store, Summary, Text
+from reference.model import Budget, Config, Message, Store, Summary, Text, ToolUse
 from strategies.errors import OverBudgetError
 from strategies.windows import Windows
 from tests.builders import msg, store, summary
@@ -57,8 +57,17 @@ COMBINED_LEFT_OUT_REFUSED = Case(store(5, [summary("L1-0", 0, 1), summary("L1-1"
                                  Budget(max_tokens=5))
 #: A cap of 0.3 tokens: 1.2 characters remain, and the cut keeps floor(1.2) = 1 unit and the marker.
 CUT_FRACTIONAL = Case(Store(messages=(msg(0), msg(1))), Config(max_message_tokens=0.3), Budget(max_tokens=10**6))
+#: A positioned xml answer longer than a cap of 5: the prose is capped, then wrapped (the tags pass whole).
+CAPPED_ENVELOPE = Case(store(4, [summary("L1-0", 1, 2, content_tokens=40)]),
+                       Config(recall_envelope="xml", max_message_tokens=5), Budget(max_tokens=10**6))
+#: A header template with every placeholder.
+FULL_HEADER = Case(store(4, [summary("L1-0", 1, 2)]),
+                   Config(recall_header_template="[Recall {id} L{level} {first}..{last}]"), Budget(max_tokens=10**6))
+#: A tool use's 20 tokens of overhead put its message over a cap of 15 (10 + 2 + 20 > 15).
+TOOL_OVER_CAP = Case(Store(messages=(msg(0), Message("m1", "assistant", (Text("a" * 40), ToolUse("t1", "read", {"a": 1}))))),
+                     Config(max_message_tokens=15), Budget(max_tokens=10**6))
 
-SHAPES = (CUT_FRACTIONAL, COMBINED_TWO, WINDOWS_OVERLAP, TAIL_CUT, MIDDLE_AFTER_HEAD, STRADDLE_TAIL, HEAD_ONLY_SUMMARY,
+SHAPES = (CAPPED_ENVELOPE, FULL_HEADER, TOOL_OVER_CAP, CUT_FRACTIONAL, COMBINED_TWO, WINDOWS_OVERLAP, TAIL_CUT, MIDDLE_AFTER_HEAD, STRADDLE_TAIL, HEAD_ONLY_SUMMARY,
           COMBINED_LEVELS_REFUSED, COMBINED_LEFT_OUT_REFUSED)
 
 
