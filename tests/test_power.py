@@ -20,7 +20,7 @@ import strategies.recall as recall
 from invariants.generators import Case, cases
 from invariants.properties import _SHARED, INVARIANTS, InvariantViolation, variant_name
 from invariants.reach import observe
-from reference.model import Budget, Config, Message, Store, Summary, Text, ToolUse
+from reference.model import Budget, Config, Store, Summary, Text
 from strategies.errors import OverBudgetError
 from strategies.windows import Windows
 from tests.builders import msg, store, summary
@@ -63,12 +63,8 @@ CAPPED_ENVELOPE = Case(store(4, [summary("L1-0", 1, 2, content_tokens=40)]),
 #: A header template with every placeholder.
 FULL_HEADER = Case(store(4, [summary("L1-0", 1, 2)]),
                    Config(recall_header_template="[Recall {id} L{level} {first}..{last}]"), Budget(max_tokens=10**6))
-#: A tool use's 20 tokens of overhead put its message over a cap of 15 (10 + 2 + 20 > 15).
-TOOL_OVER_CAP = Case(Store(messages=(msg(0), Message("m1", "assistant", (Text("a" * 40), ToolUse("t1", "read", {"a": 1}))))),
-                     Config(max_message_tokens=15), Budget(max_tokens=10**6))
-
-SHAPES = (CAPPED_ENVELOPE, FULL_HEADER, TOOL_OVER_CAP, CUT_FRACTIONAL, COMBINED_TWO, WINDOWS_OVERLAP, TAIL_CUT, MIDDLE_AFTER_HEAD, STRADDLE_TAIL, HEAD_ONLY_SUMMARY,
-          COMBINED_LEVELS_REFUSED, COMBINED_LEFT_OUT_REFUSED)
+SHAPES = (CAPPED_ENVELOPE, FULL_HEADER, CUT_FRACTIONAL, COMBINED_TWO, WINDOWS_OVERLAP, TAIL_CUT, MIDDLE_AFTER_HEAD,
+          STRADDLE_TAIL, HEAD_ONLY_SUMMARY, COMBINED_LEVELS_REFUSED, COMBINED_LEFT_OUT_REFUSED)
 
 
 def violations(case: Case, variant: str, names=NEW) -> list:
