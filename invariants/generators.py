@@ -415,6 +415,18 @@ SUMMARY_POOL = _pool(_r_summary_fields, 1000, 17)
 message_parts = st.sampled_from(MESSAGE_POOL)
 #: A summary's text, measured tokens and carriers, mostly as one pooled choice.
 summary_fields = st.sampled_from(SUMMARY_POOL)
+
+
+def _r_history(r: random.Random) -> tuple[tuple[str, tuple[Block, ...]], ...]:
+    least = r.choice(_LEAST_MESSAGES.elements)
+    longest = r.choice(_LONGEST[8].elements)
+    n = min(longest, least + int(r.expovariate(1 / 3)))
+    return tuple(r.choice(MESSAGE_POOL) for _ in range(n))
+
+
+#: Whole histories (participant and content per message), shortest first: three cases in four draw one.
+HISTORY_POOL = st.sampled_from(tuple(sorted(_pool(_r_history, 3000, 19), key=len)))
+_WHOLE_HISTORY = choice((3, [True]), (1, [False]))
 _MESSAGE_LISTS = {(least, longest): st.lists(message_parts, min_size=least, max_size=longest)
                   for least in (1, 2, 3, 4) for longest in (8, 12)}
 
@@ -423,11 +435,14 @@ _MESSAGE_LISTS = {(least, longest): st.lists(message_parts, min_size=least, max_
 def stores(draw: st.DrawFn, max_messages: int = 8, estimator: st.SearchStrategy | None = None) -> Store:
     """A structurally valid store: messages, a summary tree over them, work, calibration, epoch, estimator."""
     # A drawn minimum (shrinking to 1) keeps most stores at 3 messages or more; list deletion shrinks the rest.
-    least = draw(_LEAST_MESSAGES)
-    longest = draw(_LONGEST[max_messages] if max_messages in _LONGEST
-                   else choice((4, [max_messages]), (1, [max(max_messages, 12)])))
-    parts = draw(_MESSAGE_LISTS[least, longest] if (least, longest) in _MESSAGE_LISTS
-                 else st.lists(message_parts, min_size=least, max_size=longest))
+    if max_messages == 8 and draw(_WHOLE_HISTORY):
+        parts = draw(HISTORY_POOL)  # a whole history in one choice (most cases)
+    else:
+        least = draw(_LEAST_MESSAGES)
+        longest = draw(_LONGEST[max_messages] if max_messages in _LONGEST
+                       else choice((4, [max_messages]), (1, [max(max_messages, 12)])))
+        parts = draw(_MESSAGE_LISTS[least, longest] if (least, longest) in _MESSAGE_LISTS
+                     else st.lists(message_parts, min_size=least, max_size=longest))
     ids = [f"m{i}" for i in range(len(parts))]
     messages = tuple(Message(id=i, participant=p, content=c) for i, (p, c) in zip(ids, parts, strict=True))
     summaries = draw(summary_trees(ids))
