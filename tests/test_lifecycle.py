@@ -70,14 +70,17 @@ def lifecycle(defects: frozenset[Defect]) -> type[RuleBasedStateMachine]:
                      "calibration": self.base.with_calibration(2.0 if self.base.calibration != 2.0 else 0.5)}[which]
             self.current = store
             self.strategy.initialize(store)
+            self.follows(UNLIMITED)  # prices follow the store just initialized
 
-        @rule()
-        def compile(self) -> None:
-            budget = self.budget()
+        def follows(self, budget: Budget) -> None:
             got = attempt(self.strategy, budget)
             assert got.signature() == self.fresh(budget).signature(), (
                 f"the outcome does not follow the current store: {got.describe()} where a fresh strategy "
                 f"{self.fresh(budget).describe()}")
+
+        @rule()
+        def compile(self) -> None:
+            self.follows(self.budget())
 
         @rule()
         def dry_run(self) -> None:
