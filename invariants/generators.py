@@ -21,6 +21,7 @@ Everything shrinks toward the plain case: no summaries, no carriers, default con
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import ClassVar
@@ -28,6 +29,7 @@ from typing import ClassVar
 from hypothesis import strategies as st
 
 from reference.model import (
+    Block,
     Budget,
     Config,
     Document,
@@ -163,6 +165,87 @@ carriers = weighted(
     (2, st.lists(st.one_of(thinking_blocks, redacted_blocks, text_blocks), min_size=1, max_size=3).map(tuple)),
 )
 
+# ----------------------------------------------------------------------------- pools
+#
+# Drawing a content block by block costs a dozen Hypothesis choices; most cases come instead from
+# pools built once, at import, by a seeded sampler of the same mix (one choice each, shrinking to the
+# pool's first and simplest entry). The block-by-block strategies stay for the rest.
+
+
+def _r_text(r: random.Random) -> str:
+    return r.choice(TEXT_POOL) if r.random() < 0.9 else "".join(r.choice("ab é😀{\"_") for _ in range(r.randint(0, 8)))
+
+
+def _r_stamp(r: random.Random) -> object:
+    return r.choice(stamps.elements)
+
+
+def _r_thinking(r: random.Random) -> Thinking:
+    signature = r.choice((None, "", "S" * r.randint(1, 400)))
+    return Thinking(_r_text(r), signature, _r_stamp(r))
+
+
+def _r_redacted(r: random.Random) -> RedactedThinking:
+    return RedactedThinking(r.choice((None, "", "Q" * r.randint(1, 600))), _r_stamp(r))
+
+
+def _r_json(r: random.Random, depth: int = 0) -> object:
+    k = r.randint(0, 5 if depth < 2 else 3)
+    if k == 4:
+        return [_r_json(r, depth + 1) for _ in range(r.randint(0, 3))]
+    if k == 5:
+        return {key: _r_json(r, depth + 1) for key in r.sample(("a", "path", "q"), r.randint(0, 3))}
+    return r.choice((None, True, False, 0, -(2**53), 2**53, 7, "", "x", "é", "😀", "a\ud800"))
+
+
+def _r_leaf(r: random.Random) -> Block:
+    kind = r.choices(("text", "thinking", "redacted", "tool_use", "tool_result", "image", "document"),
+                     weights=(3, 1, 1, 1, 1, 1, 1))[0]
+    return {"text": lambda: Text(_r_text(r)), "thinking": lambda: _r_thinking(r),
+            "redacted": lambda: _r_redacted(r),
+            "tool_use": lambda: ToolUse("t1", r.choice(("read", "grep")), _r_json(r)),
+            "tool_result": lambda: ToolResult("t1", _r_text(r)),
+            "image": lambda: Image(_r_stamp(r)), "document": Document}[kind]()
+
+
+def _r_block(r: random.Random) -> Block:
+    if r.random() < 0.8:
+        return _r_leaf(r)
+    inner = [_r_leaf(r) if r.random() < 0.8 else ToolResult("t2", tuple(_r_leaf(r) for _ in range(r.randint(0, 2))))
+             for _ in range(r.randint(0, 3))]
+    return ToolResult("t1", tuple(inner))
+
+
+def _r_content(r: random.Random) -> tuple[Block, ...]:
+    kind = r.choices(("text", "blocks", "empty"), weights=(4, 3, 1))[0]
+    if kind == "text":
+        return (Text(_r_text(r)),)
+    return () if kind == "empty" else tuple(_r_block(r) for _ in range(r.randint(1, 3)))
+
+
+def _r_carriers(r: random.Random) -> tuple[Block, ...] | None:
+    kind = r.choices(("none", "empty", "text", "usual", "any"), weights=(3, 1, 1, 2, 2))[0]
+
+    def reasoning() -> Block:
+        return _r_thinking(r) if r.random() < 0.5 else _r_redacted(r)
+
+    if kind == "none":
+        return None
+    if kind == "empty":
+        return ()
+    if kind == "text":
+        return (Text(_r_text(r)),)
+    if kind == "usual":
+        return (reasoning(), Text(_r_text(r)))
+    return tuple(r.choice((reasoning, lambda: Text(_r_text(r))))() for _ in range(r.randint(1, 3)))
+
+
+def _pool(make, n: int, seed: int) -> tuple:
+    """``n`` samples of ``make``, simplest (shortest) first, so that shrinking lands on the plain case."""
+    r = random.Random(seed)
+    return tuple(sorted((make(r) for _ in range(n)), key=lambda x: len(repr(x))))
+
+
 # ----------------------------------------------------------------------------- estimators
 
 
@@ -204,49 +287,84 @@ calibrations = choice((6, [1.0]), (2, [0.5, 1.3, 2.0, 0.26, 3.99]), (1, [0.25, 4
 summary_texts = weighted((3, prose), (1, long_text), (1, texts), (1, st.just("")))
 
 
-@st.composite
-def summary_trees(draw: st.DrawFn, ids: list[str], max_level: int = 4) -> tuple[Summary, ...]:
+# Strategies the composites draw from, built once (a strategy built inside a draw is validated each time).
+_CHUNK_SIZES = choice((3, [1, 2]), (1, [3, 4]))
+_WORK_COUNTS = choice((1, [0]), (2, [1]), (1, [2]))
+_WORK_KINDS = st.sampled_from(("chunk", "merge") * 3 + ("in-flight",))
+_WORK_STATES = st.sampled_from(("queued", "running"))
+_LEAST_MESSAGES = choice((1, [1]), (3, [2, 3, 4]))
+_LONGEST = {n: choice((4, [n]), (1, [max(n, 12)])) for n in (8, 12)}
+_EPOCHS = st.sampled_from((1, 0))
+
+
+Skeleton = tuple[tuple[str, int, tuple[str, ...], str, str, str | None], ...]  # id, level, sources, first, last, parent
+
+
+def tree_shape(ids: list[str], max_level: int, integer: Callable[[int, int], int],
+               chunk: Callable[[], int]) -> Skeleton:
     """L1 summaries over contiguous chunks of ``ids``, merged level by level from the unmerged frontier."""
-    n = len(ids)
-    specs: list[dict] = []  # id, level, source_level, source_ids, first, last, parent_id
+    specs: list[dict] = []
     counters: dict[int, int] = {}
 
     def new(level: int, source_ids: list[str], first: str, last: str) -> dict:
-        # The summary's own fields are drawn where it is made, so deleting it while shrinking takes them along.
         k = counters.get(level, 0)
         counters[level] = k + 1
-        spec = {"id": f"L{level}-{k}", "level": level, "source_level": level - 1, "source_ids": source_ids,
-                "first": first, "last": last, "parent_id": None, "content": draw(summary_texts),
-                "tokens": draw(measured_tokens), "carriers": draw(carriers)}
+        spec = {"id": f"L{level}-{k}", "level": level, "source_ids": tuple(source_ids), "first": first,
+                "last": last, "parent_id": None}
         specs.append(spec)
         return spec
 
     i = 0
     frontier: list[dict] = []
-    while i < n:
-        size = draw(choice((3, [1, 2]), (1, [3, 4])))
-        chunk = ids[i:i + size]
-        if draw(st.integers(0, 2)) > 0:
-            frontier.append(new(1, chunk, chunk[0], chunk[-1]))
+    while i < len(ids):
+        size = chunk()
+        part = ids[i:i + size]
+        if integer(0, 2) > 0:
+            frontier.append(new(1, part, part[0], part[-1]))
         i += size
     for level in range(1, max_level):
         at_level = [s for s in frontier if s["level"] == level]
         j = 0
         while j < len(at_level):
-            size = draw(st.integers(1, 3))
-            group = at_level[j:j + size]
-            if draw(st.integers(0, 2)) == 2:
+            group = at_level[j:j + integer(1, 3)]
+            if integer(0, 2) == 2:
                 parent = new(level + 1, [c["id"] for c in group], group[0]["first"], group[-1]["last"])
                 for c in group:
                     c["parent_id"] = parent["id"]
                 frontier.append(parent)
-            j += size
-    if len(specs) > 1 and draw(st.integers(0, 4)) == 4:
-        specs = draw(st.permutations(specs))
-    return tuple(Summary(id=spec["id"], level=spec["level"], content=spec["content"], tokens=spec["tokens"],
-                         source_level=spec["source_level"], source_ids=tuple(spec["source_ids"]),
-                         source_range=(spec["first"], spec["last"]), parent_id=spec["parent_id"],
-                         response_content=spec["carriers"]) for spec in specs)
+            j += len(group)
+    return tuple((sp["id"], sp["level"], sp["source_ids"], sp["first"], sp["last"], sp["parent_id"]) for sp in specs)
+
+
+def _r_shape(n: int) -> Callable[[random.Random], Skeleton]:
+    def make(r: random.Random) -> Skeleton:
+        shape = tree_shape([f"m{i}" for i in range(n)], 4, r.randint, lambda: r.choice(_CHUNK_SIZES.elements))
+        if len(shape) > 1 and r.random() < 0.2:
+            shape = tuple(r.sample(shape, len(shape)))  # summaries stored out of creation order
+        return shape
+    return make
+
+
+#: Tree shapes per message count, pooled (one choice), fewest summaries first.
+TREE_SHAPES = {n: st.sampled_from(tuple(sorted(set(_pool(_r_shape(n), 150, 100 + n)), key=lambda t: (len(t), repr(t)))))
+               for n in range(1, 13)}
+
+
+@st.composite
+def summary_trees(draw: st.DrawFn, ids: list[str], max_level: int = 4) -> tuple[Summary, ...]:
+    """A summary tree over ``ids`` (a pooled shape for the stores' own ids), each summary's fields drawn."""
+    n = len(ids)
+    if max_level == 4 and n in TREE_SHAPES and ids == [f"m{i}" for i in range(n)]:
+        shape = draw(TREE_SHAPES[n])
+    else:
+        shape = tree_shape(ids, max_level, lambda a, b: draw(st.integers(a, b)), lambda: draw(_CHUNK_SIZES))
+    out = []
+    for sid, level, sources, first, last, parent in shape:
+        content, tokens, carriers_ = draw(summary_fields)
+        out.append(Summary(id=sid, level=level, content=content, tokens=tokens, source_level=level - 1,
+                           source_ids=sources, source_range=(first, last), parent_id=parent,
+                           response_content=carriers_))
+    return tuple(out)
 
 
 @st.composite
@@ -261,9 +379,9 @@ def works(draw: st.DrawFn, message_ids: list[str], summaries: tuple[Summary, ...
     fresh = [m for m in message_ids if m not in summarized]
     frontier = [s.id for s in summaries if s.parent_id is None]
     out = []
-    for _ in range(draw(choice((1, [0]), (2, [1]), (1, [2])))):
-        kind = draw(st.sampled_from(("chunk", "merge") * 3 + ("in-flight",)))
-        state = draw(st.sampled_from(("queued", "running")))
+    for _ in range(draw(_WORK_COUNTS)):
+        kind = draw(_WORK_KINDS)
+        state = draw(_WORK_STATES)
         if kind == "in-flight":
             out.append(Work("chunk", "running", None))
             continue
@@ -284,19 +402,56 @@ def works(draw: st.DrawFn, message_ids: list[str], summaries: tuple[Summary, ...
 participants = st.sampled_from(("User", "Claude", "Tool"))
 
 
+def _r_message(r: random.Random) -> tuple[str, tuple[Block, ...]]:
+    return r.choice(participants.elements), _r_content(r)
+
+
+def _r_summary_fields(r: random.Random) -> tuple[str, object, tuple[Block, ...] | None]:
+    kind = r.choices(("prose", "long", "any", "empty"), weights=(3, 1, 1, 1))[0]
+    text = {"prose": lambda: r.choice(PROSE), "long": lambda: r.choice(LONG_PROSE), "any": lambda: _r_text(r),
+            "empty": lambda: ""}[kind]()
+    return text, r.choice(measured_tokens.elements), _r_carriers(r)
+
+
+MESSAGE_POOL = _pool(_r_message, 1500, 16)
+SUMMARY_POOL = _pool(_r_summary_fields, 1000, 17)
+message_parts = st.sampled_from(MESSAGE_POOL)
+#: A summary's text, measured tokens and carriers, mostly as one pooled choice.
+summary_fields = st.sampled_from(SUMMARY_POOL)
+
+
+def _r_history(r: random.Random) -> tuple[tuple[str, tuple[Block, ...]], ...]:
+    least = r.choice(_LEAST_MESSAGES.elements)
+    longest = r.choice(_LONGEST[8].elements)
+    n = min(longest, least + int(r.expovariate(1 / 3)))
+    return tuple(r.choice(MESSAGE_POOL) for _ in range(n))
+
+
+#: Whole histories (participant and content per message), shortest first: three cases in four draw one.
+HISTORY_POOL = st.sampled_from(tuple(sorted(_pool(_r_history, 3000, 19), key=len)))
+_WHOLE_HISTORY = choice((3, [True]), (1, [False]))
+_MESSAGE_LISTS = {(least, longest): st.lists(message_parts, min_size=least, max_size=longest)
+                  for least in (1, 2, 3, 4) for longest in (8, 12)}
+
+
 @st.composite
 def stores(draw: st.DrawFn, max_messages: int = 8, estimator: st.SearchStrategy | None = None) -> Store:
     """A structurally valid store: messages, a summary tree over them, work, calibration, epoch, estimator."""
     # A drawn minimum (shrinking to 1) keeps most stores at 3 messages or more; list deletion shrinks the rest.
-    least = draw(choice((1, [1]), (3, [2, 3, 4])))
-    longest = draw(choice((4, [max_messages]), (1, [max(max_messages, 12)])))
-    parts = draw(st.lists(st.tuples(participants, contents), min_size=least, max_size=longest))
+    if max_messages == 8 and draw(_WHOLE_HISTORY):
+        parts = draw(HISTORY_POOL)  # a whole history in one choice (most cases)
+    else:
+        least = draw(_LEAST_MESSAGES)
+        longest = draw(_LONGEST[max_messages] if max_messages in _LONGEST
+                       else choice((4, [max_messages]), (1, [max(max_messages, 12)])))
+        parts = draw(_MESSAGE_LISTS[least, longest] if (least, longest) in _MESSAGE_LISTS
+                     else st.lists(message_parts, min_size=least, max_size=longest))
     ids = [f"m{i}" for i in range(len(parts))]
     messages = tuple(Message(id=i, participant=p, content=c) for i, (p, c) in zip(ids, parts, strict=True))
     summaries = draw(summary_trees(ids))
     work = draw(works(ids, summaries))
     return Store(messages=messages, summaries=summaries, calibration=draw(calibrations),
-                 pricing_epoch=draw(st.sampled_from((1, 0))),
+                 pricing_epoch=draw(_EPOCHS),
                  text_estimator=draw(estimators if estimator is None else estimator), work=work)
 
 
@@ -332,6 +487,29 @@ def configs(draw: st.DrawFn) -> Config:
         over_budget_grace_ratio=draw(grace_ratios),
         enforce_budget=draw(choice((9, [True]), (1, [False]))),
     )
+
+
+def _r_config(r: random.Random) -> Config:
+    pick = r.choice
+    return Config(
+        head_window_tokens=pick(window_sizes.elements), recent_window_tokens=pick(window_sizes.elements),
+        max_message_tokens=pick(caps.elements), positioned_recall_pairs=r.random() < 0.5,
+        recall_envelope=pick(("none", "xml")), carrier_policy=pick(("full", "live-strip")),
+        summary_context_label=pick(labels.elements), recall_header_template=pick(templates.elements),
+        summary_participant=pick(("Claude", "Assistant")), l1_budget_tokens=pick(level_budgets.elements),
+        l2_budget_tokens=pick(level_budgets.elements), l3_budget_tokens=pick(level_budgets.elements),
+        over_budget_grace_ratio=pick(grace_ratios.elements), enforce_budget=r.random() < 0.9)
+
+
+def _config_rank(c: Config) -> int:
+    """How far a config is from the default (the pool is sorted by it, so it shrinks toward the default)."""
+    default = Config()
+    return sum(repr(getattr(c, f)) != repr(getattr(default, f)) for f in Config.__dataclass_fields__)
+
+
+CONFIG_POOL = tuple(sorted((_r_config(random.Random(18 + k)) for k in range(600)), key=_config_rank))
+#: A config: from the pool mostly (one choice), drawn field by field sometimes.
+pooled_configs = weighted((6, st.sampled_from(CONFIG_POOL)), (1, configs()))
 
 
 # ----------------------------------------------------------------------------- budgets
@@ -377,8 +555,15 @@ def sound_price(store: Store, config: Config) -> Number | None:
 budget_edges = weighted(
     (3, st.just("exact")), (2, st.just("grace")), (3, st.just("grace-1")), (1, st.just("below")),
     (4, st.just("item")), (2, st.just("inside")), (1, st.just("reserve")), (1, st.just("zero")),
-    (1, st.just("huge")), (1, st.just("inf")), (1, st.just("malformed")),
+    (1, st.just("huge")), (1, st.just("inf")), (1, st.just("malformed")), (6, st.just("middle")),
+    (3, st.just("head")), (3, st.just("raw-after-combined")),
 )
+
+
+#: The "middle" edge reserves a few tokens for the response, so its refusals tell the configured budget
+#: from the input budget.
+MIDDLE_RESERVE = 7
+_MIDDLE_TARGETS = st.sampled_from((1, 1, 0))
 
 
 def _finite_price(x: Number | None, fallback: Number) -> int:
@@ -419,7 +604,31 @@ def budgets(draw: st.DrawFn, store: Store, config: Config) -> Budget:
         return p if b is None else b
 
     boundary = covering(price)
-    if edge == "item" and entries:
+    from reference.selection import Rules, message_prices, windows
+
+    head_end, middle_end = windows(message_prices(store, Rules()), config)
+    if edge == "head" and entries and head_end > 0:
+        # One token short of the whole head: the last head message is refused.
+        at = max(0, covering(_finite_price(reference_price(entries[:head_end], store, config), 0)) - 1)
+    elif edge == "raw-after-combined" and entries and not config.positioned_recall_pairs and any(
+            e.kind == "raw" and head_end <= store.index(e.message_id) < middle_end for e in entries):
+        # One token short of the first raw middle message, sent after the combined pair.
+        end = next(i + 1 for i, e in enumerate(entries)
+                   if e.kind == "raw" and head_end <= store.index(e.message_id) < middle_end)
+        at = max(0, covering(_finite_price(reference_price(entries[:end], store, config), 0)) - 1)
+    elif edge == "middle" and entries and any(e.kind == "question" for e in entries):
+        # One token short of the first recall pair (positioned or combined): the middle refuses there,
+        # after a head of whatever length the store has.
+        # Or, in combined mode, one short of the first raw message after the combined pair.
+        first = next(i for i, e in enumerate(entries) if e.kind == "question")
+        ends = [first + 2]
+        if not config.positioned_recall_pairs:
+            ends += [i + 1 for i, e in enumerate(entries) if i > first + 1 and e.kind == "raw"
+                     and head_end <= store.index(e.message_id) < middle_end][:1]
+        end = ends[min(draw(_MIDDLE_TARGETS), len(ends) - 1)]
+        at = max(0, covering(_finite_price(reference_price(entries[:end], store, config), 0)) - 1)
+        return Budget(max_tokens=at + MIDDLE_RESERVE, reserve_for_response=MIDDLE_RESERVE)
+    elif edge == "item" and entries:
         # The boundary after the k-th item sent (a raw message or a whole pair): the next item is refused.
         ends = [i + 1 for i, e in enumerate(entries) if e.kind != "question"]
         k = draw(st.integers(0, len(ends) - 1))
@@ -432,7 +641,7 @@ def budgets(draw: st.DrawFn, store: Store, config: Config) -> Budget:
         at = boundary
     elif edge == "grace-1":
         at = max(0, boundary - 1)
-    elif edge in ("inside", "item"):
+    elif edge in ("inside", "item", "middle", "head", "raw-after-combined"):
         at = draw(st.integers(0, max(0, boundary - 1)))
     else:  # reserve: the same input budget, part of it reserved for the response
         reserve = draw(st.integers(1, 500))
@@ -460,7 +669,7 @@ def cases(draw: st.DrawFn, max_messages: int = 8, store_strategy: st.SearchStrat
           config_strategy: st.SearchStrategy | None = None) -> Case:
     """A store, a config, and a budget on that store's edges."""
     store = draw(stores(max_messages) if store_strategy is None else store_strategy)
-    config = draw(configs() if config_strategy is None else config_strategy)
+    config = draw(pooled_configs if config_strategy is None else config_strategy)
     return Case(store, config, draw(budgets(store, config)))
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 
 from invariants.generators import NamedEstimator, input_budget_for, with_large_level_budgets
 from invariants.text import data_text
+from invariants.pending import pending_in
 from reference.estimator import content_tokens
 from reference.model import (
     Block,
@@ -37,8 +38,12 @@ from reference.model import (
 )
 from reference.numerics import Number, is_finite_nonneg, is_number, js_blank, js_floor, js_max, len16
 from reference.price import reference_price
+from reference.rendering import Selection as RenderedSelection
+from reference.rendering import Switches, layout, render
+from reference.selection import Rules, message_prices, windows
+from reference.selection import select as reference_select
 from strategies.cap import truncate
-from strategies.defects import Defect
+from strategies.defects import Defect, resolve_variant
 from strategies.errors import InvalidConfigError, OverBudgetError, UncoveredDropError
 from strategies.hierarchical import HierarchicalStrategy
 
@@ -585,6 +590,298 @@ def determinism(store: Store, config: Config, budget: Budget, variant: Variant) 
     return found
 
 
+# ----------------------------------------------------------------------------- 8-12. what is sent
+
+
+def defects_of(variant: Variant) -> frozenset[Defect]:
+    return resolve_variant(variant).active
+
+
+def switches_for(variant: Variant) -> Switches:
+    """The reference rendering's switches for the named defects that change the bytes sent."""
+    d = defects_of(variant)
+    return Switches(combined_selection_order=Defect.COMBINED_SELECTION_ORDER in d,
+                    verbatim_stamps=Defect.STAMPS_VERBATIM in d)
+
+
+def rules_for(variant: Variant) -> Rules:
+    """The reference selection's switches for the named defects that change windows or selection."""
+    d = defects_of(variant)
+    return Rules(verbatim_stamps=Defect.STAMPS_VERBATIM in d,
+                 deep_window_candidates=Defect.DEEP_WINDOW_CANDIDATES in d,
+                 verbatim_tokens=Defect.UNCHECKED_BAD_VALUES in d,
+                 raw_cap_plus_50=Defect.RAW_CAP_PLUS_50 in d)
+
+
+def bounds_of(store: Store, config: Config, variant: Variant) -> tuple[int, int]:
+    return windows(message_prices(store, rules_for(variant)), config)
+
+
+def rendering(store: Store, config: Config, budget: Budget, variant: Variant) -> list[Violation]:
+    """What is sent is, byte for byte, the reference rendering of the selection the compile made."""
+    name = "rendering"
+    out = compile_once(store, config, budget, variant)
+    if out.crashed:
+        return [crash(name, out)]
+    if not out.sent:
+        return []
+    raw = frozenset(e.message_id for e in out.entries if e.kind == "raw")
+    selection = RenderedSelection(raw, out.result.selected)
+    expected = render(store, config, selection, switches_for(variant))
+    if entries_text(expected) == entries_text(out.entries):
+        return []
+    if pending_in(store, config, tuple(store.summary(sid) for sid in selection.summaries)):
+        return []
+    return [Violation(name, f"the compile sends {len(out.entries)} entries, the reference rendering of its "
+                            f"selection ({len(raw)} raw, summaries {list(selection.summaries)}) {len(expected)}: "
+                            f"{first_difference(expected, out.entries)}")]
+
+
+def selection_rule(store: Store, config: Config, budget: Budget, variant: Variant) -> list[Violation]:
+    """The compile selects what the reference selection selects (candidates, waterfall, completion)."""
+    name = "selection"
+    out = compile_once(store, config, budget, variant)
+    if out.crashed:
+        return [crash(name, out)]
+    if not out.sent:
+        return []
+    expected = tuple(s.id for s in reference_select(store, config, budget, rules_for(variant)).selected)
+    if expected == out.result.selected:
+        return []
+    return [Violation(name, f"the compile selected {list(out.result.selected)}, the reference selection "
+                            f"{list(expected)} (budget {budget.input_budget})")]
+
+
+def _represented(store: Store, entries: Iterable[Entry]) -> list[tuple[int, frozenset[int]]]:
+    """Per raw entry or answer, in order: its position in ``entries`` and the message indices it stands for."""
+    out = []
+    for k, e in enumerate(entries):
+        if e.kind == "raw" and e.message_id is not None:
+            out.append((k, frozenset({store.index(e.message_id)})))
+        elif e.kind == "answer":
+            out.append((k, frozenset(store.index(m) for sid in e.summary_ids for m in store.leaves(sid))))
+    return out
+
+
+def exactly_once(store: Store, config: Config, budget: Budget, variant: Variant) -> list[Violation]:
+    """Each message is represented once: raw, or through one summary an answer holds.
+
+    The contract's one exception: a head or tail message that is a leaf of a summary straddling the
+    middle and that window is sent raw and through the summary.
+    """
+    name = "exactly-once"
+    out = compile_once(store, config, budget, variant)
+    if out.crashed:
+        return [crash(name, out)]
+    if not out.sent:
+        return []
+    head_end, middle_end = bounds_of(store, config, variant)
+    raw_count: dict[int, int] = {}
+    held_count: dict[int, int] = {}
+    outside = _outside_middle(store, config, variant)
+    held_ids = [sid for e in out.entries if e.kind == "answer" and not outside(e) for sid in e.summary_ids]
+    straddling = {store.index(m) for sid in held_ids for m in store.leaves(sid)
+                  if any(head_end <= store.index(x) < middle_end for x in store.leaves(sid))}
+    for e in out.entries:
+        if e.kind == "raw" and e.message_id is not None:
+            i = store.index(e.message_id)
+            raw_count[i] = raw_count.get(i, 0) + 1
+    for sid in held_ids:
+        for m in store.leaves(sid):
+            i = store.index(m)
+            held_count[i] = held_count.get(i, 0) + 1
+    found = []
+    for i, m in enumerate(store.messages):
+        r, h = raw_count.get(i, 0), held_count.get(i, 0)
+        window = (i < head_end or i >= middle_end) and i in straddling
+        if r > 1 or h > 1 or (r and h and not window):
+            found.append(f"{m.id} ({r} raw, {h} through summaries)")
+    repeated = sorted({sid for sid in held_ids if held_ids.count(sid) > 1})
+    if not found and not repeated:
+        return []
+    detail = "; ".join(found) + (f"; summaries held twice: {repeated}" if repeated else "")
+    return [Violation(name, f"messages represented more than once: {detail} "
+                            f"(windows: head [0, {head_end}), tail [{middle_end}, {len(store.messages)}))")]
+
+
+def _outside_middle(store: Store, config: Config, variant: Variant) -> Callable[[Entry], bool]:
+    """With DEEP_WINDOW_CANDIDATES (named): an answer holding a summary with no leaf in the middle is excused."""
+    head_end, middle_end = bounds_of(store, config, variant)
+    deep = Defect.DEEP_WINDOW_CANDIDATES in defects_of(variant)
+
+    def no_middle_leaf(sid: str) -> bool:
+        return not any(head_end <= store.index(m) < middle_end for m in store.leaves(sid))
+
+    return lambda e: deep and e.kind == "answer" and any(no_middle_leaf(sid) for sid in e.summary_ids)
+
+
+def _combined_as_one(store: Store, config: Config, variant: Variant, entries: tuple[Entry, ...],
+                     units: list[tuple[int, frozenset[int]]]) -> list[tuple[int, frozenset[int]]] | Violation:
+    """Combined mode sends the pair, then the middle's raw messages: together they stand for the middle."""
+    head_end, middle_end = bounds_of(store, config, variant)
+    answer = next((k for k, e in enumerate(entries) if e.kind == "answer"), None)
+    if answer is None:
+        return units
+    merged: set[int] = set()
+    raws: list[int] = []
+    kept = []
+    for k, stands_for in units:
+        middle_raw = entries[k].kind == "raw" and k > answer and head_end <= min(stands_for) < middle_end
+        if k == answer or middle_raw:
+            merged |= stands_for
+            raws += [min(stands_for)] if middle_raw else []
+            if k == answer:
+                kept.append((k, frozenset()))
+        else:
+            kept.append((k, stands_for))
+    if raws != sorted(raws):
+        return Violation("chronological", f"the middle's raw messages after the combined pair are out of order: "
+                                          f"{[store.messages[i].id for i in raws]}")
+    return [(k, frozenset(merged)) if k == answer else (k, u) for k, u in kept]
+
+
+def chronological(store: Store, config: Config, budget: Budget, variant: Variant) -> list[Violation]:
+    """Entries follow the order of the messages they stand for: each one's first new message after the last's."""
+    name = "chronological"
+    out = compile_once(store, config, budget, variant)
+    if out.crashed:
+        return [crash(name, out)]
+    if not out.sent:
+        return []
+    units = _represented(store, out.entries)
+    if not config.positioned_recall_pairs:
+        units = _combined_as_one(store, config, variant, out.entries, units)
+        if isinstance(units, Violation):
+            return [units]
+    seen: set[int] = set()
+    latest = -1
+    outside = _outside_middle(store, config, variant)
+    for k, stands_for in units:
+        if outside(out.entries[k]):
+            continue
+        new = stands_for - seen
+        if new and min(new) <= latest:
+            return [Violation(name, f"entry {k} stands for {sorted(store.messages[i].id for i in new)}, whose first "
+                                    f"is not after {store.messages[latest].id}, the first of an entry before it")]
+        seen |= stands_for
+        latest = min(new) if new else latest
+    if Defect.COMBINED_SELECTION_ORDER in defects_of(variant):
+        return []
+    for k, e in enumerate(out.entries):
+        firsts = [store.index(store.summary(sid).source_range[0]) for sid in e.summary_ids]
+        if firsts != sorted(firsts):
+            return [Violation(name, f"the answer at entry {k} holds {list(e.summary_ids)} out of chronological order")]
+    return []
+
+
+def tail_suffix(store: Store, config: Config, budget: Budget, variant: Variant) -> list[Violation]:
+    """The tail sent is a contiguous run of the newest messages; what is evicted is the oldest part of it."""
+    name = "tail-suffix"
+    out = compile_once(store, config, budget, variant)
+    if out.crashed:
+        return [crash(name, out)]
+    n = len(store.messages)
+    _, middle_end = bounds_of(store, config, variant)
+    if out.sent:
+        tail = sorted(store.index(e.message_id) for e in out.entries if e.kind == "raw"
+                      and store.index(e.message_id) >= middle_end)
+        if tail != list(range(middle_end, n)):
+            return [Violation(name, f"the tail is [{middle_end}, {n}) but the compile sends of it "
+                                    f"{[store.messages[i].id for i in tail]}")]
+        return []
+    if isinstance(out.error, UncoveredDropError):
+        categories = out.error.categories
+        lost = sorted(m for m in out.error.dropped if store.index(m) >= middle_end
+                      and categories.get(m) != "in-tail-not-rendered")
+        if lost:
+            return [Violation(name, f"tail messages {lost} are dropped as {[categories.get(m) for m in lost]}; "
+                                    "a tail message is sent or evicted (in-tail-not-rendered)")]
+        evicted = sorted(store.index(m) for m, c in categories.items() if c == "in-tail-not-rendered")
+        if evicted and evicted != list(range(middle_end, evicted[-1] + 1)):
+            return [Violation(name, f"the evicted messages {[store.messages[i].id for i in evicted]} are not the "
+                                    f"oldest run of the tail [{middle_end}, {n})")]
+    return []
+
+
+#: Named defects that make a refusal's prices differ from the reference price (the price checks skip them).
+PRICE_DEFECTS = frozenset({
+    Defect.RAW_CAP_PLUS_50, Defect.STAMPS_VERBATIM, Defect.QUESTION_PRICED_AS_LABEL, Defect.ANSWER_PRICED_UNCAPPED,
+    Defect.ENVELOPE_ABSORBED, Defect.COMBINED_NO_FLOOR, Defect.VIEW_NEVER_BOUND, Defect.EMPTY_CARRIERS_FLOOR,
+    Defect.FLOOR_UNHELD, Defect.UNCHECKED_BAD_VALUES, Defect.COMBINED_UNCHECKED, Defect.MEMO_SURVIVES_INITIALIZE,
+})
+
+
+def refusal_site(err: OverBudgetError, items: list) -> int | None:
+    """The index of the refused item in the reference layout (None when it has no such item)."""
+    refused = tuple(err.refused)
+    for k, it in enumerate(items):
+        if (it.raw and refused == it.raw) or (not it.raw and refused == tuple(s.id for s in it.held)):
+            return k
+    return None
+
+
+def diagnostics_full(store: Store, config: Config, budget: Budget, variant: Variant) -> list[Violation]:
+    """Every field of a refusal recomputed from the reference layout: site, counts, unit, level, tokens, budgets."""
+    name = "diagnostics-full"
+    out = compile_once(store, config, budget, variant)
+    if out.crashed:
+        return [crash(name, out)]
+    if not isinstance(out.error, OverBudgetError):
+        return []
+    err, d = out.error, out.error.diagnostics
+    defects = defects_of(variant)
+    ref = reference_select(store, config, budget, rules_for(variant))
+    if pending_in(store, config, ref.selected):
+        return []
+    raw = [*range(ref.head_end), *ref.middle_raw, *range(ref.middle_end, len(store.messages))]
+    items = layout(store, config, raw, ref.selected, (ref.head_end, ref.middle_end), switches_for(variant))
+    at = refusal_site(err, items)
+    if at is None:
+        return [Violation(name, f"it refused {err.item} (ids {list(err.refused)}), which is no item of the "
+                                f"reference layout")]
+    item = items[at]
+    found: list[str] = []
+
+    def expect(field: str, got: object, want: object) -> None:
+        if repr(got) != repr(want):
+            found.append(f"{field} is {got!r}, expected {want!r}")
+
+    site = item.site
+    if site == "tail":
+        return [Violation(name, f"{err.item} in the tail was refused; the tail evicts, it never refuses")]
+    head_site = site == "head"
+    count = {"head": 0, "positioned": len(ref.selected) + len(ref.middle_raw),
+             "combined-pair": len(ref.selected), "raw-after-combined": len(ref.middle_raw)}[site]
+    expect("middle_count", d.middle_count, count)
+    expect("middle_count_unit", d.middle_count_unit, "raw-messages" if site == "raw-after-combined"
+           else "selection-items")
+    expect("deepest_level", d.deepest_level, item.level)
+    expect("tail_tokens", d.tail_tokens, 0)
+    expect("configured_budget", d.configured_budget, budget.max_tokens)
+    expect("reserve_for_response", d.reserve_for_response, budget.reserve_for_response)
+    expect("input_budget", d.input_budget, budget.input_budget)
+    expect("budget", err.budget, grace_limit(budget, config))
+    if not defects & PRICE_DEFECTS:
+        before = [e for it in items[:at] for e in it.entries]
+        actual = reference_price([*before, *item.entries], store, config)
+        expect("actual", err.actual, actual)
+        if reference_price(before, store, config) > err.budget:
+            found.append(f"the items before {err.item} are already priced over the grace limit {err.budget}")
+        head = reference_price([e for it in items[:ref.head_end] for e in it.entries], store, config)
+        if head_site:
+            expect("head_tokens", d.head_tokens, actual)
+            expect("middle_tokens", d.middle_tokens, 0)
+        elif Defect.HEAD_AS_MIDDLE in defects:
+            expect("head_tokens", d.head_tokens, 0)
+            expect("middle_tokens", d.middle_tokens, actual)
+        else:
+            expect("head_tokens", d.head_tokens, head)
+            expect("middle_tokens", d.middle_tokens, actual - head)
+    if not found:
+        return []
+    return [Violation(name, f"at the {site} refusal of {err.item}: " + "; ".join(found))]
+
+
 # ----------------------------------------------------------------------------- the catalogue
 
 Property = Callable[[Store, Config, Budget, Variant], list[Violation]]
@@ -598,11 +895,18 @@ INVARIANTS: dict[str, Property] = {
     "bad-values": bad_values_invariant,
     "determinism": determinism,
     "well-formed": lambda *args: well_formed(*args),
+    "rendering": rendering,
+    "selection": selection_rule,
+    "exactly-once": exactly_once,
+    "chronological": chronological,
+    "tail-suffix": tail_suffix,
+    "diagnostics-full": diagnostics_full,
 }
 
 
 #: The invariants from the cheapest to judge to the dearest (the first four share one compile).
 CHEAP_FIRST = ("stats-total", "never-over", "nothing-lost", "well-formed", "bad-values", "diagnostics",
+               "rendering", "exactly-once", "chronological", "tail-suffix", "selection", "diagnostics-full",
                "exact-budget", "determinism")
 
 

@@ -24,7 +24,9 @@ SITES: tuple[str, ...] = ("head", "middle-raw", "positioned-pair", "combined-pai
 ERRORS: tuple[str, ...] = ("OverBudgetError", "UncoveredDropError", "InvalidConfigError")
 #: The invariants of docs/model.md, "Invariants" (``invariants.INVARIANTS``; a test keeps the two equal).
 INVARIANT_NAMES: tuple[str, ...] = ("stats-total", "exact-budget", "never-over", "nothing-lost", "diagnostics",
-                                    "bad-values", "determinism", "well-formed")
+                                    "bad-values", "determinism", "well-formed",
+                                    "rendering", "selection", "exactly-once", "chronological", "tail-suffix",
+                                    "diagnostics-full")
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,8 @@ class CompileResult:
 
     entries: tuple[Entry, ...]
     stats: RenderStats
+    #: The summaries the selection chose, in selection order (what the reference rendering is given).
+    selected: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

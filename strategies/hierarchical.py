@@ -143,7 +143,8 @@ def compile_context(store: Store, config: Config, budget: Budget, prices: Prices
     sent_raw = frozenset(m for it in run.items for m in it.raw_ids)
     check_coverage(store, sent_raw, recorded, evicted)
     entries = tuple(e for it in run.items for e in it.entries)
-    return CompileResult(entries, render_stats(c for it in run.items for c in it.charges))
+    return CompileResult(entries, render_stats(c for it in run.items for c in it.charges),
+                         tuple(s.id for s in selection.summaries))
 
 
 def _emit_middle(run: Running, store: Store, selection: Selection, middle_raw: list, config: Config,

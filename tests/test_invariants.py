@@ -101,7 +101,8 @@ def test_the_known_edges_show_what_they_say():
 
 def test_every_invariant_is_named():
     assert set(INVARIANTS) == {"stats-total", "exact-budget", "never-over", "nothing-lost", "diagnostics",
-                               "bad-values", "determinism", "well-formed"}
+                               "bad-values", "determinism", "well-formed", "rendering", "selection",
+                               "exactly-once", "chronological", "tail-suffix", "diagnostics-full"}
 
 
 def test_violations_explain_themselves_with_numbers():

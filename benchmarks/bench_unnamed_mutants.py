@@ -1,0 +1,114 @@
+"""Kill rate of the unnamed bug patches (``tests/mutants/*.patch``) and the time to the first failure.
+
+    PYTHONPATH=. python benchmarks/bench_unnamed_mutants.py [--rev REV] [--patches DIR] [--jobs N] [--json] [TESTS...]
+
+Each patch is applied with ``git apply`` to a fresh copy of the tree (the working tree, or commit
+``REV`` through ``git archive``), and ``python -m pytest -q -x -p no:cacheprovider`` runs there
+under the ``ci`` profile. A run that fails is a kill; its wall time is the time to the first failure
+(``-x`` stops there). Prints one line per patch, then the kill rate and the median time to a kill.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+IGNORED = shutil.ignore_patterns(".git", ".cmharness", "__pycache__", ".pytest_cache", ".hypothesis", "out",
+                                 "*.egg-info", ".venv")
+PYTEST = ("-m", "pytest", "-q", "-x", "-p", "no:cacheprovider")
+#: Tests of the harness's own tooling: a kill there says little about the model's tests.
+HARNESS_TESTS = ("tests/test_campaign.py", "tests/test_plugin.py")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    patch: str
+    killed: bool
+    seconds: float
+    first_failure: str
+
+
+def copy_tree(rev: str | None, into: Path) -> None:
+    """The working tree, or commit ``rev``, copied to ``into``."""
+    if rev is None:
+        shutil.copytree(ROOT, into, ignore=IGNORED)
+        return
+    into.mkdir(parents=True)
+    archive = subprocess.run(["git", "archive", rev], cwd=ROOT, capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+
+
+def first_failure(output: str) -> str:
+    found = re.search(r"^(?:FAILED|ERROR) (\S+)", output, re.MULTILINE)
+    return found.group(1) if found else ""
+
+
+def run_one(patch: Path, rev: str | None, timeout: float, tests: tuple[str, ...] = ()) -> Outcome:
+    with tempfile.TemporaryDirectory(prefix="cm-unnamed-") as tmp:
+        tree = Path(tmp) / "tree"
+        copy_tree(rev, tree)
+        applied = subprocess.run(["git", "apply", str(patch)], cwd=tree, capture_output=True, text=True)
+        if applied.returncode != 0:
+            return Outcome(patch.name, False, 0.0, f"does not apply: {applied.stderr.strip()}")
+        env = {**os.environ, "PYTHONPATH": str(tree), "CMHARNESS_PROFILE": "ci", "PYTHONHASHSEED": "0"}
+        start = time.perf_counter()
+        try:
+            done = subprocess.run([sys.executable, *PYTEST, *tests], cwd=tree, env=env, capture_output=True, text=True,
+                                  timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return Outcome(patch.name, False, time.perf_counter() - start, "timed out")
+        seconds = time.perf_counter() - start
+        return Outcome(patch.name, done.returncode != 0, seconds, first_failure(done.stdout))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rev", help="measure on this commit (git archive) instead of the working tree")
+    parser.add_argument("--patches", type=Path, default=ROOT / "tests" / "mutants")
+    parser.add_argument("--only", action="append", default=[], help="patch name prefix (repeatable)")
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--timeout", type=float, default=900)
+    parser.add_argument("--json", action="store_true", help="print the outcomes as JSON")
+    parser.add_argument("tests", nargs="*", help="test paths to run (default: the whole suite)")
+    args = parser.parse_args(argv)
+    patches = sorted(p for p in args.patches.glob("*.patch")
+                     if not args.only or any(p.name.startswith(o) for o in args.only))
+    if not patches:
+        print(f"bench_unnamed_mutants: no *.patch in {args.patches}", file=sys.stderr)
+        return 2
+    outcomes: list[Outcome] = []
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        for out in pool.map(lambda p: run_one(p, args.rev, args.timeout, tuple(args.tests)), patches):
+            outcomes.append(out)
+            if not args.json:
+                verdict = "killed  " if out.killed else "SURVIVED"
+                print(f"{verdict} {out.seconds:7.1f} s  {out.patch:<45} {out.first_failure}", flush=True)
+    killed = [o for o in outcomes if o.killed]
+    median = statistics.median(o.seconds for o in killed) if killed else float("nan")
+    by_harness = [o for o in killed if o.first_failure.startswith(HARNESS_TESTS)]
+    if args.json:
+        print(json.dumps({"rev": args.rev or "working tree", "killed": len(killed), "total": len(outcomes),
+                          "killed_first_by_harness": len(by_harness),
+                          "median_seconds_to_first_failure": median,
+                          "outcomes": [asdict(o) for o in outcomes]}, indent=2))
+    else:
+        print(f"\n{args.rev or 'working tree'}: {len(killed)}/{len(outcomes)} killed "
+              f"({len(by_harness)} first by the harness's own tests); "
+              f"median time to the first failure {median:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
