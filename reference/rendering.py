@@ -11,6 +11,7 @@ switches here (``Switches``).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -32,6 +33,7 @@ class Switches:
 
     combined_selection_order: bool = False  # Defect.COMBINED_SELECTION_ORDER
     verbatim_stamps: bool = False  # Defect.STAMPS_VERBATIM (the windows price stamps verbatim)
+    header_replace_chained: bool = False  # Defect.HEADER_REPLACE_CHAINED (four chained String.replace calls)
 
 
 @dataclass(frozen=True)
@@ -66,11 +68,14 @@ def js_replace_all(template: str, needle: str, value: str) -> str:
     return "".join(out)
 
 
-def recall_header(s: Summary, config: Config) -> str:
-    """The positioned question: ``{id}``, ``{level}``, ``{first}``, ``{last}`` replaced in turn, as JavaScript does."""
+def recall_header(s: Summary, config: Config, chained: bool = False) -> str:
+    """The positioned question: each ``{id}``, ``{level}``, ``{first}``, ``{last}`` replaced by its value in one
+    pass; ``chained``, in turn by four JavaScript ``String.replace`` calls (the TypeScript's buildRecallHeader)."""
+    values = {"id": s.id, "level": js_number_string(s.level), "first": s.source_range[0], "last": s.source_range[1]}
+    if not chained:
+        return re.sub(r"\{(id|level|first|last)\}", lambda m: values[m.group(1)], config.recall_header_template)
     text = config.recall_header_template
-    for name, value in (("id", s.id), ("level", js_number_string(s.level)),
-                        ("first", s.source_range[0]), ("last", s.source_range[1])):
+    for name, value in values.items():
         text = js_replace_all(text, "{" + name + "}", value)
     return text
 
@@ -105,9 +110,9 @@ def blank(s: Summary) -> bool:
     return js_trim(s.content) == ""
 
 
-def positioned_pair(s: Summary, config: Config) -> tuple[Entry, Entry]:
+def positioned_pair(s: Summary, config: Config, switches: Switches = Switches()) -> tuple[Entry, Entry]:
     answer = envelope(cap_content(live_prose(s, config), config.cap), s, config)
-    return (Entry(ASKER, (Text(recall_header(s, config)),), "question"),
+    return (Entry(ASKER, (Text(recall_header(s, config, switches.header_replace_chained)),), "question"),
             Entry(config.summary_participant, answer, "answer", summary_ids=(s.id,)))
 
 
@@ -203,7 +208,7 @@ def layout(store: Store, config: Config, raw: Iterable[int], summaries: Sequence
         keyed += [((i, 1, 0), i) for i in middle]
         for _, thing in sorted(keyed, key=lambda kv: kv[0]):
             if isinstance(thing, Summary):
-                items.append(Item("positioned", positioned_pair(thing, config), held=(thing,)))
+                items.append(Item("positioned", positioned_pair(thing, config, switches), held=(thing,)))
             else:
                 items.append(raw_item(thing, "positioned"))
     else:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from reference.cap import cap_content, cap_is_on
 from reference.estimator import calibrated_tokens, store_pricing
 from reference.model import Budget, Config, Store, Summary
-from reference.numerics import Number, is_number
+from reference.numerics import Number, is_number, js_trim
 
 
 @dataclass(frozen=True)
@@ -26,6 +26,12 @@ class Rules:
     deep_window_candidates: bool = False  # Defect.DEEP_WINDOW_CANDIDATES
     verbatim_tokens: bool = False  # Defect.UNCHECKED_BAD_VALUES (the waterfall reads tokens as is)
     raw_cap_plus_50: bool = False  # Defect.RAW_CAP_PLUS_50 (the head's total, as the waterfall reads it)
+    blank_candidates: bool = False  # Defect.BLANK_SUMMARIES_SELECTED (blank summaries stay candidates)
+
+
+def _has_text(s: Summary) -> bool:
+    """Content that is not blank after JavaScript's trim (a blank summary is never a claimer)."""
+    return js_trim(s.content) != ""
 
 
 @dataclass(frozen=True)
@@ -99,7 +105,7 @@ def select(store: Store, config: Config, budget: Budget, rules: Rules = Rules())
     def touches(s: Summary) -> bool:
         return any(i < head_end or i >= middle_end for i in _leaf_indices(store, s))
 
-    pool = [s for s in store.summaries if s.parent_id is None and s.content
+    pool = [s for s in store.summaries if s.parent_id is None and (_has_text(s) or rules.blank_candidates)
             and not ((s.level == 1 or not rules.deep_window_candidates) and touches(s))]
     head = head_total(store, config, head_end, prices, rules)
     limit = budget.input_budget
@@ -121,7 +127,7 @@ def select(store: Store, config: Config, budget: Budget, rules: Rules = Rules())
             picked += t
         carry = allowed - used
     covered = {m for s in chosen for m in store.leaves(s.id)}
-    owners = {m: s for s in store.summaries if s.parent_id is None and s.content for m in store.leaves(s.id)}
+    owners = {m: s for s in store.summaries if s.parent_id is None and _has_text(s) for m in store.leaves(s.id)}
     middle_raw: list[int] = []
     for i in range(head_end, middle_end):
         mid = store.messages[i].id

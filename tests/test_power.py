@@ -138,7 +138,7 @@ def test_selection_sees_a_summary_wholly_in_a_window(monkeypatch):
 
 def test_exactly_once_sees_overlapping_windows(monkeypatch):
     assert violations(WINDOWS_OVERLAP, "sound", ["exactly-once"]) == []
-    monkeypatch.setattr(hierarchical, "windows", lambda prices, h, r: Windows(3, 2))
+    monkeypatch.setattr(hierarchical, "windows", lambda prices, h, r, **kw: Windows(3, 2))
     [v] = violations(WINDOWS_OVERLAP, "sound", ["exactly-once"])
     assert "m2 (2 raw" in v.message
 

@@ -1,14 +1,10 @@
-"""The reference rendering (reference/rendering.py): its own rules, and the departures pending elsewhere.
-
-Each pending departure (invariants/pending.py) has a strict xfail here: the merge that fixes it in
-``strategies/`` turns its test into an unexpected pass, and its entry comes out of ``PENDING``.
-"""
+"""The reference rendering (reference/rendering.py): its own rules, and the four TypeScript fidelity cases
+(docs/model.md: Recall answers and the envelope, Selection, The message cap), which ``sound`` sends as rendered."""
 
 from __future__ import annotations
 
 import pytest
 
-from invariants.pending import PENDING, pending_in
 from reference.cap import cap_content, safe_slice
 from reference.model import Budget, Config, Message, Store, Summary, Text, Thinking
 from reference.rendering import Selection, js_replace_all, recall_header, render
@@ -40,7 +36,8 @@ def test_js_replace_all_reads_replacement_patterns():
 def test_the_header_is_replaced_in_turn():
     s = summary("L1-0", 0, 1)
     s = Summary(**{**s.__dict__, "id": "{level}"})
-    assert recall_header(s, Config(recall_header_template="[{id}]")) == "[1]"
+    assert recall_header(s, Config(recall_header_template="[{id}]"), chained=True) == "[1]"
+    assert recall_header(s, Config(recall_header_template="[{id}]")) == "[{level}]"
 
 
 def test_the_cap_keeps_an_exact_fit_whole_and_replaces_a_spent_result():
@@ -57,7 +54,7 @@ def test_sound_sends_the_reference_rendering_of_a_combined_xml_answer():
 
 
 _THINKING_ONLY = (Thinking("reasoning", "s" * 33),)
-PENDING_CASES = {
+FIDELITY_CASES = {
     "carrier-only-envelope": (store(3, [Summary("L1-0", 1, "x", 10, 0, ("m1",), ("m1", "m1"),
                                                 response_content=_THINKING_ONLY)]),
                               Config(recall_envelope="xml")),
@@ -69,22 +66,8 @@ PENDING_CASES = {
 }
 
 
-def test_every_pending_departure_has_a_case():
-    assert set(PENDING_CASES) == set(PENDING)
-
-
-@pytest.mark.parametrize("name", sorted(PENDING_CASES))
-def test_each_pending_case_is_recognized_and_excused(name):
-    st, config = PENDING_CASES[name]
-    strategy = HierarchicalStrategy(config, "sound")
-    strategy.initialize(st)
-    selected = tuple(st.summary(s) for s in strategy.compile(Budget(max_tokens=10**6)).selected)
-    assert name in pending_in(st, config, selected)
-
-
-@pytest.mark.parametrize("name", sorted(PENDING_CASES))
-@pytest.mark.xfail(strict=True, reason="pending: fixed on branch fidelity (invariants/pending.py)")
-def test_pending_departure_sends_the_reference_rendering(name):
-    st, config = PENDING_CASES[name]
+@pytest.mark.parametrize("name", sorted(FIDELITY_CASES))
+def test_a_fidelity_case_sends_the_reference_rendering(name):
+    st, config = FIDELITY_CASES[name]
     sent, rendered = sent_and_rendered(st, config)
     assert sent == rendered
