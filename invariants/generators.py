@@ -573,12 +573,13 @@ def _finite_price(x: Number | None, fallback: Number) -> int:
 
 
 @st.composite
-def budgets(draw: st.DrawFn, store: Store, config: Config) -> Budget:
-    """A budget around the store's own edges (see the module docstring)."""
+def budgets(draw: st.DrawFn, store: Store, config: Config, edge: str | None = None) -> Budget:
+    """A budget around the store's own edges (see the module docstring), on ``edge`` when given."""
     from reference.estimator import content_tokens
     from reference.price import reference_price
 
-    edge = draw(budget_edges)
+    if edge is None:
+        edge = draw(budget_edges)
     if edge == "zero":
         return Budget(max_tokens=0)
     if edge == "huge":
@@ -670,7 +671,32 @@ def cases(draw: st.DrawFn, max_messages: int = 8, store_strategy: st.SearchStrat
     """A store, a config, and a budget on that store's edges."""
     store = draw(stores(max_messages) if store_strategy is None else store_strategy)
     config = draw(pooled_configs if config_strategy is None else config_strategy)
-    return Case(store, config, draw(budgets(store, config)))
+    edge = draw(budget_edges)
+    config = for_edge(store, config, edge)
+    return Case(store, config, draw(budgets(store, config, edge)))
+
+
+def _raw_after_pair(store: Store, config: Config) -> bool:
+    """Whether the sound compile, unlimited, sends a raw middle message after a recall pair."""
+    from reference.selection import Rules, message_prices, windows
+
+    entries = sound_entries(store, config) or ()
+    head_end, middle_end = windows(message_prices(store, Rules()), config)
+    first = next((i for i, e in enumerate(entries) if e.kind == "question"), None)
+    return first is not None and any(e.kind == "raw" and head_end <= store.index(e.message_id) < middle_end
+                                     for e in entries[first + 2:])
+
+
+def for_edge(store: Store, config: Config, edge: str) -> Config:
+    """The config an edge needs on ``store``: the raw after the combined pair needs combined pairs,
+    enforced, and a middle window (no head or recent window when the config's leave no raw after a pair).
+    """
+    if edge != "raw-after-combined":
+        return config
+    combined = replace(config, positioned_recall_pairs=False, enforce_budget=True)
+    if _raw_after_pair(store, combined):
+        return combined
+    return replace(combined, head_window_tokens=0, recent_window_tokens=0)
 
 
 def with_large_level_budgets(config: Config) -> Config:
