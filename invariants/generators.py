@@ -674,7 +674,7 @@ def cases(draw: st.DrawFn, max_messages: int = 8, store_strategy: st.SearchStrat
 
 
 def with_large_level_budgets(config: Config) -> Config:
-    """The config with every level budget at 10**12 (docs/model.md, Invariants: "level budgets large")."""
+    """Every level budget at 10**12 (docs/model.md, Invariants: `exact-budget`, "with large level budgets")."""
     return replace(config, l1_budget_tokens=10**12, l2_budget_tokens=10**12, l3_budget_tokens=10**12)
 
 
