@@ -700,7 +700,7 @@ def for_edge(store: Store, config: Config, edge: str) -> Config:
 
 
 def with_large_level_budgets(config: Config) -> Config:
-    """The config with every level budget at 10**12 (docs/model.md, Invariants: "level budgets large")."""
+    """Every level budget at 10**12 (docs/model.md, Invariants: `exact-budget`, "with large level budgets")."""
     return replace(config, l1_budget_tokens=10**12, l2_budget_tokens=10**12, l3_budget_tokens=10**12)
 
 

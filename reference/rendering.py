@@ -1,10 +1,10 @@
 """The reference rendering: what a compile must send, byte for byte, given the selection it made.
 
-Deliberately simple and written from the contract (docs/model.md, sections "The message cap",
-"Recall answers", "Emission" and "The reference rendering"), with no code shared with
+Deliberately simple and written from the contract (docs/model.md, "The message cap",
+"Recall answers", "Emission", "The reference rendering"), with no code shared with
 ``strategies/``: given which raw messages were sent and which summaries were selected, it lays out
 the head, the middle (positioned pairs or the combined pair) and the accepted tail, and renders
-every entry from scratch. It follows the TypeScript; two named defects change the bytes and are
+every entry from scratch. It follows the TypeScript; three named defects change the bytes and are
 switches here (``Switches``).
 """
 
@@ -29,7 +29,7 @@ ASKER = "Context Manager"
 
 @dataclass(frozen=True)
 class Switches:
-    """The named defects that change what is sent: the combined answer's order, the windows' stamps."""
+    """The named defects that change what is sent: the combined answer's order, the windows' stamps, the header."""
 
     combined_selection_order: bool = False  # Defect.COMBINED_SELECTION_ORDER
     verbatim_stamps: bool = False  # Defect.STAMPS_VERBATIM (the windows price stamps verbatim)

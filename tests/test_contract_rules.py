@@ -1,4 +1,4 @@
-"""Rules of the contract no invariant can see, each pinned by an example (docs/model.md, "Power").
+"""Rules of the contract no invariant can see, each pinned by an example (docs/model.md, "Rules pinned by examples").
 
 The estimator is shared by the reference and the compile, so a change to it moves both sides; the
 windows' boundaries, the waterfall's stop and carry, and the stats' message count are read by no

@@ -1,4 +1,4 @@
-"""A strategy's life as a Hypothesis state machine (docs/model.md, "Power": the lifecycle).
+"""A strategy's life as a Hypothesis state machine (docs/model.md, "The lifecycle").
 
 One strategy is initialized over a store, compiles, dry-runs, and is initialized again over another
 store: the same one, its twin (same summary ids, levels and tokens, other texts and estimator), or
