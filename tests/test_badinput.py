@@ -94,7 +94,7 @@ def test_check_on_a_window_of_hundreds_of_digits_is_one_line(tmp_path, field):
 
 
 def test_check_on_a_window_of_308_digits_runs(tmp_path):
-    """The largest integer a file may hold is a window of Infinity (past ``Number.MAX_VALUE``)."""
+    """The largest integer a file may hold (308 digits, below ``Number.MAX_VALUE``) is read as a finite double."""
     path = scenario_file(tmp_path, lambda raw: raw["config"].update({"head_window_tokens": int("9" * 308)}))
     done = cmharness("check", str(path))
     assert done.returncode in (0, 1), done.stderr
