@@ -51,7 +51,7 @@ from reports.mutants import Mutant, in_shard, parse_shard
 ROOT = Path(__file__).resolve().parents[1]
 #: What the fingerprint covers (files and folders, relative to the project root).
 HASHED = ("pyproject.toml", "conftest.py", "strategies", "reference", "invariants", "tests", "reports",
-          "examples")
+          "examples", "docs", "README.md")
 #: The campaign's own modules: changing how results are run or shown never invalidates them.
 HARNESS_ONLY = frozenset({"reports/campaign.py", "reports/report.py", "reports/mutmut_run.py",
                           "reports/mutants.py", "reports/equivalent_mutants.toml", "tests/test_campaign.py",
