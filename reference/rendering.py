@@ -18,7 +18,7 @@ from typing import Literal
 
 from reference.cap import cap_content, cap_is_on, cap_walk, text_only_estimate
 from reference.model import Block, Config, Content, Entry, Store, Summary, Text
-from reference.numerics import Number, js_number_string, js_trim
+from reference.numerics import Number, js_number_string, js_replace_all, js_trim
 from reference.price import live_prose
 from reference.selection import Rules, message_prices, windows
 
@@ -45,27 +45,6 @@ class Selection:
 
 
 # ----------------------------------------------------------------------------- recall pairs
-
-
-def js_replace_all(template: str, needle: str, value: str) -> str:
-    """``template.replace(/needle/g, value)`` with JavaScript's replacement patterns ($$, $&, $`, $')."""
-    out: list[str] = []
-    start = 0
-    while (at := template.find(needle, start)) >= 0:
-        out.append(template[start:at])
-        k = 0
-        while k < len(value):
-            c = value[k]
-            nxt = value[k + 1] if k + 1 < len(value) else ""
-            if c == "$" and nxt in ("$", "&", "`", "'"):
-                out.append({"$": "$", "&": needle, "`": template[:at], "'": template[at + len(needle):]}[nxt])
-                k += 2
-            else:
-                out.append(c)
-                k += 1
-        start = at + len(needle)
-    out.append(template[start:])
-    return "".join(out)
 
 
 def recall_header(s: Summary, config: Config, chained: bool = False) -> str:

@@ -7,7 +7,8 @@ import pytest
 
 from reference.cap import cap_content, safe_slice
 from reference.model import Budget, Config, Message, Store, Summary, Text, Thinking
-from reference.rendering import Selection, js_replace_all, recall_header, render
+from reference.numerics import js_replace_all
+from reference.rendering import Selection, recall_header, render
 from strategies.hierarchical import HierarchicalStrategy
 from tests.builders import msg, store, summary
 
