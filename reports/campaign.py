@@ -55,7 +55,8 @@ HASHED = ("pyproject.toml", "conftest.py", "strategies", "reference", "invariant
 #: The campaign's own modules: changing how results are run or shown never invalidates them.
 HARNESS_ONLY = frozenset({"reports/campaign.py", "reports/report.py", "reports/mutmut_run.py",
                           "reports/mutants.py", "reports/equivalent_mutants.toml", "tests/test_campaign.py",
-                          "reports/test-order.json", "reports/witness.py", "reports/deps.py", "reports/extra.py",
+                          "reports/test-order.json", "reports/hints.json", "reports/hints.py",
+                          "reports/mutant_order.py", "reports/witness.py", "reports/deps.py", "reports/extra.py",
                           "reports/report_run.py", "reports/mte.py", "reports/md_report.py",
                           "reports/html_report.py"})
 SKIP_DIRS = frozenset({"__pycache__", ".hypothesis", ".pytest_cache", "out", "mutants"})

@@ -9,9 +9,12 @@ ones first, stops at the first failure and exits; the parent keeps ``workers`` c
 one that outlives its time limit. Each child is a fresh copy of the collected session, so no state
 passes from one mutant to the next.
 
-The plan is JSON: ``{"workers": N, "mutants": [{"name", "tests": [node ids], "limit": seconds}]}``; each
-result is a JSON line ``{"name", "exit", "seconds", "killer"}`` with mutmut's exit codes (1 killed,
-0 survived, 36 timeout, 33 no test).
+The plan is JSON: ``{"workers": N, "mutants": [{"name", "limit": seconds, and "tests": [node ids] or
+"function": F}], "functions": {F: {"tests", "first"}}, "durations": {node id: baseline seconds}, "per_test": [factor,
+constant]}``; a mutant named by
+its function runs that function's tests in ``reports.mutant_order``'s order, and a test past its own limit
+ends the mutant as a timeout at once. Each result is a JSON line ``{"name", "exit", "seconds", "killer"}``
+with mutmut's exit codes (1 killed, 0 survived, 36 timeout, 33 no test).
 """
 
 from __future__ import annotations
@@ -46,8 +49,36 @@ def pytest_configure(config: pytest.Config) -> None:
 class Executor:
     def __init__(self, plan: dict[str, Any], out: str) -> None:
         self.mutants: list[dict[str, Any]] = list(plan["mutants"])
+        self.functions: dict[str, dict[str, Any]] = plan.get("functions", {})
+        self.durations: dict[str, float] = plan.get("durations", {})
+        factor, const = plan.get("per_test", (0.0, 0.0))
+        self.test_limits = {t: factor * d + const for t, d in self.durations.items()} if factor else {}
         self.workers = max(1, int(plan.get("workers", 1)))
         self.out = out
+        self.timing = False  # set in a mutmut mutant's child: each test's call then has its own time limit
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> Any:
+        """In a mutmut mutant's child, a test call past its limit ends the child as a timeout (``_timed_out``);
+        setup and teardown are not timed, so a fixture the child builds anew never counts against a test."""
+        limit = self.test_limits.get(item.nodeid, 0.0) if self.timing else 0.0
+        if limit:
+            signal.signal(signal.SIGALRM, _timed_out)
+            signal.setitimer(signal.ITIMER_REAL, limit)
+        try:
+            return (yield)
+        finally:
+            if limit:
+                signal.setitimer(signal.ITIMER_REAL, 0.0)
+
+    def tests_of(self, mutant: dict[str, Any]) -> list[str]:
+        """The node ids ``mutant`` runs, in running order."""
+        if "tests" in mutant:
+            return list(mutant["tests"])
+        from reports.mutant_order import running_order
+
+        fn = self.functions.get(mutant["function"], {})
+        return running_order(mutant["name"], fn.get("tests", []), self.durations, fn.get("first", []))
 
     def _write(self, row: dict[str, Any]) -> None:
         with open(self.out, "a", encoding="utf-8") as fh:
@@ -63,7 +94,7 @@ class Executor:
         while queue or running:
             while queue and len(running) < self.workers:
                 mutant = queue.pop(0)
-                tests = [items[t] for t in mutant["tests"] if t in items]
+                tests = [items[t] for t in self.tests_of(mutant) if t in items]
                 if not tests:
                     self._write({"name": mutant["name"], "exit": NO_TESTS, "seconds": 0.0, "killer": None})
                     continue
@@ -73,6 +104,7 @@ class Executor:
                     _die_with(parent)
                     if mutant.get("spec"):
                         _named_child(mutant["name"], mutant["spec"], tests, self.out)
+                    self.timing = True
                     _child(mutant["name"], tests, self.out)
                 running[pid] = (mutant, time.time())
             self._reap(running)
@@ -109,13 +141,29 @@ def _die_with(parent: int) -> None:
         os._exit(1)
 
 
+def _switch_on(name: str) -> None:
+    """Make ``name`` the mutant under test in this process: in the environment (subprocesses, mutmut's own
+    lookup) and, where this mutmut has it, as the trampolines' lookup, which then reads no environment per call."""
+    os.environ["MUTANT_UNDER_TEST"] = name
+    with contextlib.suppress(ImportError, AttributeError):
+        from mutmut.mutation import trampoline
+
+        if callable(getattr(trampoline, "get_mutant_under_test", None)):
+            trampoline.get_mutant_under_test = lambda: name
+
+
+def _timed_out(signum: int, frame: object) -> None:
+    os._exit(TIMEOUT)
+
+
 def _child(name: str, tests: list[pytest.Item], out: str) -> None:
-    """Run ``tests`` under mutant ``name`` until one fails; exit 1 (writing the killer) or 0."""
+    """Run ``tests`` under mutant ``name`` until one fails; exit 1 (writing the killer) or 0 (36 from
+    ``Executor.pytest_runtest_call`` when a test outlives its limit)."""
     from _pytest.runner import runtestprotocol
 
     code = SURVIVED
     try:
-        os.environ["MUTANT_UNDER_TEST"] = name
+        _switch_on(name)
         for k, item in enumerate(tests):  # the next item lets a module's fixtures serve its tests in a row
             reports = runtestprotocol(item, nextitem=tests[k + 1] if k + 1 < len(tests) else None, log=False)
             if any(r.failed for r in reports):

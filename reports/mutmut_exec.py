@@ -3,11 +3,10 @@ pytest session per run forks a child per mutant (see ``reports.executor``), and 
 mutmut's own result files (``mutants/**/*.meta``, killers under ``killers/``), read as before by
 ``reports.mutmut_run``.
 
-Each mutant runs the tests that cover its function (mutmut's stats) less those red on the unmutated code:
-the tests of the module's own test file (``tests/test_<module>.py``) first, and within each part the quick
-ones in an order drawn from its name (``reports.mutant_plugin.drawn``), then the others by baseline
-duration; it stops at the first failure. Its time limit is ``3 x`` those tests' baseline time
-plus 10 s.
+Each mutant runs the tests that cover its function (mutmut's stats) less those red on the unmutated code, in
+``reports.mutant_order``'s order, and stops at the first failure. Each test may take ``PER_TEST_FACTOR x`` its
+baseline time plus ``PER_TEST_CONST`` (a mutant that loops forever is a timeout within seconds), and the
+mutant ``3 x`` its tests' baseline time plus 10 s in all.
 """
 
 from __future__ import annotations
@@ -21,9 +20,11 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from reports.campaign import RED, Settings, _die_with_parent, fmt_time, kill_group
-from reports.mutant_plugin import QUICK, SKIP_ENV, drawn
+from reports.hints import read as read_hints
+from reports.mutant_plugin import SKIP_ENV
 
 LIMIT_FACTOR, LIMIT_CONST = 3.0, 10.0
+PER_TEST_FACTOR, PER_TEST_CONST = 10.0, 2.0
 
 
 def _env(settings: Settings, path: Path | None) -> dict[str, str]:
@@ -56,16 +57,19 @@ def _run(cmd: Sequence[str], cwd: Path, env: dict[str, str], log: Path, deadline
     return proc.returncode, False
 
 
-def plan(work: Path, owned: Sequence[str], baseline: dict[str, Any]) -> list[dict[str, Any]]:
-    """The pending mutants of the owned modules, each with its tests in running order and its time limit."""
+def plan(work: Path, owned: Sequence[str], baseline: dict[str, Any]) -> dict[str, Any]:
+    """The executor's plan: the pending mutants of the owned modules (each with its function and time limit),
+    each function's covering tests and known killers, and the tests' per-test time limits."""
     from reports.mutmut_run import load_meta, module_of
 
     stats = json.loads((work / "mutants" / "mutmut-stats.json").read_text(encoding="utf-8"))
     covering = stats.get("tests_by_mangled_function_name", {})
     durations = {r["nodeid"]: r["duration"] for r in baseline["tests"]}
     red = {r["nodeid"] for r in baseline["tests"] if r["outcome"] in RED - {"xfailed"}}
+    killers = read_hints().killers
     mine = set(owned)
-    out = []
+    mutants: list[dict[str, Any]] = []
+    functions: dict[str, dict[str, Any]] = {}
     for source, (_, data) in sorted(load_meta(work).items()):
         if module_of(source) not in mine:
             continue
@@ -73,19 +77,15 @@ def plan(work: Path, owned: Sequence[str], baseline: dict[str, Any]) -> list[dic
             if code is not None:
                 continue
             name = key.replace("__init__.", "")
-            tests = [t for t in covering.get(name.rsplit("__mutmut_", 1)[0], ()) if t not in red]
-
-            own = f"tests/test_{module_of(source).rsplit('.', 1)[-1]}.py"  # the module's own tests first
-
-            def order(t: str, name: str = name, own: str = own) -> tuple[bool, int, float, str]:
-                took = durations.get(t, float("inf"))
-                first = t.split("::", 1)[0] != own
-                return (first, 0, 0.0, drawn(name, t)) if took < QUICK else (first, 1, took, t)
-
-            tests.sort(key=order)
-            total = sum(durations.get(t, 1.0) for t in tests)
-            out.append({"name": name, "key": key, "tests": tests, "limit": LIMIT_FACTOR * total + LIMIT_CONST})
-    return out
+            fn = name.rsplit("__mutmut_", 1)[0]
+            if fn not in functions:
+                tests = [t for t in covering.get(fn, ()) if t not in red]
+                functions[fn] = {"tests": tests, "first": [t for t in killers.get(fn, ()) if t in set(tests)]}
+            total = sum(durations.get(t, 1.0) for t in functions[fn]["tests"])
+            mutants.append({"name": name, "key": key, "function": fn, "limit": LIMIT_FACTOR * total + LIMIT_CONST})
+    used = {t for f in functions.values() for t in f["tests"]}
+    return {"mutants": mutants, "functions": functions, "per_test": [PER_TEST_FACTOR, PER_TEST_CONST],
+            "durations": {t: durations.get(t, 1.0) for t in sorted(used)}}
 
 
 def read_results(path: Path) -> dict[str, dict[str, Any]]:
@@ -100,7 +100,7 @@ def read_results(path: Path) -> dict[str, dict[str, Any]]:
     return {k: v for k, v in out.items() if "exit" in v}
 
 
-def merge(work: Path, planned: list[dict[str, Any]], results: dict[str, dict[str, Any]]) -> int:
+def merge(work: Path, planned: Sequence[dict[str, Any]], results: dict[str, dict[str, Any]]) -> int:
     """Write the verdicts into mutmut's result files and the killers file; how many were written."""
     from reports.mutmut_run import load_meta
 
@@ -141,7 +141,8 @@ def run_pending(settings: Settings, work: Path, baseline: dict[str, Any], deadli
     if code != 0:
         tail = log.read_text(encoding="utf-8", errors="replace")[-300:].strip()
         return f"mutmut's preparation exited {code}; see {log}: {tail}"
-    planned = plan(work, owned, baseline)
+    the_plan = plan(work, owned, baseline)
+    planned = the_plan["mutants"]
     if stream is not None:
         stream.write(f"mutmut: prepared in {fmt_time(prepared - started)} (mutants and per-function coverage); "
                      f"{len(planned)} mutant(s) to run\n")
@@ -149,7 +150,7 @@ def run_pending(settings: Settings, work: Path, baseline: dict[str, Any], deadli
     if not planned:
         return ""
     plan_path, out = work.parent / "plan.json", work.parent / "results.jsonl"
-    plan_path.write_text(json.dumps({"workers": max(1, settings.workers), "mutants": planned}), encoding="utf-8")
+    plan_path.write_text(json.dumps({"workers": max(1, settings.workers), **the_plan}), encoding="utf-8")
     out.unlink(missing_ok=True)
     from reports.mutmut_run import read_selection
 

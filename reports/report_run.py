@@ -26,6 +26,8 @@ from reports.campaign import (
     terminate_as_interrupt,
 )
 from reports.extra import extra_mutants
+from reports.hints import learn as learn_hints
+from reports.hints import write as write_hints
 from reports.mutants import named_mutants
 from reports.report import (
     EXIT_INCOMPLETE,
@@ -203,7 +205,8 @@ def run(args: Any, stdout: TextIO) -> int:
     report = build(records, fp, named_mutants() + (extra_mutants(extra) if extra else []), scope=scope)
     paths = write(report, settings.out, settings.root)
     if completeness(report)["complete"] and shard is None and set(scope) == set(MUTMUT_PATHS):
-        paths.append(write_order(report, records))  # only a full report ranks the tests
+        paths.append(write_order(report, records))  # only a full report ranks the tests and leaves hints
+        paths.append(write_hints(learn_hints(records)))
     stdout.write("\n".join(summary_lines(report)) + "\n")
     shown = [str(p.relative_to(settings.root)) if p.is_relative_to(settings.root) else str(p) for p in paths]
     stdout.write(f"wrote {', '.join(shown)} in {fmt_time(time.time() - start)}\n")

@@ -76,9 +76,11 @@ def load_coverage(work: Path | None) -> dict[str, set[str]]:
     return {k: set(v) for k, v in data.get("tests_by_mangled_function_name", {}).items()}
 
 
-def plan(records: dict[str, dict[str, Any]], coverage: dict[str, set[str]]) -> tuple[dict[str, list[list[str]]],
-                                                                                     dict[str, str]]:
-    """(candidates by node id, the reason of each test that has none), for the never-red tests."""
+def plan(records: dict[str, dict[str, Any]], coverage: dict[str, set[str]],
+         hints: dict[str, str] | None = None) -> tuple[dict[str, list[list[str]]], dict[str, str]]:
+    """(candidates by node id, the reason of each test that has none), for the never-red tests; a test's
+    witness in ``hints`` (``reports.hints``) is tried first."""
+    hints = hints or {}
     rows = {r["nodeid"]: r for r in records[BASELINE]["tests"]}
     killed_by_function: dict[str, list[str]] = {}
     any_by_function: dict[str, int] = {}
@@ -103,6 +105,8 @@ def plan(records: dict[str, dict[str, Any]], coverage: dict[str, set[str]]) -> t
         used = [] if rows[nodeid].get("reads_table") else rows[nodeid].get("variants_used", [])
         cands = [["named", spec, key] for key, spec in named if spec.split("+", 1)[0] in used]
         cands += [["mutmut", n, f"mutmut:{n}"] for fn in fns for n in killed_by_function.get(fn, [])]
+        known = hints.get(nodeid)
+        cands.sort(key=lambda c: c[2] != known)  # the witness of the last complete report first (stable)
         if cands:
             todo[nodeid] = cands[:MAX_CANDIDATES]
         else:
@@ -116,7 +120,9 @@ def plan(records: dict[str, dict[str, Any]], coverage: dict[str, set[str]]) -> t
 def search(settings: Settings, records: dict[str, dict[str, Any]], fp: str, work: Path | None,
            deadline: float) -> list[dict[str, Any]]:
     """Journal records ``witness:<base>`` for the never-red tests: the witness found, or the reason there is none."""
-    todo, reasons = plan(records, load_coverage(work))
+    from reports.hints import read as read_hints
+
+    todo, reasons = plan(records, load_coverage(work), read_hints().witnesses)
     rows = {r["nodeid"]: r for r in records[BASELINE]["tests"]}
     out = [{"mutant": f"witness:{b}", "fingerprint": fp, "kind": "witness", "base": b, "test": None,
             "witness": None, "reason": why, "tried": 0} for b, why in sorted(reasons.items())]

@@ -1,0 +1,116 @@
+"""What a complete report leaves for the next cold run (``reports.hints``), the order a mutmut mutant runs its
+tests in (``reports.mutant_order``), and the executor's per-test time limit."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+import time
+
+import pytest
+
+from reports.campaign import ROOT
+from reports.hints import Hints, function_of, learn, read, write
+from reports.mutant_order import own_test_file, running_order
+
+pytestmark = pytest.mark.harness
+
+
+def _killed(*tests: str) -> dict[str, object]:
+    return {"kind": "mutmut", "status": "killed", "killed_by": list(tests)}
+
+
+def test_hints_rank_each_functions_killers_and_keep_each_tests_witness():
+    records = {
+        "mutmut:reference.cap.x_walk__mutmut_1": _killed("tests/test_cap.py::test_b"),
+        "mutmut:reference.cap.x_walk__mutmut_2": _killed("tests/test_cap.py::test_a"),
+        "mutmut:reference.cap.x_walk__mutmut_3": _killed("tests/test_cap.py::test_a"),
+        "mutmut:reference.cap.x_walk__mutmut_4": {"kind": "mutmut", "status": "survived", "killed_by": []},
+        "mutmut:reference.cap.x_other__mutmut_1": {"kind": "mutmut", "status": "survived", "killed_by": []},
+        "defect:X": {"kind": "defect", "status": "killed", "killed_by": ["tests/test_x.py::test_x"]},
+        "witness:tests/test_cap.py::test_c": {"kind": "witness", "test": "tests/test_cap.py::test_c",
+                                              "witness": "mutmut:reference.cap.x_walk__mutmut_4"},
+        "witness:tests/test_cap.py::test_d": {"kind": "witness", "test": None, "witness": None},
+    }
+    hints = learn(records)
+    assert hints.killers == {"reference.cap.x_walk": ("tests/test_cap.py::test_a", "tests/test_cap.py::test_b")}
+    assert hints.witnesses == {"tests/test_cap.py::test_c": "mutmut:reference.cap.x_walk__mutmut_4"}
+
+
+def test_hints_round_trip_and_an_unreadable_file_gives_none(tmp_path):
+    hints = Hints({"m.x_f": ("t1", "t2")}, {"t3": "mutmut:m.x_f__mutmut_2"})
+    assert read(write(hints, tmp_path / "h.json")) == hints
+    (tmp_path / "bad.json").write_text("{not json")
+    assert read(tmp_path / "bad.json") == Hints() == read(tmp_path / "missing.json")
+    (tmp_path / "wrong.json").write_text(json.dumps({"killers": [1, 2]}))
+    assert read(tmp_path / "wrong.json") == Hints()
+
+
+def test_function_of_strips_the_mutant_number_and_the_journal_prefix():
+    assert function_of("mutmut:reference.cap.x__units__mutmut_12") == "reference.cap.x__units"
+    assert function_of("strategies.pricing.xǁPricesǁmessages__mutmut_3") == "strategies.pricing.xǁPricesǁmessages"
+    assert own_test_file("strategies.pricing.xǁPricesǁmessages__mutmut_3") == "tests/test_pricing.py"
+
+
+def test_known_killers_run_first_then_the_modules_own_tests_then_the_rest():
+    durations = {"tests/test_other.py::q1": 0.001, "tests/test_other.py::q2": 0.002, "tests/test_cap.py::own": 0.001,
+                 "tests/test_other.py::slow": 3.0, "tests/test_other.py::slower": 9.0,
+                 "tests/test_other.py::killer": 2.0, "tests/test_cap.py::own_slow": 1.0}
+    tests = sorted(durations)
+    order = running_order("reference.cap.x_walk__mutmut_1", tests, durations, first=["tests/test_other.py::killer"])
+    assert order[0] == "tests/test_other.py::killer"  # a known killer first, however slow
+    assert order[1:3] == ["tests/test_cap.py::own", "tests/test_cap.py::own_slow"]  # the module's own file next
+    assert order[-2:] == ["tests/test_other.py::slow", "tests/test_other.py::slower"]  # the slow ones last
+    assert sorted(order) == tests
+    other = running_order("reference.cap.x_walk__mutmut_2", tests, durations, first=["tests/test_other.py::killer"])
+    assert {order[3], order[4]} == {other[3], other[4]} == {"tests/test_other.py::q1", "tests/test_other.py::q2"}
+
+
+def test_the_witness_plan_tries_the_known_witness_first(campaign_records_for_witness):
+    from reports.witness import plan
+
+    records, coverage, nodeid = campaign_records_for_witness
+    todo, _ = plan(records, coverage)
+    assert [c[2] for c in todo[nodeid]][:2] == ["mutmut:calc.x_add__mutmut_1", "mutmut:calc.x_add__mutmut_2"]
+    todo, _ = plan(records, coverage, {nodeid: "mutmut:calc.x_add__mutmut_2"})
+    assert [c[2] for c in todo[nodeid]][:2] == ["mutmut:calc.x_add__mutmut_2", "mutmut:calc.x_add__mutmut_1"]
+
+
+@pytest.fixture
+def campaign_records_for_witness():
+    nodeid = "tests/test_calc.py::test_plain"
+    records = {"baseline": {"kind": "baseline", "tests": [
+        {"nodeid": nodeid, "outcome": "passed", "duration": 0.01, "variants_used": []}]}}
+    for n in (1, 2):
+        records[f"mutmut:calc.x_add__mutmut_{n}"] = {"kind": "mutmut", "status": "killed",
+                                                     "killed_by": ["tests/test_calc.py::test_other"]}
+    return records, {"calc.x_add": {nodeid}}, nodeid
+
+
+def test_a_test_past_its_own_limit_ends_the_mutant_as_a_timeout_at_once(pytester, monkeypatch):
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    pytester.makepyfile(test_slow=textwrap.dedent("""
+        import time
+
+        def test_quick():
+            pass
+
+        def test_hangs():
+            time.sleep(60)
+    """))
+    plan = pytester.path / "plan.json"
+    out = pytester.path / "out.jsonl"
+    plan.write_text(json.dumps({
+        "workers": 1, "per_test": [10.0, 0.5],
+        "durations": {"test_slow.py::test_quick": 0.01, "test_slow.py::test_hangs": 0.01},
+        "functions": {"m.x_f": {"tests": ["test_slow.py::test_quick", "test_slow.py::test_hangs"], "first": []}},
+        "mutants": [{"name": "m.x_f__mutmut_1", "function": "m.x_f", "limit": 50.0},
+                    {"name": "m.x_g__mutmut_1", "tests": ["test_slow.py::test_quick"], "limit": 50.0}]}))
+    started = time.time()
+    pytester.runpytest_subprocess("-p", "reports.executor", f"--cm-execute={plan}", f"--cm-execute-out={out}",
+                                  "-p", "no:cacheprovider")
+    took = time.time() - started
+    rows = {r["name"]: r for r in map(json.loads, out.read_text().splitlines()) if "exit" in r}
+    assert rows["m.x_f__mutmut_1"]["exit"] == 36 and rows["m.x_f__mutmut_1"]["seconds"] < 20
+    assert rows["m.x_g__mutmut_1"]["exit"] == 0  # a test within its limit runs to the end
+    assert took < 40, took  # the whole-mutant limit (50 s) never had to act
