@@ -24,6 +24,7 @@ from reports.hints import read as read_hints
 from reports.mutant_plugin import SKIP_ENV
 
 LIMIT_FACTOR, LIMIT_CONST = 3.0, 10.0
+SKIPPED = 34  # mutmut's exit code for a mutant it did not run
 PER_TEST_FACTOR, PER_TEST_CONST = 10.0, 2.0
 
 
@@ -69,14 +70,21 @@ def plan(work: Path, owned: Sequence[str], baseline: dict[str, Any]) -> dict[str
     killers = read_hints().killers
     mine = set(owned)
     mutants: list[dict[str, Any]] = []
+    reviewed: list[dict[str, Any]] = []
     functions: dict[str, dict[str, Any]] = {}
     for source, (_, data) in sorted(load_meta(work).items()):
         if module_of(source) not in mine:
             continue
-        for key, code in data.get("exit_code_by_key", {}).items():
-            if code is not None:
+        codes = data.get("exit_code_by_key", {})
+        equivalent = reviewed_equivalents(work, source, [k for k, c in codes.items() if c in (None, SKIPPED)])
+        for key, code in codes.items():
+            if code is not None and not (code == SKIPPED and key not in equivalent):
                 continue
             name = key.replace("__init__.", "")
+            if key in equivalent:
+                if code != SKIPPED:
+                    reviewed.append({"name": name, "key": key})
+                continue
             fn = name.rsplit("__mutmut_", 1)[0]
             if fn not in functions:
                 tests = [t for t in covering.get(fn, ()) if t not in red]
@@ -84,8 +92,25 @@ def plan(work: Path, owned: Sequence[str], baseline: dict[str, Any]) -> dict[str
             total = sum(durations.get(t, 1.0) for t in functions[fn]["tests"])
             mutants.append({"name": name, "key": key, "function": fn, "limit": LIMIT_FACTOR * total + LIMIT_CONST})
     used = {t for f in functions.values() for t in f["tests"]}
-    return {"mutants": mutants, "functions": functions, "per_test": [PER_TEST_FACTOR, PER_TEST_CONST],
+    return {"mutants": mutants, "reviewed": reviewed, "functions": functions,
+            "per_test": [PER_TEST_FACTOR, PER_TEST_CONST],
             "durations": {t: durations.get(t, 1.0) for t in sorted(used)}}
+
+
+def reviewed_equivalents(work: Path, source: str, keys: Sequence[str]) -> set[str]:
+    """The ``keys`` listed in ``reports/equivalent_mutants.toml`` whose mutated line is still the one reviewed:
+    no test can tell them from the original, so they are not run (mutmut's "skipped"; the report counts them
+    as equivalent). An entry whose line changed is stale: that mutant runs."""
+    from reports.mutmut_describe import describe
+    from reports.report import load_equivalents
+
+    listed = load_equivalents()
+    names = {k.replace("__init__.", ""): k for k in keys if f"mutmut:{k.replace('__init__.', '')}" in listed}
+    if not names:
+        return set()
+    described = describe(work, source, names)
+    return {key for name, key in names.items()
+            if listed[f"mutmut:{name}"].replacement in (None, described[name].get("replacement"))}
 
 
 def read_results(path: Path) -> dict[str, dict[str, Any]]:
@@ -143,9 +168,10 @@ def run_pending(settings: Settings, work: Path, baseline: dict[str, Any], deadli
         return f"mutmut's preparation exited {code}; see {log}: {tail}"
     the_plan = plan(work, owned, baseline)
     planned = the_plan["mutants"]
+    merge(work, the_plan["reviewed"], {m["name"]: {"exit": SKIPPED, "seconds": 0.0} for m in the_plan["reviewed"]})
     if stream is not None:
         stream.write(f"mutmut: prepared in {fmt_time(prepared - started)} (mutants and per-function coverage); "
-                     f"{len(planned)} mutant(s) to run\n")
+                     f"{len(planned)} mutant(s) to run, {len(the_plan['reviewed'])} reviewed equivalent(s) not run\n")
         stream.flush()
     if not planned:
         return ""

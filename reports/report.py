@@ -216,7 +216,7 @@ def _mutmut_frame(records: dict[str, dict[str, Any]], equivalents: dict[str, Equ
             row.update({c: rec.get(c) for c in columns if c in rec})
             row["status"] = rec["status"]
         eq = equivalents.get(key)
-        if eq is not None and row["status"] in ("survived", "timeout", "no-coverage"):
+        if eq is not None and row["status"] in ("survived", "timeout", "no-coverage", "skipped"):
             if eq.replacement is not None and rec is not None and eq.replacement != rec.get("replacement"):
                 notes.append(f"stale equivalence entry {key}: its mutated line is now {rec.get('replacement')!r}, "
                              f"reviewed as {eq.replacement!r}; counted as a {row['status']} until reviewed again")

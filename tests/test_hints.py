@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import textwrap
 import time
+from pathlib import Path
 
 import pytest
 
@@ -114,3 +115,36 @@ def test_a_test_past_its_own_limit_ends_the_mutant_as_a_timeout_at_once(pytester
     assert rows["m.x_f__mutmut_1"]["exit"] == 36 and rows["m.x_f__mutmut_1"]["seconds"] < 20
     assert rows["m.x_g__mutmut_1"]["exit"] == 0  # a test within its limit runs to the end
     assert took < 40, took  # the whole-mutant limit (50 s) never had to act
+
+
+def _fake_work(tmp_path: Path, codes: dict[str, int | None]) -> Path:
+    work = tmp_path / "work"
+    (work / "mutants" / "reference").mkdir(parents=True)
+    (work / "mutants" / "reference" / "ops.py.meta").write_text(json.dumps({"exit_code_by_key": codes}))
+    (work / "mutants" / "mutmut-stats.json").write_text(json.dumps(
+        {"tests_by_mangled_function_name": {"reference.ops.x_f": ["tests/test_ops.py::test_f"]}}))
+    return work
+
+
+def test_reviewed_equivalents_are_not_run_unless_their_line_changed(tmp_path, monkeypatch):
+    from reports import mutmut_describe, mutmut_exec, report
+    from reports.report import Equivalent
+
+    listed = {"mutmut:reference.ops.x_f__mutmut_1": Equivalent("mutmut:reference.ops.x_f__mutmut_1", "same", "x = 1"),
+              "mutmut:reference.ops.x_f__mutmut_2": Equivalent("mutmut:reference.ops.x_f__mutmut_2", "same", "y = 2"),
+              "mutmut:reference.ops.x_f__mutmut_4": Equivalent("mutmut:reference.ops.x_f__mutmut_4", "same", "w = 4")}
+    lines = {"reference.ops.x_f__mutmut_1": "x = 1", "reference.ops.x_f__mutmut_2": "y = 3",
+             "reference.ops.x_f__mutmut_4": "w = 4"}
+    monkeypatch.setattr(mutmut_describe, "describe",
+                        lambda work, source, names: {n: {"replacement": lines[n]} for n in names})
+    monkeypatch.setattr(report, "load_equivalents", lambda: listed)
+    work = _fake_work(tmp_path, {"reference.ops.x_f__mutmut_1": None, "reference.ops.x_f__mutmut_2": None,
+                                 "reference.ops.x_f__mutmut_3": None, "reference.ops.x_f__mutmut_4": 34})
+    baseline = {"tests": [{"nodeid": "tests/test_ops.py::test_f", "outcome": "passed", "duration": 0.01}]}
+    planned = mutmut_exec.plan(work, ["reference.ops"], baseline)
+    assert [m["name"] for m in planned["reviewed"]] == ["reference.ops.x_f__mutmut_1"]  # 4 was skipped already
+    assert [m["name"] for m in planned["mutants"]] == ["reference.ops.x_f__mutmut_2", "reference.ops.x_f__mutmut_3"]
+    assert planned["functions"]["reference.ops.x_f"]["tests"] == ["tests/test_ops.py::test_f"]
+    del listed["mutmut:reference.ops.x_f__mutmut_4"]  # an entry taken out: the mutant it skipped runs again
+    again = mutmut_exec.plan(work, ["reference.ops"], baseline)
+    assert "reference.ops.x_f__mutmut_4" in [m["name"] for m in again["mutants"]]
