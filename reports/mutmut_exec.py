@@ -148,29 +148,69 @@ def merge(work: Path, planned: Sequence[dict[str, Any]], results: dict[str, dict
     return len(by_key)
 
 
+def _prepare(settings: Settings, work: Path, red: Sequence[str], deadline: float, poll: Any = None
+             ) -> tuple[int | None, bool]:
+    """mutmut's preparation (``reports.mutmut_prepare``) in the work copy: (exit code, stopped at the deadline)."""
+    skip = work.parent / "skip.txt"  # mutmut's stats run needs a green suite: the tests red on the baseline leave
+    skip.write_text("".join(t + "\n" for t in red), encoding="utf-8")
+    env = {**_env(settings, None), SKIP_ENV: str(skip)}
+    return _run([settings.python, "-m", "reports.mutmut_prepare", str(max(1, settings.workers))], work, env,
+                work.parent / "mutmut.log", deadline, poll)
+
+
+class PreparedAhead:
+    """mutmut's preparation of a cold work copy, started in a thread beside the baseline (which leaves a core
+    idle) on the guess that no test is red; ``ok()`` waits for it. When the guess is wrong (the baseline finds a
+    red test) or it failed, ``run_pending`` prepares again with the red tests left out."""
+
+    def __init__(self, settings: Settings, work: Path, deadline: float) -> None:
+        import threading
+
+        self.code: int | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._main, args=(settings, work, deadline), daemon=True)
+        self._thread.start()
+
+    def _main(self, settings: Settings, work: Path, deadline: float) -> None:
+        def poll() -> None:
+            if self._stop.is_set():
+                raise InterruptedError("stopped")
+
+        with contextlib.suppress(InterruptedError):
+            self.code, _ = _prepare(settings, work, [], deadline, poll)
+
+    def ok(self) -> bool:
+        self._thread.join()
+        return self.code == 0
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
 def run_pending(settings: Settings, work: Path, baseline: dict[str, Any], deadline: float,
-                owned: Sequence[str]) -> str:
-    """Prepare (mutmut) and run every pending mutant of the owned modules (the executor) until the deadline."""
+                owned: Sequence[str], ahead: PreparedAhead | None = None) -> str:
+    """Prepare (mutmut; not again when ``ahead`` did it with no test red) and run every pending mutant of the
+    owned modules (the executor) until the deadline."""
     stream: TextIO | None = settings.progress
     log = work.parent / "mutmut.log"
     started = time.time()
-    skip = work.parent / "skip.txt"  # mutmut's stats run needs a green suite: the tests red on the baseline leave
-    skip.write_text("".join(r["nodeid"] + "\n" for r in baseline["tests"] if r["outcome"] in RED - {"xfailed"}),
-                    encoding="utf-8")
-    env = {**_env(settings, None), SKIP_ENV: str(skip)}
-    code, stopped = _run([settings.python, "-m", "reports.mutmut_prepare", str(max(1, settings.workers))], work,
-                         env, log, deadline)
+    red = [r["nodeid"] for r in baseline["tests"] if r["outcome"] in RED - {"xfailed"}]
+    beside = ahead is not None and ahead.ok() and not red
+    if not beside:
+        code, stopped = _prepare(settings, work, red, deadline)
+        if stopped:
+            return "stopped at the end of its budget while mutmut generated the mutants; they run next time"
+        if code != 0:
+            tail = log.read_text(encoding="utf-8", errors="replace")[-300:].strip()
+            return f"mutmut's preparation exited {code}; see {log}: {tail}"
     prepared = time.time()
-    if stopped:
-        return "stopped at the end of its budget while mutmut generated the mutants; they run next time"
-    if code != 0:
-        tail = log.read_text(encoding="utf-8", errors="replace")[-300:].strip()
-        return f"mutmut's preparation exited {code}; see {log}: {tail}"
     the_plan = plan(work, owned, baseline)
     planned = the_plan["mutants"]
     merge(work, the_plan["reviewed"], {m["name"]: {"exit": SKIPPED, "seconds": 0.0} for m in the_plan["reviewed"]})
     if stream is not None:
-        stream.write(f"mutmut: prepared in {fmt_time(prepared - started)} (mutants and per-function coverage); "
+        when = "beside the baseline" if beside else f"in {fmt_time(prepared - started)}"
+        stream.write(f"mutmut: prepared {when} (mutants and per-function coverage); "
                      f"{len(planned)} mutant(s) to run, {len(the_plan['reviewed'])} reviewed equivalent(s) not run\n")
         stream.flush()
     if not planned:

@@ -285,11 +285,15 @@ def progress_counts(work: Path, owned: Iterable[str]) -> dict[str, int]:
 
 
 def run_mutmut(settings: Settings, fp: str, baseline: dict[str, Any], budget: float,
-               shard: tuple[int, int] | None = None, paths: Sequence[str] = MUTMUT_PATHS) -> MutmutResult:
+               shard: tuple[int, int] | None = None, paths: Sequence[str] = MUTMUT_PATHS,
+               ahead: Any = None) -> MutmutResult:
     """Run (or resume) mutmut over the modules under ``paths`` for at most ``budget`` seconds; the records of
-    every finished mutant of those modules."""
+    every finished mutant of those modules. ``ahead`` (``reports.mutmut_exec.PreparedAhead``) prepared a cold
+    work copy beside the baseline."""
     start = time.time()
-    warm = (work_dir(settings) / "mutants").is_dir()
+    if ahead is not None:
+        ahead.ok()  # the preparation beside the baseline has finished with the work copy
+    warm = (work_dir(settings) / "mutants").is_dir() and ahead is None
     work, previous = lay_work_copy(settings, fp)
     reset_interrupted(work)
     touched = changed_functions(work, previous) if warm else []
@@ -318,7 +322,7 @@ def run_mutmut(settings: Settings, fp: str, baseline: dict[str, Any], budget: fl
                 args = [n for m in owned if m in every for n in pending[m]]
                 args += [f"{m}.*" for m in owned if m not in every]
             try:
-                note = _invoke(settings, work, baseline, args, deadline=start + budget, owned=owned)
+                note = _invoke(settings, work, baseline, args, deadline=start + budget, owned=owned, ahead=ahead)
             except KeyboardInterrupt:
                 note, interrupted = "interrupted; the pending mutants run next time", True
             ran = True
@@ -345,11 +349,11 @@ ENGINE_ENV = "CMHARNESS_MUTMUT_ENGINE"
 
 
 def _invoke(settings: Settings, work: Path, baseline: dict[str, Any], names: list[str], deadline: float,
-            owned: Sequence[str]) -> str:
+            owned: Sequence[str], ahead: Any = None) -> str:
     if os.environ.get(ENGINE_ENV) != "mutmut":
         from reports.mutmut_exec import run_pending
 
-        return run_pending(settings, work, baseline, deadline, owned)
+        return run_pending(settings, work, baseline, deadline, owned, ahead)
     skip = work.parent / "skip.txt"
     skip.write_text("".join(r["nodeid"] + "\n" for r in baseline["tests"]
                             if r["outcome"] in RED - {"xfailed"}), encoding="utf-8")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -53,13 +54,23 @@ def run_campaign(settings: Settings, *, shard: tuple[int, int] | None = None, bu
     if not merge:
         extras = extra_mutants(extra) if extra else []
         patches = {m.id: extra / f"{m.id.removeprefix('extra:')}.patch" for m in extras} if extra else {}
-        done = run_named_mutants(settings, named_mutants() + extras, shard=shard, fp=fp, deadline=deadline,
-                                 patches=patches)
+        ahead = prepare_ahead(settings, fp, deadline) if mutmut else None
+        try:
+            done = run_named_mutants(settings, named_mutants() + extras, shard=shard, fp=fp, deadline=deadline,
+                                     patches=patches)
+        except BaseException:
+            if ahead is not None:
+                ahead.stop()
+            raise
         if mutmut:
             from reports.mutmut_run import journal_records, run_mutmut
 
             left = deadline - time.time()
-            result = run_mutmut(settings, fp, done[BASELINE], left, shard, mutmut_paths)
+            try:
+                result = run_mutmut(settings, fp, done[BASELINE], left, shard, mutmut_paths, ahead=ahead)
+            finally:
+                if ahead is not None:
+                    ahead.stop()
             journal = Journal(settings.journal_dir, journal_name(shard))
             journal_records(journal, result.records, done)
             for path in mutmut_paths:  # one inventory per folder: runs over other folders add to the report
@@ -85,6 +96,20 @@ def run_campaign(settings: Settings, *, shard: tuple[int, int] | None = None, bu
     if BASELINE not in records:
         raise SystemExit(f"no baseline journaled for fingerprint {fp} in {settings.journal_dir}: run the campaign")
     return fp, records
+
+
+def prepare_ahead(settings: Settings, fp: str, deadline: float) -> Any:
+    """A cold mutmut work copy is prepared beside the baseline (``reports.mutmut_exec.PreparedAhead``); a warm
+    one (an incremental run) is brought up to date where mutmut runs, after the baseline."""
+    from reports.mutmut_exec import PreparedAhead
+    from reports.mutmut_run import ENGINE_ENV, lay_work_copy, work_dir
+
+    if (work_dir(settings) / "mutants").is_dir() or os.environ.get(ENGINE_ENV) == "mutmut":
+        return None
+    work, _ = lay_work_copy(settings, fp)
+    if settings.progress:
+        settings.progress.write("mutmut: generating the mutants and their coverage beside the baseline\n")
+    return PreparedAhead(settings, work, deadline)
 
 
 def witnesses(settings: Settings, fp: str, done: dict[str, dict[str, Any]], journal: str, deadline: float,

@@ -608,8 +608,16 @@ def test_mutmut_runs_in_its_own_copy_and_is_read_back(tmp_path):
     fp = fingerprint(settings)
     baseline = {"tests": [{"nodeid": "tests/test_calc.py::test_red_on_baseline", "outcome": "failed", "duration": 0.01},
                           {"nodeid": "tests/test_ops.py::test_double", "outcome": "passed", "duration": 0.01}]}
-    first = run_mutmut(settings, fp, baseline, budget=240, paths=("strategies",))
+    from reports.mutmut_exec import PreparedAhead
+    from reports.mutmut_run import lay_work_copy
+
+    settings.progress = io.StringIO()
+    ahead = PreparedAhead(settings, lay_work_copy(settings, fp)[0], time.time() + 240)  # as beside a baseline
+    first = run_mutmut(settings, fp, baseline, budget=240, paths=("strategies",), ahead=ahead)
     assert first.pending == 0 and first.names, first.note
+    said = settings.progress.getvalue()
+    assert ahead.code is not None and "incremental" not in said  # a cold copy prepared ahead is still a cold run
+    assert "mutmut: prepared in" in said, said  # a test red on the baseline: prepared again without it
     assert all(n.startswith("strategies.step.") for n in first.names)
     assert all(r["mutant"].startswith("mutmut:strategies.") for r in first.records)
     result = run_mutmut(settings, fp, baseline, budget=240, paths=("reference",))
