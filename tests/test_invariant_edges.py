@@ -1,0 +1,63 @@
+"""The invariants on the known edges (``invariants.examples``) and the library's surface: example tests, so that
+mutmut's operator mutants meet them too (the property searches of ``tests/test_invariants.py`` stay out of its
+runs for speed)."""
+
+from __future__ import annotations
+
+import pytest
+
+from invariants import Counterexample, InvariantViolation, assert_holds, check, find
+from invariants import examples as known
+from invariants.properties import INVARIANTS
+
+FAITHFUL = ("main-48bb87a1", "pr-8bb01ab8")
+
+
+# ----------------------------------------------------------------------------- the edges themselves
+
+
+@pytest.mark.parametrize("name", list(known.ALL))
+def test_sound_holds_every_invariant_on_the_known_edges(name):
+    assert check(*known.ALL[name], "sound") == []
+
+
+def test_the_known_edges_show_what_they_say():
+    # Read by hand from docs/model.md (cap, prices, defects); a failure here means an edge no longer shows its defect.
+    assert {v.invariant for v in check(*known.COMBINED_OVER_GRACE, "main-48bb87a1")} >= {"never-over"}
+    assert check(*known.COMBINED_OVER_GRACE, "pr-8bb01ab8") == []
+    for variant in FAITHFUL:
+        assert {v.invariant for v in check(*known.RAW_CAP_BELOW_SENT, variant)} >= {"stats-total", "never-over"}
+        assert {v.invariant for v in check(*known.NAN_STAMP, variant)} >= {"never-over", "bad-values"}
+        assert {v.invariant for v in check(*known.COMBINED_LEAVES_ONE_OUT, variant)} >= {"nothing-lost"}
+        assert {v.invariant for v in check(*known.HEAD_REFUSAL_WITH_WORK, variant)} == {"diagnostics"}
+        assert {v.invariant for v in check(*known.COMBINED_ORDER_ACROSS_BUDGETS, variant)} >= {"exact-budget"}
+        assert {v.invariant for v in check(*known.DEEP_SUMMARY_IN_THE_TAIL, variant)} >= {"exact-budget"}
+
+
+# ----------------------------------------------------------------------------- the library surface
+
+
+def test_every_invariant_is_named():
+    assert set(INVARIANTS) == {"stats-total", "exact-budget", "never-over", "nothing-lost", "diagnostics",
+                               "bad-values", "determinism", "well-formed", "rendering", "selection",
+                               "exactly-once", "chronological", "tail-suffix", "diagnostics-full"}
+
+
+def test_violations_explain_themselves_with_numbers():
+    [violation] = INVARIANTS["never-over"](*known.NAN_STAMP, "pr-8bb01ab8")
+    assert violation.invariant == "never-over"
+    assert "grace limit 5" in violation.message and "reference price" in violation.message
+    with pytest.raises(InvariantViolation, match="never-over"):
+        assert_holds("never-over", *known.NAN_STAMP, "pr-8bb01ab8")
+    assert issubclass(InvariantViolation, AssertionError)
+
+
+@pytest.mark.harness
+def test_find_returns_a_shrunk_counterexample_or_none():
+    found = find("determinism", "main-48bb87a1", max_examples=50)
+    assert isinstance(found, Counterexample)
+    assert found.violations and all(v.invariant == "determinism" for v in found.violations)
+    assert INVARIANTS["determinism"](found.store, found.config, found.budget, "main-48bb87a1")
+    assert len(found.store.messages) == 1  # shrunk: one message is enough for a dry run to fill the memo
+    assert "determinism breaks on main-48bb87a1" in found.describe()
+    assert find("never-over", "sound", max_examples=20) is None
