@@ -111,7 +111,7 @@ def expect_keys(raw: object) -> Any:
         return fail(f"expected an object, got {show(raw)}")
     for key in raw:
         if key not in EXPECT_KEYS:
-            close = difflib.get_close_matches(str(key), EXPECT_KEYS, n=1)
+            close = difflib.get_close_matches(str(key), EXPECT_KEYS)
             hint = f'; did you mean "{close[0]}"?' if close else ""
             fail(f"unknown variant {show(key)}{hint} (allowed: {', '.join(EXPECT_KEYS)})")
     return raw

@@ -57,15 +57,16 @@ def fail(message: str, suffix: str = "") -> Any:
 _NUMBER_STRINGS: dict[str, float] = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 
 
-def _number(raw: object) -> Any:
+def _number(raw: object, suffix: str = "") -> Any:
+    """A number, or one of the strings for NaN and the infinities; refused at the field's path plus ``suffix``."""
     if is_too_large(raw):
-        return fail(f"expected a number, got {show(raw)}")
+        return fail(f"expected a number, got {show(raw)}", suffix)
     if is_number(raw):
         # One NaN object, so that stores read from the same file compare equal.
         return math.nan if isinstance(raw, float) and math.isnan(raw) else raw
     if isinstance(raw, str) and raw in _NUMBER_STRINGS:
         return _NUMBER_STRINGS[raw]
-    return fail(f"expected a number, got {show(raw)}")
+    return fail(f"expected a number, got {show(raw)}", suffix)
 
 
 def _nullable_number(raw: object) -> Any:
@@ -76,12 +77,7 @@ def _per_tool_number(raw: object) -> Any:
     """null, one number, or an object of numbers keyed by tool name (``toolResultMaxLastN``)."""
     if not isinstance(raw, Mapping):
         return _nullable_number(raw)
-    out = {}
-    for name, n in raw.items():
-        if is_too_large(n) or not (is_number(n) or n in _NUMBER_STRINGS):
-            fail(f"expected a number, got {show(n)}", f".{name}")
-        out[name] = _number(n)
-    return out
+    return {name: _number(n, f".{name}") for name, n in raw.items()}
 
 
 def _integer(raw: object) -> Any:
@@ -163,7 +159,7 @@ def unknown_field(key: object, cls: type[BaseModel]) -> str:
     """The error for an unknown key: the allowed names, and the closest one when it is close."""
     canonical = [f.alias or n for n, f in cls.model_fields.items()]
     text = f"unknown field {show(key)}"
-    close = difflib.get_close_matches(str(key), accepted_names(cls), n=1, cutoff=0.6)
+    close = difflib.get_close_matches(str(key), accepted_names(cls))
     if close:
         text += f'; did you mean "{close[0]}"?'
     return text + f" (allowed: {', '.join(canonical) or 'none'})"
@@ -177,14 +173,12 @@ def _choices(f: Any, name: str) -> list[str]:
 
 def _with_camel_names(schema: dict[str, Any], cls: type[BaseModel]) -> None:
     """The JSON Schema lists every accepted spelling of each field (an editor then accepts them all)."""
-    props = schema.get("properties", {})
+    props = schema["properties"]
     required = set(schema.pop("required", []))
     either = []
     for name, f in cls.model_fields.items():
         choices = _choices(f, name)
-        key = next((c for c in choices if c in props), None)
-        if key is None:
-            continue
+        key = next(c for c in choices if c in props)  # the schema names a field by one of its choices
         for c in choices:
             props.setdefault(c, props[key])
         if key in required:
@@ -225,7 +219,7 @@ def one_of(choices: tuple[str, ...]) -> Any:
     def check(raw: object) -> Any:
         if isinstance(raw, str) and raw in choices:
             return raw
-        close = difflib.get_close_matches(str(raw), choices, n=1) if isinstance(raw, str) else []
+        close = difflib.get_close_matches(str(raw), choices) if isinstance(raw, str) else []
         hint = f'; did you mean "{close[0]}"?' if close else ""
         return fail(f"expected one of {', '.join(choices)}, got {show(raw)}{hint}")
 

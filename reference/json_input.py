@@ -69,8 +69,9 @@ _NOT_BRACKETS = re.compile(r'[^\[\]{}]+')
 
 
 def _where(text: str, offset: int) -> str:
-    line = text.count("\n", 0, offset) + 1
-    column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    before = text[:offset]
+    line = before.count("\n") + 1
+    column = offset - before.rfind("\n")  # 1-based: rfind is -1 on the first line
     return f"line {line} column {column}"
 
 

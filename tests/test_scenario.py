@@ -655,3 +655,78 @@ def test_files_are_read_and_written_as_utf8_whatever_the_locale(tmp_path, monkey
     save_scenario(Scenario(store=store), tmp_path / "s.json")
     assert load_scenario(tmp_path / "s.json").store == store
     assert len(seen) == 2 and all(e is not None and codecs.lookup(e).name == "utf-8" for e in seen)
+
+
+# ----------------------------------------------------------------------------- error lines and paths
+
+
+def test_pydantic_errors_of_other_kinds_are_one_line_at_their_path() -> None:
+    """What pydantic itself reports (the format's own readers say more) still reads ``<path>: <what>``."""
+    from reference.scenario import _message
+
+    assert _message({"loc": ("config", "x"), "type": "int_type", "msg": "Input should be a valid integer"}) == (
+        "config.x: Input should be a valid integer")
+    assert _message({"loc": (), "type": "int_type", "msg": "Input should be a valid integer"}) == (
+        "scenario: Input should be a valid integer")
+    assert _message({"loc": ("store", "messages", 0), "type": "dict_type", "msg": "Input should be a dict"}) == (
+        "messages[0]: expected an object")
+    assert _message({"loc": (), "type": "model_type", "msg": "Input should be an object"}) == (
+        "scenario: expected an object")
+    assert _message({"loc": ("budget",), "type": "cmharness", "msg": "m",
+                     "ctx": {"message": "expected a number, got null", "suffix": ".x"}}) == (
+        "budget.x: expected a number, got null")
+
+
+def test_json_paths_drop_the_store_section_and_write_indices_in_brackets() -> None:
+    from reference.scenario import json_path
+
+    assert json_path(("store", "messages", 0, "content", 2, "type")) == "messages[0].content[2].type"
+    assert json_path(("store",)) == "store"
+    assert json_path(("config", "max_message_tokens")) == "config.max_message_tokens"
+    assert json_path((0, "a", 1)) == "[0].a[1]"
+    assert json_path(()) == ""
+
+
+def test_a_parsed_value_nested_past_the_limit_is_refused_at_its_path(minimal: dict) -> None:
+    deep: list = []
+    for _ in range(500):
+        deep = [deep]
+    minimal["description"] = deep
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(minimal)
+    assert str(info.value) == "description" + "[0]" * 499 + ": nested deeper than 500 arrays and objects"
+
+
+# ----------------------------------------------------------------------------- writing expectations and config
+
+
+def test_expectations_are_written_with_only_their_checked_fields() -> None:
+    from types import MappingProxyType
+
+    from reference.expect import Expectation, Refuses, Sends
+    from reference.scenario import dump_expectation
+
+    sends = Expectation(sends=Sends(entries=2, total=math.inf, raw_ids=("m1",), summaries=(("L1-0", "L1-1"),)))
+    assert dump_expectation(sends) == {"sends": {"entries": 2, "total": "Infinity", "raw_ids": ["m1"],
+                                                 "summaries": [["L1-0", "L1-1"]]}}
+    refuses = Expectation(refuses=Refuses(head_tokens=math.nan, actual=10**400, dropped=("m2",),
+                                          categories=MappingProxyType({"m2": "not-covered"})), holds=True)
+    out = dump_expectation(refuses)
+    assert out == {"refuses": {"head_tokens": "NaN", "actual": 10**400, "dropped": ["m2"],
+                               "categories": {"m2": "not-covered"}}, "holds": True}
+    assert type(out["refuses"]["categories"]) is dict  # JSON can write it
+
+
+def test_a_number_per_tool_name_is_written_as_an_object(minimal: dict) -> None:
+    minimal["config"] = {"tool_result_max_last_n": {"grep": "Infinity", "bash": 2}}
+    sc = load_scenario(minimal)
+    assert dump_scenario(sc)["config"]["tool_result_max_last_n"] == {"bash": 2, "grep": "Infinity"}
+    assert load_scenario(json.loads(dumps_scenario(sc))) == sc
+
+
+def test_description_source_and_expect_are_read(minimal: dict) -> None:
+    from reference.expect import Expectation
+
+    minimal.update(description="d", source=307, expect={"sound": {"holds": True}})
+    sc = load_scenario(minimal)
+    assert (sc.description, sc.source, dict(sc.expect)) == ("d", 307, {"sound": Expectation(holds=True)})

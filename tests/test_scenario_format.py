@@ -206,3 +206,106 @@ def test_the_schema_accepts_every_spelling_of_a_refusal_field():
                                                 "clearedBy": []}}})
     jsonschema.validate(doc, json_schema())
     load_scenario(doc)
+
+
+# ----------------------------------------------------------------------------- the models, built in the test
+# The file's models are built once, at import; these tests build them again from their factories so
+# that what the factories do now is what is checked.
+
+
+def line(tp: object, raw: object) -> str:
+    """The error line ``raw`` gets under ``tp`` (path relative to ``tp``), as a scenario error says it."""
+    from pydantic import TypeAdapter, ValidationError
+
+    from reference.scenario import _message
+
+    with pytest.raises(ValidationError) as info:
+        TypeAdapter(tp).validate_python(raw)
+    return _message(info.value.errors()[0])
+
+
+def test_a_block_union_reads_each_allowed_type():
+    from pydantic import TypeAdapter
+
+    from reference.scenario_format import ImageBlock, TextBlock, _block_union
+
+    blocks = TypeAdapter(list[_block_union(("text", "image"))])
+    assert blocks.validate_python([{"type": "text", "text": "a"}, {"type": "image", "tokenEstimate": 3}]) == [
+        TextBlock(type="text", text="a"), ImageBlock(type="image", token_estimate=3)]
+
+
+@pytest.mark.parametrize(("block", "message"), [
+    (5, "[1]: expected a block object, got 5"),
+    ({"text": "a"}, '[1]: missing field "type"'),
+    ({"type": "video"}, '[1].type: unknown block type "video"'),
+    ({"type": 5}, "[1].type: unknown block type 5"),
+    ({"type": "tool_use", "id": "t", "name": "n", "input": {}},
+     '[1].type: block type "tool_use" is not allowed here (expected one of text, image)'),
+    ({"type": "image", "tokenEstimate": "x"}, '[1].tokenEstimate: expected a number, got "x"'),
+])
+def test_a_block_union_refuses_each_kind_of_bad_block_at_its_path(block: object, message: str):
+    from reference.scenario_format import _block_union
+
+    assert line(list[_block_union(("text", "image"))], [{"type": "text", "text": "a"}, block]) == message
+
+
+def test_the_config_model_is_built_from_config_and_reads_every_field():
+    from reference.scenario import Scenario
+    from reference.scenario_format import _config_model, build_config
+
+    config = Config(head_window_tokens=5, recent_window_tokens=6, max_message_tokens=None,
+                    positioned_recall_pairs=False, recall_envelope="xml", carrier_policy="live-strip",
+                    summary_context_label="L", recall_header_template="[R {id}]", summary_participant="P",
+                    l1_budget_tokens=1, l2_budget_tokens=2, l3_budget_tokens=3, over_budget_grace_ratio=0.5,
+                    enforce_budget=False, max_live_images=4, image_strip_depth_tokens=7, tool_use_input_max_tokens=8,
+                    tool_result_max_last_n={"bash": 2})
+    raw = dump_scenario(Scenario(store=load_scenario(minimal()).store, config=config))["config"]
+    fresh = _config_model()
+    assert build_config(fresh.model_validate(raw)) == config
+    assert build_config(fresh.model_validate({"maxMessageTokens": None, "toolResultMaxLastN": 3})) == Config(
+        max_message_tokens=None, tool_result_max_last_n=3)
+
+
+@pytest.mark.parametrize(("raw", "message"), [
+    ({"head_window_tokens": None}, "head_window_tokens: expected a number, got null"),
+    ({"tool_result_max_last_n": "x"}, 'tool_result_max_last_n: expected a number, got "x"'),
+    ({"positioned_recall_pairs": "yes"}, 'positioned_recall_pairs: expected true or false, got "yes"'),
+    ({"recall_envelope": 5}, "recall_envelope: expected a string, got 5"),
+    ({"summary_participant": None}, "summary_participant: expected a string, got null"),
+])
+def test_the_config_model_reads_each_field_by_the_type_of_its_default(raw: dict, message: str):
+    from reference.scenario_format import _config_model
+
+    assert line(_config_model(), raw) == message
+
+
+def test_the_config_model_refuses_unknown_fields():
+    from reference.scenario_format import _config_model
+
+    assert line(_config_model(), {"maxMessageTokns": 1}).startswith(
+        'scenario: unknown field "maxMessageTokns"; did you mean "maxMessageTokens"? (allowed: head_window_tokens, ')
+
+
+def test_the_config_model_is_the_one_the_shipped_schema_documents():
+    from reference.scenario_format import _config_model
+
+    schema = _config_model().model_json_schema()
+    shipped = json.loads(SCHEMA.read_text(encoding="utf-8"))["$defs"]["ConfigModel"]
+    assert schema == shipped
+    assert schema["properties"]["recall_envelope"]["enum"] == ["none", "xml"]
+    assert schema["properties"]["summary_participant"]["type"] == "string"
+
+
+@pytest.mark.parametrize(("source_range", "message"), [
+    ({"first": "m1", "lst": "m1"}, 'summaries[0].source_range: unknown field "lst" (allowed: first, last)'),
+    ({"first": "m1"}, 'summaries[0].source_range: missing field "last"'),
+    ({"first": "m1", "last": 5}, "summaries[0].source_range.last: expected a string, got 5"),
+    (["m1", 5], "summaries[0].source_range[1]: expected a string, got 5"),
+    (["m1"], "summaries[0].source_range: expected [first, last], got 1 ids"),
+    ("m1", 'summaries[0].source_range: expected an array, got "m1"'),
+])
+def test_a_bad_source_range_is_refused_at_its_path(source_range: object, message: str):
+    raw = minimal()
+    raw["store"]["summaries"] = [{"id": "L1", "level": 1, "content": "c", "source_level": 0, "source_ids": ["m1"],
+                                  "source_range": source_range}]
+    assert error(raw) == message
