@@ -1,4 +1,4 @@
-"""The reference rendering's own cap (docs/model.md, The message cap): ``safe_slice``, ``text_only_estimate``, ``cap_walk``.
+"""The reference rendering's own cap (docs/model.md, The message cap): safe_slice, the estimate, the walk.
 
 The same rules ``tests/test_cap.py`` checks on the optimized cap, here on ``reference/cap.py``, which shares no
 code with it; every expected value is written out from docs/model.md on small hand-built contents.
