@@ -139,32 +139,29 @@ def tool_result_price(block: ToolResult, p: Pricing) -> Number:
     Iterative (an explicit stack), so that nesting never overflows; the sums are the same left-to-right
     sums, from 0, that a recursive walk makes.
     """
-    # Each frame: the blocks of one tool result, the next index, and the running sum.
+    # Each frame: an iterator over the blocks of one tool result, and its running sum.
     frames: list[list] = []
 
     def enter(result: ToolResult) -> Number | None:
         if isinstance(result.content, str):
-            return json_tokens(result.content) if result.content else 0
-        frames.append([result.content, 0, 0])
+            return json_tokens(result.content)
+        frames.append([iter(result.content), 0])
         return None
 
     done = enter(block)
     while frames:
         top = frames[-1]
         if done is not None:  # a nested result finished: add it to its parent's sum
-            top[2] += done
+            top[1] += done
             done = None
-        blocks, i = top[0], top[1]
-        if i == len(blocks):
+        b = next(top[0], None)
+        if b is None:
             frames.pop()
-            done = top[2]
-            continue
-        top[1] = i + 1
-        b = blocks[i]
-        if isinstance(b, ToolResult):
+            done = top[1]
+        elif isinstance(b, ToolResult):
             done = enter(b)
         else:
-            top[2] += raw_price(b, p)
+            top[1] += raw_price(b, p)
     assert done is not None
     return done
 

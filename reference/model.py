@@ -374,9 +374,9 @@ def _check_store(store: Store) -> None:
         _check_content(m.content, f"message {m.id!r}")
     by_id: dict[str, Summary] = {}
     for s in store.summaries:
+        _check_summary_fields(s)
         if s.id in by_id:
             _fail(f"duplicate summary id {s.id!r}")
-        _check_summary_fields(s)
         by_id[s.id] = s
     for s in store.summaries:
         for src in s.source_ids:
@@ -431,12 +431,10 @@ def _check_parent_cycles(by_id: Mapping[str, Summary]) -> None:
             _fail(f"summary {s.id!r}: parent_id is its own id")
     for start in by_id:
         path = [start]
-        cur = by_id[start].parent_id
-        while cur is not None:
+        while (cur := by_id[path[-1]].parent_id) is not None:
             if cur in path:
                 _fail(f"summary {start!r}: cycle through parent_id ({' -> '.join(map(repr, [*path, cur]))})")
             path.append(cur)
-            cur = by_id[cur].parent_id
 
 
 def _check_work(i: int, w: Work, index: Mapping[str, int], by_id: Mapping[str, Summary]) -> None:

@@ -147,35 +147,29 @@ def js_blank(s: str) -> bool:
     return js_trim(s) == ""
 
 
+_SUBSTITUTION = re.compile(r"\$([$&`'])")
+
+
 def _substitution(replacement: str, subject: str, start: int, end: int) -> str:
-    """ECMA-262 GetSubstitution for a match ``subject[start:end]`` with no capture groups."""
-    out: list[str] = []
-    i = 0
-    while i < len(replacement):
-        ch = replacement[i]
-        nxt = replacement[i + 1] if i + 1 < len(replacement) else ""
-        if ch != "$" or not nxt or nxt not in "$&`'":
-            out.append(ch)
-            i += 1
-            continue
-        out.append({"$": "$", "&": subject[start:end], "`": subject[:start], "'": subject[end:]}[nxt])
-        i += 2
-    return "".join(out)
+    """ECMA-262 GetSubstitution for a match ``subject[start:end]`` with no capture groups (left to right)."""
+    parts = {"$": "$", "&": subject[start:end], "`": subject[:start], "'": subject[end:]}
+    return _SUBSTITUTION.sub(lambda m: parts[m.group(1)], replacement)
 
 
 def js_replace_all(subject: str, pattern: str, replacement: str) -> str:
     """``subject.replace(/pattern/g, replacement)`` for a literal, non-empty ``pattern`` and a replacement string.
 
-    Each match (left to right, not overlapping) becomes GetSubstitution of ``replacement``: ``$$`` is ``$``,
-    ``$&`` the match, ``$``` what precedes it, ``$'`` what follows it; ``$1``.. and ``$<`` stay literal (no groups).
+    Each match (left to right, not overlapping: ``str.split``'s) becomes GetSubstitution of ``replacement``:
+    ``$$`` is ``$``, ``$&`` the match, ``$``` what precedes it, ``$'`` what follows it; ``$1``.. and ``$<``
+    stay literal (no groups).
     """
-    out: list[str] = []
-    at = 0
-    while (found := subject.find(pattern, at)) >= 0:
-        out.append(subject[at:found])
-        out.append(_substitution(replacement, subject, found, found + len(pattern)))
-        at = found + len(pattern)
-    out.append(subject[at:])
+    pieces = subject.split(pattern)
+    out = [pieces[0]]
+    at = len(pieces[0])
+    for piece in pieces[1:]:
+        out.append(_substitution(replacement, subject, at, at + len(pattern)))
+        out.append(piece)
+        at += len(pattern) + len(piece)
     return "".join(out)
 
 
@@ -209,7 +203,7 @@ def js_number_string(x: Number) -> str:
     if isinstance(x, bool):
         return "true" if x else "false"
     if isinstance(x, int):
-        return str(x) if abs(x) < 2**53 else _double_string(float(x))
+        return _double_string(float(x))
     if math.isnan(x):
         return "NaN"
     if math.isinf(x):
@@ -217,24 +211,14 @@ def js_number_string(x: Number) -> str:
     return _double_string(x)
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+#: A surrogate that is not half of a high-low pair: a high one not followed by a low one, or a low one not
+#: preceded by a high one.
+_LONE_SURROGATE = re.compile("[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]")
 
 
 def _escape_lone_surrogates(s: str) -> str:
     """Escape surrogates that do not form a high-low pair, as well-formed ``JSON.stringify`` does."""
-    if not _SURROGATE.search(s):
-        return s
-    out: list[str] = []
-    i = 0
-    while i < len(s):
-        c = ord(s[i])
-        if 0xD800 <= c <= 0xDBFF and i + 1 < len(s) and 0xDC00 <= ord(s[i + 1]) <= 0xDFFF:
-            out.append(s[i : i + 2])
-            i += 2
-            continue
-        out.append(f"\\u{c:04x}" if 0xD800 <= c <= 0xDFFF else s[i])
-        i += 1
-    return "".join(out)
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", s)
 
 
 _INDEX_LIMIT = 2**32 - 1

@@ -43,9 +43,6 @@ class Layout:
     selected: tuple[Summary, ...]
     middle_raw: tuple[int, ...]
 
-    def region(self, index: int) -> str:
-        return "head" if index < self.head_end else "middle" if index < self.middle_end else "tail"
-
 
 def message_prices(store: Store, rules: Rules) -> list[Number]:
     rule = store_pricing(store, verbatim_stamps=rules.verbatim_stamps)

@@ -392,3 +392,15 @@ def test_empty_content_prices_zero_everywhere(store):
     assert calibrated_tokens((), REFERENCE, 2.0) == 0
     assert fallback_tokens(()) == 0
     assert raw_price(ToolResult("t1", ()), REFERENCE) == 0
+
+
+def test_nested_tool_results_sum_every_block_at_every_depth():
+    """A tool result's raw price is the sum of its blocks' raw prices, nested results' sums included:
+    Text 29 (10) + [str "abc" (2) + [Text 29 (10) + Image (1600)] + Document (1000)] + Text 58 (20)."""
+    inner = ToolResult("t3", (Text("a" * 29), Image()))
+    middle = ToolResult("t2", (ToolResult("t2s", "abc"), inner, Document()))
+    outer = ToolResult("t1", (Text("a" * 29), middle, Text("a" * 58)))
+    assert raw_price(inner, REFERENCE) == 10 + 1600
+    assert raw_price(middle, REFERENCE) == 2 + 1610 + 1000
+    assert raw_price(outer, REFERENCE) == 10 + 2612 + 20
+    assert raw_price(ToolResult("t4", (ToolResult("t5", ()), ToolResult("t6", "")), ), REFERENCE) == 0

@@ -7,16 +7,20 @@ import math
 import pytest
 
 from reference.model import (
+    MAX_NESTING,
     Budget,
     Config,
     InvalidConfigError,
     InvalidStoreError,
     Message,
+    RedactedThinking,
     Store,
     Summary,
     Text,
     ToolResult,
+    ToolUse,
     Work,
+    json_depth,
 )
 
 IDS = ("m1", "m2", "m3", "m4", "m5", "m6")
@@ -521,3 +525,116 @@ def test_work_folds_that_are_not_a_set_of_ids_are_a_structural_error(folds, got)
     """A string would be read letter by letter and a number cannot be iterated: both are refused up front."""
     with pytest.raises(InvalidStoreError, match=rf"^work: folds must be a set of ids or None, got {got}$"):
         Work(kind="chunk", state="queued", folds=folds)  # type: ignore[arg-type]
+
+
+# ----------------------------------------------------------------------------- each refusal's exact words
+
+
+@pytest.mark.parametrize(("make", "message"), [
+    (lambda: RedactedThinking(5), "RedactedThinking.data must be a string or None, got 5"),
+    (lambda: ToolResult(5, "x"), "ToolResult.tool_use_id must be a string, got 5"),
+    (lambda: ToolUse("t1", 5, {}), "ToolUse.name must be a string, got 5"),
+    (lambda: Message("m1", 5, ()), "message 'm1': participant must be a string, got 5"),
+])
+def test_a_bad_block_or_message_field_is_refused_naming_it(make, message):
+    with pytest.raises(InvalidStoreError) as info:
+        make()
+    assert str(info.value) == message
+
+
+def test_redacted_thinking_data_may_be_none():
+    assert RedactedThinking(None).data is None
+
+
+def test_a_non_summary_in_summaries_is_refused(messages):
+    refused(r"^summaries: not a Summary: 'L1-0'$", messages=messages, summaries=("L1-0",))
+
+
+def test_a_bad_parent_id_is_refused_naming_summary_and_value(messages):
+    refused(r"^summary 'L1-0': parent_id must be a string or None, got 5$", messages=messages,
+            summaries=(_summary(parent_id=5),))
+
+
+@pytest.mark.parametrize(("level", "source_level", "what"), [
+    (1, 1, "an L1 summarizes messages"),
+    (2, 0, "an L2 summarizes L1 summaries"),
+    (3, 0, "an L3 summarizes L2 summaries"),
+])
+def test_a_level_not_one_above_its_source_level_says_what_it_summarizes(messages, level, source_level, what):
+    s = _summary(level=level, source_level=source_level)
+    refused(rf"^summary 'L1-0': level {level} must be one above its source_level {source_level} \({what}\)$",
+            messages=messages, summaries=(s,))
+
+
+def test_a_parent_cycle_is_shown_link_by_link(messages):
+    summaries = (l1("L1-0", ("m1",), parent="L1-1"), l1("L1-1", ("m2",), parent="L1-2"),
+                 l1("L1-2", ("m3",), parent="L1-1"))
+    refused(r"^summary 'L1-0': cycle through parent_id \('L1-0' -> 'L1-1' -> 'L1-2' -> 'L1-1'\)$",
+            messages=messages, summaries=summaries)
+
+
+def test_a_parent_chain_without_a_cycle_is_accepted(tree):
+    assert tree.summary("L1-0").parent_id == "L2-0"
+
+
+def nest(depth: int) -> object:
+    """A JSON list nested ``depth`` deep around a scalar."""
+    value: object = 1
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize(("value", "depth"), [
+    (5, 0), ("s", 0), ([], 1), ({}, 1), ([1, 2], 1), ({"a": 1}, 1), ([[[1]], 2], 3), ([2, [[1]]], 3),
+    ({"a": {"b": []}}, 3), ({"a": 1, "b": [[]]}, 3), (nest(256), 256),
+])
+def test_json_depth_counts_the_deepest_list_or_dict(value, depth):
+    assert json_depth(value) == depth
+
+
+def test_json_depth_of_a_value_past_the_limit_is_past_the_limit():
+    assert json_depth(nest(300)) > MAX_NESTING
+
+
+def test_a_tool_use_input_at_the_nesting_limit_is_accepted_and_one_deeper_refused():
+    """The message's content is depth 1, so an input 255 deep reaches 256, the limit; 256 deep is over it."""
+    Store(messages=(Message("m1", "User", (ToolUse("t1", "f", nest(MAX_NESTING - 1)),)),))
+    refused(r"^message 'm1': content nested deeper than 256 levels \(the input of tool use 't1'\)$",
+            messages=(Message("m1", "User", (ToolUse("t1", "f", nest(MAX_NESTING)),)),))
+
+
+def test_a_calibration_past_the_largest_double_reads_as_infinity_and_falls_back_to_1(messages):
+    """JSON.parse reads 10**400 as Infinity, not a valid calibration: the store keeps 1.0."""
+    assert Store(messages=messages, calibration=10**400).calibration == 1.0
+    assert Store(messages=messages, calibration=2).calibration == 2
+
+
+def test_a_text_estimator_taking_one_argument_is_accepted(messages):
+    assert Store(messages=messages, text_estimator=len).text_estimator is len
+
+
+@pytest.mark.parametrize(("field", "value", "message"), [
+    ("max_live_images", "3", "must be a number, got '3'"),
+    ("tool_use_input_max_tokens", None, "must be a number, got None"),
+    ("tool_result_max_last_n", "x", "must be None, a number or a mapping tool name -> number, got 'x'"),
+    ("tool_result_max_last_n", {"read": "2"}, "must be None, a number or a mapping tool name -> number, "
+                                             "got {'read': '2'}"),
+])
+def test_tool_and_image_field_errors_name_field_and_value(field, value, message):
+    with pytest.raises(InvalidConfigError) as info:
+        Config(**{field: value})
+    assert info.value.field == field
+    assert str(info.value) == f"{field}: {message}"
+
+
+def test_a_summary_that_is_its_own_parent_is_refused(messages):
+    refused(r"^summary 'L1-0': parent_id is its own id$", messages=messages, summaries=(_summary(parent_id="L1-0"),))
+
+
+def test_a_text_estimator_taking_two_arguments_is_refused_showing_its_signature(messages):
+    def two(a, b):
+        return 0
+
+    refused(r"^text_estimator must take one argument \(the text\), got <function .*two at 0x[0-9a-f]+> "
+            r"taking \(a, b\)$", messages=messages, text_estimator=two)
