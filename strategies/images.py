@@ -9,7 +9,7 @@ suffix of its images: a decision is the number of its images kept (None: all).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from reference.model import Config, Content, Image, Text
 from reference.numerics import Number
@@ -74,8 +74,3 @@ def store_wide(contents: Sequence[Content], start: int, config: Config) -> list[
     """``postStripEstimates``' decision: the image count runs over every message of the store."""
     return decide(range(len(contents)), [images_in(c) for c in contents], start, config)
 
-
-def post_strip_prices(contents: Sequence[Content], start: int, config: Config,
-                      price: Callable[[Content], Number]) -> list[Number]:
-    """Each message's price with its images stripped by the store-wide decision."""
-    return [price(strip(c, k)) for c, k in zip(contents, store_wide(contents, start, config), strict=True)]
