@@ -35,11 +35,12 @@ def strip_start(prices: Sequence[Number], depth: Number) -> int:
 
 
 def decide(positions: Sequence[int], counts: Sequence[int], start: int, config: Config) -> list[Kept]:
-    """How many images each of a list of messages keeps, given their store positions (oldest first)."""
+    """How many images each of a list of messages keeps, given their store positions in sending order (oldest
+    first; an entry that is no message's, position -1, holds no image)."""
     limit = config.max_live_images
     live = 0
     kept: list[Kept] = [None] * len(positions)
-    for k in sorted(range(len(positions)), key=lambda k: positions[k], reverse=True):
+    for k in reversed(range(len(positions))):
         n = counts[k]
         if n == 0:
             continue
@@ -47,7 +48,7 @@ def decide(positions: Sequence[int], counts: Sequence[int], start: int, config: 
             kept[k] = 0
             continue
         if limit > 0:
-            room = max(0, min(n, limit - live)) if live < limit else 0
+            room = max(0, min(n, limit - live))
             live += room
             kept[k] = None if room == n else int(room)
     return kept
