@@ -126,8 +126,8 @@ def test_results_are_looked_for_only_after_the_answering_entry():
 
 
 def test_a_result_in_the_calling_entry_itself_is_not_moved():
-    """The bundled cycle (docs/model.md, Notes for the maintainers): m1's own u0 result answers m0's u0 and the
-    u0 m1 calls again gets a stub, though m1 held a real result for that id."""
+    """The bundled cycle (docs/model.md, "Tool pairing", its notes for the maintainers): m1's own u0 result
+    answers m0's u0 and the u0 m1 calls again gets a stub, though m1 held a real result for that id."""
     out, _ = enforce_tool_pairing(slots([use("u0")], [use("u0"), result("u0")], [Text("a")]))
     assert sent(out) == [(0, (use("u0"),)), (1, (use("u0"), result("u0"))), (1, (stub("u0"),)),
                          (2, (Text("a"),))]
