@@ -130,17 +130,18 @@ def parse_variant(spec: str) -> Defects:
     """A variant spec as a ``Defects``: a variant name, optionally followed by ``+D1,D2`` (switch on) and
     ``-D3`` (switch off) from any base: ``sound+QUESTION_PRICED_AS_LABEL``, ``pr-8bb01ab8-COMBINED_NO_FLOOR``.
 
-    A bad spec raises ``ValueError`` with a one-line message naming the closest known names.
+    A bad spec raises ``ValueError`` with a one-line message naming the closest known names (at most three).
     """
     import difflib
     import re
 
     spec = spec.strip()
-    base = max((v for v in VARIANTS if spec == v or spec.startswith((v + "+", v + "-"))), key=len, default=None)
+    # No variant name begins another's followed by "+" or "-", so at most one base matches.
+    base = next((v for v in VARIANTS if spec == v or spec.startswith((v + "+", v + "-"))), None)
     if base is None:
-        head = re.split(r"[+](?=[A-Za-z])", spec, maxsplit=1)[0]
+        head = re.split(r"[+](?=[A-Za-z])", spec)[0]
         short = {v[:len(head)]: v for v in VARIANTS}
-        close = [short[c] for c in difflib.get_close_matches(head, list(short), n=3, cutoff=0.5)]
+        close = [short[c] for c in difflib.get_close_matches(head, list(short), cutoff=0.5)]
         hint = f"; did you mean {' or '.join(close)}?" if close else ""
         raise ValueError(f"unknown variant {head!r} in {spec!r}{hint} (known: {', '.join(VARIANTS)})")
     active = set(VARIANTS[base])
@@ -151,7 +152,7 @@ def parse_variant(spec: str) -> Defects:
             if not key:
                 raise ValueError(f"a defect name is missing after {sign!r} in {spec!r}")
             if key not in Defect.__members__:
-                close = difflib.get_close_matches(key, list(Defect.__members__), n=3, cutoff=0.5)
+                close = difflib.get_close_matches(key, list(Defect.__members__), cutoff=0.5)
                 hint = f"; did you mean {' or '.join(close)}?" if close else "; `cmharness defects` lists them"
                 raise ValueError(f"unknown defect {name.strip()!r} in {spec!r}{hint}")
             (active.add if sign == "+" else active.discard)(Defect[key])

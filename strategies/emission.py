@@ -8,9 +8,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from reference.model import Budget, Config, Entry, Message, Store, Summary, Text
+from reference.model import Budget, Config, Entry, Store, Summary, Text
 from reference.numerics import Number, js_blank
-from strategies.cap import truncate
 from strategies.clearing import cleared_by, head_cleared_by, leaves_of, refused_prefix
 from strategies.defects import Defect, Defects
 from strategies.errors import EMISSION_STAGE, Diagnostics, MiddleUnit, OverBudgetError, UncoveredDropError
@@ -70,18 +69,6 @@ class Site:
 
 
 # ----------------------------------------------------------------------------- items
-
-
-def raw_item(store: Store, i: int, region: str, message_price: Number, config: Config,
-             prices: Prices) -> Item:
-    m: Message = store.messages[i]
-    sent = truncate(m.content, config.cap)
-    with owned_by(f"message {m.id!r}"):
-        price = prices.raw(message_price, m.content, sent)
-    bucket = {"head": "head", "middle": "middle_raw", "tail": "tail"}[region]
-    entry = Entry(m.participant, sent, "raw", message_id=m.id)
-    return Item(f"message {m.id!r} ({region})", (entry,), price, (Charge(bucket, price, messages=1),),
-                raw_ids=(m.id,))
 
 
 def positioned_item(s: Summary, config: Config, prices: Prices) -> Item:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable
-from dataclasses import replace
 
 from reference.model import Budget, Config, Content, Entry, Store, Summary
 from reference.numerics import Number
@@ -115,12 +114,12 @@ def compile_context(store: Store, config: Config, budget: Budget, prices: Prices
                   recent_prices=pse, messages=store.messages)
 
     def planned(i: int, region: str):
-        return finished_item(store, i, region, _unrepaired(store, i, config), store_kept[i], config,
-                             replace(prices, defects=_pre_pass(defects)), E)
+        return finished_item(store, i, region, _unrepaired(store, i, config), store_kept[i], config, prices, E)
 
-    plan = Running(math.inf)
+    plan = Running(math.inf)  # no limit: the plan never refuses
     for i in range(win.head_end):
-        emit_head(plan, planned(i, "head"), store, budget, defects)
+        plan.add(planned(i, "head"))
+    plan.head_total = plan.total
     pool = candidates(store, win, defects)
     chosen = waterfall(pool, config, plan.head_total, budget.input_budget, over_budget(config), defects)
     selection = complete(store, chosen, win, store.claimers())
@@ -157,17 +156,15 @@ def _emit_middle(run: Running, store: Store, selection: Selection, middle_raw: l
 
 
 def _priced_once(prices: Prices, known: Iterable[tuple[Content, Number]]) -> Callable[[Content], Number]:
-    """``prices.E`` remembered per content object (starting from the ``known`` prices of the messages), so each
-    message is priced once however often it is read."""
+    """``prices.E``, answering a message's own content object from its ``known`` price, so each message is priced
+    once however often it is read (any other content is priced where it is made, once)."""
     seen: dict[int, tuple[Content, Number]] = {id(c): (c, p) for c, p in known}
 
     def E(content: Content) -> Number:
         hit = seen.get(id(content))
         if hit is not None and hit[0] is content:
             return hit[1]
-        price = prices.E(content)
-        seen[id(content)] = (content, price)
-        return price
+        return prices.E(content)
 
     return E
 
@@ -177,7 +174,3 @@ def _unrepaired(store: Store, i: int, config: Config) -> Finished:
     entry = Entry(m.participant, truncate(m.content, config.cap), "raw", message_id=m.id)
     return Finished((entry,), (entry,), None)
 
-
-def _pre_pass(defects: Defects) -> Defects:
-    """The plan's prices: the variant's, before the passes (what the TypeScript tallies)."""
-    return Defects(defects.active | {Defect.TOOL_PASSES_UNPRICED})

@@ -9,7 +9,7 @@ suffix of its images: a decision is the number of its images kept (None: all).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from reference.model import Config, Content, Image, Text
 from reference.numerics import Number
@@ -35,11 +35,12 @@ def strip_start(prices: Sequence[Number], depth: Number) -> int:
 
 
 def decide(positions: Sequence[int], counts: Sequence[int], start: int, config: Config) -> list[Kept]:
-    """How many images each of a list of messages keeps, given their store positions (oldest first)."""
+    """How many images each of a list of messages keeps, given their store positions in sending order (oldest
+    first; an entry that is no message's, position -1, holds no image)."""
     limit = config.max_live_images
     live = 0
     kept: list[Kept] = [None] * len(positions)
-    for k in sorted(range(len(positions)), key=lambda k: positions[k], reverse=True):
+    for k in reversed(range(len(positions))):
         n = counts[k]
         if n == 0:
             continue
@@ -47,7 +48,7 @@ def decide(positions: Sequence[int], counts: Sequence[int], start: int, config: 
             kept[k] = 0
             continue
         if limit > 0:
-            room = max(0, min(n, limit - live)) if live < limit else 0
+            room = max(0, min(n, limit - live))
             live += room
             kept[k] = None if room == n else int(room)
     return kept
@@ -74,8 +75,3 @@ def store_wide(contents: Sequence[Content], start: int, config: Config) -> list[
     """``postStripEstimates``' decision: the image count runs over every message of the store."""
     return decide(range(len(contents)), [images_in(c) for c in contents], start, config)
 
-
-def post_strip_prices(contents: Sequence[Content], start: int, config: Config,
-                      price: Callable[[Content], Number]) -> list[Number]:
-    """Each message's price with its images stripped by the store-wide decision."""
-    return [price(strip(c, k)) for c, k in zip(contents, store_wide(contents, start, config), strict=True)]

@@ -10,7 +10,7 @@ under the variant's rules.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from reference.model import Config, Content, Entry, Store
 from reference.numerics import Number
@@ -56,8 +56,7 @@ def run_passes(store: Store, planned: Sequence[Item], config: Config, strip_star
             continue
         mine = [(s, d) for s, d in zip(slots, decisions, strict=True) if s.owner == k]
         repaired = tuple(s.entry for s, _ in mine)
-        sent = tuple(Entry(e.participant, strip(e.content, d), e.kind, e.message_id, e.summary_ids)
-                     for e, (_, d) in zip(repaired, mine, strict=True))
+        sent = tuple(replace(s.entry, content=strip(s.entry.content, d)) for s, d in mine)
         kept = next((d for s, d in mine if s.entry.kind == "raw"), None)
         out[store.index(it.raw_ids[0])] = Finished(repaired, sent, kept)
     return out
@@ -92,9 +91,9 @@ def finished_item(store: Store, i: int, region: str, fin: Finished, store_kept: 
         price: Number = 0
         if main is not None:
             if defects.on(Defect.RAW_CAP_PLUS_50) and cap_on(config.cap):
-                price = prices.raw(E(strip(m.content, kept)), m.content, main)
+                price = prices.raw_cap_plus_50(E(strip(m.content, kept)))
             else:
                 price = E(strip(main, kept))
-        price += sum((E(c) for c in extra), 0)
+        price += sum(E(c) for c in extra)
     charge = Charge(BUCKETS[region], price, messages=messages)
     return Item(f"message {m.id!r} ({region})", fin.sent, price, (charge,), raw_ids=(m.id,))

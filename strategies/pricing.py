@@ -136,10 +136,14 @@ class Prices:
 
     def raw(self, original_price: Number, original: Content, sent: Content) -> Number:
         """A raw message: ``E`` of what is sent, or faithfully ``min(E, cap + 50)`` under a cap."""
-        cap = self.config.cap
         if self.defects.on(Defect.RAW_CAP_PLUS_50):
-            return js_min(original_price, cap + RAW_CAP_SLACK) if cap_on(cap) else original_price
+            return self.raw_cap_plus_50(original_price)
         return original_price if sent is original else self.E(sent)
+
+    def raw_cap_plus_50(self, original_price: Number) -> Number:
+        """``RAW_CAP_PLUS_50``'s price of a raw message: ``min(E, cap + 50)`` of the original under a cap."""
+        cap = self.config.cap
+        return js_min(original_price, cap + RAW_CAP_SLACK) if cap_on(cap) else original_price
 
     # -- recall answers ------------------------------------------------------------------
 

@@ -96,8 +96,8 @@ def _relocate_or_stub(slots: list[Slot], after: int, missing: Sequence[str],
     for uid in missing:
         for j in range(after + 1, end):
             content = slots[j].entry.content
-            k = next((k for k, b in enumerate(content) if isinstance(b, ToolResult) and b.tool_use_id == uid), -1)
-            if k < 0:
+            k = next((k for k, b in enumerate(content) if isinstance(b, ToolResult) and b.tool_use_id == uid), None)
+            if k is None:
                 continue
             rest = content[:k] + content[k + 1:]
             slots[j] = _with(slots[j], rest or (Text(MOVED_TEXT),))
@@ -118,12 +118,13 @@ def enforce_tool_pairing(slots: Sequence[Slot]) -> tuple[list[Slot], Stubs]:
     the real result moved up from a few entries down, else a stub; into this entry when it already
     holds results, else in a new entry before it. A use still open at the end gets a stub entry.
     """
-    out = list(slots)
+    work = list(slots)  # the entries ahead lose the results Rule B moves up from them
+    out: list[Slot] = []
     made: list[ToolResult] = []
     prev: list[str] = []
-    i = 0
-    while i < len(out):
-        content = out[i].entry.content
+    for i in range(len(work)):
+        slot = work[i]
+        content = slot.entry.content
         if has_result(content):
             seen: set[str] = set()
             kept: list[Block] = []
@@ -134,23 +135,20 @@ def enforce_tool_pairing(slots: Sequence[Slot]) -> tuple[list[Slot], Stubs]:
                     seen.add(b.tool_use_id)
                 kept.append(b)
             if len(kept) != len(content):
-                out[i] = _with(out[i], kept or (Text(CALL_OMITTED_TEXT),))
-                content = out[i].entry.content
+                slot = _with(slot, kept or (Text(CALL_OMITTED_TEXT),))
+                content = slot.entry.content
         if prev:
             answered = {b.tool_use_id for b in content if isinstance(b, ToolResult)}
             missing = [u for u in prev if u not in answered]
             if missing:
-                results = _relocate_or_stub(out, i, missing, made)
+                results = _relocate_or_stub(work, i, missing, made)
                 if answered:
-                    out[i] = _with(out[i], (*results, *out[i].entry.content))
+                    slot = _with(slot, (*results, *content))
                 else:
-                    out.insert(i, _stub_entry(out[i - 1].owner, results))
-                    prev = []
-                    i += 1
-                    continue
-        prev = use_ids(out[i].entry.content)
-        i += 1
-    if prev and out:
+                    out.append(_stub_entry(out[-1].owner, results))
+        out.append(slot)
+        prev = use_ids(slot.entry.content)
+    if prev:
         stubs = [ToolResult(u, STUB_TEXT) for u in prev]
         made.extend(stubs)
         out.append(_stub_entry(out[-1].owner, stubs))

@@ -9,11 +9,23 @@ import math
 from collections import Counter
 
 import pytest
-from builders import MAIN, SOUND, VARIANT_NAMES, store, summary
+from builders import MAIN, SOUND, VARIANT_NAMES, msg, store, summary
 
-from reference.estimator import text_tokens
-from reference.model import Budget, Config, InvalidConfigError, Message, Store, Summary, Text
+from reference.estimator import content_tokens, text_tokens
+from reference.model import (
+    Budget,
+    Config,
+    Image,
+    InvalidConfigError,
+    Message,
+    Store,
+    Summary,
+    Text,
+    ToolResult,
+    ToolUse,
+)
 from strategies import Defect, HierarchicalStrategy
+from strategies.images import PLACEHOLDER
 from strategies.recall import SEPARATOR
 
 LABEL = Config().summary_context_label
@@ -177,3 +189,65 @@ def test_only_sound_runs_the_estimator_over_unsent_summary_text(variant: str) ->
     _initialized(variant, _merged_store(estimator)).compile(UNLIMITED)
     assert (calls["merged summary text"] > 0) is (variant == SOUND)
     assert (calls[SEPARATOR] > 0) is (variant == SOUND)
+
+
+# ----------------------------------------------------------------------------- the plan: windows and planned prices
+
+
+def _compiled(variant: str, st: Store, config: Config, max_tokens: float = math.inf):
+    strategy = _initialized(variant, st, config)
+    return strategy.compile(Budget(max_tokens=max_tokens))
+
+
+def test_a_bad_estimate_of_a_stripped_message_names_the_message() -> None:
+    """Only the placeholder is new text once m0's image is stripped; the refusal still names m0."""
+    def estimate(text: str) -> float:
+        return -1 if text == "[image omitted]" else len(text)
+
+    st = Store(messages=(Message("m0", "user", (Text("a"), Image())), Message("m1", "user", (Image(),))),
+               text_estimator=estimate)
+    with pytest.raises(InvalidConfigError) as info:
+        _compiled(SOUND, st, Config(max_live_images=1))
+    assert str(info.value) == "text_estimator: returned -1 for text of message 'm0' ('[image omitted]')"
+
+
+def test_the_recent_window_walks_the_prices_after_stripping() -> None:
+    """docs/model.md, Windows: m0's image is stripped (one live image), so m0 costs a placeholder and the whole
+    store fits a recent window of 1700 (m2 10, m1 1600, m0 the placeholder); priced whole, m0 would not."""
+    st = Store(messages=(Message("m0", "user", (Image(),)), Message("m1", "user", (Image(),)), msg(2)))
+    stats = _compiled(SOUND, st, Config(max_live_images=1, recent_window_tokens=1700)).stats
+    assert (stats.head.messages, stats.middle_raw.messages, stats.tail.messages) == (0, 0, 3)
+
+
+def test_the_head_window_keeps_a_call_with_its_result() -> None:
+    """m0 (10 tokens) and m1's call (26) fill a head window of 36, which would end right after the call: it
+    steps back one, so m1 and its result m2 go to the middle together."""
+    use, result = ToolUse("u0", "read", {"path": "a"}), ToolResult("u0", "contents")
+    st = Store(messages=(msg(0), Message("m1", "assistant", (use,)), Message("m2", "user", (result,)), msg(3)))
+    assert [content_tokens(m.content, st) for m in st.messages[:2]] == [10, 26]
+    config = Config(head_window_tokens=36, recent_window_tokens=0)
+    stats = _compiled(SOUND, st, config).stats
+    assert stats.head.messages == 1
+
+
+def test_the_faithful_plan_prices_the_head_by_the_store_wide_image_count() -> None:
+    """IMAGE_COUNT_STORE_WIDE in the plan too: m2's image (folded into L1-a) is the newest, so m0's is priced as a
+    placeholder (9 tokens, not 1602) and under a budget of 80 the waterfall itself takes both L1s, in the store's
+    order (L1-b first); coverage completion would have added them in message order."""
+    m0 = Message("m0", "user", (Text("hello"), Image()))
+    st = Store(messages=(m0, msg(1), Message("m2", "assistant", (Image(),)), msg(3), msg(4), msg(5)),
+               summaries=(summary("L1-b", 3, 4), summary("L1-a", 1, 2)))
+    config = Config(max_live_images=1, head_window_tokens=content_tokens(m0.content, st), recent_window_tokens=10)
+    result = _compiled(MAIN, st, config, 80)
+    assert result.stats.head.tokens == content_tokens((Text("hello"), Text(PLACEHOLDER)), st) == 9
+    assert result.selected == ("L1-b", "L1-a")
+
+
+def test_the_waterfall_counts_the_planned_head() -> None:
+    """Each L1 reads 50 tokens to the waterfall; after the capped head (27) a budget of 70 has room for none, so
+    coverage completion adds both in message order; under 80 the waterfall takes L1-b (store order) itself."""
+    st = Store(messages=(Message("m0", "user", (Text("a" * 290),)), *(msg(i) for i in range(1, 6))),
+               summaries=(summary("L1-b", 3, 4, tokens=50), summary("L1-a", 1, 2, tokens=50)))
+    config = Config(max_message_tokens=10, head_window_tokens=100, recent_window_tokens=10)
+    assert _compiled(SOUND, st, config, 70).selected == ("L1-a", "L1-b")
+    assert _compiled(SOUND, st, config, 80).selected == ("L1-b", "L1-a")

@@ -18,8 +18,9 @@ from reference.model import Budget, Config, InvalidConfigError, Message, Store, 
 from reference.price import reference_price
 from strategies import HierarchicalStrategy, OverBudgetError
 from strategies.cap import truncate
+from strategies.defects import parse_variant, resolve_variant
 from strategies.emission import CompileResult
-from strategies.pricing import BadEstimate, grace_limit, over_budget
+from strategies.pricing import BadEstimate, Prices, grace_limit, over_budget, owned_by
 from strategies.recall import wrap
 
 LABEL = Config().summary_context_label
@@ -237,3 +238,101 @@ def test_waterfall_takes_a_summary_whose_tokens_exactly_fill_the_budget(variant:
         (answer,) = (e for e in strategy.compile(Budget(max_tokens=budget)).entries if e.kind == "answer")
         assert answer.summary_ids == (("L1-1", "L2-1") if variant == SOUND else faithful_order)
 
+
+
+# ----------------------------------------------------------------------------- the estimator's errors and purity
+
+
+def test_bad_estimate_names_what_the_estimator_raised() -> None:
+    err = BadEstimate("some text", error=ValueError("boom"))
+    assert str(err) == "text estimator raised ValueError: boom for 'some text'"
+
+
+def test_owned_by_names_the_culprit_and_the_first_40_units_of_its_text() -> None:
+    text = "0123456789" * 4 + "TAIL"
+    with pytest.raises(InvalidConfigError) as info, owned_by("message 'm7'"):
+        raise BadEstimate(text, -1)
+    assert str(info.value) == f"text_estimator: returned -1 for text of message 'm7' ({text[:40]!r})"
+
+
+def test_owned_by_lets_any_other_exception_through() -> None:
+    with pytest.raises(KeyError), owned_by("message 'm0'"):
+        raise KeyError("not an estimate")
+
+
+def _estimator(calls: list[str], pure: bool | None = None, value: float = 7):
+    def estimate(text: str) -> float:
+        calls.append(text)
+        return value if pure else value + len(calls)
+
+    if pure is not None:
+        estimate.pure = pure
+    return estimate
+
+
+def _prices(st: Store, variant: str = SOUND) -> Prices:
+    return Prices(st, Config(), parse_variant(variant), None, {})
+
+
+def test_message_prices_of_the_default_estimator_are_kept_on_the_store() -> None:
+    st = store(3)
+    first = _prices(st).messages()
+    assert first == tuple(content_tokens(m.content, st) for m in st.messages)
+    assert _prices(st).messages() is first
+
+
+def test_a_custom_estimator_that_says_it_is_pure_prices_each_message_once() -> None:
+    calls: list[str] = []
+    st = store(3, text_estimator=_estimator(calls, pure=True))
+    assert _prices(st).messages() == _prices(st).messages()
+    assert len(calls) == 3
+
+
+def test_a_custom_estimator_that_does_not_say_it_is_pure_is_asked_again() -> None:
+    """Each compile reads the messages' prices afresh: the estimator's second answers are the ones used."""
+    calls: list[str] = []
+    st = store(2, text_estimator=_estimator(calls))
+    first, second = _prices(st).messages(), _prices(st).messages()
+    assert len(calls) == 4
+    assert first != second
+    calls_pure_false: list[str] = []
+    st = store(2, text_estimator=_estimator(calls_pure_false, pure=False))
+    assert _prices(st).messages() != _prices(st).messages()
+    assert len(calls_pure_false) == 4
+
+
+def test_kept_message_prices_of_an_unchecked_variant_do_not_reach_a_checking_one() -> None:
+    calls: list[str] = []
+    st = store(2, text_estimator=_estimator(calls, pure=True, value=-1))
+    unchecked = SOUND + "+UNCHECKED_BAD_VALUES"  # differs from sound in nothing else the prices read
+    assert _prices(st, unchecked).messages() == (-1, -1)  # used verbatim
+    with pytest.raises(InvalidConfigError, match="returned -1 for text of message 'm0'"):
+        _prices(st, SOUND).messages()
+    assert _prices(st, unchecked).messages() == (-1, -1)
+
+
+# ----------------------------------------------------------------------------- a raw entry's charge
+
+
+def test_a_raw_entry_sent_as_stored_is_charged_the_price_already_known() -> None:
+    calls: list[str] = []
+    st = Store(messages=(Message("m0", "user", (Text("hello"),)),), text_estimator=_estimator(calls, pure=True))
+    content = st.messages[0].content
+    assert _prices(st).raw(12, content, content) == 12
+    assert calls == []
+
+
+def test_a_raw_entry_sent_changed_is_charged_its_own_estimate() -> None:
+    st = Store(messages=(Message("m0", "user", (Text(prose(100)),)),))
+    content = st.messages[0].content
+    sent = truncate(content, 6)
+    assert _prices(st).raw(content_tokens(content, st), content, sent) == content_tokens(sent, st)
+
+
+def test_raw_cap_plus_50_is_the_original_price_without_a_cap() -> None:
+    st = Store(messages=(Message("m0", "user", (Text(prose(100)),)),))
+    content = st.messages[0].content
+    faithful = Prices(st, Config(), resolve_variant(MAIN), None, {})
+    assert faithful.raw(100, content, content) == 100
+    capped = Prices(st, Config(max_message_tokens=6), resolve_variant(MAIN), None, {})
+    assert capped.raw(100, content, truncate(content, 6)) == 56

@@ -1,0 +1,54 @@
+"""Image stripping (docs/model.md, "Image stripping"): where the deep part starts, what a message keeps, and
+the placeholder, on lists small enough to count by hand."""
+
+from __future__ import annotations
+
+from reference.model import Config, Image, Text
+from strategies.images import PLACEHOLDER, decide, strip, strip_start
+
+LIMIT_ONE = Config(max_live_images=1)
+
+
+def test_the_deep_part_starts_at_the_message_where_the_sum_first_exceeds_the_depth():
+    assert strip_start([10, 10, 10], 20) == 1  # 10, 20 (not over), 30: over at index 0
+    assert strip_start([10, 10], 10) == 1  # reaching the depth exactly is still within it
+    assert strip_start([10, 10], 9) == 2  # the newest alone is over: every message is deep
+
+
+def test_a_store_within_the_depth_has_no_deep_part():
+    assert strip_start([10, 10], 100) == 0
+    assert strip_start([], 5) == 0
+
+
+def test_a_depth_below_one_token_still_counts():
+    assert strip_start([1, 1], 1) == 1
+    assert strip_start([1], 0.5) == 1
+    assert strip_start([1], 0) == 0  # 0 turns the rule off
+
+
+def test_strip_replaces_the_oldest_images_and_keeps_the_last_ones():
+    content = (Image(), Image(), Text("a"), Image())
+    assert strip(content, 1) == (Text(PLACEHOLDER), Text(PLACEHOLDER), Text("a"), Image())
+    assert strip(content, 0) == (Text(PLACEHOLDER), Text(PLACEHOLDER), Text("a"), Text(PLACEHOLDER))
+
+
+def test_strip_hands_back_the_same_content_when_nothing_is_dropped():
+    """The same object, not a copy: the compile prices each content object once (hierarchical._priced_once)."""
+    content = (Text("a"), Image())
+    assert strip(content, None) is content
+    assert strip(content, 1) is content
+    assert strip(content, 5) is content
+
+
+def test_a_message_without_images_does_not_stop_the_count():
+    assert decide([0, 1, 2], [1, 0, 1], 0, LIMIT_ONE) == [0, None, None]
+    assert decide([0, 1], [1, 0], 1, Config()) == [0, None]  # m0 is deep though m1 has no image
+
+
+def test_once_the_limit_is_reached_older_images_are_stripped():
+    assert decide([0, 1], [1, 1], 0, LIMIT_ONE) == [0, None]
+    assert decide([0, 1], [3, 1], 0, Config(max_live_images=2)) == [1, None]  # m0 keeps its last image
+
+
+def test_a_fractional_limit_keeps_whole_images_only():
+    assert decide([0, 1, 2], [1, 2, 1], 0, Config(max_live_images=1.5)) == [0, 0, None]
