@@ -189,3 +189,17 @@ def test_diagnostics_full_sees_a_head_that_keeps_the_call(monkeypatch):
     _no_head_step_back(monkeypatch)
     [v] = violations(HEAD_CALL_REFUSED, "sound", ["diagnostics-full"])
     assert "middle_count is 0, expected 4" in v.message
+
+
+#: A call whose input is over the cap and has an array-index key after a plain one.
+INDEX_KEY_INPUT = Case(Store((_m(0, ToolUse("u1", "read", {"b": "x" * 40, "1": "y", "a": 3}), participant="assistant"),
+                              _m(1, _result(1)))), Config(tool_use_input_max_tokens=2), Budget(max_tokens=10**6))
+
+
+def test_a_capped_input_lists_its_keys_in_object_keys_order():
+    """docs/model.md, "Tool pruning": ``_keys`` in ``Object.keys`` order, array-index keys first."""
+    assert violations(INDEX_KEY_INPUT, "sound", ["rendering"]) == []
+    strategy = hierarchical.HierarchicalStrategy(INDEX_KEY_INPUT.config, "sound")
+    strategy.initialize(INDEX_KEY_INPUT.store)
+    [call] = strategy.compile(INDEX_KEY_INPUT.budget).entries[0].content
+    assert call.input["_keys"] == ["1", "b", "a"]
