@@ -1,11 +1,12 @@
 """The reference rendering: what a compile must send, byte for byte, given the selection it made.
 
 Deliberately simple and written from the contract (docs/model.md, "The message cap",
-"Recall answers", "Emission", "The reference rendering"), with no code shared with
+"Recall answers", "Emission", "The reference rendering", "What the structural passes change"), with no code shared with
 ``strategies/``: given which raw messages were sent and which summaries were selected, it lays out
-the head, the middle (positioned pairs or the combined pair) and the accepted tail, and renders
-every entry from scratch. It follows the TypeScript; three named defects change the bytes and are
-switches here (``Switches``).
+the head, the middle (positioned pairs or the combined pair) and the accepted tail, renders every
+entry from scratch and runs the structural passes over them (``reference.passes``, "Structural
+passes"). It follows the TypeScript; four named defects change the bytes and are switches here
+(``Switches``).
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """The reference selection and layout: which summaries a compile selects, and the order of its items.
 
 Written from the contract (docs/model.md, "Windows", "Selection" and "The reference rendering"), with
-no code shared with ``strategies/``: the windows from ``E`` of the original contents, the candidates,
+no code shared with ``strategies/``: the windows (``bounds``: ``E`` of the original contents, post-strip
+prices for the recent window, the tool-pair step backs), the candidates,
 the waterfall with carry-over, coverage completion, and the emission order of the items
 (head, middle, tail) that the reference rendering and the refusal diagnostics are read against.
 """
