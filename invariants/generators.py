@@ -605,9 +605,9 @@ def budgets(draw: st.DrawFn, store: Store, config: Config, edge: str | None = No
         return p if b is None else b
 
     boundary = covering(price)
-    from reference.selection import Rules, message_prices, windows
+    from reference.selection import Rules, bounds
 
-    head_end, middle_end = windows(message_prices(store, Rules()), config)
+    head_end, middle_end = bounds(store, config, Rules())
     if edge == "head" and entries and head_end > 0:
         # One token short of the whole head: the last head message is refused.
         at = max(0, covering(_finite_price(reference_price(entries[:head_end], store, config), 0)) - 1)
@@ -678,10 +678,10 @@ def cases(draw: st.DrawFn, max_messages: int = 8, store_strategy: st.SearchStrat
 
 def _raw_after_pair(store: Store, config: Config) -> bool:
     """Whether the sound compile, unlimited, sends a raw middle message after a recall pair."""
-    from reference.selection import Rules, message_prices, windows
+    from reference.selection import Rules, bounds
 
     entries = sound_entries(store, config) or ()
-    head_end, middle_end = windows(message_prices(store, Rules()), config)
+    head_end, middle_end = bounds(store, config, Rules())
     first = next((i for i, e in enumerate(entries) if e.kind == "question"), None)
     return first is not None and any(e.kind == "raw" and head_end <= store.index(e.message_id) < middle_end
                                      for e in entries[first + 2:])
