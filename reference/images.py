@@ -64,7 +64,6 @@ def stripped(content: Content, live: Sequence[bool]) -> Content:
     return tuple(out)
 
 
-def store_wide(contents: Sequence[Content], start: int, config: Config) -> list[Content]:
-    """``postStripEstimates``' reading: every message of the store stripped by a count over the whole store."""
-    flags = live_flags(contents, range(len(contents)), start, config)
-    return [stripped(c, f) for c, f in zip(contents, flags, strict=True)]
+def store_wide(contents: Sequence[Content], start: int, config: Config) -> list[tuple[bool, ...]]:
+    """``postStripEstimates``' reading: which images of every message stay live, counted over the whole store."""
+    return live_flags(contents, range(len(contents)), start, config)

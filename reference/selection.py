@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from reference.cap import cap_content, cap_is_on
 from reference.estimator import calibrated_tokens, store_pricing
-from reference.images import depth_start, store_wide
-from reference.model import Budget, Config, Content, Store, Summary, ToolResult, ToolUse
+from reference.images import depth_start, store_wide, stripped
+from reference.model import Budget, Config, Store, Summary, ToolResult, ToolUse
 from reference.numerics import Number, is_number, js_trim
 
 
@@ -84,8 +84,8 @@ def windows(prices: Sequence[Number], config: Config) -> tuple[int, int]:
     return head, max(recent_walk(prices, config.recent_window_tokens), head)
 
 
-def stripped_store_wide(store: Store, config: Config, rules: Rules) -> list[Content]:
-    """Every message's content with its images stripped by the store-wide count (``postStripEstimates``)."""
+def store_wide_flags(store: Store, config: Config, rules: Rules) -> list[tuple[bool, ...]]:
+    """Which images of each message stay live by the store-wide count (``postStripEstimates``)."""
     start = depth_start(message_prices(store, rules), config.image_strip_depth_tokens)
     return store_wide([m.content for m in store.messages], start, config)
 
@@ -95,7 +95,8 @@ def bounds(store: Store, config: Config, rules: Rules) -> tuple[int, int]:
     a head ending just after a call and a recent window opening on a result each step back one."""
     prices = message_prices(store, rules)
     rule = store_pricing(store, verbatim_stamps=rules.verbatim_stamps)
-    post = [calibrated_tokens(c, rule, store.calibration) for c in stripped_store_wide(store, config, rules)]
+    post = [calibrated_tokens(stripped(m.content, f), rule, store.calibration)
+            for m, f in zip(store.messages, store_wide_flags(store, config, rules), strict=True)]
     head = head_walk(prices, config.head_window_tokens)
     recent = recent_walk(post, config.recent_window_tokens)
     n = len(store.messages)
@@ -121,15 +122,17 @@ def head_total(store: Store, config: Config, head_end: int, prices: Sequence[Num
     """What the head costs as the compile priced it: ``E`` as sent, or faithfully ``min(E, cap + 50)``."""
     total: Number = 0
     rule = store_pricing(store, verbatim_stamps=rules.verbatim_stamps)
-    contents = (stripped_store_wide(store, config, rules) if rules.store_wide_images
-                else [m.content for m in store.messages])
+    flags = store_wide_flags(store, config, rules) if rules.store_wide_images else None
     for i in range(head_end):
+        content = store.messages[i].content
         if rules.raw_cap_plus_50:
-            cap = config.cap
-            price = calibrated_tokens(contents[i], rule, store.calibration)
-            total += min(price, cap + 50) if cap_is_on(cap) else price
-        else:
-            total += calibrated_tokens(cap_content(contents[i], config.cap), rule, store.calibration)
+            shown = content if flags is None else stripped(content, flags[i])
+            price = calibrated_tokens(shown, rule, store.calibration)
+            total += min(price, config.cap + 50) if cap_is_on(config.cap) else price
+        else:  # the cap's cut first, then the strip (the placeholder is never cut)
+            sent = cap_content(content, config.cap)
+            sent = sent if flags is None else stripped(sent, flags[i])
+            total += calibrated_tokens(sent, rule, store.calibration)
     return total
 
 
