@@ -757,6 +757,7 @@ def chronological(store: Store, config: Config, budget: Budget, variant: Variant
     seen: set[int] = set()
     latest = -1
     outside = _outside_middle(store, config, variant)
+    head_end, _ = bounds_of(store, config, variant)
     for k, stands_for in units:
         if outside(out.entries[k]):
             continue
@@ -766,6 +767,8 @@ def chronological(store: Store, config: Config, budget: Budget, variant: Variant
                                     f"is not after {store.messages[latest].id}, the first of an entry before it")]
         seen |= stands_for
         latest = min(new) if new else latest
+        if config.positioned_recall_pairs and out.entries[k].kind == "answer" and min(stands_for, default=0) < head_end:
+            latest = min(latest, head_end - 1)  # a pair straddling the head stands first in the middle
     if Defect.COMBINED_SELECTION_ORDER in defects_of(variant):
         return []
     for k, e in enumerate(out.entries):

@@ -21,7 +21,7 @@ from invariants.generators import Case, tool_cases
 from invariants.properties import _SHARED, INVARIANTS, InvariantViolation, variant_name
 from reference.model import Budget, Config, Image, Message, Store, Summary, Text, ToolResult, ToolUse
 from reference.rendering import Selection, render
-from tests.builders import prose
+from tests.builders import prose, store, summary
 
 NEW = ("rendering", "selection", "exactly-once", "chronological", "tail-suffix", "diagnostics-full")
 
@@ -72,7 +72,12 @@ TWO_IMAGES = Case(Store((_m(0, Image(), TEXT, Image()), _m(1, TEXT))), Config(ma
 #: An image in the oldest of a tail of three text messages.
 IMAGE_TAIL = Case(Store((_m(0, Image(), TEXT), _m(1, TEXT, participant="assistant"), _m(2, TEXT))),
                   Config(recent_window_tokens=10**6), Budget(max_tokens=10**6))
-SHAPES = (IMAGE_TAIL, HEAD_CALL, HEAD_CALL_REFUSED, RECENT_RESULT, DISPLACED_RESULT, TWO_READS, TWO_IMAGES)
+#: L2-0 holds m1 (head) and m4, m5 (middle), not m2, m3 between: its pair stands at m1, before m2 and m3.
+GAP_STRADDLE = Case(store(6, [summary("L1-a", 1, 1, parent="L2-0"), summary("L1-b", 4, 5, parent="L2-0"),
+                              summary("L2-0", 1, 5, level=2, sources=["L1-a", "L1-b"])]),
+                    Config(head_window_tokens=25, recent_window_tokens=0), Budget(max_tokens=10**6))
+SHAPES = (GAP_STRADDLE, IMAGE_TAIL, HEAD_CALL, HEAD_CALL_REFUSED, RECENT_RESULT, DISPLACED_RESULT, TWO_READS,
+          TWO_IMAGES)
 
 
 def violations(case: Case, variant: str, names=NEW) -> list:
@@ -203,3 +208,14 @@ def test_a_capped_input_lists_its_keys_in_object_keys_order():
     strategy.initialize(INDEX_KEY_INPUT.store)
     [call] = strategy.compile(INDEX_KEY_INPUT.budget).entries[0].content
     assert call.input["_keys"] == ["1", "b", "a"]
+
+
+def test_a_pair_straddling_the_head_stands_before_the_unclaimed_middle_messages_in_its_span():
+    """A text-only shape the general cases seldom reach: the layout puts the pair at its first leaf (m1), so m2 and
+    m3 follow it; chronological reads the pair there (it was red on this case before)."""
+    strategy = hierarchical.HierarchicalStrategy(GAP_STRADDLE.config, "sound")
+    strategy.initialize(GAP_STRADDLE.store)
+    sent = strategy.compile(GAP_STRADDLE.budget).entries
+    assert [(e.kind, e.message_id) for e in sent] == [("raw", "m0"), ("raw", "m1"), ("question", None),
+                                                      ("answer", None), ("raw", "m2"), ("raw", "m3")]
+    assert violations(GAP_STRADDLE, "sound") == []
