@@ -605,9 +605,9 @@ def budgets(draw: st.DrawFn, store: Store, config: Config, edge: str | None = No
         return p if b is None else b
 
     boundary = covering(price)
-    from reference.selection import Rules, message_prices, windows
+    from reference.selection import Rules, bounds
 
-    head_end, middle_end = windows(message_prices(store, Rules()), config)
+    head_end, middle_end = bounds(store, config, Rules())
     if edge == "head" and entries and head_end > 0:
         # One token short of the whole head: the last head message is refused.
         at = max(0, covering(_finite_price(reference_price(entries[:head_end], store, config), 0)) - 1)
@@ -678,10 +678,10 @@ def cases(draw: st.DrawFn, max_messages: int = 8, store_strategy: st.SearchStrat
 
 def _raw_after_pair(store: Store, config: Config) -> bool:
     """Whether the sound compile, unlimited, sends a raw middle message after a recall pair."""
-    from reference.selection import Rules, message_prices, windows
+    from reference.selection import Rules, bounds
 
     entries = sound_entries(store, config) or ()
-    head_end, middle_end = windows(message_prices(store, Rules()), config)
+    head_end, middle_end = bounds(store, config, Rules())
     first = next((i for i, e in enumerate(entries) if e.kind == "question"), None)
     return first is not None and any(e.kind == "raw" and head_end <= store.index(e.message_id) < middle_end
                                      for e in entries[first + 2:])
@@ -707,8 +707,10 @@ def with_large_level_budgets(config: Config) -> Config:
 # ----------------------------------------------------------------------------- tool pairs and images
 
 
-def _tool_use(k: int, name: str, size: int) -> ToolUse:
-    return ToolUse(f"u{k}", name, {"path": "a" * size})
+def _tool_use(k: int, name: str, size: int, keys: int = 0) -> ToolUse:
+    """A call whose input holds a path and ``keys`` more keys, array-index keys among them."""
+    extra = {key: size for key in ("mode", "1", "limit", "0", "offset")[:keys]}
+    return ToolUse(f"u{k}", name, {"path": "a" * size, **extra})
 
 
 @st.composite
@@ -716,17 +718,25 @@ def tool_turns(draw: st.DrawFn, n: int) -> list[tuple[str, tuple]]:
     """``n`` messages of tool cycles: a call, then its answer, with prose, orphans and images between.
 
     Most calls are answered in the next message (a pair that a window boundary may split), some are
-    left open (an orphaned tool_use, the newest message often is one), some answers answer nothing;
-    images sit in old and new messages alike.
+    left open (an orphaned tool_use, the newest message often is one), some answers answer nothing,
+    some come a message late (the pairing pass moves them up), some calls have wide inputs; images sit
+    in old and new messages alike.
     """
     turns: list[tuple[str, tuple]] = []
     k = 0
     while len(turns) < n:
-        shape = draw(choice((6, ["pair"]), (2, ["prose"]), (1, ["open-use", "orphan-result", "image"])))
+        shape = draw(choice((6, ["pair"]), (2, ["prose"]), (1, ["open-use", "orphan-result", "image"]),
+                            (1, ["late-result", "wide-use"])))
         extra = (Image(draw(choice((3, [None]), (1, [5, 40, 300])))),) if draw(st.integers(0, 4)) == 0 else ()
         if shape == "pair":
             name = draw(st.sampled_from(("read", "grep")))
             turns.append(("Claude", (Text(draw(prose)), _tool_use(k, name, draw(st.integers(1, 40))))))
+            turns.append(("User", (ToolResult(f"u{k}", draw(texts)), *extra)))
+            k += 1
+        elif shape in ("late-result", "wide-use"):
+            late = shape == "late-result"
+            turns.append(("Claude", (_tool_use(k, "read", draw(st.integers(1, 40)), 0 if late else 5),)))
+            turns += [("User", (Text(draw(texts)),))] if late else []
             turns.append(("User", (ToolResult(f"u{k}", draw(texts)), *extra)))
             k += 1
         elif shape == "open-use":

@@ -19,7 +19,6 @@ from contextvars import ContextVar
 from dataclasses import dataclass, replace
 
 from invariants.generators import NamedEstimator, input_budget_for, with_large_level_budgets
-from invariants.structural import passes_may_act, store_has_pass_material, without_pass_blocks
 from invariants.text import data_text
 from reference.estimator import content_tokens
 from reference.model import (
@@ -39,8 +38,8 @@ from reference.model import (
 from reference.numerics import Number, is_finite_nonneg, is_number, js_blank, js_floor, js_max, len16
 from reference.price import reference_price
 from reference.rendering import Selection as RenderedSelection
-from reference.rendering import Switches, layout, render
-from reference.selection import Rules, message_prices, windows
+from reference.rendering import Switches, finish, layout, render
+from reference.selection import Rules, bounds
 from reference.selection import select as reference_select
 from strategies.cap import truncate
 from strategies.defects import Defect, resolve_variant
@@ -602,7 +601,8 @@ def switches_for(variant: Variant) -> Switches:
     d = defects_of(variant)
     return Switches(combined_selection_order=Defect.COMBINED_SELECTION_ORDER in d,
                     verbatim_stamps=Defect.STAMPS_VERBATIM in d,
-                    header_replace_chained=Defect.HEADER_REPLACE_CHAINED in d)
+                    header_replace_chained=Defect.HEADER_REPLACE_CHAINED in d,
+                    trim_trailing_calls=Defect.TRIM_DROPS_TRAILING_TOOL_USE in d)
 
 
 def rules_for(variant: Variant) -> Rules:
@@ -612,11 +612,12 @@ def rules_for(variant: Variant) -> Rules:
                  deep_window_candidates=Defect.DEEP_WINDOW_CANDIDATES in d,
                  verbatim_tokens=Defect.UNCHECKED_BAD_VALUES in d,
                  raw_cap_plus_50=Defect.RAW_CAP_PLUS_50 in d,
-                 blank_candidates=Defect.BLANK_SUMMARIES_SELECTED in d)
+                 blank_candidates=Defect.BLANK_SUMMARIES_SELECTED in d,
+                 store_wide_images=Defect.IMAGE_COUNT_STORE_WIDE in d)
 
 
 def bounds_of(store: Store, config: Config, variant: Variant) -> tuple[int, int]:
-    return windows(message_prices(store, rules_for(variant)), config)
+    return bounds(store, config, rules_for(variant))
 
 
 def rendering(store: Store, config: Config, budget: Budget, variant: Variant) -> list[Violation]:
@@ -632,10 +633,6 @@ def rendering(store: Store, config: Config, budget: Budget, variant: Variant) ->
     expected = render(store, config, selection, switches_for(variant))
     if entries_text(expected) == entries_text(out.entries):
         return []
-    if passes_may_act(out.entries) or passes_may_act(expected):
-        expected, sent = without_pass_blocks(expected), without_pass_blocks(out.entries)
-        if entries_text(expected) == entries_text(sent):
-            return []
     return [Violation(name, f"the compile sends {len(out.entries)} entries, the reference rendering of its "
                             f"selection ({len(raw)} raw, summaries {list(selection.summaries)}) {len(expected)}: "
                             f"{first_difference(expected, out.entries)}")]
@@ -643,8 +640,6 @@ def rendering(store: Store, config: Config, budget: Budget, variant: Variant) ->
 
 def selection_rule(store: Store, config: Config, budget: Budget, variant: Variant) -> list[Violation]:
     """The compile selects what the reference selection selects (candidates, waterfall, completion)."""
-    if store_has_pass_material(store):  # the reference layout models neither the passes nor their windows
-        return []
     name = "selection"
     out = compile_once(store, config, budget, variant)
     if out.crashed:
@@ -675,8 +670,6 @@ def exactly_once(store: Store, config: Config, budget: Budget, variant: Variant)
     The contract's one exception: a head or tail message that is a leaf of a summary straddling the
     middle and that window is sent raw and through the summary.
     """
-    if store_has_pass_material(store):  # the reference layout models neither the passes nor their windows
-        return []
     name = "exactly-once"
     out = compile_once(store, config, budget, variant)
     if out.crashed:
@@ -750,8 +743,6 @@ def _combined_as_one(store: Store, config: Config, variant: Variant, entries: tu
 
 def chronological(store: Store, config: Config, budget: Budget, variant: Variant) -> list[Violation]:
     """Entries follow the order of the messages they stand for: each one's first new message after the last's."""
-    if store_has_pass_material(store):  # the reference layout models neither the passes nor their windows
-        return []
     name = "chronological"
     out = compile_once(store, config, budget, variant)
     if out.crashed:
@@ -766,6 +757,7 @@ def chronological(store: Store, config: Config, budget: Budget, variant: Variant
     seen: set[int] = set()
     latest = -1
     outside = _outside_middle(store, config, variant)
+    head_end, _ = bounds_of(store, config, variant)
     for k, stands_for in units:
         if outside(out.entries[k]):
             continue
@@ -775,6 +767,8 @@ def chronological(store: Store, config: Config, budget: Budget, variant: Variant
                                     f"is not after {store.messages[latest].id}, the first of an entry before it")]
         seen |= stands_for
         latest = min(new) if new else latest
+        if config.positioned_recall_pairs and out.entries[k].kind == "answer" and min(stands_for, default=0) < head_end:
+            latest = min(latest, head_end - 1)  # a pair straddling the head stands first in the middle
     if Defect.COMBINED_SELECTION_ORDER in defects_of(variant):
         return []
     for k, e in enumerate(out.entries):
@@ -784,10 +778,20 @@ def chronological(store: Store, config: Config, budget: Budget, variant: Variant
     return []
 
 
+def trimmed_end(store: Store, middle_end: int, variant: Variant) -> int:
+    """Where the sent tail ends: the last message, or, with TRIM_DROPS_TRAILING_TOOL_USE (named), before the
+    newest run of tail messages that hold a tool_use and no tool_result (the trim pops them)."""
+    end = len(store.messages)
+    if Defect.TRIM_DROPS_TRAILING_TOOL_USE not in defects_of(variant):
+        return end
+    while end > middle_end and any(isinstance(b, ToolUse) for b in store.messages[end - 1].content) and not any(
+            isinstance(b, ToolResult) for b in store.messages[end - 1].content):
+        end -= 1
+    return end
+
+
 def tail_suffix(store: Store, config: Config, budget: Budget, variant: Variant) -> list[Violation]:
     """The tail sent is a contiguous run of the newest messages; what is evicted is the oldest part of it."""
-    if store_has_pass_material(store):  # the reference layout models neither the passes nor their windows
-        return []
     name = "tail-suffix"
     out = compile_once(store, config, budget, variant)
     if out.crashed:
@@ -797,7 +801,7 @@ def tail_suffix(store: Store, config: Config, budget: Budget, variant: Variant) 
     if out.sent:
         tail = sorted(store.index(e.message_id) for e in out.entries if e.kind == "raw"
                       and store.index(e.message_id) >= middle_end)
-        if tail != list(range(middle_end, n)):
+        if tail != list(range(middle_end, trimmed_end(store, middle_end, variant))):
             return [Violation(name, f"the tail is [{middle_end}, {n}) but the compile sends of it "
                                     f"{[store.messages[i].id for i in tail]}")]
         return []
@@ -820,6 +824,7 @@ PRICE_DEFECTS = frozenset({
     Defect.RAW_CAP_PLUS_50, Defect.STAMPS_VERBATIM, Defect.QUESTION_PRICED_AS_LABEL, Defect.ANSWER_PRICED_UNCAPPED,
     Defect.ENVELOPE_ABSORBED, Defect.COMBINED_NO_FLOOR, Defect.VIEW_NEVER_BOUND, Defect.EMPTY_CARRIERS_FLOOR,
     Defect.FLOOR_UNHELD, Defect.UNCHECKED_BAD_VALUES, Defect.COMBINED_UNCHECKED, Defect.MEMO_SURVIVES_INITIALIZE,
+    Defect.TOOL_PASSES_UNPRICED, Defect.TAIL_PRICED_PRE_STRIP, Defect.IMAGE_COUNT_STORE_WIDE,
 })
 
 
@@ -840,13 +845,13 @@ def diagnostics_full(store: Store, config: Config, budget: Budget, variant: Vari
         return [crash(name, out)]
     if not isinstance(out.error, OverBudgetError):
         return []
-    if store_has_pass_material(store):  # the passes change what the reference layout predicts
-        return []
     err, d = out.error, out.error.diagnostics
     defects = defects_of(variant)
     ref = reference_select(store, config, budget, rules_for(variant))
     raw = [*range(ref.head_end), *ref.middle_raw, *range(ref.middle_end, len(store.messages))]
-    items = layout(store, config, raw, ref.selected, (ref.head_end, ref.middle_end), switches_for(variant))
+    switches = switches_for(variant)
+    items = finish(store, config, layout(store, config, raw, ref.selected, (ref.head_end, ref.middle_end), switches),
+                   switches)
     at = refusal_site(err, items)
     if at is None:
         return [Violation(name, f"it refused {err.item} (ids {list(err.refused)}), which is no item of the "

@@ -1,11 +1,12 @@
 """The reference rendering: what a compile must send, byte for byte, given the selection it made.
 
 Deliberately simple and written from the contract (docs/model.md, "The message cap",
-"Recall answers", "Emission", "The reference rendering"), with no code shared with
+"Recall answers", "Emission", "The reference rendering", "What the structural passes change"), with no code shared with
 ``strategies/``: given which raw messages were sent and which summaries were selected, it lays out
-the head, the middle (positioned pairs or the combined pair) and the accepted tail, and renders
-every entry from scratch. It follows the TypeScript; three named defects change the bytes and are
-switches here (``Switches``).
+the head, the middle (positioned pairs or the combined pair) and the accepted tail, renders every
+entry from scratch and runs the structural passes over them (``reference.passes``, "Structural
+passes"). It follows the TypeScript; four named defects change the bytes and are switches here
+(``Switches``).
 """
 
 from __future__ import annotations
@@ -13,14 +14,16 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
+from reference import passes
 from reference.cap import cap_content, cap_is_on, cap_walk, text_only_estimate
+from reference.images import depth_start
 from reference.model import Block, Config, Content, Entry, Store, Summary, Text
 from reference.numerics import Number, js_number_string, js_replace_all, js_trim
 from reference.price import live_prose
-from reference.selection import Rules, message_prices, windows
+from reference.selection import Rules, bounds, message_prices
 
 SEPARATOR_TEXT = "\n\n---\n\n"
 CLOSE = "</cm-recall>"
@@ -34,6 +37,7 @@ class Switches:
     combined_selection_order: bool = False  # Defect.COMBINED_SELECTION_ORDER
     verbatim_stamps: bool = False  # Defect.STAMPS_VERBATIM (the windows price stamps verbatim)
     header_replace_chained: bool = False  # Defect.HEADER_REPLACE_CHAINED (four chained String.replace calls)
+    trim_trailing_calls: bool = False  # Defect.TRIM_DROPS_TRAILING_TOOL_USE (trimOrphanedToolUse runs first)
 
 
 @dataclass(frozen=True)
@@ -200,9 +204,30 @@ def layout(store: Store, config: Config, raw: Iterable[int], summaries: Sequence
     return items
 
 
+def finish(store: Store, config: Config, items: Sequence[Item], switches: Switches = Switches()) -> list[Item]:
+    """The items as sent: the structural passes run over all their entries, each entry kept by the item that
+    owns it (a repair entry by the item whose call it answers)."""
+    pieces = [passes.Piece.of(k, e) for k, it in enumerate(items) for e in it.entries]
+    prices = message_prices(store, Rules(verbatim_stamps=switches.verbatim_stamps))
+    done = passes.run(store, config, pieces, depth_start(prices, config.image_strip_depth_tokens),
+                      switches.trim_trailing_calls)
+    return [replace(it, entries=tuple(p.entry for p in done if p.owner == k)) for k, it in enumerate(items)]
+
+
+def planned_raw(store: Store, selection: Selection, bounds_: tuple[int, int], switches: Switches) -> set[int]:
+    """The raw messages of the plan the passes ran over: those sent, and with ``trim_trailing_calls`` also
+    every head, tail and unclaimed middle message (the trim may have popped the newest of them)."""
+    raw = {store.index(m) for m in selection.raw}
+    if switches.trim_trailing_calls:
+        head_end, middle_end = bounds_
+        claimed = {store.index(m) for sid in selection.summaries for m in store.leaves(sid)}
+        raw |= {i for i in range(len(store.messages)) if not head_end <= i < middle_end or i not in claimed}
+    return raw
+
+
 def render(store: Store, config: Config, selection: Selection, switches: Switches = Switches()) -> tuple[Entry, ...]:
-    """The entries a compile that made ``selection`` must send, in order."""
-    bounds = windows(message_prices(store, Rules(verbatim_stamps=switches.verbatim_stamps)), config)
+    """The entries a compile that made ``selection`` must send, in order, after the structural passes."""
+    bounds_ = bounds(store, config, Rules(verbatim_stamps=switches.verbatim_stamps))
     summaries = [store.summary(sid) for sid in selection.summaries]
-    items = layout(store, config, (store.index(m) for m in selection.raw), summaries, bounds, switches)
-    return tuple(e for it in items for e in it.entries)
+    items = layout(store, config, planned_raw(store, selection, bounds_, switches), summaries, bounds_, switches)
+    return tuple(e for it in finish(store, config, items, switches) for e in it.entries)

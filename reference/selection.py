@@ -1,7 +1,8 @@
 """The reference selection and layout: which summaries a compile selects, and the order of its items.
 
 Written from the contract (docs/model.md, "Windows", "Selection" and "The reference rendering"), with
-no code shared with ``strategies/``: the windows from ``E`` of the original contents, the candidates,
+no code shared with ``strategies/``: the windows (``bounds``: ``E`` of the original contents, post-strip
+prices for the recent window, the tool-pair step backs), the candidates,
 the waterfall with carry-over, coverage completion, and the emission order of the items
 (head, middle, tail) that the reference rendering and the refusal diagnostics are read against.
 """
@@ -14,7 +15,8 @@ from dataclasses import dataclass
 
 from reference.cap import cap_content, cap_is_on
 from reference.estimator import calibrated_tokens, store_pricing
-from reference.model import Budget, Config, Store, Summary
+from reference.images import depth_start, store_wide, stripped
+from reference.model import Budget, Config, Store, Summary, ToolResult, ToolUse
 from reference.numerics import Number, is_number, js_trim
 
 
@@ -27,6 +29,7 @@ class Rules:
     verbatim_tokens: bool = False  # Defect.UNCHECKED_BAD_VALUES (the waterfall reads tokens as is)
     raw_cap_plus_50: bool = False  # Defect.RAW_CAP_PLUS_50 (the head's total, as the waterfall reads it)
     blank_candidates: bool = False  # Defect.BLANK_SUMMARIES_SELECTED (blank summaries stay candidates)
+    store_wide_images: bool = False  # Defect.IMAGE_COUNT_STORE_WIDE (the head's total, images stripped store-wide)
 
 
 def _has_text(s: Summary) -> bool:
@@ -49,23 +52,55 @@ def message_prices(store: Store, rules: Rules) -> list[Number]:
     return [calibrated_tokens(m.content, rule, store.calibration) for m in store.messages]
 
 
-def windows(prices: Sequence[Number], config: Config) -> tuple[int, int]:
-    """(head_end, middle_end): the head closes where its sum exceeds the window; so does the recent window."""
-    n = len(prices)
-    head = 0 if config.head_window_tokens <= 0 else n
+def head_walk(prices: Sequence[Number], window: Number) -> int:
+    """The head closes at the first index where the sum from the oldest exceeds the window (all: never)."""
+    if window <= 0:
+        return 0
     total: Number = 0
-    if head:
-        for i, p in enumerate(prices):
-            total += p
-            if total > config.head_window_tokens:
-                head = i
-                break
-    recent, total = 0, 0
-    for i in range(n - 1, -1, -1):
+    for i, p in enumerate(prices):
+        total += p
+        if total > window:
+            return i
+    return len(prices)
+
+
+def recent_walk(prices: Sequence[Number], window: Number) -> int:
+    """The recent window opens after the first index, from the newest, where the sum exceeds the window."""
+    total: Number = 0
+    for i in range(len(prices) - 1, -1, -1):
         total += prices[i]
-        if total > config.recent_window_tokens:
-            recent = i + 1
-            break
+        if total > window:
+            return i + 1
+    return 0
+
+
+def windows(prices: Sequence[Number], config: Config) -> tuple[int, int]:
+    """(head_end, middle_end) of the plain walks over ``prices``, with no post-strip prices and no tool-pair step
+    back (``bounds`` takes both)."""
+    head = head_walk(prices, config.head_window_tokens)
+    return head, max(recent_walk(prices, config.recent_window_tokens), head)
+
+
+def store_wide_flags(store: Store, config: Config, rules: Rules) -> list[tuple[bool, ...]]:
+    """Which images of each message stay live by the store-wide count (``postStripEstimates``)."""
+    start = depth_start(message_prices(store, rules), config.image_strip_depth_tokens)
+    return store_wide([m.content for m in store.messages], start, config)
+
+
+def bounds(store: Store, config: Config, rules: Rules) -> tuple[int, int]:
+    """(head_end, middle_end): the head walks ``E`` of each message, the recent window its post-strip price;
+    a head ending just after a call and a recent window opening on a result each step back one."""
+    prices = message_prices(store, rules)
+    rule = store_pricing(store, verbatim_stamps=rules.verbatim_stamps)
+    post = [calibrated_tokens(stripped(m.content, f), rule, store.calibration)
+            for m, f in zip(store.messages, store_wide_flags(store, config, rules), strict=True)]
+    head = head_walk(prices, config.head_window_tokens)
+    recent = recent_walk(post, config.recent_window_tokens)
+    n = len(store.messages)
+    if 0 < head < n and any(isinstance(b, ToolUse) for b in store.messages[head - 1].content):
+        head -= 1
+    if 0 < recent < n and any(isinstance(b, ToolResult) for b in store.messages[recent].content):
+        recent -= 1
     return head, max(recent, head)
 
 
@@ -84,20 +119,24 @@ def head_total(store: Store, config: Config, head_end: int, prices: Sequence[Num
     """What the head costs as the compile priced it: ``E`` as sent, or faithfully ``min(E, cap + 50)``."""
     total: Number = 0
     rule = store_pricing(store, verbatim_stamps=rules.verbatim_stamps)
+    flags = store_wide_flags(store, config, rules) if rules.store_wide_images else None
     for i in range(head_end):
-        m = store.messages[i]
+        content = store.messages[i].content
         if rules.raw_cap_plus_50:
-            cap = config.cap
-            total += min(prices[i], cap + 50) if cap_is_on(cap) else prices[i]
-        else:
-            total += calibrated_tokens(cap_content(m.content, config.cap), rule, store.calibration)
+            shown = content if flags is None else stripped(content, flags[i])
+            price = calibrated_tokens(shown, rule, store.calibration)
+            total += min(price, config.cap + 50) if cap_is_on(config.cap) else price
+        else:  # the cap's cut first, then the strip (the placeholder is never cut)
+            sent = cap_content(content, config.cap)
+            sent = sent if flags is None else stripped(sent, flags[i])
+            total += calibrated_tokens(sent, rule, store.calibration)
     return total
 
 
 def select(store: Store, config: Config, budget: Budget, rules: Rules = Rules()) -> Layout:
     """The windows, then candidates, the waterfall (L3, L2, L1, break at the first misfit) and completion."""
     prices = message_prices(store, rules)
-    head_end, middle_end = windows(prices, config)
+    head_end, middle_end = bounds(store, config, rules)
 
     def touches(s: Summary) -> bool:
         return any(i < head_end or i >= middle_end for i in _leaf_indices(store, s))

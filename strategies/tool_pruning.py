@@ -18,10 +18,17 @@ INPUT_KEYS_KEPT = 5
 CHARS_PER_TOKEN = 4
 
 
+def _is_array_index(key: str) -> bool:
+    return key.isascii() and key.isdigit() and str(int(key)) == key and int(key) < 2**32 - 1
+
+
 def input_keys(value: object) -> list[str]:
-    """``Object.keys``: a dict's keys, an array's or a string's indices, nothing for other values."""
+    """``Object.keys``: a dict's keys (array-index keys first, ascending), an array's or a string's indices,
+    nothing for other values."""
     if isinstance(value, dict):
-        return [str(k) for k in value]
+        keys = [str(k) for k in value]
+        index = sorted((k for k in keys if _is_array_index(k)), key=int)
+        return index + [k for k in keys if not _is_array_index(k)]
     if isinstance(value, (list, tuple)):
         return [str(i) for i in range(len(value))]
     if isinstance(value, str):
