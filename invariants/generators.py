@@ -20,6 +20,7 @@ Everything shrinks toward the plain case: no summaries, no carriers, default con
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from collections.abc import Callable
@@ -345,9 +346,14 @@ def _r_shape(n: int) -> Callable[[random.Random], Skeleton]:
     return make
 
 
-#: Tree shapes per message count, pooled (one choice), fewest summaries first.
-TREE_SHAPES = {n: st.sampled_from(tuple(sorted(set(_pool(_r_shape(n), 150, 100 + n)), key=lambda t: (len(t), repr(t)))))
-               for n in range(1, 13)}
+@functools.cache
+def tree_shapes(n: int) -> tuple[Skeleton, ...]:
+    """The pooled tree shapes over ``n`` messages, fewest summaries first."""
+    return tuple(sorted(set(_pool(_r_shape(n), 150, 100 + n)), key=lambda t: (len(t), repr(t))))
+
+
+#: Tree shapes per message count, pooled (one choice); each pool is built when first drawn from.
+TREE_SHAPES = {n: st.deferred(lambda n=n: st.sampled_from(tree_shapes(n))) for n in range(1, 13)}
 
 
 @st.composite
@@ -413,22 +419,37 @@ def _r_summary_fields(r: random.Random) -> tuple[str, object, tuple[Block, ...] 
     return text, r.choice(measured_tokens.elements), _r_carriers(r)
 
 
-MESSAGE_POOL = _pool(_r_message, 1500, 16)
-SUMMARY_POOL = _pool(_r_summary_fields, 1000, 17)
-message_parts = st.sampled_from(MESSAGE_POOL)
+@functools.cache
+def message_pool() -> tuple[tuple[str, tuple[Block, ...]], ...]:
+    return _pool(_r_message, 1500, 16)
+
+
+@functools.cache
+def summary_pool() -> tuple[tuple[str, object, tuple[Block, ...] | None], ...]:
+    return _pool(_r_summary_fields, 1000, 17)
+
+
+# The pools are built when first drawn from (``st.deferred``), not at import: a run that fails in an example
+# test never pays for them.
+message_parts = st.deferred(lambda: st.sampled_from(message_pool()))
 #: A summary's text, measured tokens and carriers, mostly as one pooled choice.
-summary_fields = st.sampled_from(SUMMARY_POOL)
+summary_fields = st.deferred(lambda: st.sampled_from(summary_pool()))
 
 
 def _r_history(r: random.Random) -> tuple[tuple[str, tuple[Block, ...]], ...]:
     least = r.choice(_LEAST_MESSAGES.elements)
     longest = r.choice(_LONGEST[8].elements)
     n = min(longest, least + int(r.expovariate(1 / 3)))
-    return tuple(r.choice(MESSAGE_POOL) for _ in range(n))
+    return tuple(r.choice(message_pool()) for _ in range(n))
+
+
+@functools.cache
+def history_pool() -> tuple[tuple[tuple[str, tuple[Block, ...]], ...], ...]:
+    return tuple(sorted(_pool(_r_history, 3000, 19), key=len))
 
 
 #: Whole histories (participant and content per message), shortest first: three cases in four draw one.
-HISTORY_POOL = st.sampled_from(tuple(sorted(_pool(_r_history, 3000, 19), key=len)))
+HISTORY_POOL = st.deferred(lambda: st.sampled_from(history_pool()))
 _WHOLE_HISTORY = choice((3, [True]), (1, [False]))
 _MESSAGE_LISTS = {(least, longest): st.lists(message_parts, min_size=least, max_size=longest)
                   for least in (1, 2, 3, 4) for longest in (8, 12)}
@@ -507,9 +528,14 @@ def _config_rank(c: Config) -> int:
     return sum(repr(getattr(c, f)) != repr(getattr(default, f)) for f in Config.__dataclass_fields__)
 
 
-CONFIG_POOL = tuple(sorted((_r_config(random.Random(18 + k)) for k in range(600)), key=_config_rank))
-#: A config: from the pool mostly (one choice), drawn field by field sometimes.
-pooled_configs = weighted((6, st.sampled_from(CONFIG_POOL)), (1, configs()))
+@functools.cache
+def config_pool() -> tuple[Config, ...]:
+    return tuple(sorted((_r_config(random.Random(18 + k)) for k in range(600)), key=_config_rank))
+
+
+#: A config: from the pool mostly (one choice), drawn field by field sometimes. (The whole mix is deferred:
+#: ``one_of`` would merge the weighted copies of a deferred pool into one branch.)
+pooled_configs = st.deferred(lambda: weighted((6, st.sampled_from(config_pool())), (1, configs())))
 
 
 # ----------------------------------------------------------------------------- budgets
