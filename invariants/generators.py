@@ -356,8 +356,7 @@ def tree_shapes(n: int) -> tuple[Skeleton, ...]:
 TREE_SHAPES = {n: st.deferred(lambda n=n: st.sampled_from(tree_shapes(n))) for n in range(1, 13)}
 
 
-@st.composite
-def summary_trees(draw: st.DrawFn, ids: list[str], max_level: int = 4) -> tuple[Summary, ...]:
+def _summary_tree(draw: st.DrawFn, ids: list[str], max_level: int = 4) -> tuple[Summary, ...]:
     """A summary tree over ``ids`` (a pooled shape for the stores' own ids), each summary's fields drawn."""
     n = len(ids)
     if max_level == 4 and n in TREE_SHAPES and ids == [f"m{i}" for i in range(n)]:
@@ -373,8 +372,7 @@ def summary_trees(draw: st.DrawFn, ids: list[str], max_level: int = 4) -> tuple[
     return tuple(out)
 
 
-@st.composite
-def works(draw: st.DrawFn, message_ids: list[str], summaries: tuple[Summary, ...]) -> tuple[Work, ...]:
+def _works(draw: st.DrawFn, message_ids: list[str], summaries: tuple[Summary, ...]) -> tuple[Work, ...]:
     """Queued or running compression work, or a compression in flight with nothing recorded.
 
     Chunk work usually folds a run of the messages no summary holds yet, and merge work a run of the
@@ -455,8 +453,7 @@ _MESSAGE_LISTS = {(least, longest): st.lists(message_parts, min_size=least, max_
                   for least in (1, 2, 3, 4) for longest in (8, 12)}
 
 
-@st.composite
-def stores(draw: st.DrawFn, max_messages: int = 8, estimator: st.SearchStrategy | None = None) -> Store:
+def _store(draw: st.DrawFn, max_messages: int = 8, estimator: st.SearchStrategy | None = None) -> Store:
     """A structurally valid store: messages, a summary tree over them, work, calibration, epoch, estimator."""
     # A drawn minimum (shrinking to 1) keeps most stores at 3 messages or more; list deletion shrinks the rest.
     if max_messages == 8 and draw(_WHOLE_HISTORY):
@@ -469,8 +466,8 @@ def stores(draw: st.DrawFn, max_messages: int = 8, estimator: st.SearchStrategy 
                      else st.lists(message_parts, min_size=least, max_size=longest))
     ids = [f"m{i}" for i in range(len(parts))]
     messages = tuple(Message(id=i, participant=p, content=c) for i, (p, c) in zip(ids, parts, strict=True))
-    summaries = draw(summary_trees(ids))
-    work = draw(works(ids, summaries))
+    summaries = _summary_tree(draw, ids)
+    work = _works(draw, ids, summaries)
     return Store(messages=messages, summaries=summaries, calibration=draw(calibrations),
                  pricing_epoch=draw(_EPOCHS),
                  text_estimator=draw(estimators if estimator is None else estimator), work=work)
@@ -598,8 +595,7 @@ def _finite_price(x: Number | None, fallback: Number) -> int:
     return max(0, math.ceil(x))
 
 
-@st.composite
-def budgets(draw: st.DrawFn, store: Store, config: Config, edge: str | None = None) -> Budget:
+def _budget(draw: st.DrawFn, store: Store, config: Config, edge: str | None = None) -> Budget:
     """A budget around the store's own edges (see the module docstring), on ``edge`` when given."""
     from reference.estimator import content_tokens
     from reference.price import reference_price
@@ -691,15 +687,43 @@ class Case:
         return iter((self.store, self.config, self.budget))
 
 
+# The composites below call the drawing functions above directly: a strategy built inside a draw costs its
+# validation and label each time, a function call does not.
+
+
+@st.composite
+def summary_trees(draw: st.DrawFn, ids: list[str], max_level: int = 4) -> tuple[Summary, ...]:
+    """A summary tree over ``ids`` (see ``_summary_tree``)."""
+    return _summary_tree(draw, ids, max_level)
+
+
+@st.composite
+def works(draw: st.DrawFn, message_ids: list[str], summaries: tuple[Summary, ...]) -> tuple[Work, ...]:
+    """Compression work over a store (see ``_works``)."""
+    return _works(draw, message_ids, summaries)
+
+
+@st.composite
+def stores(draw: st.DrawFn, max_messages: int = 8, estimator: st.SearchStrategy | None = None) -> Store:
+    """A structurally valid store (see ``_store``)."""
+    return _store(draw, max_messages, estimator)
+
+
+@st.composite
+def budgets(draw: st.DrawFn, store: Store, config: Config, edge: str | None = None) -> Budget:
+    """A budget around the store's own edges (see ``_budget``)."""
+    return _budget(draw, store, config, edge)
+
+
 @st.composite
 def cases(draw: st.DrawFn, max_messages: int = 8, store_strategy: st.SearchStrategy | None = None,
           config_strategy: st.SearchStrategy | None = None) -> Case:
     """A store, a config, and a budget on that store's edges."""
-    store = draw(stores(max_messages) if store_strategy is None else store_strategy)
+    store = _store(draw, max_messages) if store_strategy is None else draw(store_strategy)
     config = draw(pooled_configs if config_strategy is None else config_strategy)
     edge = draw(budget_edges)
     config = for_edge(store, config, edge)
-    return Case(store, config, draw(budgets(store, config, edge)))
+    return Case(store, config, _budget(draw, store, config, edge))
 
 
 def _raw_after_pair(store: Store, config: Config) -> bool:
@@ -775,7 +799,7 @@ def tool_stores(draw: st.DrawFn, max_messages: int = 10) -> Store:
     turns = draw(tool_turns(n))
     ids = [f"m{i}" for i in range(len(turns))]
     messages = tuple(Message(id=i, participant=p, content=c) for i, (p, c) in zip(ids, turns, strict=True))
-    summaries = draw(summary_trees(ids))
+    summaries = _summary_tree(draw, ids)
     return Store(messages=messages, summaries=summaries, calibration=draw(calibrations.filter(math.isfinite)))
 
 
