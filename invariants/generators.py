@@ -20,6 +20,7 @@ Everything shrinks toward the plain case: no summaries, no carriers, default con
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from collections.abc import Callable
@@ -345,13 +346,17 @@ def _r_shape(n: int) -> Callable[[random.Random], Skeleton]:
     return make
 
 
-#: Tree shapes per message count, pooled (one choice), fewest summaries first.
-TREE_SHAPES = {n: st.sampled_from(tuple(sorted(set(_pool(_r_shape(n), 150, 100 + n)), key=lambda t: (len(t), repr(t)))))
-               for n in range(1, 13)}
+@functools.cache
+def tree_shapes(n: int) -> tuple[Skeleton, ...]:
+    """The pooled tree shapes over ``n`` messages, fewest summaries first."""
+    return tuple(sorted(set(_pool(_r_shape(n), 150, 100 + n)), key=lambda t: (len(t), repr(t))))
 
 
-@st.composite
-def summary_trees(draw: st.DrawFn, ids: list[str], max_level: int = 4) -> tuple[Summary, ...]:
+#: Tree shapes per message count, pooled (one choice); each pool is built when first drawn from.
+TREE_SHAPES = {n: st.deferred(lambda n=n: st.sampled_from(tree_shapes(n))) for n in range(1, 13)}
+
+
+def _summary_tree(draw: st.DrawFn, ids: list[str], max_level: int = 4) -> tuple[Summary, ...]:
     """A summary tree over ``ids`` (a pooled shape for the stores' own ids), each summary's fields drawn."""
     n = len(ids)
     if max_level == 4 and n in TREE_SHAPES and ids == [f"m{i}" for i in range(n)]:
@@ -367,8 +372,7 @@ def summary_trees(draw: st.DrawFn, ids: list[str], max_level: int = 4) -> tuple[
     return tuple(out)
 
 
-@st.composite
-def works(draw: st.DrawFn, message_ids: list[str], summaries: tuple[Summary, ...]) -> tuple[Work, ...]:
+def _works(draw: st.DrawFn, message_ids: list[str], summaries: tuple[Summary, ...]) -> tuple[Work, ...]:
     """Queued or running compression work, or a compression in flight with nothing recorded.
 
     Chunk work usually folds a run of the messages no summary holds yet, and merge work a run of the
@@ -413,29 +417,43 @@ def _r_summary_fields(r: random.Random) -> tuple[str, object, tuple[Block, ...] 
     return text, r.choice(measured_tokens.elements), _r_carriers(r)
 
 
-MESSAGE_POOL = _pool(_r_message, 1500, 16)
-SUMMARY_POOL = _pool(_r_summary_fields, 1000, 17)
-message_parts = st.sampled_from(MESSAGE_POOL)
+@functools.cache
+def message_pool() -> tuple[tuple[str, tuple[Block, ...]], ...]:
+    return _pool(_r_message, 1500, 16)
+
+
+@functools.cache
+def summary_pool() -> tuple[tuple[str, object, tuple[Block, ...] | None], ...]:
+    return _pool(_r_summary_fields, 1000, 17)
+
+
+# The pools are built when first drawn from (``st.deferred``), not at import: a run that fails in an example
+# test never pays for them.
+message_parts = st.deferred(lambda: st.sampled_from(message_pool()))
 #: A summary's text, measured tokens and carriers, mostly as one pooled choice.
-summary_fields = st.sampled_from(SUMMARY_POOL)
+summary_fields = st.deferred(lambda: st.sampled_from(summary_pool()))
 
 
 def _r_history(r: random.Random) -> tuple[tuple[str, tuple[Block, ...]], ...]:
     least = r.choice(_LEAST_MESSAGES.elements)
     longest = r.choice(_LONGEST[8].elements)
     n = min(longest, least + int(r.expovariate(1 / 3)))
-    return tuple(r.choice(MESSAGE_POOL) for _ in range(n))
+    return tuple(r.choice(message_pool()) for _ in range(n))
+
+
+@functools.cache
+def history_pool() -> tuple[tuple[tuple[str, tuple[Block, ...]], ...], ...]:
+    return tuple(sorted(_pool(_r_history, 3000, 19), key=len))
 
 
 #: Whole histories (participant and content per message), shortest first: three cases in four draw one.
-HISTORY_POOL = st.sampled_from(tuple(sorted(_pool(_r_history, 3000, 19), key=len)))
+HISTORY_POOL = st.deferred(lambda: st.sampled_from(history_pool()))
 _WHOLE_HISTORY = choice((3, [True]), (1, [False]))
 _MESSAGE_LISTS = {(least, longest): st.lists(message_parts, min_size=least, max_size=longest)
                   for least in (1, 2, 3, 4) for longest in (8, 12)}
 
 
-@st.composite
-def stores(draw: st.DrawFn, max_messages: int = 8, estimator: st.SearchStrategy | None = None) -> Store:
+def _store(draw: st.DrawFn, max_messages: int = 8, estimator: st.SearchStrategy | None = None) -> Store:
     """A structurally valid store: messages, a summary tree over them, work, calibration, epoch, estimator."""
     # A drawn minimum (shrinking to 1) keeps most stores at 3 messages or more; list deletion shrinks the rest.
     if max_messages == 8 and draw(_WHOLE_HISTORY):
@@ -448,8 +466,8 @@ def stores(draw: st.DrawFn, max_messages: int = 8, estimator: st.SearchStrategy 
                      else st.lists(message_parts, min_size=least, max_size=longest))
     ids = [f"m{i}" for i in range(len(parts))]
     messages = tuple(Message(id=i, participant=p, content=c) for i, (p, c) in zip(ids, parts, strict=True))
-    summaries = draw(summary_trees(ids))
-    work = draw(works(ids, summaries))
+    summaries = _summary_tree(draw, ids)
+    work = _works(draw, ids, summaries)
     return Store(messages=messages, summaries=summaries, calibration=draw(calibrations),
                  pricing_epoch=draw(_EPOCHS),
                  text_estimator=draw(estimators if estimator is None else estimator), work=work)
@@ -507,9 +525,14 @@ def _config_rank(c: Config) -> int:
     return sum(repr(getattr(c, f)) != repr(getattr(default, f)) for f in Config.__dataclass_fields__)
 
 
-CONFIG_POOL = tuple(sorted((_r_config(random.Random(18 + k)) for k in range(600)), key=_config_rank))
-#: A config: from the pool mostly (one choice), drawn field by field sometimes.
-pooled_configs = weighted((6, st.sampled_from(CONFIG_POOL)), (1, configs()))
+@functools.cache
+def config_pool() -> tuple[Config, ...]:
+    return tuple(sorted((_r_config(random.Random(18 + k)) for k in range(600)), key=_config_rank))
+
+
+#: A config: from the pool mostly (one choice), drawn field by field sometimes. (The whole mix is deferred:
+#: ``one_of`` would merge the weighted copies of a deferred pool into one branch.)
+pooled_configs = st.deferred(lambda: weighted((6, st.sampled_from(config_pool())), (1, configs())))
 
 
 # ----------------------------------------------------------------------------- budgets
@@ -572,8 +595,7 @@ def _finite_price(x: Number | None, fallback: Number) -> int:
     return max(0, math.ceil(x))
 
 
-@st.composite
-def budgets(draw: st.DrawFn, store: Store, config: Config, edge: str | None = None) -> Budget:
+def _budget(draw: st.DrawFn, store: Store, config: Config, edge: str | None = None) -> Budget:
     """A budget around the store's own edges (see the module docstring), on ``edge`` when given."""
     from reference.estimator import content_tokens
     from reference.price import reference_price
@@ -665,15 +687,43 @@ class Case:
         return iter((self.store, self.config, self.budget))
 
 
+# The composites below call the drawing functions above directly: a strategy built inside a draw costs its
+# validation and label each time, a function call does not.
+
+
+@st.composite
+def summary_trees(draw: st.DrawFn, ids: list[str], max_level: int = 4) -> tuple[Summary, ...]:
+    """A summary tree over ``ids`` (see ``_summary_tree``)."""
+    return _summary_tree(draw, ids, max_level)
+
+
+@st.composite
+def works(draw: st.DrawFn, message_ids: list[str], summaries: tuple[Summary, ...]) -> tuple[Work, ...]:
+    """Compression work over a store (see ``_works``)."""
+    return _works(draw, message_ids, summaries)
+
+
+@st.composite
+def stores(draw: st.DrawFn, max_messages: int = 8, estimator: st.SearchStrategy | None = None) -> Store:
+    """A structurally valid store (see ``_store``)."""
+    return _store(draw, max_messages, estimator)
+
+
+@st.composite
+def budgets(draw: st.DrawFn, store: Store, config: Config, edge: str | None = None) -> Budget:
+    """A budget around the store's own edges (see ``_budget``)."""
+    return _budget(draw, store, config, edge)
+
+
 @st.composite
 def cases(draw: st.DrawFn, max_messages: int = 8, store_strategy: st.SearchStrategy | None = None,
           config_strategy: st.SearchStrategy | None = None) -> Case:
     """A store, a config, and a budget on that store's edges."""
-    store = draw(stores(max_messages) if store_strategy is None else store_strategy)
+    store = _store(draw, max_messages) if store_strategy is None else draw(store_strategy)
     config = draw(pooled_configs if config_strategy is None else config_strategy)
     edge = draw(budget_edges)
     config = for_edge(store, config, edge)
-    return Case(store, config, draw(budgets(store, config, edge)))
+    return Case(store, config, _budget(draw, store, config, edge))
 
 
 def _raw_after_pair(store: Store, config: Config) -> bool:
@@ -759,7 +809,7 @@ def tool_stores(draw: st.DrawFn, max_messages: int = 10) -> Store:
     turns = draw(tool_turns(n))
     ids = [f"m{i}" for i in range(len(turns))]
     messages = tuple(Message(id=i, participant=p, content=c) for i, (p, c) in zip(ids, turns, strict=True))
-    summaries = draw(summary_trees(ids))
+    summaries = _summary_tree(draw, ids)
     return Store(messages=messages, summaries=summaries, calibration=draw(calibrations.filter(math.isfinite)))
 
 

@@ -146,15 +146,12 @@ ORDER_FILE = Path(__file__).resolve().parents[1] / "reports" / "test-order.json"
 
 
 def suite_order(items: list[pytest.Item], ranked: list[str]) -> None:
-    """Files by their best test's rank, then tests by rank (a file's tests stay together, so its fixtures are
-    built once); the harness's own tests (marked ``harness``) last; unranked tests keep their place after."""
+    """The ranked tests first, in rank order (whichever file they are in: few fixtures here are module-scoped, and
+    those few are cheap), then the unranked ones in their collected order (file by file); the harness's own tests
+    (marked ``harness``) last."""
     rank = {name: k for k, name in enumerate(ranked)}
     worst = len(rank)
-    best: dict[str, int] = {}
-    for item in items:
-        file = item.nodeid.split("::", 1)[0]
-        best[file] = min(best.get(file, worst), rank.get(item.nodeid.split("[", 1)[0], worst))
-    items.sort(key=lambda it: (it.get_closest_marker("harness") is not None, best[it.nodeid.split("::", 1)[0]],
+    items.sort(key=lambda it: (it.get_closest_marker("harness") is not None,
                                rank.get(it.nodeid.split("[", 1)[0], worst)))
 
 
