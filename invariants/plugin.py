@@ -71,6 +71,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "harness: a test of the harness's own tooling (the plugin, find, the "
                                        "campaign); mutation campaigns leave it out")
     config.addinivalue_line("markers", "scenario: an item collected from a scenario file (tests/scenarios/)")
+    config.addinivalue_line("markers", "search: the test runs a Hypothesis search inside it (not through @given); "
+                                       "a named mutant's run treats it as a property test")
     config.addinivalue_line("markers", "defect_table: the test reads the variants' defect table itself; a named "
                                        "mutant edits that table, so its run leaves the test out")
     name = chosen_profile(config)

@@ -253,8 +253,9 @@ def fastest_first(items: list[pytest.Item], durations: dict[str, float], mutant:
 
 
 def is_property_test(item: pytest.Item) -> bool:
-    """A Hypothesis test (``@given`` gives the function a ``hypothesis`` handle)."""
-    return hasattr(getattr(item, "obj", None), "hypothesis")
+    """A Hypothesis test (``@given`` gives the function a ``hypothesis`` handle), or one marked ``search`` (it
+    runs a search inside)."""
+    return hasattr(getattr(item, "obj", None), "hypothesis") or item.get_closest_marker("search") is not None
 
 
 class QuickKillers:

@@ -148,3 +148,26 @@ def test_reviewed_equivalents_are_not_run_unless_their_line_changed(tmp_path, mo
     del listed["mutmut:reference.ops.x_f__mutmut_4"]  # an entry taken out: the mutant it skipped runs again
     again = mutmut_exec.plan(work, ["reference.ops"], baseline)
     assert "reference.ops.x_f__mutmut_4" in [m["name"] for m in again["mutants"]]
+
+
+def test_a_test_marked_search_counts_as_a_property_test_for_the_named_mutants(pytester):
+    from reports.mutant_plugin import is_property_test
+
+    pytester.makepyfile(test_s=textwrap.dedent("""
+        import pytest
+        from hypothesis import given, strategies as st
+
+        @given(st.integers())
+        def test_given(x):
+            pass
+
+        @pytest.mark.search
+        def test_searches_inside():
+            pass
+
+        def test_plain():
+            pass
+    """))
+    items, _ = pytester.inline_genitems()
+    assert {it.name: is_property_test(it) for it in items} == {"test_given": True, "test_searches_inside": True,
+                                                               "test_plain": False}

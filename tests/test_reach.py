@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 
 from invariants.generators import cases
@@ -30,6 +31,7 @@ def drawn_sites() -> Counter[str]:
     return got
 
 
+@pytest.mark.search
 def test_every_refusal_site_is_reached_in_at_least_two_percent_of_the_draws():
     got = drawn_sites()
     total = sum(got.values())
