@@ -12,7 +12,7 @@ import pytest
 
 from reports.campaign import ROOT
 from reports.hints import Hints, function_of, learn, read, write
-from reports.mutant_order import own_test_file, running_order
+from reports.mutant_order import own_test_files, running_order
 
 pytestmark = pytest.mark.harness
 
@@ -50,7 +50,9 @@ def test_hints_round_trip_and_an_unreadable_file_gives_none(tmp_path):
 def test_function_of_strips_the_mutant_number_and_the_journal_prefix():
     assert function_of("mutmut:reference.cap.x__units__mutmut_12") == "reference.cap.x__units"
     assert function_of("strategies.pricing.xǁPricesǁmessages__mutmut_3") == "strategies.pricing.xǁPricesǁmessages"
-    assert own_test_file("strategies.pricing.xǁPricesǁmessages__mutmut_3") == "tests/test_pricing.py"
+    assert own_test_files("strategies.pricing.xǁPricesǁmessages__mutmut_3") == {"tests/test_pricing.py",
+                                                                                "tests/test_strategies_pricing.py"}
+    assert "tests/test_reference_cap.py" in own_test_files("reference.cap.x__units__mutmut_1")
 
 
 def test_known_killers_run_first_then_the_modules_own_tests_then_the_rest():
