@@ -52,3 +52,11 @@ def test_once_the_limit_is_reached_older_images_are_stripped():
 
 def test_a_fractional_limit_keeps_whole_images_only():
     assert decide([0, 1, 2], [1, 2, 1], 0, Config(max_live_images=1.5)) == [0, 0, None]
+
+
+def test_every_message_older_than_the_start_is_stripped():
+    assert decide([0, 1, 2], [1, 1, 1], 2, Config()) == [0, 0, None]
+
+
+def test_a_limit_of_zero_keeps_every_image():
+    assert decide([0, 1], [2, 3], 0, Config(max_live_images=0)) == [None, None]

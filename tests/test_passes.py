@@ -66,3 +66,11 @@ def test_the_waterfall_reads_a_capped_head_at_its_capped_price():
     assert content_tokens(truncate(st.messages[0].content, 10), st) + 10 + 10 <= 70
     config = Config(max_message_tokens=10, head_window_tokens=100, recent_window_tokens=10)
     assert compiled("sound", st, config, 70).selected == ("L1-b", "L1-a")
+
+
+def test_unpriced_passes_still_charge_a_raw_message_as_cut_by_the_cap():
+    """TOOL_PASSES_UNPRICED alone prices the message as the cap cuts it, before any pass."""
+    st = Store(messages=(Message("m0", "user", (Text(prose(100)),)), Message("m1", "user", (Text("ok"),))))
+    result = compiled("sound+TOOL_PASSES_UNPRICED", st, Config(max_message_tokens=6))
+    cut = truncate(st.messages[0].content, 6)
+    assert result.stats.total.tokens == content_tokens(cut, st) + content_tokens(st.messages[1].content, st)

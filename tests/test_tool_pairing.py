@@ -60,6 +60,11 @@ def test_a_recent_window_opening_at_the_second_message_on_a_result_takes_the_fir
     assert recent_step_back(msgs, 1) == 0
 
 
+def test_an_empty_recent_window_stays_empty():
+    msgs = messages([use("u0")], [result("u0")])
+    assert recent_step_back(msgs, 2) == 2
+
+
 def test_a_recent_window_opening_at_the_first_message_stays_there():
     msgs = messages([result("u0")], [Text("a")])
     assert recent_step_back(msgs, 0) == 0
@@ -131,3 +136,9 @@ def test_a_result_in_the_calling_entry_itself_is_not_moved():
     out, _ = enforce_tool_pairing(slots([use("u0")], [use("u0"), result("u0")], [Text("a")]))
     assert sent(out) == [(0, (use("u0"),)), (1, (use("u0"), result("u0"))), (1, (stub("u0"),)),
                          (2, (Text("a"),))]
+
+
+def test_a_call_left_open_at_the_end_is_answered_by_a_stub_entry_of_the_last_item():
+    out, _ = enforce_tool_pairing(slots([Text("a")], [Text("b")], [use("u0")]))
+    assert [(s.owner, s.entry.kind) for s in out] == [(0, "raw"), (1, "raw"), (2, "raw"), (2, "repair")]
+    assert out[-1].entry.content == (stub("u0"),)
