@@ -12,20 +12,19 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from hypothesis import example, given
+from hypothesis import given
 
 import strategies.emission as emission
 import strategies.hierarchical as hierarchical
 import strategies.recall as recall
 from invariants.generators import Case, cases
-from invariants.properties import _SHARED, INVARIANTS, InvariantViolation, variant_name
+from invariants.properties import InvariantViolation, variant_name
 from invariants.reach import observe
 from reference.model import Budget, Config, Store, Summary, Text
 from strategies.errors import OverBudgetError
 from strategies.windows import Windows
 from tests.builders import msg, store, summary
-
-NEW = ("rendering", "selection", "exactly-once", "chronological", "tail-suffix", "diagnostics-full")
+from tests.shapes import violations, with_shapes
 
 # ----------------------------------------------------------------------------- the shapes that break them
 
@@ -67,22 +66,8 @@ SHAPES = (CAPPED_ENVELOPE, FULL_HEADER, CUT_FRACTIONAL, COMBINED_TWO, WINDOWS_OV
           STRADDLE_TAIL, HEAD_ONLY_SUMMARY, COMBINED_LEVELS_REFUSED, COMBINED_LEFT_OUT_REFUSED)
 
 
-def violations(case: Case, variant: str, names=NEW) -> list:
-    token = _SHARED.set({})
-    try:
-        return [v for name in names for v in INVARIANTS[name](*case, variant)]
-    finally:
-        _SHARED.reset(token)
-
-
-def with_shapes(test):
-    for case in reversed(SHAPES):
-        test = example(case=case)(test)
-    return test
-
-
 @given(case=cases())
-@with_shapes
+@with_shapes(SHAPES)
 def test_what_is_sent_and_refused_follows_the_reference(case, variant):
     observe(case)
     found = violations(case, variant)

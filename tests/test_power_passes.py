@@ -10,7 +10,7 @@ red (before the passes were modelled, it skipped or set aside this store); witho
 from __future__ import annotations
 
 import pytest
-from hypothesis import example, given, settings
+from hypothesis import given, settings
 
 import strategies.emission as emission
 import strategies.hierarchical as hierarchical
@@ -18,12 +18,11 @@ import strategies.passes as passes
 import strategies.tool_pruning as tool_pruning
 import strategies.windows as windows
 from invariants.generators import Case, tool_cases
-from invariants.properties import _SHARED, INVARIANTS, InvariantViolation, variant_name
+from invariants.properties import InvariantViolation, variant_name
 from reference.model import Budget, Config, Image, Message, Store, Summary, Text, ToolResult, ToolUse
 from reference.rendering import Selection, render
 from tests.builders import prose, store, summary
-
-NEW = ("rendering", "selection", "exactly-once", "chronological", "tail-suffix", "diagnostics-full")
+from tests.shapes import violations, with_shapes
 
 
 def _m(i: int, *content, participant: str = "user") -> Message:
@@ -80,23 +79,9 @@ SHAPES = (GAP_STRADDLE, IMAGE_TAIL, HEAD_CALL, HEAD_CALL_REFUSED, RECENT_RESULT,
           TWO_IMAGES)
 
 
-def violations(case: Case, variant: str, names=NEW) -> list:
-    token = _SHARED.set({})
-    try:
-        return [v for name in names for v in INVARIANTS[name](*case, variant)]
-    finally:
-        _SHARED.reset(token)
-
-
-def with_shapes(test):
-    for case in reversed(SHAPES):
-        test = example(case=case)(test)
-    return test
-
-
 @settings(max_examples=max(20, settings().max_examples // 5))
 @given(case=tool_cases())
-@with_shapes
+@with_shapes(SHAPES)
 def test_what_is_sent_and_refused_over_tool_cycles_follows_the_reference(case, variant):
     found = violations(case, variant)
     if found:
