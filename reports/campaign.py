@@ -64,6 +64,11 @@ SKIP_DIRS = frozenset({"__pycache__", ".hypothesis", ".pytest_cache", "out", "mu
 #: would only slow every mutant down.
 DEFAULT_SELECTION = ("tests", "-m", "not harness")
 RED = frozenset({"failed", "error", "xfailed"})
+
+
+def red_tests(baseline: dict[str, Any]) -> list[str]:
+    """The node ids red on the baseline run, less the expected reds (xfailed): the tests no mutant runs."""
+    return [r["nodeid"] for r in baseline["tests"] if r["outcome"] in RED - {"xfailed"}]
 BASELINE = "baseline"
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from reports.mutant_plugin import QUICK, drawn
+from reports.mutant_plugin import quick_first
 
 
 def own_test_files(mutant: str) -> frozenset[str]:
@@ -25,10 +25,7 @@ def running_order(mutant: str, tests: Sequence[str], durations: Mapping[str, flo
     own = own_test_files(mutant)
 
     def key(t: str) -> tuple[int, int, int, float, str]:
-        took = durations.get(t, float("inf"))
         part = 0 if t in hinted else 1 if t.split("::", 1)[0] in own else 2
-        if took < QUICK:
-            return (part, hinted.get(t, 0), 0, 0.0, drawn(mutant, t))
-        return (part, hinted.get(t, 0), 1, took, t)
+        return (part, hinted.get(t, 0), *quick_first(mutant, t, durations))
 
     return sorted(tests, key=key)

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from reports.campaign import RED, Settings, _die_with_parent, fmt_time, kill_group
+from reports.campaign import Settings, _die_with_parent, fmt_time, kill_group, red_tests
 from reports.hints import read as read_hints
 from reports.mutant_plugin import SKIP_ENV
 
@@ -62,12 +62,14 @@ def plan(work: Path, owned: Sequence[str], baseline: dict[str, Any]) -> dict[str
     """The executor's plan: the pending mutants of the owned modules (each with its function and time limit),
     each function's covering tests and known killers, and the tests' per-test time limits."""
     from reports.mutmut_run import load_meta, module_of
+    from reports.report import load_equivalents
 
     stats = json.loads((work / "mutants" / "mutmut-stats.json").read_text(encoding="utf-8"))
     covering = stats.get("tests_by_mangled_function_name", {})
     durations = {r["nodeid"]: r["duration"] for r in baseline["tests"]}
-    red = {r["nodeid"] for r in baseline["tests"] if r["outcome"] in RED - {"xfailed"}}
+    red = set(red_tests(baseline))
     killers = read_hints().killers
+    listed = load_equivalents()
     mine = set(owned)
     mutants: list[dict[str, Any]] = []
     reviewed: list[dict[str, Any]] = []
@@ -76,7 +78,7 @@ def plan(work: Path, owned: Sequence[str], baseline: dict[str, Any]) -> dict[str
         if module_of(source) not in mine:
             continue
         codes = data.get("exit_code_by_key", {})
-        equivalent = reviewed_equivalents(work, source, [k for k, c in codes.items() if c in (None, SKIPPED)])
+        equivalent = reviewed_equivalents(work, source, [k for k, c in codes.items() if c in (None, SKIPPED)], listed)
         for key, code in codes.items():
             if code is not None and not (code == SKIPPED and key not in equivalent):
                 continue
@@ -88,7 +90,8 @@ def plan(work: Path, owned: Sequence[str], baseline: dict[str, Any]) -> dict[str
             fn = name.rsplit("__mutmut_", 1)[0]
             if fn not in functions:
                 tests = [t for t in covering.get(fn, ()) if t not in red]
-                functions[fn] = {"tests": tests, "first": [t for t in killers.get(fn, ()) if t in set(tests)]}
+                kept = set(tests)
+                functions[fn] = {"tests": tests, "first": [t for t in killers.get(fn, ()) if t in kept]}
             total = sum(durations.get(t, 1.0) for t in functions[fn]["tests"])
             mutants.append({"name": name, "key": key, "function": fn, "limit": LIMIT_FACTOR * total + LIMIT_CONST})
     used = {t for f in functions.values() for t in f["tests"]}
@@ -97,14 +100,11 @@ def plan(work: Path, owned: Sequence[str], baseline: dict[str, Any]) -> dict[str
             "durations": {t: durations.get(t, 1.0) for t in sorted(used)}}
 
 
-def reviewed_equivalents(work: Path, source: str, keys: Sequence[str]) -> set[str]:
-    """The ``keys`` listed in ``reports/equivalent_mutants.toml`` whose mutated line is still the one reviewed:
-    no test can tell them from the original, so they are not run (mutmut's "skipped"; the report counts them
-    as equivalent). An entry whose line changed is stale: that mutant runs."""
+def reviewed_equivalents(work: Path, source: str, keys: Sequence[str], listed: dict[str, Any]) -> set[str]:
+    """The ``keys`` listed in ``listed`` (``reports/equivalent_mutants.toml``) whose mutated line is still the one
+    reviewed: no test can tell them from the original, so they are not run (mutmut's "skipped"; the report counts
+    them as equivalent). An entry whose line changed is stale: that mutant runs."""
     from reports.mutmut_describe import describe
-    from reports.report import load_equivalents
-
-    listed = load_equivalents()
     names = {k.replace("__init__.", ""): k for k in keys if f"mutmut:{k.replace('__init__.', '')}" in listed}
     if not names:
         return set()
@@ -195,7 +195,7 @@ def run_pending(settings: Settings, work: Path, baseline: dict[str, Any], deadli
     stream: TextIO | None = settings.progress
     log = work.parent / "mutmut.log"
     started = time.time()
-    red = [r["nodeid"] for r in baseline["tests"] if r["outcome"] in RED - {"xfailed"}]
+    red = red_tests(baseline)
     beside = ahead is not None and ahead.ok() and not red
     if not beside:
         code, stopped = _prepare(settings, work, red, deadline)

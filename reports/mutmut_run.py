@@ -33,7 +33,6 @@ from typing import Any
 
 from reports.campaign import (
     MUTMUT_PATHS,
-    RED,
     ROOT,
     Journal,
     Settings,
@@ -41,6 +40,7 @@ from reports.campaign import (
     fmt_time,
     hashed_files,
     kill_group,
+    red_tests,
 )
 from reports.mutants import shard_of
 
@@ -355,8 +355,7 @@ def _invoke(settings: Settings, work: Path, baseline: dict[str, Any], names: lis
 
         return run_pending(settings, work, baseline, deadline, owned, ahead)
     skip = work.parent / "skip.txt"
-    skip.write_text("".join(r["nodeid"] + "\n" for r in baseline["tests"]
-                            if r["outcome"] in RED - {"xfailed"}), encoding="utf-8")
+    skip.write_text("".join(t + "\n" for t in red_tests(baseline)), encoding="utf-8")
     env = settings.env()
     env.pop("PYTHONPATH", None)  # mutmut puts its mutants/ first; nothing may shadow it
     env["CMHARNESS_KILLERS"] = str(work / "killers")
