@@ -55,23 +55,19 @@ def run_campaign(settings: Settings, *, shard: tuple[int, int] | None = None, bu
     if not merge:
         extras = extra_mutants(extra) if extra else []
         patches = {m.id: extra / f"{m.id.removeprefix('extra:')}.patch" for m in extras} if extra else {}
+        from reports.mutmut_run import journal_records, run_mutmut
+
         ahead = prepare_ahead(settings, fp, deadline) if mutmut else None
-        try:
+        try:  # the preparation beside the baseline is stopped however the runs end
             done = run_named_mutants(settings, named_mutants() + extras, shard=shard, fp=fp, deadline=deadline,
                                      patches=patches)
-        except BaseException:
+            if mutmut:
+                result = run_mutmut(settings, fp, done[BASELINE], deadline - time.time(), shard, mutmut_paths,
+                                    ahead=ahead)
+        finally:
             if ahead is not None:
                 ahead.stop()
-            raise
         if mutmut:
-            from reports.mutmut_run import journal_records, run_mutmut
-
-            left = deadline - time.time()
-            try:
-                result = run_mutmut(settings, fp, done[BASELINE], left, shard, mutmut_paths, ahead=ahead)
-            finally:
-                if ahead is not None:
-                    ahead.stop()
             journal = Journal(settings.journal_dir, journal_name(shard))
             journal_records(journal, result.records, done)
             for path in mutmut_paths:  # one inventory per folder: runs over other folders add to the report
