@@ -62,9 +62,11 @@ class ScenarioItem(pytest.Item):
             raise ScenarioMismatch(verdict)
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: object = None) -> str:
+        """A mismatch as expected against actual; a crash in the ``--tb`` style asked for (a plain item's
+        default ignores it and formats every frame in full, which a mutmut work copy's large files make slow)."""
         if isinstance(excinfo.value, ScenarioMismatch):
             return f"{self.path.name}: not as expected on {excinfo.value}"
-        return super().repr_failure(excinfo)  # type: ignore[arg-type]
+        return self._repr_failure_py(excinfo, style or self.config.getoption("tbstyle", "auto"))  # type: ignore[arg-type,return-value]
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, 0, f"{self.path.name}::{self.variant}"

@@ -236,8 +236,9 @@ def run_pending(settings: Settings, work: Path, baseline: dict[str, Any], deadli
                          f"budget left {fmt_time(deadline - now)}\n")
             stream.flush()
 
+    # --tb=native: pytest's own styles parse the source of every frame, and a mutated file is large
     cmd = [settings.python, "-m", "pytest", "-q", "--rootdir=.", "-p", "no:cacheprovider", "-p", "no:randomly",
-           "--capture=sys", "--tb=line", "-p", "reports.mutant_plugin", "--cm-no-shrink", "-p", "reports.executor",
+           "--capture=sys", "--tb=native", "-p", "reports.mutant_plugin", "--cm-no-shrink", "-p", "reports.executor",
            f"--cm-execute={plan_path}", f"--cm-execute-out={out}", *read_selection(work)]
     try:
         _, stopped = _run(cmd, work / "mutants", _env(settings, work / "mutants"), log, deadline, poll)

@@ -9,7 +9,9 @@ mutated code, the code it covers has only equivalent or surviving mutants, or it
 passed under every killed mutant of that code).
 
 The search runs in one pytest process per worker (``-p reports.witness_plugin``, ``--cm-witness PLAN``): each
-test is collected once and run again under each candidate, the mutant switched in that process
+test is collected once and run again under each candidate, Hypothesis not shrinking and failures
+formatted natively (a witness needs the failure, not its minimal example or every frame's source), the
+mutant switched in that process
 (mutmut's ``MUTANT_UNDER_TEST``, read by its trampolines at call time; a named mutant's switches in
 ``strategies.defects.VARIANTS``), in mutmut's work copy so that its mutants are there to switch.
 """
@@ -155,7 +157,7 @@ def _run_part(settings: Settings, cwd: Path, nodeids: Sequence[str], todo: dict[
         plan_path.write_text(json.dumps({n: todo[n] for n in nodeids}), encoding="utf-8")
         local = Settings(**{**settings.__dict__, "root": cwd})
         cmd = [settings.python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
-               "-p", "reports.witness_plugin", f"--cm-witness={plan_path}", f"--cm-witness-out={results}",
-               "--rootdir=.", "--tb=short", *nodeids]
+               "-p", "reports.mutant_plugin", "--cm-no-shrink", "-p", "reports.witness_plugin",
+               f"--cm-witness={plan_path}", f"--cm-witness-out={results}", "--rootdir=.", "--tb=native", *nodeids]
         _run_process(cmd, local, log, timeout=max(1.0, deadline - time.time()))
         return [r for r in read_rows(results) if r.get("outcome") != "running"]

@@ -54,7 +54,7 @@ class WitnessSearch:
             tried += 1
             failed = [r for r in reports if r.failed]
             if failed:
-                row.update(witness=mutant_id, failure=_first_line(failed[0].longreprtext))
+                row.update(witness=mutant_id, failure=failure_line(failed[0]))
                 break
         else:
             row["complete"] = True
@@ -92,8 +92,11 @@ class switched:  # a context manager read as a phrase: ``with switched(kind, nam
             defects.VARIANTS[variant] = before
 
 
-def _first_line(text: str) -> str:
+def failure_line(report: pytest.TestReport) -> str:
+    """The first line of what the failure raised (``AssertionError: assert 31 == 30``), whatever ``--tb`` said."""
+    crash = getattr(report.longrepr, "reprcrash", None)
+    text = crash.message if crash is not None else report.longreprtext
     for line in text.splitlines():
         if line.startswith("E "):
             return line[1:].strip()[:300]
-    return (text.strip().splitlines() or [""])[-1][:300]
+    return (text.strip().splitlines() or [""])[0][:300]

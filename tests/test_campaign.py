@@ -720,6 +720,15 @@ def test_a_never_red_test_gets_a_killed_mutant_of_its_code_as_witness_or_a_reaso
     assert REAL_GAP not in checks["without"].values()
 
 
+@pytest.mark.parametrize("tb", ["native", "short", "line"])
+def test_a_witness_failure_is_the_first_line_raised_whatever_the_traceback_style(pytester, tb):
+    from reports.witness_plugin import failure_line
+
+    pytester.makepyfile(test_x="def test_x():\n    assert 1 + 1 == 3, 'arithmetic'\n")
+    failed = [r for r in pytester.inline_run(f"--tb={tb}").getreports("pytest_runtest_logreport") if r.failed]
+    assert failure_line(failed[0]) == "AssertionError: arithmetic"
+
+
 def test_the_witness_plan_reads_mutmuts_coverage_for_candidates(campaign):
     from reports.witness import ONLY_EQUIVALENT, plan
 

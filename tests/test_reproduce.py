@@ -156,6 +156,27 @@ def test_pytest_collects_scenario_files_and_shows_mismatches(pytester) -> None:
     assert "broken.scenario.json: store: expected an object, got 5" in out
 
 
+@pytest.mark.parametrize(("tb", "shown", "not_shown"), [
+    ("native", "Traceback (most recent call last):", "def boom"),
+    ("long", "def boom", "Traceback (most recent call last):"),
+])
+def test_a_crashing_scenario_item_follows_the_tb_option(pytester, monkeypatch, tb, shown, not_shown) -> None:
+    """A crash (not a mismatch) is shown in the ``--tb`` style asked for; the mutation runs ask for a cheap one."""
+    from invariants import scenario_items
+
+    def boom(scenario, variant):
+        raise RuntimeError("crashed inside the compile")
+
+    monkeypatch.setattr(scenario_items, "judge_variant", boom)
+    folder = pytester.path / "scenarios"
+    folder.mkdir()
+    (folder / "ok.scenario.json").write_text(ISSUE_307.read_text(encoding="utf-8"), encoding="utf-8")
+    result = pytester.runpytest_inprocess("-p", "invariants.plugin", f"--tb={tb}", str(folder))
+    out = result.stdout.str()
+    assert "RuntimeError: crashed inside the compile" in out
+    assert shown in out and not_shown not in out
+
+
 def test_a_failing_property_test_prints_a_scenario_and_the_command_that_keeps_it(pytester) -> None:
     pytester.makepyfile(test_found='''
 from reference.model import Budget, Config, Message, Store, Text
