@@ -68,8 +68,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "red_on(*variants): the test is expected to fail with an invariant "
                                        "violation on these variants and to pass on the others")
     config.addinivalue_line("markers", "slow: a long search, run only with --cm-slow or the deep profile")
-    config.addinivalue_line("markers", "harness: a test of the harness's own tooling (the plugin, find, the "
-                                       "campaign); mutation campaigns leave it out")
+    config.addinivalue_line("markers", "harness: a test of the harness's own tooling, not of the model (the plugin, "
+                                       "the campaign, the CLI's registry, the Z3 corpus, the docs' cross-references); "
+                                       "mutation campaigns and the red-first count leave it out")
     config.addinivalue_line("markers", "scenario: an item collected from a scenario file (tests/scenarios/)")
     config.addinivalue_line("markers", "search: the test runs a Hypothesis search inside it (not through @given); "
                                        "a named mutant's run treats it as a property test")

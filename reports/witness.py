@@ -32,7 +32,7 @@ from reports.witness_plugin import PER_TEST
 NO_CODE = "covers no mutated code"
 ONLY_EQUIVALENT = "covers only code whose mutants are equivalent or survived"
 REAL_GAP = "a real gap: passed under every killed mutant of the code it covers"
-MAX_CANDIDATES = 40
+MAX_CANDIDATES = 400
 
 
 # ----------------------------------------------------------------------------- what to search

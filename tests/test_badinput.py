@@ -189,6 +189,7 @@ def test_the_iterative_tool_result_price_is_the_recursive_sum():
 # ----------------------------------------------------------------------------- text that cannot be printed
 
 
+@pytest.mark.harness
 def test_printable_escapes_only_surrogates():
     assert printable("m\udc00 \ud83d!") == "m\\udc00 \\ud83d!"
     assert printable("caf\u00e9 \U0001f600") == "caf\u00e9 \U0001f600"
@@ -202,6 +203,7 @@ def _surrogate_ids(raw):
         s["source_range"] = ["m\udc00" if x == "m1" else x for x in s["source_range"]]
 
 
+@pytest.mark.harness
 @pytest.mark.parametrize("command", ["price", "check"])
 def test_a_lone_surrogate_in_an_id_is_printed_as_an_escape(tmp_path, command):
     done = cmharness(command, str(scenario_file(tmp_path, _surrogate_ids)))
@@ -210,6 +212,7 @@ def test_a_lone_surrogate_in_an_id_is_printed_as_an_escape(tmp_path, command):
         assert "m\\udc00" in done.stdout
 
 
+@pytest.mark.harness
 def test_an_error_naming_a_lone_surrogate_is_one_printable_line(tmp_path):
     def duplicate(raw):
         _surrogate_ids(raw)
@@ -223,6 +226,7 @@ def test_an_error_naming_a_lone_surrogate_is_one_printable_line(tmp_path):
 # ----------------------------------------------------------------------------- report options
 
 
+@pytest.mark.harness
 @pytest.mark.parametrize("argv", [
     ["--shard", "3/2"], ["--shard", "x"], ["--shard", "0/0"], ["--shard", "1/0"],
     ["--budget", "-1"], ["--budget", "NaN"], ["--budget", "inf"], ["--budget", "0"],
@@ -238,6 +242,7 @@ def test_bad_report_options_are_refused_at_parsing(capsys, monkeypatch, argv):
     assert len([line for line in err.splitlines() if "error" in line]) == 1
 
 
+@pytest.mark.harness
 def test_an_out_folder_naming_a_regular_file_is_refused(capsys, monkeypatch, tmp_path):
     import reports.report_run
 

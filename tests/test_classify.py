@@ -45,12 +45,14 @@ CASES = [
 ]
 
 
+@pytest.mark.harness
 @pytest.mark.parametrize(("base", "head", "expected"), CASES, ids=[f"{c[2].name}-{k}" for k, c in enumerate(CASES)])
 def test_every_class_on_hand_built_cells(base, head, expected):
     assert classify(base, head) is expected
     assert expected.differs == (expected not in (CellClass.SAME_BYTES, CellClass.REFUSED_SAME))
 
 
+@pytest.mark.harness
 def test_every_class_is_pinned():
     assert {c[2] for c in CASES} == set(CellClass)
 

@@ -73,12 +73,14 @@ def test_bad_file_is_one_line_and_exit_2(capsys, tmp_path, content, fragment):
     assert fragment in err and "Traceback" not in err
 
 
+@pytest.mark.harness
 def test_version(capsys):
     code, out, _ = run(capsys, "--version")
     assert code == 0
     assert out == "cmharness 0.1.0\n"
 
 
+@pytest.mark.harness
 def test_version_falls_back_to_pyproject(monkeypatch):
     def missing(name):
         raise metadata.PackageNotFoundError(name)
@@ -87,22 +89,26 @@ def test_version_falls_back_to_pyproject(monkeypatch):
     assert cli.version() == "0.1.0"
 
 
+@pytest.mark.harness
 def test_version_prefers_installed_metadata(monkeypatch):
     monkeypatch.setattr(cli.metadata, "version", lambda name: "9.9.9")
     assert cli.version() == "9.9.9"
 
 
+@pytest.mark.harness
 def test_no_subcommand_is_a_usage_error(capsys):
     code, _, err = run(capsys)
     assert code == 2
     assert "COMMAND" in err
 
 
+@pytest.mark.harness
 def test_unknown_subcommand_is_a_usage_error(capsys):
     code, _, _ = run(capsys, "frobnicate")
     assert code == 2
 
 
+@pytest.mark.harness
 def test_subcommands_are_registered():
     assert "price" in cli.SUBCOMMANDS
     parser = cli.build_parser()

@@ -64,6 +64,7 @@ def smallest_budget(price: int, g: float) -> int:
     return b
 
 
+@pytest.mark.harness
 def test_the_corpus_is_versioned_and_covers_every_edge():
     assert CORPUS["version"] == edges.CORPUS_VERSION
     assert list(CORPUS["edges"]) == list(EDGES)
@@ -76,6 +77,7 @@ def test_the_corpus_is_versioned_and_covers_every_edge():
 # ----------------------------------------------------------------------------- (a) the witnesses, in plain Python
 
 
+@pytest.mark.harness
 def test_ieee_division_witnesses():
     for w in WITNESSES["ieee-division"]:
         length, rate = w["length"], w["rate"]
@@ -85,6 +87,7 @@ def test_ieee_division_witnesses():
     assert math.ceil(69 / 2.3) == 31 and math.ceil(Fraction(69) / Fraction("2.3")) == 30
 
 
+@pytest.mark.harness
 def test_ieee_division_witnesses_are_the_smallest_per_binade_and_2_9_has_none():
     limit = edges.DIVISION_MAX
     for rate, num, den in edges.DIVISION_RATES:
@@ -98,6 +101,7 @@ def test_ieee_division_witnesses_are_the_smallest_per_binade_and_2_9_has_none():
     assert not [w for w in WITNESSES["ieee-division"] if w["rate"] == 2.9]
 
 
+@pytest.mark.harness
 def test_js_round_half_witnesses():
     for w in WITNESSES["js-round-half"]:
         c = w["calibration"]
@@ -116,6 +120,7 @@ def test_js_round_half_witnesses():
         assert (exact == Fraction(product)) == (w["kind"] == "exact-tie")
 
 
+@pytest.mark.harness
 def test_js_round_half_witnesses_are_the_smallest_raw_per_calibration():
     smallest = {}
     for d in edges.CALIBRATIONS:
@@ -137,6 +142,7 @@ def thinking_price(t_units: int, s_units: int, epoch: int) -> int:
     return max(t, js_round(s_units / 3.3))
 
 
+@pytest.mark.harness
 def test_epoch_predicate_witnesses():
     ws = {w["kind"]: w for w in WITNESSES["epoch-predicate"]}
     for w in ws.values():
@@ -160,12 +166,14 @@ def test_epoch_predicate_witnesses():
     assert fallback["main_charged"] <= fallback["grace_limit"] < fallback["reference_price"]
 
 
+@pytest.mark.harness
 def test_epoch_predicate_proofs_hold_exhaustively():
     # The integer forms the search relies on (and the stamped / unsigned rows, which never differ).
     assert all(js_round(s / 3.3) == (20 * s + 33) // 66 for s in range(edges.SIGNATURE_MAX + 1))
     assert all(thinking_price(t, 0, 0) == thinking_price(t, 0, 1) for t in range(2000))
 
 
+@pytest.mark.harness
 def test_grace_limit_witnesses():
     for w in WITNESSES["grace-limit"]:
         g, b = w["grace"], w["budget"]
@@ -185,6 +193,7 @@ def test_grace_limit_witnesses():
             assert all(math.floor(x * (1 + g)) == x * (100 + d) // 100 for x in range(1, 20001)), g
 
 
+@pytest.mark.harness
 def test_cap_units_witnesses():
     for w in WITNESSES["cap-units"]:
         cap = w["cap"]
@@ -205,6 +214,7 @@ def test_cap_units_witnesses():
         assert w["faithful_price"] <= w["grace_limit"] == grace_limit(w["budget"], 0.02) < w["sent_tokens"]
 
 
+@pytest.mark.harness
 def test_density_threshold_witnesses():
     for w in WITNESSES["density-threshold"]:
         text = edges.density_string(w["length"], w["probe_dense"], w["tail_dense"])
@@ -222,6 +232,7 @@ def test_density_threshold_witnesses():
             assert math.ceil(w["length"] / (2.3 if whole else 2.9)) == w["tokens_if_whole_probed"]
 
 
+@pytest.mark.harness
 def test_density_comparison_is_exact_for_every_probe_length():
     assert all((d / n > 0.12) == (25 * d > 3 * n) for n in range(1, 2001) for d in range(n + 1))
 
@@ -253,6 +264,7 @@ def compile_once(name: str, variant: str):
         return err
 
 
+@pytest.mark.harness
 def test_every_edge_gives_scenarios():
     assert {name.split("/")[0] for name in SCENARIOS} == set(EDGES)
 
@@ -295,6 +307,7 @@ def test_witness_scenarios_sit_at_the_exact_budget_where_sound_sends():
 # ----------------------------------------------------------------------------- (c) the searches reproduce the corpus
 
 
+@pytest.mark.harness
 @pytest.mark.parametrize("edge", EDGES)
 def test_search_reproduces_the_corpus(edge):
     [result] = edges.run_edges([edge])
@@ -302,6 +315,7 @@ def test_search_reproduces_the_corpus(edge):
     assert result.corpus_entry() == CORPUS["edges"][edge]
 
 
+@pytest.mark.harness
 def test_edges_command_prints_the_table_and_checks_the_corpus(capsys):
     assert cli.main(["edges", "--only", "density-threshold"]) == 0
     out = capsys.readouterr().out
@@ -309,6 +323,7 @@ def test_edges_command_prints_the_table_and_checks_the_corpus(capsys):
     assert "density-threshold  found" in out and "witnesses.json: matches" in out
 
 
+@pytest.mark.harness
 def test_edges_command_writes_the_corpus(tmp_path, monkeypatch):
     path = tmp_path / "witnesses.json"
     monkeypatch.setattr(edges, "CORPUS_PATH", path)
@@ -322,6 +337,7 @@ def test_edges_command_writes_the_corpus(tmp_path, monkeypatch):
     assert "wrote 1 edge(s)" in out.getvalue()
 
 
+@pytest.mark.harness
 def test_an_unknown_corpus_version_is_refused(tmp_path):
     path = tmp_path / "witnesses.json"
     path.write_text('{"version": 999, "edges": {}}')

@@ -37,6 +37,7 @@ def test_the_known_edges_show_what_they_say():
 # ----------------------------------------------------------------------------- the library surface
 
 
+@pytest.mark.harness
 def test_every_invariant_is_named():
     assert set(INVARIANTS) == {"stats-total", "exact-budget", "never-over", "nothing-lost", "diagnostics",
                                "bad-values", "determinism", "well-formed", "rendering", "selection",

@@ -170,6 +170,7 @@ def test_bad_expectations_are_path_precise(expect, message):
     assert error(minimal(expect=expect)).startswith(message)
 
 
+@pytest.mark.harness
 def test_invariant_names_match_the_invariants():
     assert tuple(INVARIANTS) == INVARIANT_NAMES
 
