@@ -322,3 +322,10 @@ def test_js_replace_all_is_get_substitution_at_every_match(subject: str, pattern
 ])
 def test_escape_lone_surrogates_pairs_each_high_with_the_low_after_it(s: str, expected: str) -> None:
     assert _escape_lone_surrogates(s) == expected
+
+
+def test_json_stringify_lists_index_keys_first_in_numeric_order() -> None:
+    """An object's array-index keys come first, ascending as integers ("9" before "10", not as strings), then the
+    other keys in insertion order; "01" and "4294967295" (2**32 - 1) are no index."""
+    value = {"b": 0, "10": 1, "01": 2, "9": 3, "4294967295": 4, "4294967294": 5, "a": 6}
+    assert json_stringify(value) == '{"9":3,"10":1,"4294967294":5,"b":0,"01":2,"4294967295":4,"a":6}'

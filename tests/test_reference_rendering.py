@@ -20,6 +20,7 @@ from reference.rendering import (
     combined_sequence,
     layout,
     opening,
+    planned_raw,
     positioned_pair,
     recall_header,
     render,
@@ -199,3 +200,26 @@ def test_render_passes_the_header_switch_to_the_pairs() -> None:
     chained = render(st, config, Selection(frozenset(), ("{level}",)), Switches(header_replace_chained=True))
     assert chained[0].content == (Text("[1]"),)
     assert render(st, config, Selection(frozenset(), ("{level}",)))[0].content == (Text("[{level}]"),)
+
+
+def test_render_strips_images_by_depth_under_the_stamp_switch() -> None:
+    """STAMPS_VERBATIM also prices the image depth: with m0's stamp -5 read as given, m0 lies within 20 tokens of
+    the newest and its image is sent; by the reference rule it costs 1600, is deep, and is sent as the placeholder."""
+    messages = (Message("m0", "user", (Image(token_estimate=-5),)), Message("m1", "user", (Text("a" * 10),)))
+    st = Store(messages, text_estimator=len)
+    config = Config(image_strip_depth_tokens=20, recent_window_tokens=1000)
+    selection = Selection(frozenset({"m0", "m1"}), ())
+    assert render(st, config, selection, Switches(verbatim_stamps=True))[0].content == (Image(token_estimate=-5),)
+    assert render(st, config, selection)[0].content == (Text("[image omitted]"),)
+
+
+def test_the_plan_under_the_trim_is_what_was_sent_and_every_head_tail_and_unclaimed_middle_message() -> None:
+    """Head m0, middle m1..m2, tail m3..m4; S claims m2 and m3. With TRIM_DROPS_TRAILING_TOOL_USE the plan the passes
+    ran over holds every message sent (m2 here) and every head, tail (m3 too, though claimed) and unclaimed middle
+    message (m1); without it, just those sent."""
+    st = Store(tuple(Message(f"m{i}", "user", (Text("a"),)) for i in range(5)),
+               (s1("S", "sss", "m2", "m3"),))
+    selection = Selection(frozenset({"m2"}), ("S",))
+    assert planned_raw(st, selection, (1, 3), Switches(trim_trailing_calls=True)) == {0, 1, 2, 3, 4}
+    assert planned_raw(st, Selection(frozenset(), ("S",)), (1, 3), Switches(trim_trailing_calls=True)) == {0, 1, 3, 4}
+    assert planned_raw(st, selection, (1, 3), Switches()) == {2}

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 import pytest
 from builders import summary
 
-from reference.model import Budget, Config, Image, Message, Store, Summary, Text
-from reference.selection import Rules, head_total, message_prices, select, windows
+from reference.model import Budget, Config, Image, Message, Store, Summary, Text, ToolUse
+from reference.selection import Rules, bounds, head_total, message_prices, select, windows
 
 
 def priced_store(n: int, summaries: Sequence[Summary] = ()) -> Store:
@@ -34,6 +34,8 @@ def ids(layout_selected: Sequence[Summary]) -> list[str]:
 
 
 @pytest.mark.parametrize(("prices", "head_window", "recent_window", "expected"), [
+    ([], 0, 0, (0, 0)),               # an empty history: no head, no middle, no tail
+    ([], 10, 10, (0, 0)),
     ([0, 0, 10], 0, 100, (0, 0)),     # a window of 0 means no head, even over free messages
     ([0, 0, 10], -1, 100, (0, 0)),
     ([1, 1, 10], 1, 100, (1, 1)),     # the sum first exceeds 1 at index 1
@@ -50,6 +52,23 @@ def test_windows_are_strict_running_sums(prices: list[int], head_window: int, re
     """(head_end, middle_end): each window closes at the first index where its running sum exceeds it."""
     config = Config(head_window_tokens=head_window, recent_window_tokens=recent_window)
     assert windows(prices, config) == expected
+
+
+def test_a_head_of_every_message_keeps_a_trailing_call() -> None:
+    """A head that never exceeds its window takes every message and does not step back, even off a call."""
+    st = Store((Message("m0", "user", (Text("x" * 5),)), Message("m1", "assistant", (ToolUse("u1", "read", {}),))),
+               text_estimator=len)
+    assert bounds(st, Config(head_window_tokens=1000, recent_window_tokens=1000), Rules()) == (2, 2)
+
+
+def test_the_recent_window_walks_the_post_strip_prices_under_the_stamp_rule() -> None:
+    """Verbatim stamps: m1's image stamp -5 is read as given, so the walk from the newest first exceeds 4 at m0
+    (-5 + 10); by the reference rule the image costs 1600 and exceeds it alone, at m1."""
+    st = Store((Message("m0", "user", (Text("x" * 10),)), Message("m1", "user", (Image(token_estimate=-5),))),
+               text_estimator=len)
+    config = Config(recent_window_tokens=4)
+    assert bounds(st, config, Rules(verbatim_stamps=True)) == (0, 1)
+    assert bounds(st, config, Rules()) == (0, 2)
 
 
 # ----------------------------------------------------------------------------- the message prices and the head
@@ -97,6 +116,20 @@ def test_the_head_is_priced_under_the_variants_stamp_rule() -> None:
     prices = message_prices(st, Rules())
     assert head_total(st, Config(), 1, prices, Rules()) == 1600
     assert head_total(st, Config(), 1, prices, Rules(verbatim_stamps=True)) == -5
+
+
+def test_the_head_is_priced_with_images_stripped_store_wide_only_under_the_switch() -> None:
+    """IMAGE_COUNT_STORE_WIDE: with one live image, counted over the store from the newest, m0's image is deep and
+    the head prices it as the placeholder (15 units); the reference head prices the image as sent, 100. The same
+    with RAW_CAP_PLUS_50 (cap off: the price itself)."""
+    st = Store(tuple(Message(f"m{i}", "user", (Image(token_estimate=100),)) for i in range(2)), text_estimator=len)
+    config = Config(max_live_images=1)
+    prices = message_prices(st, Rules())
+    assert head_total(st, config, 1, prices, Rules()) == 100
+    assert head_total(st, config, 1, prices, Rules(store_wide_images=True)) == len("[image omitted]")
+    assert head_total(st, config, 1, prices, Rules(raw_cap_plus_50=True)) == 100
+    assert head_total(st, config, 1, prices, Rules(raw_cap_plus_50=True, store_wide_images=True)) == 15
+    assert head_total(st, config, 2, prices, Rules(store_wide_images=True)) == 15 + 100
 
 
 # ----------------------------------------------------------------------------- candidates

@@ -7,7 +7,7 @@ import math
 import pytest
 from builders import VARIANT_NAMES, store, summary
 
-from reference.model import Budget, Config, Message, Store, Text
+from reference.model import Budget, Config, Message, Store, Text, ToolUse
 from strategies import HierarchicalStrategy
 from strategies.windows import Windows, head_end, recent_start, windows
 
@@ -80,3 +80,11 @@ def test_no_head_window_means_no_head_even_over_free_messages(variant: str) -> N
     strategy.initialize(st)
     entries = strategy.compile(Budget(max_tokens=math.inf)).entries
     assert [(e.kind, e.message_id) for e in entries] == [("question", None), ("answer", None), ("raw", "m2")]
+
+
+def test_a_head_that_takes_every_message_does_not_step_back_off_a_trailing_call() -> None:
+    """Windows: a head that never exceeds its window is every message and does not step, even when the newest
+    message holds a ``tool_use`` (there is no message after it for the call to leave with)."""
+    msgs = (Message("m0", "user", (Text("a"),)), Message("m1", "assistant", (ToolUse("u1", "read", {}),)))
+    assert windows([5, 5], 100, 100, messages=msgs) == Windows(2, 2)
+    assert windows([5, 5], 7, 100, messages=msgs) == Windows(1, 1)  # a head ending at m1 stays off the call
