@@ -115,7 +115,7 @@ def _tokens(s: Summary, rules: Rules) -> Number:
     return t if is_number(t) and math.isfinite(t) and t >= 0 else 0
 
 
-def head_total(store: Store, config: Config, head_end: int, prices: Sequence[Number], rules: Rules) -> Number:
+def head_total(store: Store, config: Config, head_end: int, rules: Rules) -> Number:
     """What the head costs as the compile priced it: ``E`` as sent, or faithfully ``min(E, cap + 50)``."""
     total: Number = 0
     rule = store_pricing(store, verbatim_stamps=rules.verbatim_stamps)
@@ -135,7 +135,6 @@ def head_total(store: Store, config: Config, head_end: int, prices: Sequence[Num
 
 def select(store: Store, config: Config, budget: Budget, rules: Rules = Rules()) -> Layout:
     """The windows, then candidates, the waterfall (L3, L2, L1, break at the first misfit) and completion."""
-    prices = message_prices(store, rules)
     head_end, middle_end = bounds(store, config, rules)
 
     def touches(s: Summary) -> bool:
@@ -143,7 +142,7 @@ def select(store: Store, config: Config, budget: Budget, rules: Rules = Rules())
 
     pool = [s for s in store.summaries if s.parent_id is None and (_has_text(s) or rules.blank_candidates)
             and not ((s.level == 1 or not rules.deep_window_candidates) and touches(s))]
-    head = head_total(store, config, head_end, prices, rules)
+    head = head_total(store, config, head_end, rules)
     limit = budget.input_budget
     own = {3: config.l3_budget_tokens, 2: config.l2_budget_tokens, 1: config.l1_budget_tokens}
     chosen: list[Summary] = []

@@ -78,3 +78,114 @@ def test_bounds_step_back_around_a_pair():
     # the head (window 40) first exceeds at m2 and steps back from after m1's call; the recent window (window
     # 5) opens on m5's result and retreats to its call
     assert bounds(store, Config(head_window_tokens=40, recent_window_tokens=5), Rules()) == (1, 4)
+
+
+def _cycles(*calls: tuple[str, str]) -> list[passes.Piece]:
+    """One call entry and one answering entry per ``(id, tool)``, in order."""
+    return _pieces(*[c for uid, tool in calls for c in ([ToolUse(uid, tool, {})], [ToolResult(uid, f"out {uid}")])])
+
+
+def _truncated(tool: str, newer: str) -> str:
+    return f"[Result truncated — tool '{tool}' has {newer} below]"
+
+
+def test_entries_without_tool_blocks_pass_the_pairing_unchanged():
+    pieces = _pieces([Text("a")], [Text("b")])
+    assert passes.pair(pieces) == pieces
+
+
+def test_rule_a_keeps_the_other_blocks_of_an_entry_it_drops_a_result_from():
+    out = passes.pair(_pieces([Text("a")], [ToolResult("zz", "x"), Text("b"), ToolResult("yy", "y"), Text("c")]))
+    assert _contents(out) == [(Text("a"),), (Text("b"), Text("c"))]
+
+
+def test_placeholder_texts_are_no_stubs():
+    """Only the stub results the pairing makes are stubs; the texts left in emptied entries are not."""
+    omitted = passes.pair(_pieces([Text("a")], [ToolResult("zz", "x")]))
+    assert omitted[1].entry.content == (Text(passes.CALL_OMITTED_TEXT),) and omitted[1].stubs == (False,)
+    moved = passes.pair(_pieces([USE], [Text("a")], [RESULT]))
+    assert _contents(moved)[1:] == [(RESULT,), (Text("a"),), (Text(passes.MOVED_TEXT),)]
+    assert [p.stubs for p in moved] == [(False,), (False,), (False,), (False,)]
+
+
+def test_a_moved_result_leaves_the_rest_of_its_entry_in_place():
+    out = passes.pair(_pieces([USE], [Text("a")], [Text("b"), RESULT, Text("c")]))
+    assert _contents(out) == [(USE,), (RESULT,), (Text("a"),), (Text("b"), Text("c"))]
+
+
+def test_a_result_is_moved_up_from_the_next_six_entries_only():
+    gap = [[Text(str(n))] for n in range(5)]
+    near = passes.pair(_pieces([USE], [Text("a")], *gap, [RESULT]))  # the 6th entry after "a"
+    assert _contents(near)[1] == (RESULT,) and near[1].stubs == (False,)
+    far = passes.pair(_pieces([USE], [Text("a")], *gap, [Text("z")], [RESULT]))  # the 7th: a stub, RESULT dropped
+    assert _contents(far)[1] == (ToolResult("u1", passes.STUB_TEXT),) and far[1].stubs == (True,)
+    assert _contents(far)[-1] == (Text(passes.CALL_OMITTED_TEXT),)
+
+
+def test_a_result_already_placed_before_is_never_moved():
+    """A reused call id: the result answering the first call stays where it is; the second call is stubbed."""
+    out = passes.pair(_pieces([USE], [RESULT, USE], [Text("a")]))
+    assert _contents(out) == [(USE,), (RESULT, USE), (ToolResult("u1", passes.STUB_TEXT),), (Text("a"),)]
+
+
+def test_an_entry_read_again_after_a_repair_entry_keeps_what_it_answered_before():
+    use2 = ToolUse("u2", "grep", 1)
+    out = passes.pair(_pieces([USE], [RESULT, use2], [Text("a")]))
+    assert _contents(out) == [(USE,), (RESULT, use2), (ToolResult("u2", passes.STUB_TEXT),), (Text("a"),)]
+    assert out[2].owner == 1 and out[2].entry.kind == "repair"
+
+
+def test_a_stub_entry_at_the_end_is_neither_counted_nor_changed_by_pruning():
+    config = Config(tool_result_max_last_n=1)
+    out = passes.prune(passes.pair(_pieces([USE], [RESULT], [ToolUse("u2", "read", 1)])), config)
+    assert out[-1].stubs == (True,)
+    assert _contents(out)[1:] == [(RESULT,), (ToolUse("u2", "read", 1),), (ToolResult("u2", passes.STUB_TEXT),)]
+
+
+def test_a_moved_result_is_genuine_and_counts_for_pruning():
+    config = Config(tool_result_max_last_n=1)
+    pieces = _pieces([USE], [Text("a")], [RESULT], [ToolUse("u2", "read", 1)], [ToolResult("u2", "newer")])
+    out = passes.prune(passes.pair(pieces), config)
+    assert out[1].stubs == (False,)
+    assert _contents(out)[1] == (ToolResult("u1", _truncated("read", "1 more recent result")),)
+
+
+def test_pruning_says_how_many_newer_results_follow():
+    out = passes.prune(_cycles(("r1", "read"), ("r2", "read"), ("r3", "read")), Config(tool_result_max_last_n=1))
+    assert [c[0].content for c in _contents(out)[1::2]] == [
+        _truncated("read", "2 more recent results"), _truncated("read", "1 more recent result"), "out r3"]
+
+
+def test_pruning_limits_by_tool_name_and_a_limit_of_zero_truncates_every_result():
+    config = Config(tool_result_max_last_n=(("read", 0),))  # grep has no limit, so its results stay
+    out = passes.prune(_cycles(("g1", "grep"), ("r1", "read"), ("g2", "grep")), config)
+    assert [c[0].content for c in _contents(out)[1::2]] == [
+        "out g1", _truncated("read", "0 more recent results"), "out g2"]
+
+
+def test_an_input_at_the_cap_is_kept_and_one_over_it_is_capped():
+    call = ToolUse("u1", "read", {"a": 1})  # {"a":1}: 7 chars, 2 tokens
+    assert passes.prune(_pieces([call]), Config(tool_use_input_max_tokens=2))[0].entry.content == (call,)
+    [capped] = passes.prune(_pieces([call]), Config(tool_use_input_max_tokens=1))[0].entry.content
+    assert capped.input == {"_truncated": True, "_originalTokens": 2, "_keys": ["a"]}
+
+
+def test_object_keys_reads_array_indices_below_two_to_the_32_minus_one():
+    """JavaScript's array indices are the canonical integers below 2**32 - 1; other keys keep insertion order."""
+    value = {"z": 0, "4294967295": 1, "4294967294": 2, "100": 3, "2": 4, "01": 5}
+    assert passes.object_keys(value) == ["2", "100", "4294967294", "z", "4294967295", "01"]
+
+
+def test_object_keys_of_an_array_or_a_string_are_its_indices():
+    assert passes.object_keys([7, 8]) == ["0", "1"]
+    assert passes.object_keys("a\U0001f600") == ["0", "1", "2"]  # UTF-16 code units: the emoji counts 2
+    assert passes.object_keys(3) == []
+
+
+def test_the_passes_keep_each_block_s_stub_flag():
+    store = Store((Message("m0", "assistant", (USE,)), Message("m1", "user", (Text("a"),))))
+    pieces = [passes.Piece.of(k, Entry(m.participant, m.content, "raw", message_id=m.id))
+              for k, m in enumerate(store.messages)]
+    out = passes.run(store, Config(), pieces, 0, trim_first=False)
+    assert [p.stubs for p in out] == [(False,), (True,), (False,)]
+    assert out[1].entry.content == (ToolResult("u1", passes.STUB_TEXT),)

@@ -91,31 +91,28 @@ def test_the_head_costs_what_it_sends_after_the_cap() -> None:
     """The head's total is ``E`` of each head message as the cap sends it, summed over ``[0, head_end)``."""
     st = Store(tuple(Message(f"m{i}", "user", (Text(c * k),)) for i, (c, k) in enumerate(
         [("a", 100), ("b", 8), ("c", 100)])), text_estimator=len)
-    prices = message_prices(st, Rules())
-    assert prices == [100, 8, 100]
+    assert message_prices(st, Rules()) == [100, 8, 100]
     capped = Config(max_message_tokens=10)  # cap*4 = 40 units kept of 100 (25 tokens by chars/4)
-    assert head_total(st, capped, 2, prices, Rules()) == cut_price(40, 25) + 8
-    assert head_total(st, capped, 0, prices, Rules()) == 0
-    assert head_total(st, Config(max_message_tokens=0), 2, prices, Rules()) == 108
+    assert head_total(st, capped, 2, Rules()) == cut_price(40, 25) + 8
+    assert head_total(st, capped, 0, Rules()) == 0
+    assert head_total(st, Config(max_message_tokens=0), 2, Rules()) == 108
 
 
 def test_the_head_under_raw_cap_plus_50_is_each_price_at_most_cap_plus_50() -> None:
     """RAW_CAP_PLUS_50: the head as the waterfall reads it is ``min(E, cap + 50)`` per message; cap off, ``E``."""
     st = Store(tuple(Message(f"m{i}", "user", (Text(c * k),)) for i, (c, k) in enumerate(
         [("a", 100), ("b", 8), ("c", 100)])), text_estimator=len)
-    prices = message_prices(st, Rules())
     rules = Rules(raw_cap_plus_50=True)
-    assert head_total(st, Config(max_message_tokens=10), 2, prices, rules) == 60 + 8
-    assert head_total(st, Config(max_message_tokens=10), 3, prices, rules) == 60 + 8 + 60
-    assert head_total(st, Config(max_message_tokens=0), 2, prices, rules) == 108
+    assert head_total(st, Config(max_message_tokens=10), 2, rules) == 60 + 8
+    assert head_total(st, Config(max_message_tokens=10), 3, rules) == 60 + 8 + 60
+    assert head_total(st, Config(max_message_tokens=0), 2, rules) == 108
 
 
 def test_the_head_is_priced_under_the_variants_stamp_rule() -> None:
     """A head message with a negative image stamp: the default image price, or the stamp when verbatim."""
     st = Store((Message("m0", "user", (Image(token_estimate=-5),)),), text_estimator=len)
-    prices = message_prices(st, Rules())
-    assert head_total(st, Config(), 1, prices, Rules()) == 1600
-    assert head_total(st, Config(), 1, prices, Rules(verbatim_stamps=True)) == -5
+    assert head_total(st, Config(), 1, Rules()) == 1600
+    assert head_total(st, Config(), 1, Rules(verbatim_stamps=True)) == -5
 
 
 def test_the_head_is_priced_with_images_stripped_store_wide_only_under_the_switch() -> None:
@@ -124,12 +121,11 @@ def test_the_head_is_priced_with_images_stripped_store_wide_only_under_the_switc
     with RAW_CAP_PLUS_50 (cap off: the price itself)."""
     st = Store(tuple(Message(f"m{i}", "user", (Image(token_estimate=100),)) for i in range(2)), text_estimator=len)
     config = Config(max_live_images=1)
-    prices = message_prices(st, Rules())
-    assert head_total(st, config, 1, prices, Rules()) == 100
-    assert head_total(st, config, 1, prices, Rules(store_wide_images=True)) == len("[image omitted]")
-    assert head_total(st, config, 1, prices, Rules(raw_cap_plus_50=True)) == 100
-    assert head_total(st, config, 1, prices, Rules(raw_cap_plus_50=True, store_wide_images=True)) == 15
-    assert head_total(st, config, 2, prices, Rules(store_wide_images=True)) == 15 + 100
+    assert head_total(st, config, 1, Rules()) == 100
+    assert head_total(st, config, 1, Rules(store_wide_images=True)) == len("[image omitted]")
+    assert head_total(st, config, 1, Rules(raw_cap_plus_50=True)) == 100
+    assert head_total(st, config, 1, Rules(raw_cap_plus_50=True, store_wide_images=True)) == 15
+    assert head_total(st, config, 2, Rules(store_wide_images=True)) == 15 + 100
 
 
 # ----------------------------------------------------------------------------- candidates
