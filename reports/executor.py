@@ -25,6 +25,7 @@ import gc
 import json
 import os
 import signal
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -152,6 +153,20 @@ def _switch_on(name: str) -> None:
             trampoline.get_mutant_under_test = lambda: name
 
 
+#: The packages whose functions mutmut mutates: their memo caches are emptied when a mutant is switched on.
+MUTATED_PACKAGES = ("reference", "strategies")
+
+
+def clear_memos() -> None:
+    """Empty every ``functools`` cache of the mutated packages, so that a value memoized before the mutant was
+    switched on (at collection, or by an earlier test) never hides it."""
+    for name, module in list(sys.modules.items()):
+        if name.split(".", 1)[0] in MUTATED_PACKAGES and module is not None:
+            for value in list(vars(module).values()):
+                if callable(getattr(value, "cache_clear", None)):
+                    value.cache_clear()
+
+
 def _timed_out(signum: int, frame: object) -> None:
     os._exit(TIMEOUT)
 
@@ -164,6 +179,7 @@ def _child(name: str, tests: list[pytest.Item], out: str) -> None:
     code = SURVIVED
     try:
         _switch_on(name)
+        clear_memos()
         for k, item in enumerate(tests):  # the next item lets a module's fixtures serve its tests in a row
             reports = runtestprotocol(item, nextitem=tests[k + 1] if k + 1 < len(tests) else None, log=False)
             if any(r.failed for r in reports):

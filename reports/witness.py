@@ -33,6 +33,8 @@ NO_CODE = "covers no mutated code"
 ONLY_EQUIVALENT = "covers only code whose mutants are equivalent or survived"
 REAL_GAP = "a real gap: passed under every killed mutant of the code it covers"
 MAX_CANDIDATES = 400
+#: A candidate that is a step: run the test once to learn the mutated functions it calls, then try theirs.
+DISCOVER = "discover"
 
 
 # ----------------------------------------------------------------------------- what to search
@@ -78,21 +80,32 @@ def load_coverage(work: Path | None) -> dict[str, set[str]]:
     return {k: set(v) for k, v in data.get("tests_by_mangled_function_name", {}).items()}
 
 
+def killed_by_function(records: dict[str, dict[str, Any]]) -> dict[str, list[str]]:
+    """The killed mutmut mutants of each mutated function, by its mangled name."""
+    out: dict[str, list[str]] = {}
+    for key, rec in sorted(records.items()):
+        if rec.get("kind") == "mutmut" and rec.get("status") == "killed":
+            name = key.removeprefix("mutmut:")
+            out.setdefault(mangled(name), []).append(name)
+    return out
+
+
 def plan(records: dict[str, dict[str, Any]], coverage: dict[str, set[str]],
-         hints: dict[str, str] | None = None) -> tuple[dict[str, list[list[str]]], dict[str, str]]:
+         hints: dict[str, str] | None = None,
+         discover: bool = False) -> tuple[dict[str, list[list[str]]], dict[str, str]]:
     """(candidates by node id, the reason of each test that has none), for the never-red tests; a test's
-    witness in ``hints`` (``reports.hints``) is tried first."""
+    witness in ``hints`` (``reports.hints``) is tried first. With ``discover`` (mutmut's work copy is there), a
+    test mutmut's coverage does not name ends with a ``discover`` step: the plugin runs it once recording the
+    mutated functions it calls, then tries their killed mutants (a test mutmut's selection leaves out, or
+    one whose calls its stats run missed)."""
     hints = hints or {}
     rows = {r["nodeid"]: r for r in records[BASELINE]["tests"]}
-    killed_by_function: dict[str, list[str]] = {}
+    killed = killed_by_function(records)
     any_by_function: dict[str, int] = {}
-    for key, rec in sorted(records.items()):
-        if rec.get("kind") != "mutmut":
-            continue
-        name = key.removeprefix("mutmut:")
-        any_by_function[mangled(name)] = any_by_function.get(mangled(name), 0) + 1
-        if rec.get("status") == "killed":
-            killed_by_function.setdefault(mangled(name), []).append(name)
+    for key, rec in records.items():
+        if rec.get("kind") == "mutmut":
+            fn = mangled(key.removeprefix("mutmut:"))
+            any_by_function[fn] = any_by_function.get(fn, 0) + 1
     functions_of: dict[str, list[str]] = {}
     for fn, tests in coverage.items():
         for t in tests:
@@ -106,11 +119,17 @@ def plan(records: dict[str, dict[str, Any]], coverage: dict[str, set[str]],
         # a test that reads the defect table fails under any named mutant by construction: only mutmut's count
         used = [] if rows[nodeid].get("reads_table") else rows[nodeid].get("variants_used", [])
         cands = [["named", spec, key] for key, spec in named if spec.split("+", 1)[0] in used]
-        cands += [["mutmut", n, f"mutmut:{n}"] for fn in fns for n in killed_by_function.get(fn, [])]
+        cands += [["mutmut", n, f"mutmut:{n}"] for fn in fns for n in killed.get(fn, [])]
         known = hints.get(nodeid)
+        if (known and known.startswith("mutmut:") and all(c[2] != known for c in cands)
+                and records.get(known, {}).get("status") == "killed"):
+            cands.append(["mutmut", known.removeprefix("mutmut:"), known])
         cands.sort(key=lambda c: c[2] != known)  # the witness of the last complete report first (stable)
+        cands = cands[:MAX_CANDIDATES]
+        if discover and not fns:
+            cands.append([DISCOVER, "", ""])
         if cands:
-            todo[nodeid] = cands[:MAX_CANDIDATES]
+            todo[nodeid] = cands
         else:
             reasons[base] = ONLY_EQUIVALENT if any(any_by_function.get(fn) for fn in fns) else NO_CODE
     return todo, reasons
@@ -124,7 +143,7 @@ def search(settings: Settings, records: dict[str, dict[str, Any]], fp: str, work
     """Journal records ``witness:<base>`` for the never-red tests: the witness found, or the reason there is none."""
     from reports.hints import read as read_hints
 
-    todo, reasons = plan(records, load_coverage(work), read_hints().witnesses)
+    todo, reasons = plan(records, load_coverage(work), read_hints().witnesses, discover=work is not None)
     rows = {r["nodeid"]: r for r in records[BASELINE]["tests"]}
     out = [{"mutant": f"witness:{b}", "fingerprint": fp, "kind": "witness", "base": b, "test": None,
             "witness": None, "reason": why, "tried": 0} for b, why in sorted(reasons.items())]
@@ -135,7 +154,8 @@ def search(settings: Settings, records: dict[str, dict[str, Any]], fp: str, work
     parts = [ids[k::workers] for k in range(workers)]
     cwd = (work / "mutants") if work and (work / "mutants").is_dir() else settings.root
     with ThreadPoolExecutor(workers) as pool:
-        found = [r for part in pool.map(lambda p: _run_part(settings, cwd, p, todo, deadline), parts) for r in part]
+        runs = pool.map(lambda p: _run_part(settings, cwd, p, todo, records, deadline), parts)
+        found = [r for part in runs for r in part]
     by_node = {r["nodeid"]: r for r in found}
     for nodeid in ids:
         r = by_node.get(nodeid)
@@ -144,17 +164,28 @@ def search(settings: Settings, records: dict[str, dict[str, Any]], fp: str, work
             continue
         rec = {"mutant": f"witness:{base}", "fingerprint": fp, "kind": "witness", "base": base, "test": nodeid,
                "witness": r.get("witness"), "failure": r.get("failure", ""), "tried": r.get("tried", 0),
-               "reason": "" if r.get("witness") else REAL_GAP if r.get("complete") else
-               f"not searched to the end: {r.get('tried', 0)} of {len(todo[nodeid])} candidates in {PER_TEST:.0f}s"}
+               "reason": "" if r.get("witness") else _reason(r, len(todo[nodeid]))}
         out.append(rec)
     return out
 
 
+def _reason(row: dict[str, Any], planned: int) -> str:
+    """Why a searched test has no witness: what its ``discover`` step found, a real gap, or a search cut short."""
+    if not row.get("complete"):
+        return f"not searched to the end: {row.get('tried', 0)} of {planned} candidates in {PER_TEST:.0f}s"
+    if row.get("tried", 0) == 0 and row.get("calls") == 0:
+        return NO_CODE
+    if row.get("tried", 0) == 0:
+        return ONLY_EQUIVALENT
+    return REAL_GAP
+
+
 def _run_part(settings: Settings, cwd: Path, nodeids: Sequence[str], todo: dict[str, list[list[str]]],
-              deadline: float) -> list[dict[str, Any]]:
+              records: dict[str, dict[str, Any]], deadline: float) -> list[dict[str, Any]]:
     with tempfile.TemporaryDirectory(prefix="cm-witness-") as tmp:
         plan_path, results, log = Path(tmp) / "plan.json", Path(tmp) / "found.jsonl", Path(tmp) / "log"
-        plan_path.write_text(json.dumps({n: todo[n] for n in nodeids}), encoding="utf-8")
+        plan_path.write_text(json.dumps({"tests": {n: todo[n] for n in nodeids}, "max": MAX_CANDIDATES,
+                                         "killed": killed_by_function(records)}), encoding="utf-8")
         local = Settings(**{**settings.__dict__, "root": cwd})
         cmd = [settings.python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
                "-p", "reports.mutant_plugin", "--cm-no-shrink", "-p", "reports.witness_plugin",

@@ -1,16 +1,20 @@
 """The red-first witness search's pytest plugin (``-p reports.witness_plugin``; see ``reports.witness``).
 
 Each planned test is collected once and run again under each of its candidate mutants in turn until
-one fails: a mutmut mutant through ``MUTANT_UNDER_TEST`` (its trampolines read it at call time), a
-named mutant through its switches in ``strategies.defects.VARIANTS``. Nothing else of the harness is
-imported here, so the plugin loads in any project the campaign runs in.
+one fails, each run in a forked child of the collected session (``isolated``): a mutmut mutant through
+``MUTANT_UNDER_TEST`` (its trampolines read it at call time), a named mutant through its switches in
+``strategies.defects.VARIANTS``. Of the harness only ``reports.executor``'s ``clear_memos`` is imported,
+so the plugin loads in any project the campaign runs in.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,29 +36,45 @@ def pytest_configure(config: pytest.Config) -> None:
                                                     config.getoption("--cm-witness-out")), "cmharness-witness")
 
 
-class WitnessSearch:
-    """Runs each planned test under its candidates in turn until one fails; writes what it found."""
+DISCOVER = "discover"
 
-    def __init__(self, todo: dict[str, list[list[str]]], out: str) -> None:
-        self.todo, self.out = todo, out
+
+class WitnessSearch:
+    """Runs each planned test under its candidates in turn until one fails; writes what it found.
+
+    The plan is ``{"tests": {node id: [[kind, name, id], ...]}, "killed": {function: [mutmut names]}, "max": N}``;
+    a ``discover`` candidate runs the test once recording the mutated functions it calls (``calls``), and their
+    killed mutants join the candidates, up to ``max`` in all.
+    """
+
+    def __init__(self, plan: dict[str, Any], out: str) -> None:
+        self.todo: dict[str, list[list[str]]] = plan["tests"]
+        self.killed: dict[str, list[str]] = plan.get("killed", {})
+        self.most = int(plan.get("max", 400))
+        self.out = out
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
-        from _pytest.runner import runtestprotocol
-
-        cands = self.todo.get(item.nodeid)
-        if cands is None:
+        planned = self.todo.get(item.nodeid)
+        if planned is None:
             return None
+        cands = list(planned)
         started, tried, row = time.time(), 0, {"nodeid": item.nodeid, "witness": None, "complete": False}
-        for kind, name, mutant_id in cands:
+        while cands:
+            kind, name, mutant_id = cands.pop(0)
             if time.time() - started > PER_TEST:
                 break
-            with switched(kind, name):
-                reports = runtestprotocol(item, nextitem=None, log=False)
+            left = PER_TEST - (time.time() - started)
+            if kind == DISCOVER:
+                calls = sorted(isolated(lambda: sorted(functions_called(item)), left) or [])
+                row["calls"] = len(calls)
+                room = max(0, self.most - tried - len(cands))
+                cands += [["mutmut", n, f"mutmut:{n}"] for fn in calls for n in self.killed.get(fn, [])][:room]
+                continue
+            failure = isolated(lambda k=kind, n=name: run_under(item, k, n), left)
             tried += 1
-            failed = [r for r in reports if r.failed]
-            if failed:
-                row.update(witness=mutant_id, failure=failure_line(failed[0]))
+            if failure:
+                row.update(witness=mutant_id, failure=failure)
                 break
         else:
             row["complete"] = True
@@ -62,6 +82,73 @@ class WitnessSearch:
         with open(self.out, "a", encoding="utf-8") as fh:
             fh.write(json.dumps(row) + "\n")
         return True
+
+
+def isolated(run: Callable[[], Any], limit: float) -> Any:
+    """``run()`` in a forked child, its JSON result sent back through a pipe: each candidate meets a fresh copy
+    of the collected session (no state, memo or fixture left by another mutant), and one that outlives
+    ``limit`` seconds (a mutant that loops) is killed and gives None."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        os.close(read_end)
+        try:
+            payload = json.dumps(run()).encode()
+        except BaseException as err:  # a crash of the run itself: what it raised
+            payload = json.dumps(f"{type(err).__name__}: {err}"[:300]).encode()
+        with os.fdopen(write_end, "wb") as out:
+            out.write(payload)
+        os._exit(0)
+    os.close(write_end)
+    end = time.time() + max(0.5, limit)
+    while os.waitpid(pid, os.WNOHANG) == (0, 0):
+        if time.time() > end:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            os.close(read_end)
+            return None
+        time.sleep(0.002)
+    with os.fdopen(read_end, "rb") as inp:
+        data = inp.read()
+    return json.loads(data) if data else None
+
+
+def run_under(item: pytest.Item, kind: str, name: str) -> str:
+    """Run ``item`` with the candidate switched on: its failure line, or "" when it passed."""
+    from _pytest.runner import runtestprotocol
+
+    from reports.executor import clear_memos
+
+    with switched(kind, name):
+        clear_memos()
+        reports = runtestprotocol(item, nextitem=None, log=False)
+    failed = [r for r in reports if r.failed]
+    return failure_line(failed[0]) if failed else ""
+
+
+def functions_called(item: pytest.Item) -> set[str]:
+    """The mutated functions (mutmut's mangled names) ``item`` calls in this process: one run of it with the
+    trampolines recording their hits, as mutmut's stats run does (nothing when mutmut is not there)."""
+    from _pytest.runner import runtestprotocol
+
+    from reports.executor import clear_memos
+
+    hits: set[str] = set()
+    clear_memos()
+    try:
+        from mutmut.mutation import trampoline
+
+        saved = trampoline.get_mutant_under_test, trampoline.record_trampoline_hit
+    except (ImportError, AttributeError):
+        return hits
+    trampoline.get_mutant_under_test = lambda: "stats"
+    trampoline.record_trampoline_hit = lambda name, caller=None: hits.add(name)
+    try:
+        runtestprotocol(item, nextitem=None, log=False)
+    finally:
+        trampoline.get_mutant_under_test, trampoline.record_trampoline_hit = saved
+    return hits
 
 
 class switched:  # a context manager read as a phrase: ``with switched(kind, name):``

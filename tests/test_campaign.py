@@ -729,6 +729,64 @@ def test_a_witness_failure_is_the_first_line_raised_whatever_the_traceback_style
     assert failure_line(failed[0]) == "AssertionError: arithmetic"
 
 
+_LEAKED: list[int] = []
+
+
+def test_each_witness_candidate_runs_in_a_fresh_child_and_a_hang_is_cut():
+    from reports.witness_plugin import isolated
+
+    assert isolated(lambda: 41 + 1, 5.0) == 42
+    assert isolated(lambda: _LEAKED.append(1), 5.0) is None and _LEAKED == []  # the child's state stays there
+    started = time.time()
+    assert isolated(lambda: time.sleep(30), 0.5) is None  # a mutant that loops
+    assert time.time() - started < 10
+    assert isolated(lambda: 1 / 0, 5.0) == "ZeroDivisionError: division by zero"
+
+
+def test_switching_a_mutant_on_empties_the_mutated_packages_memos():
+    from reference.estimator import text_tokens
+    from reports.executor import clear_memos
+
+    text_tokens("a memoized text")
+    assert text_tokens.cache_info().currsize > 0
+    clear_memos()
+    assert text_tokens.cache_info().currsize == 0
+
+
+DISCOVERED = """
+from mutmut.mutation import trampoline
+
+
+def add(a, b):
+    under = trampoline.get_mutant_under_test()
+    if under == "stats":
+        trampoline.record_trampoline_hit("calc.x_add")
+    return a + b + (1 if under == "calc.x_add__mutmut_1" else 0)
+"""
+
+
+def test_a_test_mutmuts_coverage_misses_finds_its_witness_by_recording_its_calls(pytester, monkeypatch):
+    from reports.witness import DISCOVER, NO_CODE, ONLY_EQUIVALENT, REAL_GAP, _reason
+
+    pytester.makepyfile(calc=DISCOVERED, test_c="from calc import add\n\ndef test_add():\n    assert add(1, 2) == 3\n",
+                        test_none="def test_nothing():\n    assert 1 + 1 == 2\n")
+    plan = pytester.path / "plan.json"
+    plan.write_text(json.dumps({"tests": {"test_c.py::test_add": [[DISCOVER, "", ""]],
+                                          "test_none.py::test_nothing": [[DISCOVER, "", ""]]},
+                                "killed": {"calc.x_add": ["calc.x_add__mutmut_1"]}, "max": 400}))
+    monkeypatch.delenv("MUTANT_UNDER_TEST", raising=False)
+    out = pytester.path / "found.jsonl"
+    pytester.runpytest_inprocess("-p", "reports.witness_plugin", f"--cm-witness={plan}", f"--cm-witness-out={out}")
+    rows = {r["nodeid"]: r for r in map(json.loads, out.read_text().splitlines())}
+    assert rows["test_c.py::test_add"]["witness"] == "mutmut:calc.x_add__mutmut_1"
+    assert rows["test_c.py::test_add"]["calls"] == 1 and "assert 4 == 3" in rows["test_c.py::test_add"]["failure"]
+    nothing = rows["test_none.py::test_nothing"]
+    assert nothing["witness"] is None and nothing["calls"] == 0 and nothing["complete"] and nothing["tried"] == 0
+    assert _reason(nothing, 1) == NO_CODE and _reason({**nothing, "calls": 3}, 1) == ONLY_EQUIVALENT
+    assert _reason({**nothing, "calls": 3, "tried": 2}, 2) == REAL_GAP
+    assert _reason({**nothing, "complete": False, "tried": 2}, 9).startswith("not searched to the end: 2 of 9")
+
+
 def test_the_witness_plan_reads_mutmuts_coverage_for_candidates(campaign):
     from reports.witness import ONLY_EQUIVALENT, plan
 

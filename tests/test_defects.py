@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from builders import store
 
-from reference.model import Budget, Config
+from reference.model import Budget, Config, Image, Message, Store, Text
 from strategies import VARIANTS, Defect, HierarchicalStrategy
 from strategies.defects import KNOWN, REMOVALS, SEED_FIXED, Defects, resolve_variant
 
@@ -40,9 +40,18 @@ def test_a_defect_set_is_a_variant(defects: frozenset[Defect]) -> None:
 
 
 def test_defects_pass_through() -> None:
-    """A ``Defects`` is already resolved and is used as given."""
+    """A ``Defects`` is already resolved and is used as given: a strategy built on it compiles with exactly its
+    switches (here a negative image stamp read verbatim, -5 + 11, where ``sound`` prices the image 1600 + 11)."""
     given = Defects(frozenset({Defect.STAMPS_VERBATIM}))
     assert resolve_variant(given) is given
+    st = Store((Message("m0", "user", (Image(token_estimate=-5),)), Message("m1", "user", (Text("hello world"),))),
+               text_estimator=len)
+    totals = []
+    for variant in (given, "sound"):
+        strategy = HierarchicalStrategy(Config(), variant)  # type: ignore[arg-type]
+        strategy.initialize(st)
+        totals.append(strategy.compile(Budget(max_tokens=100_000)).stats.total.tokens)
+    assert totals == [-5 + 11, 1600 + 11]
 
 
 def test_an_unknown_variant_is_refused_naming_it_and_the_known_ones() -> None:
