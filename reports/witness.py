@@ -126,8 +126,8 @@ def plan(records: dict[str, dict[str, Any]], coverage: dict[str, set[str]],
             cands.append(["mutmut", known.removeprefix("mutmut:"), known])
         cands.sort(key=lambda c: c[2] != known)  # the witness of the last complete report first (stable)
         cands = cands[:MAX_CANDIDATES]
-        if discover and not fns:
-            cands.append([DISCOVER, "", ""])
+        if discover and not fns:  # before the named mutants, which a test mutmut leaves out often cannot see
+            cands.insert(1 if cands and cands[0][2] == known else 0, [DISCOVER, "", ""])
         if cands:
             todo[nodeid] = cands
         else:

@@ -79,6 +79,21 @@ def test_the_witness_plan_tries_the_known_witness_first(campaign_records_for_wit
     assert [c[2] for c in todo[nodeid]][:2] == ["mutmut:calc.x_add__mutmut_2", "mutmut:calc.x_add__mutmut_1"]
 
 
+def test_a_test_without_coverage_discovers_its_calls_first_after_its_known_witness(campaign_records_for_witness):
+    from reports.witness import DISCOVER, NO_CODE, plan
+
+    records, _, nodeid = campaign_records_for_witness
+    records = {**records, "defect:X": {"kind": "defect", "status": "killed", "spec": "sound+X"}}
+    row = {**records["baseline"]["tests"][0], "variants_used": ["sound"]}
+    records["baseline"] = {"kind": "baseline", "tests": [row]}
+    todo, reasons = plan(records, {}, discover=True)
+    assert [c[0] for c in todo[nodeid]] == [DISCOVER, "named"]
+    todo, _ = plan(records, {}, {nodeid: "mutmut:calc.x_add__mutmut_2"}, discover=True)
+    assert [c[2] for c in todo[nodeid]][:1] == ["mutmut:calc.x_add__mutmut_2"] and todo[nodeid][1][0] == DISCOVER
+    todo, reasons = plan({"baseline": records["baseline"]}, {}, discover=False)
+    assert nodeid not in todo and reasons == {nodeid: NO_CODE}
+
+
 @pytest.fixture
 def campaign_records_for_witness():
     nodeid = "tests/test_calc.py::test_plain"

@@ -251,7 +251,6 @@ def test_js_number_string_matches_string_of_x(x: Any, expected: str) -> None:
     (2**53 + 1, float(2**53)),                      # beyond: the nearest double
     (-(2**53) - 1, -float(2**53)),
     (10**400, math.inf), (-(10**400), -math.inf),   # past the largest double: +-Infinity, as JSON.parse reads it
-    (1.5, 1.5),
 ])
 def test_js_number_holds_integers_as_javascript_does(x: int | float, expected: int | float) -> None:
     """Integers up to 2**53 in magnitude are kept as they are (ints), larger ones become doubles."""
