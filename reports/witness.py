@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from reports.campaign import BASELINE, RED, Settings, _run_process, read_rows
-from reports.witness_plugin import PER_TEST
+from reports.witness_plugin import budget_of
 
 NO_CODE = "covers no mutated code"
 ONLY_EQUIVALENT = "covers only code whose mutants are equivalent or survived"
@@ -164,15 +164,16 @@ def search(settings: Settings, records: dict[str, dict[str, Any]], fp: str, work
             continue
         rec = {"mutant": f"witness:{base}", "fingerprint": fp, "kind": "witness", "base": base, "test": nodeid,
                "witness": r.get("witness"), "failure": r.get("failure", ""), "tried": r.get("tried", 0),
-               "reason": "" if r.get("witness") else _reason(r, len(todo[nodeid]))}
+               "reason": "" if r.get("witness") else _reason(r, len(todo[nodeid]), rows[nodeid].get("duration", 0.0))}
         out.append(rec)
     return out
 
 
-def _reason(row: dict[str, Any], planned: int) -> str:
+def _reason(row: dict[str, Any], planned: int, duration: float = 0.0) -> str:
     """Why a searched test has no witness: what its ``discover`` step found, a real gap, or a search cut short."""
     if not row.get("complete"):
-        return f"not searched to the end: {row.get('tried', 0)} of {planned} candidates in {PER_TEST:.0f}s"
+        return (f"not searched to the end: {row.get('tried', 0)} of {planned} candidates in "
+                f"{budget_of(duration):.0f}s")
     if row.get("tried", 0) == 0 and row.get("calls") == 0:
         return NO_CODE
     if row.get("tried", 0) == 0:
@@ -184,8 +185,11 @@ def _run_part(settings: Settings, cwd: Path, nodeids: Sequence[str], todo: dict[
               records: dict[str, dict[str, Any]], deadline: float) -> list[dict[str, Any]]:
     with tempfile.TemporaryDirectory(prefix="cm-witness-") as tmp:
         plan_path, results, log = Path(tmp) / "plan.json", Path(tmp) / "found.jsonl", Path(tmp) / "log"
+        rows = {r["nodeid"]: r for r in records[BASELINE]["tests"]}
         plan_path.write_text(json.dumps({"tests": {n: todo[n] for n in nodeids}, "max": MAX_CANDIDATES,
-                                         "killed": killed_by_function(records)}), encoding="utf-8")
+                                         "killed": killed_by_function(records),
+                                         "durations": {n: rows[n].get("duration", 0.0) for n in nodeids}}),
+                             encoding="utf-8")
         local = Settings(**{**settings.__dict__, "root": cwd})
         cmd = [settings.python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
                "-p", "reports.mutant_plugin", "--cm-no-shrink", "-p", "reports.witness_plugin",

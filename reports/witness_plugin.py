@@ -14,14 +14,23 @@ import json
 import os
 import signal
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-#: Seconds one test may spend over its candidates (a property test under a mutant can be slow).
+#: Seconds one test may spend over its candidates (a property test under a mutant can be slow), or
+#: ``SLOW_RUNS`` times its baseline duration for a test that takes seconds itself: about five of its runs in
+#: mutmut's work copy, whose trampolines make a test about three times slower.
 PER_TEST = 10.0
+SLOW_RUNS = 15.0
+
+
+def budget_of(duration: float) -> float:
+    """The seconds a test may spend over its candidates, given its baseline duration."""
+    return max(PER_TEST, SLOW_RUNS * duration)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -42,15 +51,17 @@ DISCOVER = "discover"
 class WitnessSearch:
     """Runs each planned test under its candidates in turn until one fails; writes what it found.
 
-    The plan is ``{"tests": {node id: [[kind, name, id], ...]}, "killed": {function: [mutmut names]}, "max": N}``;
+    The plan is ``{"tests": {node id: [[kind, name, id], ...]}, "killed": {function: [mutmut names]}, "max": N,
+    "durations": {node id: baseline seconds}}``;
     a ``discover`` candidate runs the test once recording the mutated functions it calls (``calls``), and their
-    killed mutants join the candidates, up to ``max`` in all.
+    killed mutants are tried next, before the rest, up to ``max`` in all.
     """
 
     def __init__(self, plan: dict[str, Any], out: str) -> None:
         self.todo: dict[str, list[list[str]]] = plan["tests"]
         self.killed: dict[str, list[str]] = plan.get("killed", {})
         self.most = int(plan.get("max", 400))
+        self.durations: dict[str, float] = plan.get("durations", {})
         self.out = out
 
     @pytest.hookimpl(tryfirst=True)
@@ -59,17 +70,18 @@ class WitnessSearch:
         if planned is None:
             return None
         cands = list(planned)
+        budget = budget_of(self.durations.get(item.nodeid, 0.0))
         started, tried, row = time.time(), 0, {"nodeid": item.nodeid, "witness": None, "complete": False}
         while cands:
             kind, name, mutant_id = cands.pop(0)
-            if time.time() - started > PER_TEST:
+            left = budget - (time.time() - started)
+            if left <= 0:
                 break
-            left = PER_TEST - (time.time() - started)
             if kind == DISCOVER:
-                calls = sorted(isolated(lambda: sorted(functions_called(item)), left) or [])
+                calls = isolated(lambda: functions_called(item), left) or []
                 row["calls"] = len(calls)
                 room = max(0, self.most - tried - len(cands))
-                cands += [["mutmut", n, f"mutmut:{n}"] for fn in calls for n in self.killed.get(fn, [])][:room]
+                cands[:0] = [["mutmut", n, f"mutmut:{n}"] for n in round_robin(calls, self.killed)][:room]
                 continue
             failure = isolated(lambda k=kind, n=name: run_under(item, k, n), left)
             tried += 1
@@ -127,28 +139,40 @@ def run_under(item: pytest.Item, kind: str, name: str) -> str:
     return failure_line(failed[0]) if failed else ""
 
 
-def functions_called(item: pytest.Item) -> set[str]:
-    """The mutated functions (mutmut's mangled names) ``item`` calls in this process: one run of it with the
-    trampolines recording their hits, as mutmut's stats run does (nothing when mutmut is not there)."""
+def round_robin(functions: list[str], killed: dict[str, list[str]]) -> list[str]:
+    """The killed mutants of ``functions``, one of each function in turn: the first function's first mutant,
+    the second's first, ..., then each one's second (a witness is likelier among many functions' mutants)."""
+    queues = [list(killed.get(fn, [])) for fn in functions]
+    out: list[str] = []
+    while any(queues):
+        out += [q.pop(0) for q in queues if q]
+    return out
+
+
+def functions_called(item: pytest.Item) -> list[str]:
+    """The mutated functions (mutmut's mangled names) ``item`` calls in this process, the least called first
+    (the functions that steer a compile, whose mutants change what a test sees; the most called are shared
+    primitives, which move both sides of a comparison together): one run of it with the trampolines recording
+    their hits, as mutmut's stats run does (nothing when mutmut is not there)."""
     from _pytest.runner import runtestprotocol
 
     from reports.executor import clear_memos
 
-    hits: set[str] = set()
+    hits: Counter[str] = Counter()
     clear_memos()
     try:
         from mutmut.mutation import trampoline
 
         saved = trampoline.get_mutant_under_test, trampoline.record_trampoline_hit
     except (ImportError, AttributeError):
-        return hits
+        return []
     trampoline.get_mutant_under_test = lambda: "stats"
-    trampoline.record_trampoline_hit = lambda name, caller=None: hits.add(name)
+    trampoline.record_trampoline_hit = lambda name, caller=None: hits.update((name,))
     try:
         runtestprotocol(item, nextitem=None, log=False)
     finally:
         trampoline.get_mutant_under_test, trampoline.record_trampoline_hit = saved
-    return hits
+    return sorted(hits, key=lambda fn: (hits[fn], fn))
 
 
 class switched:  # a context manager read as a phrase: ``with switched(kind, name):``

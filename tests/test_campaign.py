@@ -757,12 +757,34 @@ DISCOVERED = """
 from mutmut.mutation import trampoline
 
 
-def add(a, b):
+def _called(name):
     under = trampoline.get_mutant_under_test()
     if under == "stats":
-        trampoline.record_trampoline_hit("calc.x_add")
-    return a + b + (1 if under == "calc.x_add__mutmut_1" else 0)
+        trampoline.record_trampoline_hit(name)
+    return 1 if under.startswith(name + "__mutmut_") else 0
+
+
+def inc(a):
+    return a + 1 + _called("calc.x_inc")
+
+
+def add(a, b):
+    return sum(inc(0) for _ in range(a + b)) + _called("calc.x_add")
 """
+
+
+def test_a_slow_test_may_spend_about_five_of_its_runs_on_its_candidates():
+    from reports.witness_plugin import PER_TEST, budget_of
+
+    assert budget_of(0.01) == PER_TEST and budget_of(2.0) == 30.0
+
+
+def test_discovered_functions_give_their_killed_mutants_in_turn():
+    from reports.witness_plugin import round_robin
+
+    killed = {"a": ["a1", "a2", "a3"], "b": ["b1"], "c": []}
+    assert round_robin(["a", "b", "c"], killed) == ["a1", "b1", "a2", "a3"]
+    assert round_robin(["b", "a"], killed) == ["b1", "a1", "a2", "a3"]
 
 
 def test_a_test_mutmuts_coverage_misses_finds_its_witness_by_recording_its_calls(pytester, monkeypatch):
@@ -771,15 +793,19 @@ def test_a_test_mutmuts_coverage_misses_finds_its_witness_by_recording_its_calls
     pytester.makepyfile(calc=DISCOVERED, test_c="from calc import add\n\ndef test_add():\n    assert add(1, 2) == 3\n",
                         test_none="def test_nothing():\n    assert 1 + 1 == 2\n")
     plan = pytester.path / "plan.json"
-    plan.write_text(json.dumps({"tests": {"test_c.py::test_add": [[DISCOVER, "", ""]],
+    first = [[DISCOVER, "", ""], ["named", "sound", "defect:NONE"]]  # the discovered mutants come before the rest
+    plan.write_text(json.dumps({"tests": {"test_c.py::test_add": first,
                                           "test_none.py::test_nothing": [[DISCOVER, "", ""]]},
-                                "killed": {"calc.x_add": ["calc.x_add__mutmut_1"]}, "max": 400}))
+                                "killed": {"calc.x_add": ["calc.x_add__mutmut_1"],
+                                           "calc.x_inc": ["calc.x_inc__mutmut_1"]}, "max": 400}))
     monkeypatch.delenv("MUTANT_UNDER_TEST", raising=False)
     out = pytester.path / "found.jsonl"
     pytester.runpytest_inprocess("-p", "reports.witness_plugin", f"--cm-witness={plan}", f"--cm-witness-out={out}")
     rows = {r["nodeid"]: r for r in map(json.loads, out.read_text().splitlines())}
+    # add is called once, inc three times: the least called function's mutant is tried first
     assert rows["test_c.py::test_add"]["witness"] == "mutmut:calc.x_add__mutmut_1"
-    assert rows["test_c.py::test_add"]["calls"] == 1 and "assert 4 == 3" in rows["test_c.py::test_add"]["failure"]
+    assert rows["test_c.py::test_add"]["calls"] == 2 and "assert 4 == 3" in rows["test_c.py::test_add"]["failure"]
+    assert rows["test_c.py::test_add"]["tried"] == 1
     nothing = rows["test_none.py::test_nothing"]
     assert nothing["witness"] is None and nothing["calls"] == 0 and nothing["complete"] and nothing["tried"] == 0
     assert _reason(nothing, 1) == NO_CODE and _reason({**nothing, "calls": 3}, 1) == ONLY_EQUIVALENT
