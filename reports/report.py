@@ -364,7 +364,8 @@ def red_first_gaps(report: Report) -> int:
 def _reason_counts(without: dict[str, str]) -> str:
     counts: dict[str, int] = {}
     for why in without.values():
-        counts[why.split(":")[0]] = counts.get(why.split(":")[0], 0) + 1
+        kind = why.split(":")[0].split(" (")[0]  # the reason's kind, without its details
+        counts[kind] = counts.get(kind, 0) + 1
     return "; ".join(f"{n} {why}" for why, n in sorted(counts.items())) or "none"
 
 

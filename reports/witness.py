@@ -29,7 +29,7 @@ from typing import Any
 from reports.campaign import BASELINE, RED, Settings, _run_process, read_rows
 from reports.witness_plugin import budget_of
 
-NO_CODE = "covers no mutated code"
+NO_CODE = "covers no mutated code (calls no mutated function in its own process)"
 ONLY_EQUIVALENT = "covers only code whose mutants are equivalent or survived"
 REAL_GAP = "a real gap: passed under every killed mutant of the code it covers"
 MAX_CANDIDATES = 400
