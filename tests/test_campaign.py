@@ -788,6 +788,7 @@ def test_discovered_functions_give_their_killed_mutants_in_turn():
 
 
 def test_a_test_mutmuts_coverage_misses_finds_its_witness_by_recording_its_calls(pytester, monkeypatch):
+    pytest.importorskip("mutmut", reason="mutmut is not installed (the mutation extra)")
     from reports.witness import DISCOVER, NO_CODE, ONLY_EQUIVALENT, REAL_GAP, _reason
 
     pytester.makepyfile(calc=DISCOVERED, test_c="from calc import add\n\ndef test_add():\n    assert add(1, 2) == 3\n",
