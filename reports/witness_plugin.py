@@ -78,7 +78,8 @@ class WitnessSearch:
             if left <= 0:
                 break
             if kind == DISCOVER:
-                calls = isolated(lambda: functions_called(item), left) or []
+                found = isolated(lambda: functions_called(item), left)
+                calls = found if isinstance(found, list) else []  # a crash or a cut run recorded nothing
                 row["calls"] = len(calls)
                 room = max(0, self.most - tried - len(cands))
                 cands[:0] = [["mutmut", n, f"mutmut:{n}"] for n in round_robin(calls, self.killed)][:room]
@@ -112,17 +113,21 @@ def isolated(run: Callable[[], Any], limit: float) -> Any:
             out.write(payload)
         os._exit(0)
     os.close(write_end)
-    end = time.time() + max(0.5, limit)
-    while os.waitpid(pid, os.WNOHANG) == (0, 0):
-        if time.time() > end:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            os.close(read_end)
-            return None
-        time.sleep(0.002)
+    os.set_blocking(read_end, False)
+    end, chunks = time.time() + max(0.5, limit), []
     with os.fdopen(read_end, "rb") as inp:
-        data = inp.read()
+        while True:
+            chunks.append(inp.read() or b"")  # drained while waiting: a long result never fills the pipe
+            if os.waitpid(pid, os.WNOHANG) != (0, 0):
+                break
+            if time.time() > end:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                return None
+            time.sleep(0.002)
+        chunks.append(inp.read() or b"")
+    data = b"".join(chunks)
     return json.loads(data) if data else None
 
 

@@ -741,6 +741,7 @@ def test_each_witness_candidate_runs_in_a_fresh_child_and_a_hang_is_cut():
     assert isolated(lambda: time.sleep(30), 0.5) is None  # a mutant that loops
     assert time.time() - started < 10
     assert isolated(lambda: 1 / 0, 5.0) == "ZeroDivisionError: division by zero"
+    assert isolated(lambda: ["f" * 100] * 5000, 5.0) == ["f" * 100] * 5000  # more than a pipe holds
 
 
 def test_switching_a_mutant_on_empties_the_mutated_packages_memos():
