@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from reports.campaign import Settings, _die_with_parent, fmt_time, kill_group, red_tests
+from reports.hints import function_of
 from reports.hints import read as read_hints
 from reports.mutant_plugin import SKIP_ENV
 
@@ -87,7 +88,7 @@ def plan(work: Path, owned: Sequence[str], baseline: dict[str, Any]) -> dict[str
                 if code != SKIPPED:
                     reviewed.append({"name": name, "key": key})
                 continue
-            fn = name.rsplit("__mutmut_", 1)[0]
+            fn = function_of(name)
             if fn not in functions:
                 tests = [t for t in covering.get(fn, ()) if t not in red]
                 kept = set(tests)

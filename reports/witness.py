@@ -9,11 +9,11 @@ mutated code, the code it covers has only equivalent or surviving mutants, or it
 passed under every killed mutant of that code).
 
 The search runs in one pytest process per worker (``-p reports.witness_plugin``, ``--cm-witness PLAN``): each
-test is collected once and run again under each candidate, Hypothesis not shrinking and failures
-formatted natively (a witness needs the failure, not its minimal example or every frame's source), the
-mutant switched in that process
-(mutmut's ``MUTANT_UNDER_TEST``, read by its trampolines at call time; a named mutant's switches in
-``strategies.defects.VARIANTS``), in mutmut's work copy so that its mutants are there to switch.
+test is collected once and run again under each candidate in a forked child, Hypothesis not shrinking and
+failures formatted natively (a witness needs the failure, not its minimal example or every frame's source),
+the mutant switched in that child (mutmut's ``MUTANT_UNDER_TEST``, read by its trampolines at call time; a
+named mutant's switches in ``strategies.defects.VARIANTS``), in mutmut's work copy so that its mutants are
+there to switch.
 """
 
 from __future__ import annotations
@@ -21,20 +21,18 @@ from __future__ import annotations
 import json
 import tempfile
 import time
-from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from reports.campaign import BASELINE, RED, Settings, _run_process, read_rows
-from reports.witness_plugin import budget_of
+from reports.hints import function_of
+from reports.witness_plugin import DISCOVER, budget_of
 
 NO_CODE = "covers no mutated code (calls no mutated function in its own process)"
 ONLY_EQUIVALENT = "covers only code whose mutants are equivalent or survived"
 REAL_GAP = "a real gap: passed under every killed mutant of the code it covers"
 MAX_CANDIDATES = 400
-#: A candidate that is a step: run the test once to learn the mutated functions it calls, then try theirs.
-DISCOVER = "discover"
 
 
 # ----------------------------------------------------------------------------- what to search
@@ -66,11 +64,6 @@ def never_red(records: dict[str, dict[str, Any]]) -> dict[str, str]:
     return dict(sorted(chosen.items()))
 
 
-def mangled(mutant_name: str) -> str:
-    """``strategies.cap.x_f__mutmut_3`` -> ``strategies.cap.x_f`` (the key of mutmut's coverage)."""
-    return mutant_name.rsplit("__mutmut_", 1)[0]
-
-
 def load_coverage(work: Path | None) -> dict[str, set[str]]:
     """mutmut's stats: the tests that call each mutated function, by its mangled name."""
     path = (work / "mutants" / "mutmut-stats.json") if work else None
@@ -86,7 +79,7 @@ def killed_by_function(records: dict[str, dict[str, Any]]) -> dict[str, list[str
     for key, rec in sorted(records.items()):
         if rec.get("kind") == "mutmut" and rec.get("status") == "killed":
             name = key.removeprefix("mutmut:")
-            out.setdefault(mangled(name), []).append(name)
+            out.setdefault(function_of(name), []).append(name)
     return out
 
 
@@ -95,16 +88,16 @@ def plan(records: dict[str, dict[str, Any]], coverage: dict[str, set[str]],
          discover: bool = False) -> tuple[dict[str, list[list[str]]], dict[str, str]]:
     """(candidates by node id, the reason of each test that has none), for the never-red tests; a test's
     witness in ``hints`` (``reports.hints``) is tried first. With ``discover`` (mutmut's work copy is there), a
-    test mutmut's coverage does not name ends with a ``discover`` step: the plugin runs it once recording the
-    mutated functions it calls, then tries their killed mutants (a test mutmut's selection leaves out, or
-    one whose calls its stats run missed)."""
+    test mutmut's coverage does not name gets a ``discover`` step next: the plugin runs it once recording the
+    mutated functions it calls, then tries their killed mutants before the rest (a test mutmut's selection
+    leaves out, or one whose calls its stats run missed)."""
     hints = hints or {}
     rows = {r["nodeid"]: r for r in records[BASELINE]["tests"]}
     killed = killed_by_function(records)
     any_by_function: dict[str, int] = {}
     for key, rec in records.items():
         if rec.get("kind") == "mutmut":
-            fn = mangled(key.removeprefix("mutmut:"))
+            fn = function_of(key)
             any_by_function[fn] = any_by_function.get(fn, 0) + 1
     functions_of: dict[str, list[str]] = {}
     for fn, tests in coverage.items():
@@ -153,8 +146,11 @@ def search(settings: Settings, records: dict[str, dict[str, Any]], fp: str, work
     workers = max(1, min(settings.workers, len(ids)))
     parts = [ids[k::workers] for k in range(workers)]
     cwd = (work / "mutants") if work and (work / "mutants").is_dir() else settings.root
+    killed = killed_by_function(records)
+    plans = [{"tests": {n: todo[n] for n in part}, "durations": {n: rows[n].get("duration", 0.0) for n in part},
+              "killed": killed, "max": MAX_CANDIDATES} for part in parts]
     with ThreadPoolExecutor(workers) as pool:
-        runs = pool.map(lambda p: _run_part(settings, cwd, p, todo, records, deadline), parts)
+        runs = pool.map(lambda part: _run_part(settings, cwd, part, deadline), plans)
         found = [r for part in runs for r in part]
     by_node = {r["nodeid"]: r for r in found}
     for nodeid in ids:
@@ -181,15 +177,12 @@ def _reason(row: dict[str, Any], planned: int, duration: float = 0.0) -> str:
     return REAL_GAP
 
 
-def _run_part(settings: Settings, cwd: Path, nodeids: Sequence[str], todo: dict[str, list[list[str]]],
-              records: dict[str, dict[str, Any]], deadline: float) -> list[dict[str, Any]]:
+def _run_part(settings: Settings, cwd: Path, part: dict[str, Any], deadline: float) -> list[dict[str, Any]]:
+    """One worker's search: ``part`` is its plan (``reports.witness_plugin.WitnessSearch``)."""
+    nodeids = list(part["tests"])
     with tempfile.TemporaryDirectory(prefix="cm-witness-") as tmp:
         plan_path, results, log = Path(tmp) / "plan.json", Path(tmp) / "found.jsonl", Path(tmp) / "log"
-        rows = {r["nodeid"]: r for r in records[BASELINE]["tests"]}
-        plan_path.write_text(json.dumps({"tests": {n: todo[n] for n in nodeids}, "max": MAX_CANDIDATES,
-                                         "killed": killed_by_function(records),
-                                         "durations": {n: rows[n].get("duration", 0.0) for n in nodeids}}),
-                             encoding="utf-8")
+        plan_path.write_text(json.dumps(part), encoding="utf-8")
         local = Settings(**{**settings.__dict__, "root": cwd})
         cmd = [settings.python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
                "-p", "reports.mutant_plugin", "--cm-no-shrink", "-p", "reports.witness_plugin",
