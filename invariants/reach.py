@@ -1,8 +1,8 @@
 """What shape a generated case has, for Hypothesis' statistics and steering.
 
 ``observe(case)`` records, with ``hypothesis.event``, the refusal site the ``sound`` compile reaches
-(head, positioned, combined pair, raw after the combined pair, or none), the window shape and the
-pair mode, and ``target``s the distance to the grace boundary. Run a property test with
+(head, positioned, combined pair, raw after the combined pair, or none), the window shape, the
+pair mode and the compression work, and ``target``s the distance to the grace boundary. Run a property test with
 ``--hypothesis-show-statistics`` to see the figures.
 """
 
@@ -22,6 +22,9 @@ from reference.selection import select
 from strategies.errors import OverBudgetError
 
 SITES = ("head", "positioned", "combined-pair", "raw-after-combined")
+#: What compression work a store holds (``work_shapes``): none, chunk or merge work that folds something,
+#: work that folds nothing, a compression in flight.
+WORK_SHAPES = ("none", "chunk", "merge", "folds nothing", "in flight")
 
 
 def site_of(case: Case) -> str:
@@ -56,6 +59,13 @@ def pair_mode(case: Case) -> str:
     return f"{'positioned' if config.positioned_recall_pairs else 'combined'}, envelope {config.recall_envelope}"
 
 
+def work_shapes(case: Case) -> frozenset[str]:
+    """Which of ``WORK_SHAPES`` the store's work items take ("none" when it holds no work)."""
+    shapes = {"in flight" if w.folds is None else "folds nothing" if not w.folds else w.kind
+              for w in case.store.work}
+    return frozenset(shapes or {"none"})
+
+
 def grace_distance(case: Case) -> float | None:
     """How far the grace limit is from the price of what the sound compile sends unlimited (None if undefined)."""
     store, config, budget = case
@@ -69,10 +79,11 @@ def grace_distance(case: Case) -> float | None:
 
 
 def observe(case: Case) -> None:
-    """Record the case's refusal site, window shape and pair mode; steer toward the grace boundary."""
+    """Record the case's refusal site, window shape, pair mode and work; steer toward the grace boundary."""
     event("refusal site: " + site_of(case))
     event("windows: " + window_shape(case))
     event("pairs: " + pair_mode(case))
+    event("work: " + ", ".join(sorted(work_shapes(case))))
     distance = grace_distance(case)
     if distance is not None:
         target(-distance, label="closeness to the grace boundary")

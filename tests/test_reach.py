@@ -1,4 +1,5 @@
-"""The generators reach every refusal site: each in at least 2% of the ``ci`` profile's draws.
+"""The generators reach every refusal site and every shape of work: each in at least 2% of the ``ci``
+profile's draws.
 
 The draws are the ``ci`` profile's (derandomized, so the figure is the same on every run); 400 of
 them, four times what one ``ci`` property test draws, so that a share of 2% is measured, not guessed.
@@ -11,29 +12,42 @@ from collections import Counter
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from invariants.generators import cases
-from invariants.reach import SITES, site_of
+from invariants.generators import Case, cases
+from invariants.reach import SITES, WORK_SHAPES, site_of, work_shapes
 
 DRAWS = 400
 LEAST_SHARE = 0.02
 
 
-def drawn_sites() -> Counter[str]:
-    got: Counter[str] = Counter()
+@pytest.fixture(scope="module")
+def drawn() -> list[Case]:
+    """The ``ci`` profile's first ``DRAWS`` cases."""
+    got: list[Case] = []
 
     @settings(max_examples=DRAWS, derandomize=True, database=None, deadline=None,
               suppress_health_check=list(HealthCheck))
     @given(cases())
     def collect(case):
-        got[site_of(case)] += 1
+        got.append(case)
 
     collect()
     return got
 
 
+def short_of(counts: Counter[str], names: tuple[str, ...], total: int) -> dict[str, int]:
+    """The ``names`` counted in under ``LEAST_SHARE`` of ``total``."""
+    return {name: counts[name] for name in names if counts[name] < LEAST_SHARE * total}
+
+
 @pytest.mark.search
-def test_every_refusal_site_is_reached_in_at_least_two_percent_of_the_draws():
-    got = drawn_sites()
-    total = sum(got.values())
-    short = {site: got[site] for site in SITES if got[site] < LEAST_SHARE * total}
-    assert not short, f"sites reached in under {LEAST_SHARE:.0%} of {total} draws: {short} (all: {dict(got)})"
+def test_every_refusal_site_is_reached_in_at_least_two_percent_of_the_draws(drawn):
+    got = Counter(site_of(c) for c in drawn)
+    short = short_of(got, SITES, len(drawn))
+    assert not short, f"sites reached in under {LEAST_SHARE:.0%} of {len(drawn)} draws: {short} (all: {dict(got)})"
+
+
+@pytest.mark.search
+def test_every_shape_of_work_is_drawn_in_at_least_two_percent_of_the_draws(drawn):
+    got = Counter(shape for c in drawn for shape in work_shapes(c))
+    short = short_of(got, WORK_SHAPES, len(drawn))
+    assert not short, f"work shapes in under {LEAST_SHARE:.0%} of {len(drawn)} draws: {short} (all: {dict(got)})"

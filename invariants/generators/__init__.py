@@ -1,0 +1,58 @@
+"""Composable Hypothesis strategies for what docs/model.md allows (The data to Config and budget).
+
+The shapes are chosen to reach interesting cases quickly rather than to sample uniformly:
+
+- stores are small, their summary trees valid by construction, their compression work a run of what a
+  compressor would fold next or any ids (``stores``);
+- texts mix prose, JSON-ish and astral text, and strings on either side of the density threshold
+  (``content``);
+- carriers, stamps, measured tokens, caps, windows, grace ratios, calibrations, estimators and
+  budgets draw their bad values (NaN, infinities, negatives, 0) often enough to matter but rarely
+  enough that ordinary cases dominate (``configs``);
+- budgets sit on the store's own edges (``budgets``); tool cycles and images have their own stores
+  (``tools``).
+
+Most of a case is pooled: an index into seeded samples of the same mix (``draws``), so a case costs
+about a dozen Hypothesis choices. Everything shrinks toward the plain case: no summaries, no work,
+default config, ordinary budget.
+"""
+
+from invariants.generators.budgets import (
+    MIDDLE_RESERVE,
+    budget_edges,
+    budgets,
+    draw_budget,
+    for_edge,
+    input_budget_for,
+    sound_entries,
+    sound_price,
+)
+from invariants.generators.cases import Case, cases, with_large_level_budgets
+from invariants.generators.configs import config_pool, configs, pooled_configs
+from invariants.generators.content import LONG_PROSE, PROSE, TEXT_POOL, blocks, carriers, contents, texts
+from invariants.generators.draws import choice, weighted, weights
+from invariants.generators.stores import (
+    ESTIMATORS,
+    GOOD_ESTIMATORS,
+    NamedEstimator,
+    calibrations,
+    draw_store,
+    draw_summary_tree,
+    draw_works,
+    estimators,
+    planned_works,
+    stores,
+    summary_trees,
+    tree_shape,
+    works,
+)
+from invariants.generators.tools import tool_cases, tool_configs, tool_stores, tool_turns
+
+__all__ = [
+    "ESTIMATORS", "GOOD_ESTIMATORS", "LONG_PROSE", "MIDDLE_RESERVE", "PROSE", "TEXT_POOL", "Case",
+    "NamedEstimator", "blocks", "budget_edges", "budgets", "calibrations", "carriers", "cases", "choice",
+    "config_pool", "configs", "contents", "draw_budget", "draw_store", "draw_summary_tree", "draw_works",
+    "estimators", "for_edge", "input_budget_for", "planned_works", "pooled_configs", "sound_entries",
+    "sound_price", "stores", "summary_trees", "texts", "tool_cases", "tool_configs", "tool_stores",
+    "tool_turns", "tree_shape", "weighted", "weights", "with_large_level_budgets", "works",
+]

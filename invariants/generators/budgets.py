@@ -1,0 +1,181 @@
+"""Budgets on a store's own edges, placed by what the sound compile sends at an unlimited budget.
+
+The edges: the reference price of what the sound compile sends unlimited, one below it, the grace
+boundary, the boundary after any one item sent, one short of the whole head, of the first pair or of
+the first raw message after the combined pair; 0, huge, +inf, and malformed values.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+from hypothesis import strategies as st
+
+from invariants.generators.content import INF, NAN
+from invariants.generators.draws import weights
+from reference.model import Budget, Config, Store
+from reference.numerics import Number
+
+
+def input_budget_for(price: Number, grace: Number) -> int | None:
+    """The smallest integer ``B >= 0`` with ``floor(B * (1 + g)) >= price`` in doubles (None when undefined)."""
+    g = 0 if grace < 0 else grace  # Math.max(0, g); NaN stays NaN
+    if not (math.isfinite(price) and math.isfinite(g)) or price >= 2**53:
+        return None
+    factor = 1 + g
+    b = max(0, math.ceil(price / factor))
+    while b > 0 and math.floor((b - 1) * factor) >= price:
+        b -= 1
+    while math.floor(b * factor) < price:
+        b += 1
+    return b
+
+
+def sound_entries(store: Store, config: Config) -> tuple | None:
+    """What the sound compile sends at an unlimited budget (None when it refuses)."""
+    from strategies.hierarchical import HierarchicalStrategy
+
+    strategy = HierarchicalStrategy(config, frozenset())
+    strategy.initialize(store)
+    try:
+        return strategy.compile(Budget(max_tokens=INF)).entries
+    except Exception:
+        return None
+
+
+def sound_price(store: Store, config: Config) -> Number | None:
+    """The reference price of what the sound compile sends at an unlimited budget (None when it refuses)."""
+    from reference.price import reference_price
+
+    entries = sound_entries(store, config)
+    return None if entries is None else reference_price(entries, store, config)
+
+
+#: Where a budget sits: on the store's own edges mostly (the whole context's price, the grace boundary,
+#: the boundary after any one item sent, so that the next one is refused), sometimes anywhere inside,
+#: ordinary, or malformed.
+budget_edges = weights(
+    (3, "exact"), (2, "grace"), (3, "grace-1"), (1, "below"), (4, "item"), (2, "inside"), (1, "reserve"),
+    (1, "zero"), (1, "huge"), (1, "inf"), (1, "malformed"), (6, "middle"), (3, "head"),
+    (3, "raw-after-combined"),
+)
+
+
+#: The "middle" edge reserves a few tokens for the response, so its refusals tell the configured budget
+#: from the input budget.
+MIDDLE_RESERVE = 7
+_MIDDLE_TARGETS = st.sampled_from((1, 1, 0))
+_RESERVES = st.integers(1, 500)
+_MALFORMED_BUDGETS = st.sampled_from((
+    Budget(max_tokens=NAN), Budget(max_tokens=-1), Budget(max_tokens=-INF),
+    Budget(max_tokens=100, reserve_for_response=NAN), Budget(max_tokens=100, reserve_for_response=-1),
+    Budget(max_tokens=100, reserve_for_response=INF), Budget(max_tokens=100, reserve_for_response=200),
+    Budget(max_tokens=INF, reserve_for_response=INF)))
+
+
+def _finite_price(x: Number | None, fallback: Number) -> int:
+    if x is None or not math.isfinite(x) or x >= 2**53:
+        x = fallback
+    return max(0, math.ceil(x))
+
+
+def draw_budget(draw: st.DrawFn, store: Store, config: Config, edge: str | None = None) -> Budget:
+    """A budget around the store's own edges (see the module docstring), on ``edge`` when given."""
+    from reference.estimator import content_tokens
+    from reference.price import reference_price
+
+    if edge is None:
+        edge = draw(budget_edges)
+    if edge == "zero":
+        return Budget(max_tokens=0)
+    if edge == "huge":
+        return Budget(max_tokens=10**9)
+    if edge == "inf":
+        return Budget(max_tokens=INF)
+    if edge == "malformed":
+        return draw(_MALFORMED_BUDGETS)
+    entries = sound_entries(store, config)
+    raw_total = sum((content_tokens(m.content, store) for m in store.messages), 0)
+    price = _finite_price(None if entries is None else reference_price(entries, store, config),
+                          raw_total if math.isfinite(raw_total) else 1000)
+    grace = config.over_budget_grace_ratio
+    grace = grace if math.isfinite(grace) else 0
+
+    def covering(p: int) -> int:
+        b = input_budget_for(p, grace)
+        return p if b is None else b
+
+    boundary = covering(price)
+    from reference.selection import Rules, bounds
+
+    head_end, middle_end = bounds(store, config, Rules())
+    if edge == "head" and entries and head_end > 0:
+        # One token short of the whole head: the last head message is refused.
+        at = max(0, covering(_finite_price(reference_price(entries[:head_end], store, config), 0)) - 1)
+    elif edge == "raw-after-combined" and entries and not config.positioned_recall_pairs and any(
+            e.kind == "raw" and head_end <= store.index(e.message_id) < middle_end for e in entries):
+        # One token short of the first raw middle message, sent after the combined pair.
+        end = next(i + 1 for i, e in enumerate(entries)
+                   if e.kind == "raw" and head_end <= store.index(e.message_id) < middle_end)
+        at = max(0, covering(_finite_price(reference_price(entries[:end], store, config), 0)) - 1)
+    elif edge == "middle" and entries and any(e.kind == "question" for e in entries):
+        # One token short of the first recall pair (positioned or combined): the middle refuses there,
+        # after a head of whatever length the store has.
+        # Or, in combined mode, one short of the first raw message after the combined pair.
+        first = next(i for i, e in enumerate(entries) if e.kind == "question")
+        ends = [first + 2]
+        if not config.positioned_recall_pairs:
+            ends += [i + 1 for i, e in enumerate(entries) if i > first + 1 and e.kind == "raw"
+                     and head_end <= store.index(e.message_id) < middle_end][:1]
+        end = ends[min(draw(_MIDDLE_TARGETS), len(ends) - 1)]
+        at = max(0, covering(_finite_price(reference_price(entries[:end], store, config), 0)) - 1)
+        return Budget(max_tokens=at + MIDDLE_RESERVE, reserve_for_response=MIDDLE_RESERVE)
+    elif edge == "item" and entries:
+        # The boundary after the k-th item sent (a raw message or a whole pair): the next item is refused.
+        ends = [i + 1 for i, e in enumerate(entries) if e.kind != "question"]
+        k = draw(st.integers(0, len(ends) - 1))
+        at = covering(_finite_price(reference_price(entries[:ends[k]], store, config), 0))
+    elif edge == "exact":
+        at = price
+    elif edge == "below":
+        at = max(0, price - 1)
+    elif edge == "grace":
+        at = boundary
+    elif edge == "grace-1":
+        at = max(0, boundary - 1)
+    elif edge in ("inside", "item", "middle", "head", "raw-after-combined"):
+        at = draw(st.integers(0, max(0, boundary - 1)))
+    else:  # reserve: the same input budget, part of it reserved for the response
+        reserve = draw(_RESERVES)
+        return Budget(max_tokens=boundary + reserve, reserve_for_response=reserve)
+    return Budget(max_tokens=at)
+
+
+@st.composite
+def budgets(draw: st.DrawFn, store: Store, config: Config, edge: str | None = None) -> Budget:
+    """A budget around the store's own edges (see ``draw_budget``)."""
+    return draw_budget(draw, store, config, edge)
+
+
+def _raw_after_pair(store: Store, config: Config) -> bool:
+    """Whether the sound compile, unlimited, sends a raw middle message after a recall pair."""
+    from reference.selection import Rules, bounds
+
+    entries = sound_entries(store, config) or ()
+    head_end, middle_end = bounds(store, config, Rules())
+    first = next((i for i, e in enumerate(entries) if e.kind == "question"), None)
+    return first is not None and any(e.kind == "raw" and head_end <= store.index(e.message_id) < middle_end
+                                     for e in entries[first + 2:])
+
+
+def for_edge(store: Store, config: Config, edge: str) -> Config:
+    """The config an edge needs on ``store``: the raw after the combined pair needs combined pairs,
+    enforced, and a middle window (no head or recent window when the config's leave no raw after a pair).
+    """
+    if edge != "raw-after-combined":
+        return config
+    combined = replace(config, positioned_recall_pairs=False, enforce_budget=True)
+    if _raw_after_pair(store, combined):
+        return combined
+    return replace(combined, head_window_tokens=0, recent_window_tokens=0)

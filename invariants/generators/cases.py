@@ -1,0 +1,40 @@
+"""A case: a store, a config and a budget on that store's edges."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from hypothesis import strategies as st
+
+from invariants.generators.budgets import budget_edges, draw_budget, for_edge
+from invariants.generators.configs import pooled_configs
+from invariants.generators.stores import draw_store
+from reference.model import Budget, Config, Store
+
+
+@dataclass(frozen=True)
+class Case:
+    """One input to the compile: a store, a config and a budget."""
+
+    store: Store
+    config: Config
+    budget: Budget
+
+    def __iter__(self):
+        return iter((self.store, self.config, self.budget))
+
+
+@st.composite
+def cases(draw: st.DrawFn, max_messages: int = 8, store_strategy: st.SearchStrategy | None = None,
+          config_strategy: st.SearchStrategy | None = None) -> Case:
+    """A store, a config, and a budget on that store's edges."""
+    store = draw_store(draw, max_messages) if store_strategy is None else draw(store_strategy)
+    config = draw(pooled_configs if config_strategy is None else config_strategy)
+    edge = draw(budget_edges)
+    config = for_edge(store, config, edge)
+    return Case(store, config, draw_budget(draw, store, config, edge))
+
+
+def with_large_level_budgets(config: Config) -> Config:
+    """Every level budget at 10**12 (docs/model.md, Invariants: `exact-budget`, "with large level budgets")."""
+    return replace(config, l1_budget_tokens=10**12, l2_budget_tokens=10**12, l3_budget_tokens=10**12)

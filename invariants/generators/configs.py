@@ -1,0 +1,75 @@
+"""Configs: any config docs/model.md allows, bad numbers included, mostly from a pool shrinking to the default."""
+
+from __future__ import annotations
+
+import functools
+import random
+
+from hypothesis import strategies as st
+
+from invariants.generators.content import INF, NAN
+from invariants.generators.draws import choice, weighted
+from reference.model import Config
+
+window_sizes = choice((5, [0]), (3, [1, 2, 3, 5, 8, 13, 21, 34, 55]), (1, [89, 144, 233, 377]),
+                      (1, [-1, NAN, INF, 10**9]))
+caps = choice((6, [0]), (1, [None]), (3, [1, 2, 3, 4, 5, 6, 8, 10, 13, 16, 20]), (1, [25, 40, 60, 100, 150, 200]),
+              (1, [0.5, 2.5, 1e-9]), (1, [NAN, -5, -INF, INF, -0.5]))
+level_budgets = choice((6, [30000]), (2, [0, 1, 5, 20, 50, 100, 300]), (1, [10**12, NAN, -1]))
+grace_ratios = choice((12, [0.02]), (5, [0, 0.1, 0.5, 1e-9]), (1, [NAN, -0.1, INF]))
+labels = st.sampled_from(("What do you remember from earlier?", "", "Recall?", "{id}", "Recall 😀 [json]"))
+templates = st.sampled_from(("[Recall {id}]", "[Recall {id} L{level} {first}..{last}]", "{id}{id}{level}",
+                             "no placeholders", "{first}-{last} {unknown} {{id}}", ""))
+_POSITIONED = st.sampled_from((True, False))
+_ENVELOPES = st.sampled_from(("none", "xml"))
+_CARRIER_POLICIES = st.sampled_from(("full", "live-strip"))
+_SUMMARY_PARTICIPANTS = st.sampled_from(("Claude", "Assistant"))
+_ENFORCE = choice((9, [True]), (1, [False]))
+
+
+@st.composite
+def configs(draw: st.DrawFn) -> Config:
+    """Any config docs/model.md, Config and budget, allows, bad numbers included."""
+    return Config(
+        head_window_tokens=draw(window_sizes),
+        recent_window_tokens=draw(window_sizes),
+        max_message_tokens=draw(caps),
+        positioned_recall_pairs=draw(_POSITIONED),
+        recall_envelope=draw(_ENVELOPES),
+        carrier_policy=draw(_CARRIER_POLICIES),
+        summary_context_label=draw(labels),
+        recall_header_template=draw(templates),
+        summary_participant=draw(_SUMMARY_PARTICIPANTS),
+        l1_budget_tokens=draw(level_budgets),
+        l2_budget_tokens=draw(level_budgets),
+        l3_budget_tokens=draw(level_budgets),
+        over_budget_grace_ratio=draw(grace_ratios),
+        enforce_budget=draw(_ENFORCE),
+    )
+
+
+def _r_config(r: random.Random) -> Config:
+    pick = r.choice
+    return Config(
+        head_window_tokens=pick(window_sizes.elements), recent_window_tokens=pick(window_sizes.elements),
+        max_message_tokens=pick(caps.elements), positioned_recall_pairs=r.random() < 0.5,
+        recall_envelope=pick(("none", "xml")), carrier_policy=pick(("full", "live-strip")),
+        summary_context_label=pick(labels.elements), recall_header_template=pick(templates.elements),
+        summary_participant=pick(("Claude", "Assistant")), l1_budget_tokens=pick(level_budgets.elements),
+        l2_budget_tokens=pick(level_budgets.elements), l3_budget_tokens=pick(level_budgets.elements),
+        over_budget_grace_ratio=pick(grace_ratios.elements), enforce_budget=r.random() < 0.9)
+
+
+def _config_rank(c: Config) -> int:
+    """How far a config is from the default (the pool is sorted by it, so it shrinks toward the default)."""
+    default = Config()
+    return sum(repr(getattr(c, f)) != repr(getattr(default, f)) for f in Config.__dataclass_fields__)
+
+
+@functools.cache
+def config_pool() -> tuple[Config, ...]:
+    return tuple(sorted((_r_config(random.Random(18 + k)) for k in range(600)), key=_config_rank))
+
+
+#: A config: from the pool mostly (one choice, the pool built when first drawn), drawn field by field sometimes.
+pooled_configs = weighted((6, st.deferred(lambda: st.sampled_from(config_pool()))), (1, configs()))

@@ -1,0 +1,297 @@
+"""Stores: estimators, summary trees, compression work, and whole histories, pooled where they can be.
+
+Stores are small (1-8 messages mostly, up to 12), so a compile costs a millisecond. Summary trees are
+built from contiguous chunks of messages (L1), merged level by level from the unmerged frontier (L2..L4,
+``parent_id`` set on merged children), so every store is structurally valid by construction; some
+messages stay unsummarized, some summaries stay unmerged.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from hypothesis import strategies as st
+
+from invariants.generators.content import INF, NAN, sample_message, sample_summary_fields
+from invariants.generators.draws import choice, pool_of, simplest_first
+from reference.model import Block, Message, Store, Summary, Work
+from reference.numerics import Number, len16
+
+
+@dataclass(frozen=True)
+class NamedEstimator:
+    """A custom text estimator: a pure function of the string, with a readable name."""
+
+    name: str
+    fn: Callable[[str], Number] = field(compare=False)
+    #: Declared pure: a compile may remember its prices per store (``strategies.pricing.Prices.messages``).
+    pure: ClassVar[bool] = True
+
+    def __call__(self, s: str) -> Number:
+        return self.fn(s)
+
+    def __repr__(self) -> str:
+        return f"<estimator {self.name}>"
+
+
+ESTIMATORS: tuple[NamedEstimator, ...] = (
+    NamedEstimator("len//3", lambda s: len(s) // 3),
+    NamedEstimator("len16/4 (fractional)", lambda s: len16(s) / 4),
+    NamedEstimator("len16/2.3", lambda s: len16(s) / 2.3),
+    NamedEstimator("constant 7", lambda s: 7),
+    NamedEstimator("zero", lambda s: 0),
+    NamedEstimator("NaN for long text", lambda s: NAN if len(s) > 12 else len(s)),
+    NamedEstimator("negative", lambda s: -len(s)),
+    NamedEstimator("infinite for empty", lambda s: INF if s == "" else 1),
+)
+GOOD_ESTIMATORS = ESTIMATORS[:5]
+
+estimators = choice((8, [None]), (1, GOOD_ESTIMATORS), (1, ESTIMATORS))
+calibrations = choice((6, [1.0]), (2, [0.5, 1.3, 2.0, 0.26, 3.99]), (1, [0.25, 4, NAN, INF, -1, 0]))
+
+
+# Strategies the composites draw from, built once (a strategy built inside a draw is validated each time).
+_CHUNK_SIZES = choice((3, [1, 2]), (1, [3, 4]))
+_WORK_COUNTS = (0, 1, 1, 2)
+_WORK_KINDS = ("chunk", "merge") * 3 + ("in-flight",)
+_WORK_STATES = ("queued", "running")
+_LEAST_MESSAGES = choice((1, [1]), (3, [2, 3, 4]))
+_LONGEST = {n: choice((4, [n]), (1, [max(n, 12)])) for n in (8, 12)}
+_EPOCHS = st.sampled_from((1, 0))
+
+
+Skeleton = tuple[tuple[str, int, tuple[str, ...], str, str, str | None], ...]  # id, level, sources, first, last, parent
+
+
+def tree_shape(ids: list[str], max_level: int, integer: Callable[[int, int], int],
+               chunk: Callable[[], int]) -> Skeleton:
+    """L1 summaries over contiguous chunks of ``ids``, merged level by level from the unmerged frontier."""
+    specs: list[dict] = []
+    counters: dict[int, int] = {}
+
+    def new(level: int, source_ids: list[str], first: str, last: str) -> dict:
+        k = counters.get(level, 0)
+        counters[level] = k + 1
+        spec = {"id": f"L{level}-{k}", "level": level, "source_ids": tuple(source_ids), "first": first,
+                "last": last, "parent_id": None}
+        specs.append(spec)
+        return spec
+
+    i = 0
+    frontier: list[dict] = []
+    while i < len(ids):
+        size = chunk()
+        part = ids[i:i + size]
+        if integer(0, 2) > 0:
+            frontier.append(new(1, part, part[0], part[-1]))
+        i += size
+    for level in range(1, max_level):
+        at_level = [s for s in frontier if s["level"] == level]
+        j = 0
+        while j < len(at_level):
+            group = at_level[j:j + integer(1, 3)]
+            if integer(0, 2) == 2:
+                parent = new(level + 1, [c["id"] for c in group], group[0]["first"], group[-1]["last"])
+                for c in group:
+                    c["parent_id"] = parent["id"]
+                frontier.append(parent)
+            j += len(group)
+    return tuple((sp["id"], sp["level"], sp["source_ids"], sp["first"], sp["last"], sp["parent_id"]) for sp in specs)
+
+
+def _r_shape(n: int) -> Callable[[random.Random], Skeleton]:
+    def make(r: random.Random) -> Skeleton:
+        shape = tree_shape([f"m{i}" for i in range(n)], 4, r.randint, lambda: r.choice(_CHUNK_SIZES.elements))
+        if len(shape) > 1 and r.random() < 0.2:
+            shape = tuple(r.sample(shape, len(shape)))  # summaries stored out of creation order
+        return shape
+    return make
+
+
+@functools.cache
+def tree_shapes(n: int) -> tuple[Skeleton, ...]:
+    """The pooled tree shapes over ``n`` messages, fewest summaries first."""
+    return tuple(sorted(set(pool_of(_r_shape(n), 150, 100 + n)), key=lambda t: (len(t), repr(t))))
+
+
+#: Tree shapes per message count, pooled (one choice); each pool is built when first drawn from.
+TREE_SHAPES = {n: st.deferred(lambda n=n: st.sampled_from(tree_shapes(n))) for n in range(1, 13)}
+
+
+def draw_summary_tree(draw: st.DrawFn, ids: list[str], max_level: int = 4) -> tuple[Summary, ...]:
+    """A summary tree over ``ids`` (a pooled shape for the stores' own ids), each summary's fields drawn."""
+    n = len(ids)
+    if max_level == 4 and n in TREE_SHAPES and ids == [f"m{i}" for i in range(n)]:
+        shape = draw(TREE_SHAPES[n])
+    else:
+        shape = tree_shape(ids, max_level, lambda a, b: draw(st.integers(a, b)), lambda: draw(_CHUNK_SIZES))
+    out = []
+    for (sid, level, sources, first, last, parent), (content, tokens, carriers_) in zip(
+            shape, draw(summary_field_tuples(len(shape))), strict=True):
+        out.append(Summary(id=sid, level=level, content=content, tokens=tokens, source_level=level - 1,
+                           source_ids=sources, source_range=(first, last), parent_id=parent,
+                           response_content=carriers_))
+    return tuple(out)
+
+
+#: Planned work items, read against a store's ids by ``planned_works``: each is ``("in-flight",)`` or
+#: ``(kind, state, run, start, length, fractions)``: a run of the usual ids (``start`` a fraction of them) when
+#: ``run`` and there are any, else the ids at ``fractions`` of all of them.
+WorkPlan = tuple[tuple, ...]
+
+
+def _r_work_plan(r: random.Random) -> WorkPlan:
+    """Up to two work items: chunk or merge (3 in 7 each) or in flight, queued or running; a run in 5 of 8,
+    else any ids, none in 2 of 5 of those."""
+    plan = []
+    for _ in range(r.choice(_WORK_COUNTS)):
+        kind = r.choice(_WORK_KINDS)
+        state = r.choice(_WORK_STATES)
+        if kind == "in-flight":
+            plan.append(("in-flight",))
+            continue
+        run, start, length = r.random() < 0.625, r.random(), r.randint(1, 3)
+        plan.append((kind, state, run, start, length, tuple(r.random() for _ in range(r.choice((0, 0, 1, 2, 3))))))
+    return tuple(plan)
+
+
+@functools.cache
+def work_plans() -> tuple[WorkPlan, ...]:
+    """The pooled work plans, no work first."""
+    return simplest_first((), _r_work_plan, 1000, 21)
+
+
+WORK_PLANS = st.deferred(lambda: st.sampled_from(work_plans()))
+
+
+def _at(ids: list[str], u: float) -> str:
+    return ids[int(u * len(ids))]
+
+
+def planned_works(plan: WorkPlan, message_ids: list[str], summaries: tuple[Summary, ...]) -> tuple[Work, ...]:
+    """The work ``plan`` describes over a store: a run of the fresh messages (chunk) or of the unmerged
+    summaries (merge), or any ids; merge work over a store without summaries is chunk work."""
+    summarized = {m for s in summaries if s.source_level == 0 for m in s.source_ids}
+    fresh = [m for m in message_ids if m not in summarized]
+    frontier = [s.id for s in summaries if s.parent_id is None]
+    out = []
+    for kind, *rest in plan:
+        if kind == "in-flight":
+            out.append(Work("chunk", "running", None))
+            continue
+        state, run, start, length, fractions = rest
+        if kind == "merge" and not summaries:
+            kind = "chunk"
+        usual = fresh if kind == "chunk" else frontier
+        if run and usual:
+            at = int(start * len(usual))
+            folds = frozenset(usual[at:at + length])
+        else:
+            everything = message_ids if kind == "chunk" else [s.id for s in summaries]
+            folds = frozenset(_at(everything, u) for u in fractions) if everything else frozenset()
+        out.append(Work(kind, state, folds))
+    return tuple(out)
+
+
+def draw_works(draw: st.DrawFn, message_ids: list[str], summaries: tuple[Summary, ...]) -> tuple[Work, ...]:
+    """Queued or running compression work, or a compression in flight with nothing recorded, in one choice.
+
+    Chunk work usually folds a run of the messages no summary holds yet, and merge work a run of the
+    unmerged summaries (what a compressor would queue next), before or after any point; sometimes it
+    folds any set of ids, or nothing.
+    """
+    return planned_works(draw(WORK_PLANS), message_ids, summaries)
+
+
+
+@functools.cache
+def messagepool_of() -> tuple[tuple[str, tuple[Block, ...]], ...]:
+    return pool_of(sample_message, 1500, 16)
+
+
+@functools.cache
+def summarypool_of() -> tuple[tuple[str, object, tuple[Block, ...] | None], ...]:
+    return pool_of(sample_summary_fields, 1000, 17)
+
+
+# The pools are built when first drawn from (``st.deferred``), not at import: a run that fails in an example
+# test never pays for them.
+message_parts = st.deferred(lambda: st.sampled_from(messagepool_of()))
+
+
+@functools.cache
+def field_tuplepool_of(k: int) -> tuple[tuple[tuple[str, object, tuple[Block, ...] | None], ...], ...]:
+    """``k`` summaries' fields, each independently from ``summary_pool``, the simplest tuple first."""
+    pool = summarypool_of()
+    return simplest_first((pool[0],) * k, lambda r: tuple(r.choice(pool) for _ in range(k)), 400, 200 + k)
+
+
+@functools.cache
+def summary_field_tuples(k: int) -> st.SearchStrategy:
+    """The fields of a tree's ``k`` summaries in one choice (from ``field_tuple_pool``, built when first drawn)."""
+    return st.deferred(lambda: st.sampled_from(field_tuplepool_of(k)))
+
+
+def _r_history(r: random.Random) -> tuple[tuple[str, tuple[Block, ...]], ...]:
+    least = r.choice(_LEAST_MESSAGES.elements)
+    longest = r.choice(_LONGEST[8].elements)
+    n = min(longest, least + int(r.expovariate(1 / 3)))
+    return tuple(r.choice(messagepool_of()) for _ in range(n))
+
+
+@functools.cache
+def historypool_of() -> tuple[tuple[tuple[str, tuple[Block, ...]], ...], ...]:
+    return tuple(sorted(pool_of(_r_history, 3000, 19), key=len))
+
+
+#: Whole histories (participant and content per message), shortest first: three cases in four draw one.
+HISTORY_POOL = st.deferred(lambda: st.sampled_from(historypool_of()))
+_WHOLE_HISTORY = choice((3, [True]), (1, [False]))
+_MESSAGE_LISTS = {(least, longest): st.lists(message_parts, min_size=least, max_size=longest)
+                  for least in (1, 2, 3, 4) for longest in (8, 12)}
+
+
+def draw_store(draw: st.DrawFn, max_messages: int = 8, estimator: st.SearchStrategy | None = None) -> Store:
+    """A structurally valid store: messages, a summary tree over them, work, calibration, epoch, estimator."""
+    # A drawn minimum (shrinking to 1) keeps most stores at 3 messages or more; list deletion shrinks the rest.
+    if max_messages == 8 and draw(_WHOLE_HISTORY):
+        parts = draw(HISTORY_POOL)  # a whole history in one choice (most cases)
+    else:
+        least = draw(_LEAST_MESSAGES)
+        longest = draw(_LONGEST[max_messages] if max_messages in _LONGEST
+                       else choice((4, [max_messages]), (1, [max(max_messages, 12)])))
+        parts = draw(_MESSAGE_LISTS[least, longest] if (least, longest) in _MESSAGE_LISTS
+                     else st.lists(message_parts, min_size=least, max_size=longest))
+    ids = [f"m{i}" for i in range(len(parts))]
+    messages = tuple(Message(id=i, participant=p, content=c) for i, (p, c) in zip(ids, parts, strict=True))
+    summaries = draw_summary_tree(draw, ids)
+    work = draw_works(draw, ids, summaries)
+    return Store(messages=messages, summaries=summaries, calibration=draw(calibrations),
+                 pricing_epoch=draw(_EPOCHS),
+                 text_estimator=draw(estimators if estimator is None else estimator), work=work)
+
+
+# The composites call the drawing functions directly: a strategy built inside a draw costs its validation
+# and label each time, a function call does not.
+
+
+@st.composite
+def summary_trees(draw: st.DrawFn, ids: list[str], max_level: int = 4) -> tuple[Summary, ...]:
+    """A summary tree over ``ids`` (see ``draw_summary_tree``)."""
+    return draw_summary_tree(draw, ids, max_level)
+
+
+@st.composite
+def works(draw: st.DrawFn, message_ids: list[str], summaries: tuple[Summary, ...]) -> tuple[Work, ...]:
+    """Compression work over a store (see ``draw_works``)."""
+    return draw_works(draw, message_ids, summaries)
+
+
+@st.composite
+def stores(draw: st.DrawFn, max_messages: int = 8, estimator: st.SearchStrategy | None = None) -> Store:
+    """A structurally valid store (see ``draw_store``)."""
+    return draw_store(draw, max_messages, estimator)
