@@ -3,21 +3,21 @@
 The shapes are chosen to reach interesting cases quickly rather than to sample uniformly:
 
 - stores are small, their summary trees valid by construction, their compression work a run of what a
-  compressor would fold next or any ids (``stores``);
+  compressor would fold next or any ids (``store_shapes``);
 - texts mix prose, JSON-ish and astral text, and strings on either side of the density threshold
   (``content``);
 - carriers, stamps, measured tokens, caps, windows, grace ratios, calibrations, estimators and
   budgets draw their bad values (NaN, infinities, negatives, 0) often enough to matter but rarely
-  enough that ordinary cases dominate (``configs``);
-- budgets sit on the store's own edges (``budgets``); tool cycles and images have their own stores
-  (``tools``).
+  enough that ordinary cases dominate (``config_mix``);
+- budgets sit on the store's own edges (``budget_placement``); tool cycles and images have their own stores
+  (``tool_cycles``).
 
 Most of a case is pooled: an index into seeded samples of the same mix (``draws``), so a case costs
 about a dozen Hypothesis choices. Everything shrinks toward the plain case: no summaries, no work,
 default config, ordinary budget.
 """
 
-from invariants.generators.budgets import (
+from invariants.generators.budget_placement import (
     MIDDLE_RESERVE,
     budget_edges,
     budgets,
@@ -27,11 +27,11 @@ from invariants.generators.budgets import (
     sound_entries,
     sound_price,
 )
-from invariants.generators.cases import Case, cases, with_large_level_budgets
-from invariants.generators.configs import config_pool, configs, pooled_configs
+from invariants.generators.case import Case, cases, with_large_level_budgets
+from invariants.generators.config_mix import config_pool, configs, pooled_configs
 from invariants.generators.content import LONG_PROSE, PROSE, TEXT_POOL, blocks, carriers, contents, texts
 from invariants.generators.draws import choice, weighted, weights
-from invariants.generators.stores import (
+from invariants.generators.store_shapes import (
     ESTIMATORS,
     GOOD_ESTIMATORS,
     NamedEstimator,
@@ -46,7 +46,7 @@ from invariants.generators.stores import (
     tree_shape,
     works,
 )
-from invariants.generators.tools import tool_cases, tool_configs, tool_stores, tool_turns
+from invariants.generators.tool_cycles import tool_cases, tool_configs, tool_stores, tool_turns
 
 __all__ = [
     "ESTIMATORS", "GOOD_ESTIMATORS", "LONG_PROSE", "MIDDLE_RESERVE", "PROSE", "TEXT_POOL", "Case",

@@ -103,7 +103,7 @@ carriers = weighted(
     (2, st.lists(st.one_of(thinking_blocks, redacted_blocks, text_blocks), min_size=1, max_size=3).map(tuple)),
 )
 
-# Seeded samplers of the same mix as the strategies above, for the pools (``stores``): drawing a
+# Seeded samplers of the same mix as the strategies above, for the pools (``store_shapes``): drawing a
 # content block by block costs a dozen Hypothesis choices, a pooled one costs one.
 
 

@@ -209,47 +209,47 @@ def draw_works(draw: st.DrawFn, message_ids: list[str], summaries: tuple[Summary
 
 
 @functools.cache
-def messagepool_of() -> tuple[tuple[str, tuple[Block, ...]], ...]:
+def message_pool() -> tuple[tuple[str, tuple[Block, ...]], ...]:
     return pool_of(sample_message, 1500, 16)
 
 
 @functools.cache
-def summarypool_of() -> tuple[tuple[str, object, tuple[Block, ...] | None], ...]:
+def summary_pool() -> tuple[tuple[str, object, tuple[Block, ...] | None], ...]:
     return pool_of(sample_summary_fields, 1000, 17)
 
 
 # The pools are built when first drawn from (``st.deferred``), not at import: a run that fails in an example
 # test never pays for them.
-message_parts = st.deferred(lambda: st.sampled_from(messagepool_of()))
+message_parts = st.deferred(lambda: st.sampled_from(message_pool()))
 
 
 @functools.cache
-def field_tuplepool_of(k: int) -> tuple[tuple[tuple[str, object, tuple[Block, ...] | None], ...], ...]:
+def field_tuple_pool(k: int) -> tuple[tuple[tuple[str, object, tuple[Block, ...] | None], ...], ...]:
     """``k`` summaries' fields, each independently from ``summary_pool``, the simplest tuple first."""
-    pool = summarypool_of()
+    pool = summary_pool()
     return simplest_first((pool[0],) * k, lambda r: tuple(r.choice(pool) for _ in range(k)), 400, 200 + k)
 
 
 @functools.cache
 def summary_field_tuples(k: int) -> st.SearchStrategy:
     """The fields of a tree's ``k`` summaries in one choice (from ``field_tuple_pool``, built when first drawn)."""
-    return st.deferred(lambda: st.sampled_from(field_tuplepool_of(k)))
+    return st.deferred(lambda: st.sampled_from(field_tuple_pool(k)))
 
 
 def _r_history(r: random.Random) -> tuple[tuple[str, tuple[Block, ...]], ...]:
     least = r.choice(_LEAST_MESSAGES.elements)
     longest = r.choice(_LONGEST[8].elements)
     n = min(longest, least + int(r.expovariate(1 / 3)))
-    return tuple(r.choice(messagepool_of()) for _ in range(n))
+    return tuple(r.choice(message_pool()) for _ in range(n))
 
 
 @functools.cache
-def historypool_of() -> tuple[tuple[tuple[str, tuple[Block, ...]], ...], ...]:
+def history_pool() -> tuple[tuple[tuple[str, tuple[Block, ...]], ...], ...]:
     return tuple(sorted(pool_of(_r_history, 3000, 19), key=len))
 
 
 #: Whole histories (participant and content per message), shortest first: three cases in four draw one.
-HISTORY_POOL = st.deferred(lambda: st.sampled_from(historypool_of()))
+HISTORY_POOL = st.deferred(lambda: st.sampled_from(history_pool()))
 _WHOLE_HISTORY = choice((3, [True]), (1, [False]))
 _MESSAGE_LISTS = {(least, longest): st.lists(message_parts, min_size=least, max_size=longest)
                   for least in (1, 2, 3, 4) for longest in (8, 12)}

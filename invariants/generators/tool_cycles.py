@@ -7,11 +7,11 @@ from dataclasses import replace
 
 from hypothesis import strategies as st
 
-from invariants.generators.cases import Case, cases
-from invariants.generators.configs import configs
+from invariants.generators.case import Case, cases
+from invariants.generators.config_mix import configs
 from invariants.generators.content import participants, prose, stamps, texts
 from invariants.generators.draws import choice
-from invariants.generators.stores import calibrations, draw_summary_tree
+from invariants.generators.store_shapes import calibrations, draw_summary_tree
 from reference.model import Config, Image, Message, Store, Text, ToolResult, ToolUse
 
 

@@ -6,9 +6,9 @@ from dataclasses import dataclass, replace
 
 from hypothesis import strategies as st
 
-from invariants.generators.budgets import budget_edges, draw_budget, for_edge
-from invariants.generators.configs import pooled_configs
-from invariants.generators.stores import draw_store
+from invariants.generators.budget_placement import budget_edges, draw_budget, for_edge
+from invariants.generators.config_mix import pooled_configs
+from invariants.generators.store_shapes import draw_store
 from reference.model import Budget, Config, Store
 
 
