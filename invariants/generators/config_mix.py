@@ -71,5 +71,11 @@ def config_pool() -> tuple[Config, ...]:
     return tuple(sorted((_r_config(random.Random(18 + k)) for k in range(600)), key=_config_rank))
 
 
-#: A config: from the pool mostly (one choice, the pool built when first drawn), drawn field by field sometimes.
-pooled_configs = weighted((6, st.deferred(lambda: st.sampled_from(config_pool()))), (1, configs()))
+@functools.cache
+def config_choices() -> st.SearchStrategy[Config]:
+    """A config: from the pool mostly (one choice), drawn field by field sometimes; built when first drawn."""
+    return weighted((6, st.sampled_from(config_pool())), (1, configs()))
+
+
+#: ``config_choices`` as a strategy (a composite draws ``config_choices()`` itself, a layer fewer).
+pooled_configs = st.deferred(config_choices)

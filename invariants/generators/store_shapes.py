@@ -118,15 +118,21 @@ def tree_shapes(n: int) -> tuple[Skeleton, ...]:
     return tuple(sorted(set(pool_of(_r_shape(n), 150, 100 + n)), key=lambda t: (len(t), repr(t))))
 
 
-#: Tree shapes per message count, pooled (one choice); each pool is built when first drawn from.
-TREE_SHAPES = {n: st.deferred(lambda n=n: st.sampled_from(tree_shapes(n))) for n in range(1, 13)}
+#: Message counts with a pool of tree shapes.
+POOLED_COUNTS = range(1, 13)
+
+
+@functools.cache
+def tree_shape_choices(n: int) -> st.SearchStrategy[Skeleton]:
+    """A pooled tree shape over ``n`` messages in one choice."""
+    return st.sampled_from(tree_shapes(n))
 
 
 def draw_summary_tree(draw: st.DrawFn, ids: list[str], max_level: int = 4) -> tuple[Summary, ...]:
     """A summary tree over ``ids`` (a pooled shape for the stores' own ids), each summary's fields drawn."""
     n = len(ids)
-    if max_level == 4 and n in TREE_SHAPES and ids == [f"m{i}" for i in range(n)]:
-        shape = draw(TREE_SHAPES[n])
+    if max_level == 4 and n in POOLED_COUNTS and ids == [f"m{i}" for i in range(n)]:
+        shape = draw(tree_shape_choices(n))
     else:
         shape = tree_shape(ids, max_level, lambda a, b: draw(st.integers(a, b)), lambda: draw(_CHUNK_SIZES))
     out = []
@@ -165,7 +171,10 @@ def work_plans() -> tuple[WorkPlan, ...]:
     return simplest_first((), _r_work_plan, 1000, 21)
 
 
-WORK_PLANS = st.deferred(lambda: st.sampled_from(work_plans()))
+@functools.cache
+def work_plan_choices() -> st.SearchStrategy[WorkPlan]:
+    """A pooled work plan in one choice."""
+    return st.sampled_from(work_plans())
 
 
 def _at(ids: list[str], u: float) -> str:
@@ -204,7 +213,7 @@ def draw_works(draw: st.DrawFn, message_ids: list[str], summaries: tuple[Summary
     unmerged summaries (what a compressor would queue next), before or after any point; sometimes it
     folds any set of ids, or nothing.
     """
-    return planned_works(draw(WORK_PLANS), message_ids, summaries)
+    return planned_works(draw(work_plan_choices()), message_ids, summaries)
 
 
 
@@ -218,9 +227,15 @@ def summary_pool() -> tuple[tuple[str, object, tuple[Block, ...] | None], ...]:
     return pool_of(sample_summary_fields, 1000, 17)
 
 
-# The pools are built when first drawn from (``st.deferred``), not at import: a run that fails in an example
-# test never pays for them.
-message_parts = st.deferred(lambda: st.sampled_from(message_pool()))
+# Each pool, and the strategy choosing from it, is built when first drawn from, not at import (a run that fails
+# in an example test never pays for them), by a cached function rather than ``st.deferred``, whose extra
+# layer would cost every draw.
+
+
+@functools.cache
+def message_lists(least: int, longest: int) -> st.SearchStrategy[list[tuple[str, tuple[Block, ...]]]]:
+    """Between ``least`` and ``longest`` pooled messages (participant and content), one choice each."""
+    return st.lists(st.sampled_from(message_pool()), min_size=least, max_size=longest)
 
 
 @functools.cache
@@ -233,7 +248,7 @@ def field_tuple_pool(k: int) -> tuple[tuple[tuple[str, object, tuple[Block, ...]
 @functools.cache
 def summary_field_tuples(k: int) -> st.SearchStrategy:
     """The fields of a tree's ``k`` summaries in one choice (from ``field_tuple_pool``, built when first drawn)."""
-    return st.deferred(lambda: st.sampled_from(field_tuple_pool(k)))
+    return st.sampled_from(field_tuple_pool(k))
 
 
 def _r_history(r: random.Random) -> tuple[tuple[str, tuple[Block, ...]], ...]:
@@ -248,24 +263,26 @@ def history_pool() -> tuple[tuple[tuple[str, tuple[Block, ...]], ...], ...]:
     return tuple(sorted(pool_of(_r_history, 3000, 19), key=len))
 
 
-#: Whole histories (participant and content per message), shortest first: three cases in four draw one.
-HISTORY_POOL = st.deferred(lambda: st.sampled_from(history_pool()))
+@functools.cache
+def history_choices() -> st.SearchStrategy[tuple[tuple[str, tuple[Block, ...]], ...]]:
+    """A whole history (participant and content per message) in one choice, from a pool shortest first."""
+    return st.sampled_from(history_pool())
+
+
+#: Three stores in four take a whole history in one choice; the rest draw their messages one by one.
 _WHOLE_HISTORY = choice((3, [True]), (1, [False]))
-_MESSAGE_LISTS = {(least, longest): st.lists(message_parts, min_size=least, max_size=longest)
-                  for least in (1, 2, 3, 4) for longest in (8, 12)}
 
 
 def draw_store(draw: st.DrawFn, max_messages: int = 8, estimator: st.SearchStrategy | None = None) -> Store:
     """A structurally valid store: messages, a summary tree over them, work, calibration, epoch, estimator."""
     # A drawn minimum (shrinking to 1) keeps most stores at 3 messages or more; list deletion shrinks the rest.
     if max_messages == 8 and draw(_WHOLE_HISTORY):
-        parts = draw(HISTORY_POOL)  # a whole history in one choice (most cases)
+        parts = draw(history_choices())  # a whole history in one choice (most cases)
     else:
         least = draw(_LEAST_MESSAGES)
         longest = draw(_LONGEST[max_messages] if max_messages in _LONGEST
                        else choice((4, [max_messages]), (1, [max(max_messages, 12)])))
-        parts = draw(_MESSAGE_LISTS[least, longest] if (least, longest) in _MESSAGE_LISTS
-                     else st.lists(message_parts, min_size=least, max_size=longest))
+        parts = draw(message_lists(least, longest))
     ids = [f"m{i}" for i in range(len(parts))]
     messages = tuple(Message(id=i, participant=p, content=c) for i, (p, c) in zip(ids, parts, strict=True))
     summaries = draw_summary_tree(draw, ids)
