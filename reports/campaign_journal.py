@@ -1,0 +1,107 @@
+"""The journal: JSON lines of finished runs, keyed by mutant id and a fingerprint of the code under test, so a
+campaign run again skips what is done."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import threading
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from reports.campaign_settings import HASHED, Settings
+from reports.mutants import Mutant
+
+#: The campaign's own modules: changing how results are run or shown never invalidates them.
+HARNESS_ONLY = frozenset({"reports/campaign.py", "reports/campaign_settings.py", "reports/campaign_journal.py",
+                          "reports/campaign_processes.py", "reports/campaign_runs.py",
+                          "reports/campaign_progress.py", "reports/campaign_scheduler.py",
+                          "reports/campaign_options.py", "reports/report.py", "reports/mutmut_run.py",
+                          "reports/mutants.py", "reports/equivalent_mutants.toml", "tests/test_campaign.py",
+                          "reports/test-order.json", "reports/hints.json", "reports/hints.py",
+                          "reports/mutant_order.py", "reports/witness.py", "reports/deps.py", "reports/extra.py",
+                          "reports/report_run.py", "reports/mte.py", "reports/md_report.py",
+                          "reports/html_report.py"})
+SKIP_DIRS = frozenset({"__pycache__", ".hypothesis", ".pytest_cache", "out", "mutants"})
+
+
+def hashed_files(root: Path, hashed: Iterable[str] = HASHED) -> list[Path]:
+    files: list[Path] = []
+    for name in hashed:
+        path = root / name
+        if path.is_file():
+            files.append(path)
+        elif path.is_dir():
+            for dirpath, dirnames, filenames in os.walk(path):
+                dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
+                files += [Path(dirpath) / f for f in filenames if not f.endswith((".pyc", ".log"))]
+    return sorted(f for f in files if f.relative_to(root).as_posix() not in HARNESS_ONLY)
+
+
+def fingerprint(settings: Settings) -> str:
+    """A hash of the code under test, the tests, the selection and the profile (16 hex digits)."""
+    h = hashlib.sha256()
+    h.update(json.dumps([list(settings.selection), settings.profile, settings.all_variants]).encode())
+    for f in hashed_files(settings.root, settings.hashed):
+        h.update(f.relative_to(settings.root).as_posix().encode() + b"\0")
+        h.update(f.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+class Journal:
+    """JSON lines, one record per finished run; the last record for a key wins."""
+
+    def __init__(self, directory: Path, name: str = "all") -> None:
+        self.directory = directory
+        self.path = directory / f"{name}.jsonl"
+        self.lock = threading.Lock()
+
+    def write(self, record: dict[str, Any]) -> None:
+        with self.lock:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            with open(self.path, "a", encoding="utf-8") as fh:
+                fh.write(json.dumps(record, sort_keys=True) + "\n")
+                fh.flush()
+                os.fsync(fh.fileno())
+
+
+def load_journals(directory: Path, fp: str) -> dict[str, dict[str, Any]]:
+    """Every record for fingerprint ``fp`` in every journal of ``directory``, by mutant id.
+
+    A line cut short by a kill is skipped; between journals a finished record beats a partial one.
+    """
+    records: dict[str, dict[str, Any]] = {}
+    if not directory.is_dir():
+        return records
+    for path in sorted(directory.glob("*.jsonl")):
+        with open(path, encoding="utf-8") as fh:
+            for line in fh:
+                try:
+                    rec = json.loads(line)
+                except json.JSONDecodeError:
+                    continue
+                if isinstance(rec, dict) and rec.get("fingerprint") == fp and "mutant" in rec:
+                    records[rec["mutant"]] = rec
+    return records
+
+
+def reuse_unchanged(directory: Path, pending: Sequence[Mutant], keys: dict[str, str], fp: str) -> list[dict[str, Any]]:
+    """Records of earlier runs (any fingerprint) of the pending named mutants whose dependency key is unchanged,
+    carried over to fingerprint ``fp``."""
+    wanted = {(m.id, keys[m.id]) for m in pending}
+    found: dict[str, dict[str, Any]] = {}
+    for path in sorted(directory.glob("*.jsonl")) if directory.is_dir() else []:
+        with open(path, encoding="utf-8") as fh:
+            for line in fh:
+                with contextlib.suppress(json.JSONDecodeError, TypeError):
+                    rec = json.loads(line)
+                    if (rec.get("mutant"), rec.get("deps")) in wanted and rec.get("status"):
+                        found[rec["mutant"]] = rec
+    return [{**found[m.id], "fingerprint": fp} for m in pending if m.id in found]
+
+
+def journal_name(shard: tuple[int, int] | None) -> str:
+    return "all" if shard is None else f"shard-{shard[0]}-of-{shard[1]}"
