@@ -1,4 +1,4 @@
-"""The Z3 rounding edges (invariants/edges.py) and their witness corpus (invariants/witnesses.json).
+"""The Z3 rounding edges (invariants/edges/) and their witness corpus (invariants/witnesses.json).
 
 (a) every corpus witness checked again in plain Python (math, fractions), never through Z3;
 (b) every witness scenario compiled on every variant, with the sound invariants checked locally;
@@ -326,7 +326,7 @@ def test_edges_command_prints_the_table_and_checks_the_corpus(capsys):
 @pytest.mark.harness
 def test_edges_command_writes_the_corpus(tmp_path, monkeypatch):
     path = tmp_path / "witnesses.json"
-    monkeypatch.setattr(edges, "CORPUS_PATH", path)
+    monkeypatch.setattr(edges.witness_corpus, "CORPUS_PATH", path)
     parser = argparse.ArgumentParser()
     edges.add_edges_arguments(parser)
     out = io.StringIO()

@@ -1,0 +1,30 @@
+"""Witnesses confirmed on the compile: the outcome of a compile at a budget, and the exact budget of a price."""
+
+from __future__ import annotations
+
+import math
+
+from reference.model import Budget, Config, Store
+from strategies import HierarchicalStrategy, InvalidConfigError, OverBudgetError, UncoveredDropError
+from strategies.pricing import grace_limit
+
+VARIANT_NAMES: tuple[str, ...] = ("main-48bb87a1", "pr-8bb01ab8", "sound")
+
+
+def compile_outcome(store: Store, config: Config, budget: Budget, variant: str = "sound") -> str:
+    """``"sends"`` or the name of the error the compile refuses with."""
+    strategy = HierarchicalStrategy(config, variant)
+    strategy.initialize(store)
+    try:
+        strategy.compile(budget, dry_run=True)
+    except (OverBudgetError, UncoveredDropError, InvalidConfigError) as err:
+        return type(err).__name__
+    return "sends"
+
+
+def exact_budget(price: int, config: Config) -> int:
+    """The smallest integer input budget whose grace limit admits ``price`` (docs/model.md, Invariants)."""
+    b = max(0, math.floor(price / (1 + config.over_budget_grace_ratio)) - 2)
+    while grace_limit(b, config) < price:
+        b += 1
+    return b
