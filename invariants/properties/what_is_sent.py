@@ -1,0 +1,214 @@
+"""The invariants of what is sent (docs/model.md, Invariants): rendering, selection, exactly-once,
+chronological and tail-suffix, each judged against the reference selection and rendering."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from invariants.properties.reference_switches import bounds_of, defects_of, rules_for, switches_for
+from invariants.properties.running import Variant, Violation, compile_once, crash, entries_text, first_difference
+from reference.model import Budget, Config, Entry, Store, ToolResult, ToolUse
+from reference.rendering import Selection as RenderedSelection
+from reference.rendering import render
+from reference.selection import select as reference_select
+from strategies.defects import Defect
+from strategies.errors import UncoveredDropError
+
+
+def rendering(store: Store, config: Config, budget: Budget, variant: Variant) -> list[Violation]:
+    """What is sent is, byte for byte, the reference rendering of the selection the compile made."""
+    name = "rendering"
+    out = compile_once(store, config, budget, variant)
+    if out.crashed:
+        return [crash(name, out)]
+    if not out.sent:
+        return []
+    raw = frozenset(e.message_id for e in out.entries if e.kind == "raw")
+    selection = RenderedSelection(raw, out.result.selected)
+    expected = render(store, config, selection, switches_for(variant))
+    if entries_text(expected) == entries_text(out.entries):
+        return []
+    return [Violation(name, f"the compile sends {len(out.entries)} entries, the reference rendering of its "
+                            f"selection ({len(raw)} raw, summaries {list(selection.summaries)}) {len(expected)}: "
+                            f"{first_difference(expected, out.entries)}")]
+
+
+def selection_rule(store: Store, config: Config, budget: Budget, variant: Variant) -> list[Violation]:
+    """The compile selects what the reference selection selects (candidates, waterfall, completion)."""
+    name = "selection"
+    out = compile_once(store, config, budget, variant)
+    if out.crashed:
+        return [crash(name, out)]
+    if not out.sent:
+        return []
+    expected = tuple(s.id for s in reference_select(store, config, budget, rules_for(variant)).selected)
+    if expected == out.result.selected:
+        return []
+    return [Violation(name, f"the compile selected {list(out.result.selected)}, the reference selection "
+                            f"{list(expected)} (budget {budget.input_budget})")]
+
+
+def _represented(store: Store, entries: Iterable[Entry]) -> list[tuple[int, frozenset[int]]]:
+    """Per raw entry or answer, in order: its position in ``entries`` and the message indices it stands for."""
+    out = []
+    for k, e in enumerate(entries):
+        if e.kind == "raw" and e.message_id is not None:
+            out.append((k, frozenset({store.index(e.message_id)})))
+        elif e.kind == "answer":
+            out.append((k, frozenset(store.index(m) for sid in e.summary_ids for m in store.leaves(sid))))
+    return out
+
+
+def exactly_once(store: Store, config: Config, budget: Budget, variant: Variant) -> list[Violation]:
+    """Each message is represented once: raw, or through one summary an answer holds.
+
+    The contract's one exception: a head or tail message that is a leaf of a summary straddling the
+    middle and that window is sent raw and through the summary.
+    """
+    name = "exactly-once"
+    out = compile_once(store, config, budget, variant)
+    if out.crashed:
+        return [crash(name, out)]
+    if not out.sent:
+        return []
+    head_end, middle_end = bounds_of(store, config, variant)
+    raw_count: dict[int, int] = {}
+    held_count: dict[int, int] = {}
+    outside = _outside_middle(store, config, variant)
+    held_ids = [sid for e in out.entries if e.kind == "answer" and not outside(e) for sid in e.summary_ids]
+    straddling = {store.index(m) for sid in held_ids for m in store.leaves(sid)
+                  if any(head_end <= store.index(x) < middle_end for x in store.leaves(sid))}
+    for e in out.entries:
+        if e.kind == "raw" and e.message_id is not None:
+            i = store.index(e.message_id)
+            raw_count[i] = raw_count.get(i, 0) + 1
+    for sid in held_ids:
+        for m in store.leaves(sid):
+            i = store.index(m)
+            held_count[i] = held_count.get(i, 0) + 1
+    found = []
+    for i, m in enumerate(store.messages):
+        r, h = raw_count.get(i, 0), held_count.get(i, 0)
+        window = (i < head_end or i >= middle_end) and i in straddling
+        if r > 1 or h > 1 or (r and h and not window):
+            found.append(f"{m.id} ({r} raw, {h} through summaries)")
+    repeated = sorted({sid for sid in held_ids if held_ids.count(sid) > 1})
+    if not found and not repeated:
+        return []
+    detail = "; ".join(found) + (f"; summaries held twice: {repeated}" if repeated else "")
+    return [Violation(name, f"messages represented more than once: {detail} "
+                            f"(windows: head [0, {head_end}), tail [{middle_end}, {len(store.messages)}))")]
+
+
+def _outside_middle(store: Store, config: Config, variant: Variant) -> Callable[[Entry], bool]:
+    """With DEEP_WINDOW_CANDIDATES (named): an answer holding a summary with no leaf in the middle is excused."""
+    head_end, middle_end = bounds_of(store, config, variant)
+    deep = Defect.DEEP_WINDOW_CANDIDATES in defects_of(variant)
+
+    def no_middle_leaf(sid: str) -> bool:
+        return not any(head_end <= store.index(m) < middle_end for m in store.leaves(sid))
+
+    return lambda e: deep and e.kind == "answer" and any(no_middle_leaf(sid) for sid in e.summary_ids)
+
+
+def _combined_as_one(store: Store, config: Config, variant: Variant, entries: tuple[Entry, ...],
+                     units: list[tuple[int, frozenset[int]]]) -> list[tuple[int, frozenset[int]]] | Violation:
+    """Combined mode sends the pair, then the middle's raw messages: together they stand for the middle."""
+    head_end, middle_end = bounds_of(store, config, variant)
+    answer = next((k for k, e in enumerate(entries) if e.kind == "answer"), None)
+    if answer is None:
+        return units
+    merged: set[int] = set()
+    raws: list[int] = []
+    kept = []
+    for k, stands_for in units:
+        middle_raw = entries[k].kind == "raw" and k > answer and head_end <= min(stands_for) < middle_end
+        if k == answer or middle_raw:
+            merged |= stands_for
+            raws += [min(stands_for)] if middle_raw else []
+            if k == answer:
+                kept.append((k, frozenset()))
+        else:
+            kept.append((k, stands_for))
+    if raws != sorted(raws):
+        return Violation("chronological", f"the middle's raw messages after the combined pair are out of order: "
+                                          f"{[store.messages[i].id for i in raws]}")
+    return [(k, frozenset(merged)) if k == answer else (k, u) for k, u in kept]
+
+
+def chronological(store: Store, config: Config, budget: Budget, variant: Variant) -> list[Violation]:
+    """Entries follow the order of the messages they stand for: each one's first new message after the last's."""
+    name = "chronological"
+    out = compile_once(store, config, budget, variant)
+    if out.crashed:
+        return [crash(name, out)]
+    if not out.sent:
+        return []
+    units = _represented(store, out.entries)
+    if not config.positioned_recall_pairs:
+        units = _combined_as_one(store, config, variant, out.entries, units)
+        if isinstance(units, Violation):
+            return [units]
+    seen: set[int] = set()
+    latest = -1
+    outside = _outside_middle(store, config, variant)
+    head_end, _ = bounds_of(store, config, variant)
+    for k, stands_for in units:
+        if outside(out.entries[k]):
+            continue
+        new = stands_for - seen
+        if new and min(new) <= latest:
+            return [Violation(name, f"entry {k} stands for {sorted(store.messages[i].id for i in new)}, whose first "
+                                    f"is not after {store.messages[latest].id}, the first of an entry before it")]
+        seen |= stands_for
+        latest = min(new) if new else latest
+        if config.positioned_recall_pairs and out.entries[k].kind == "answer" and min(stands_for, default=0) < head_end:
+            latest = min(latest, head_end - 1)  # a pair straddling the head stands first in the middle
+    if Defect.COMBINED_SELECTION_ORDER in defects_of(variant):
+        return []
+    for k, e in enumerate(out.entries):
+        firsts = [store.index(store.summary(sid).source_range[0]) for sid in e.summary_ids]
+        if firsts != sorted(firsts):
+            return [Violation(name, f"the answer at entry {k} holds {list(e.summary_ids)} out of chronological order")]
+    return []
+
+
+def trimmed_end(store: Store, middle_end: int, variant: Variant) -> int:
+    """Where the sent tail ends: the last message, or, with TRIM_DROPS_TRAILING_TOOL_USE (named), before the
+    newest run of tail messages that hold a tool_use and no tool_result (the trim pops them)."""
+    end = len(store.messages)
+    if Defect.TRIM_DROPS_TRAILING_TOOL_USE not in defects_of(variant):
+        return end
+    while end > middle_end and any(isinstance(b, ToolUse) for b in store.messages[end - 1].content) and not any(
+            isinstance(b, ToolResult) for b in store.messages[end - 1].content):
+        end -= 1
+    return end
+
+
+def tail_suffix(store: Store, config: Config, budget: Budget, variant: Variant) -> list[Violation]:
+    """The tail sent is a contiguous run of the newest messages; what is evicted is the oldest part of it."""
+    name = "tail-suffix"
+    out = compile_once(store, config, budget, variant)
+    if out.crashed:
+        return [crash(name, out)]
+    n = len(store.messages)
+    _, middle_end = bounds_of(store, config, variant)
+    if out.sent:
+        tail = sorted(store.index(e.message_id) for e in out.entries if e.kind == "raw"
+                      and store.index(e.message_id) >= middle_end)
+        if tail != list(range(middle_end, trimmed_end(store, middle_end, variant))):
+            return [Violation(name, f"the tail is [{middle_end}, {n}) but the compile sends of it "
+                                    f"{[store.messages[i].id for i in tail]}")]
+        return []
+    if isinstance(out.error, UncoveredDropError):
+        categories = out.error.categories
+        lost = sorted(m for m in out.error.dropped if store.index(m) >= middle_end
+                      and categories.get(m) != "in-tail-not-rendered")
+        if lost:
+            return [Violation(name, f"tail messages {lost} are dropped as {[categories.get(m) for m in lost]}; "
+                                    "a tail message is sent or evicted (in-tail-not-rendered)")]
+        evicted = sorted(store.index(m) for m, c in categories.items() if c == "in-tail-not-rendered")
+        if evicted and evicted != list(range(middle_end, evicted[-1] + 1)):
+            return [Violation(name, f"the evicted messages {[store.messages[i].id for i in evicted]} are not the "
+                                    f"oldest run of the tail [{middle_end}, {n})")]
+    return []
