@@ -136,8 +136,8 @@ def draw_summary_tree(draw: st.DrawFn, ids: list[str], max_level: int = 4) -> tu
     else:
         shape = tree_shape(ids, max_level, lambda a, b: draw(st.integers(a, b)), lambda: draw(_CHUNK_SIZES))
     out = []
-    for (sid, level, sources, first, last, parent), (content, tokens, carriers_) in zip(
-            shape, draw(summary_field_tuples(len(shape))), strict=True):
+    for sid, level, sources, first, last, parent in shape:
+        content, tokens, carriers_ = draw(summary_field_choices())
         out.append(Summary(id=sid, level=level, content=content, tokens=tokens, source_level=level - 1,
                            source_ids=sources, source_range=(first, last), parent_id=parent,
                            response_content=carriers_))
@@ -239,16 +239,9 @@ def message_lists(least: int, longest: int) -> st.SearchStrategy[list[tuple[str,
 
 
 @functools.cache
-def field_tuple_pool(k: int) -> tuple[tuple[tuple[str, object, tuple[Block, ...] | None], ...], ...]:
-    """``k`` summaries' fields, each independently from ``summary_pool``, the simplest tuple first."""
-    pool = summary_pool()
-    return simplest_first((pool[0],) * k, lambda r: tuple(r.choice(pool) for _ in range(k)), 400, 200 + k)
-
-
-@functools.cache
-def summary_field_tuples(k: int) -> st.SearchStrategy:
-    """The fields of a tree's ``k`` summaries in one choice (from ``field_tuple_pool``, built when first drawn)."""
-    return st.sampled_from(field_tuple_pool(k))
+def summary_field_choices() -> st.SearchStrategy[tuple[str, object, tuple[Block, ...] | None]]:
+    """A summary's text, measured tokens and carriers in one choice (one per summary, so each shrinks alone)."""
+    return st.sampled_from(summary_pool())
 
 
 def _r_history(r: random.Random) -> tuple[tuple[str, tuple[Block, ...]], ...]:
