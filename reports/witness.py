@@ -84,16 +84,17 @@ def killed_by_function(records: dict[str, dict[str, Any]]) -> dict[str, list[str
 
 
 def plan(records: dict[str, dict[str, Any]], coverage: dict[str, set[str]],
-         hints: dict[str, str] | None = None,
-         discover: bool = False) -> tuple[dict[str, list[list[str]]], dict[str, str]]:
+         hints: dict[str, str] | None = None, discover: bool = False,
+         killed: dict[str, list[str]] | None = None) -> tuple[dict[str, list[list[str]]], dict[str, str]]:
     """(candidates by node id, the reason of each test that has none), for the never-red tests; a test's
     witness in ``hints`` (``reports.hints``) is tried first. With ``discover`` (mutmut's work copy is there), a
     test mutmut's coverage does not name gets a ``discover`` step next: the plugin runs it once recording the
     mutated functions it calls, then tries their killed mutants before the rest (a test mutmut's selection
-    leaves out, or one whose calls its stats run missed)."""
+    leaves out, or one whose calls its stats run missed). ``killed`` is ``killed_by_function(records)``,
+    computed here unless given."""
     hints = hints or {}
     rows = {r["nodeid"]: r for r in records[BASELINE]["tests"]}
-    killed = killed_by_function(records)
+    killed = killed_by_function(records) if killed is None else killed
     any_by_function: dict[str, int] = {}
     for key, rec in records.items():
         if rec.get("kind") == "mutmut":
@@ -136,7 +137,9 @@ def search(settings: Settings, records: dict[str, dict[str, Any]], fp: str, work
     """Journal records ``witness:<base>`` for the never-red tests: the witness found, or the reason there is none."""
     from reports.hints import read as read_hints
 
-    todo, reasons = plan(records, load_coverage(work), read_hints().witnesses, discover=work is not None)
+    killed = killed_by_function(records)
+    todo, reasons = plan(records, load_coverage(work), read_hints().witnesses, discover=work is not None,
+                         killed=killed)
     rows = {r["nodeid"]: r for r in records[BASELINE]["tests"]}
     out = [{"mutant": f"witness:{b}", "fingerprint": fp, "kind": "witness", "base": b, "test": None,
             "witness": None, "reason": why, "tried": 0} for b, why in sorted(reasons.items())]
@@ -146,7 +149,6 @@ def search(settings: Settings, records: dict[str, dict[str, Any]], fp: str, work
     workers = max(1, min(settings.workers, len(ids)))
     parts = [ids[k::workers] for k in range(workers)]
     cwd = (work / "mutants") if work and (work / "mutants").is_dir() else settings.root
-    killed = killed_by_function(records)
     plans = [{"tests": {n: todo[n] for n in part}, "durations": {n: rows[n].get("duration", 0.0) for n in part},
               "killed": killed, "max": MAX_CANDIDATES} for part in parts]
     with ThreadPoolExecutor(workers) as pool:
