@@ -168,9 +168,10 @@ def search(settings: Settings, records: dict[str, dict[str, Any]], fp: str, work
 
 
 def _reason(row: dict[str, Any], planned: int, duration: float = 0.0) -> str:
-    """Why a searched test has no witness: what its ``discover`` step found, a real gap, or a search cut short."""
+    """Why a searched test has no witness: what its ``discover`` step found, a real gap, or a search cut short
+    (``planned`` counts the candidates when the row does not, as before a ``discover`` step adds some)."""
     if not row.get("complete"):
-        return (f"not searched to the end: {row.get('tried', 0)} of {planned} candidates in "
+        return (f"not searched to the end: {row.get('tried', 0)} of {row.get('candidates', planned)} candidates in "
                 f"{budget_of(duration):.0f}s")
     if row.get("tried", 0) == 0 and row.get("calls") == 0:
         return NO_CODE

@@ -70,6 +70,7 @@ class WitnessSearch:
         if planned is None:
             return None
         cands = list(planned)
+        known = sum(c[0] != DISCOVER for c in cands)  # the candidate mutants, the discovered ones included
         budget = budget_of(self.durations.get(item.nodeid, 0.0))
         started, tried, row = time.time(), 0, {"nodeid": item.nodeid, "witness": None, "complete": False}
         while cands:
@@ -82,7 +83,9 @@ class WitnessSearch:
                 calls = found if isinstance(found, list) else []  # a crash or a cut run recorded nothing
                 row["calls"] = len(calls)
                 room = max(0, self.most - tried - len(cands))
-                cands[:0] = [["mutmut", n, f"mutmut:{n}"] for n in round_robin(calls, self.killed)][:room]
+                found_cands = [["mutmut", n, f"mutmut:{n}"] for n in round_robin(calls, self.killed)][:room]
+                cands[:0] = found_cands
+                known += len(found_cands)
                 continue
             failure = isolated(lambda k=kind, n=name: run_under(item, k, n), left)
             tried += 1
@@ -91,7 +94,7 @@ class WitnessSearch:
                 break
         else:
             row["complete"] = True
-        row.update(tried=tried, seconds=round(time.time() - started, 3))
+        row.update(tried=tried, candidates=known, seconds=round(time.time() - started, 3))
         with open(self.out, "a", encoding="utf-8") as fh:
             fh.write(json.dumps(row) + "\n")
         return True

@@ -808,11 +808,15 @@ def test_a_test_mutmuts_coverage_misses_finds_its_witness_by_recording_its_calls
     assert rows["test_c.py::test_add"]["witness"] == "mutmut:calc.x_add__mutmut_1"
     assert rows["test_c.py::test_add"]["calls"] == 2 and "assert 4 == 3" in rows["test_c.py::test_add"]["failure"]
     assert rows["test_c.py::test_add"]["tried"] == 1
+    assert rows["test_c.py::test_add"]["candidates"] == 3  # the named mutant and the two discovered
     nothing = rows["test_none.py::test_nothing"]
     assert nothing["witness"] is None and nothing["calls"] == 0 and nothing["complete"] and nothing["tried"] == 0
     assert _reason(nothing, 1) == NO_CODE and _reason({**nothing, "calls": 3}, 1) == ONLY_EQUIVALENT
     assert _reason({**nothing, "calls": 3, "tried": 2}, 2) == REAL_GAP
-    assert _reason({**nothing, "complete": False, "tried": 2}, 9).startswith("not searched to the end: 2 of 9")
+    uncounted = {k: v for k, v in nothing.items() if k != "candidates"}  # a row that does not count them
+    assert _reason({**uncounted, "complete": False, "tried": 2}, 9).startswith("not searched to the end: 2 of 9")
+    cut = {**nothing, "complete": False, "tried": 7, "candidates": 12}  # a discover step planned 1, found 12
+    assert _reason(cut, 1).startswith("not searched to the end: 7 of 12 candidates")
 
 
 def test_the_witness_plan_reads_mutmuts_coverage_for_candidates(campaign):

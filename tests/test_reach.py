@@ -46,8 +46,9 @@ def test_every_refusal_site_is_reached_in_at_least_two_percent_of_the_draws(draw
     assert not short, f"sites reached in under {LEAST_SHARE:.0%} of {len(drawn)} draws: {short} (all: {dict(got)})"
 
 
-@pytest.mark.search
+@pytest.mark.harness
 def test_every_shape_of_work_is_drawn_in_at_least_two_percent_of_the_draws(drawn):
+    """A check of the generators alone: it reads only the stores' work, which no model code computes."""
     got = Counter(shape for c in drawn for shape in work_shapes(c))
     short = short_of(got, WORK_SHAPES, len(drawn))
     assert not short, f"work shapes in under {LEAST_SHARE:.0%} of {len(drawn)} draws: {short} (all: {dict(got)})"

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import pytest
 from builders import summary
 
-from reference.model import Budget, Config, Image, Message, Store, Summary, Text, ToolUse
+from reference.model import Budget, Config, Image, Message, Store, Summary, Text, ToolResult, ToolUse
 from reference.selection import Rules, bounds, head_total, message_prices, select, windows
 
 
@@ -59,6 +59,15 @@ def test_a_head_of_every_message_keeps_a_trailing_call() -> None:
     st = Store((Message("m0", "user", (Text("x" * 5),)), Message("m1", "assistant", (ToolUse("u1", "read", {}),))),
                text_estimator=len)
     assert bounds(st, Config(head_window_tokens=1000, recent_window_tokens=1000), Rules()) == (2, 2)
+
+
+def test_a_recent_window_opening_on_the_second_message_steps_back_to_the_first() -> None:
+    """m1 (priced 2) fits a recent window of 5 and m0 (71) does not, so the window opens on m1, a result
+    whose call is m0: it steps back to 0, the whole store (the step-back holds at index 1 too)."""
+    st = Store((Message("m0", "assistant", (Text("x" * 50), ToolUse("u1", "read", {}))),
+                Message("m1", "user", (ToolResult("u1", "y" * 3),))), text_estimator=len)
+    assert message_prices(st, Rules()) == [71, 2]
+    assert bounds(st, Config(recent_window_tokens=5), Rules()) == (0, 0)
 
 
 def test_the_recent_window_walks_the_post_strip_prices_under_the_stamp_rule() -> None:
