@@ -29,7 +29,7 @@ from invariants.generators.budget_placement import (
     sound_price,
 )
 from invariants.generators.case import Case, cases, with_large_level_budgets
-from invariants.generators.config_mix import config_pool, configs, pooled_configs
+from invariants.generators.config_mix import config_choices, config_pool, configs
 from invariants.generators.content import LONG_PROSE, PROSE, TEXT_POOL, blocks, carriers, contents, texts
 from invariants.generators.draws import choice, weighted, weights
 from invariants.generators.store_shapes import (
@@ -52,8 +52,8 @@ from invariants.generators.tool_cycles import tool_cases, tool_configs, tool_sto
 __all__ = [
     "ESTIMATORS", "GOOD_ESTIMATORS", "LONG_PROSE", "MIDDLE_RESERVE", "PROSE", "TEXT_POOL", "Case",
     "NamedEstimator", "blocks", "budget_edges", "budgets", "calibrations", "carriers", "cases", "choice",
-    "config_pool", "configs", "contents", "draw_budget", "draw_store", "draw_summary_tree", "draw_works",
-    "estimators", "for_edge", "input_budget_for", "planned_works", "pooled_configs", "sound_entries",
-    "sound_price", "stores", "summary_trees", "texts", "tool_cases", "tool_configs", "tool_stores",
-    "tool_turns", "tree_shape", "weighted", "weights", "with_large_level_budgets", "works",
+    "config_choices", "config_pool", "configs", "contents", "draw_budget", "draw_store",
+    "draw_summary_tree", "draw_works", "estimators", "for_edge", "input_budget_for", "planned_works",
+    "sound_entries", "sound_price", "stores", "summary_trees", "texts", "tool_cases", "tool_configs",
+    "tool_stores", "tool_turns", "tree_shape", "weighted", "weights", "with_large_level_budgets", "works"
 ]

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from invariants.generators.content import INF, NAN
 from invariants.generators.draws import weights
-from reference.model import Budget, Config, Store
+from reference.model import Budget, Config, Entry, Store
 from reference.numerics import Number
 
 
@@ -74,6 +74,11 @@ _MALFORMED_BUDGETS = st.sampled_from((
     Budget(max_tokens=INF, reserve_for_response=INF)))
 
 
+def _raw_middle(store: Store, entry: Entry, window_bounds: tuple[int, int]) -> bool:
+    """Whether ``entry`` is a raw message of the middle window (``window_bounds``: head end, middle end)."""
+    return entry.kind == "raw" and window_bounds[0] <= store.index(entry.message_id) < window_bounds[1]
+
+
 def _finite_price(x: Number | None, fallback: Number) -> int:
     if x is None or not math.isfinite(x) or x >= 2**53:
         x = fallback
@@ -106,19 +111,23 @@ def draw_budget(draw: st.DrawFn, store: Store, config: Config, edge: str | None 
         b = input_budget_for(p, grace)
         return p if b is None else b
 
+    def after(end: int) -> int:
+        """The input budget that covers the first ``end`` entries sent."""
+        return covering(_finite_price(reference_price(entries[:end], store, config), 0))
+
     boundary = covering(price)
     from reference.selection import Rules, bounds
 
-    head_end, middle_end = bounds(store, config, Rules())
+    window_bounds = bounds(store, config, Rules())
+    head_end = window_bounds[0]
     if edge == "head" and entries and head_end > 0:
         # One token short of the whole head: the last head message is refused.
-        at = max(0, covering(_finite_price(reference_price(entries[:head_end], store, config), 0)) - 1)
+        at = max(0, after(head_end) - 1)
     elif edge == "raw-after-combined" and entries and not config.positioned_recall_pairs and any(
-            e.kind == "raw" and head_end <= store.index(e.message_id) < middle_end for e in entries):
+            _raw_middle(store, e, window_bounds) for e in entries):
         # One token short of the first raw middle message, sent after the combined pair.
-        end = next(i + 1 for i, e in enumerate(entries)
-                   if e.kind == "raw" and head_end <= store.index(e.message_id) < middle_end)
-        at = max(0, covering(_finite_price(reference_price(entries[:end], store, config), 0)) - 1)
+        end = next(i + 1 for i, e in enumerate(entries) if _raw_middle(store, e, window_bounds))
+        at = max(0, after(end) - 1)
     elif edge == "middle" and entries and any(e.kind == "question" for e in entries):
         # One token short of the first recall pair (positioned or combined): the middle refuses there,
         # after a head of whatever length the store has.
@@ -126,16 +135,15 @@ def draw_budget(draw: st.DrawFn, store: Store, config: Config, edge: str | None 
         first = next(i for i, e in enumerate(entries) if e.kind == "question")
         ends = [first + 2]
         if not config.positioned_recall_pairs:
-            ends += [i + 1 for i, e in enumerate(entries) if i > first + 1 and e.kind == "raw"
-                     and head_end <= store.index(e.message_id) < middle_end][:1]
+            ends += [i + 1 for i, e in enumerate(entries) if i > first + 1 and _raw_middle(store, e, window_bounds)][:1]
         end = ends[min(draw(_MIDDLE_TARGETS), len(ends) - 1)]
-        at = max(0, covering(_finite_price(reference_price(entries[:end], store, config), 0)) - 1)
+        at = max(0, after(end) - 1)
         return Budget(max_tokens=at + MIDDLE_RESERVE, reserve_for_response=MIDDLE_RESERVE)
     elif edge == "item" and entries:
         # The boundary after the k-th item sent (a raw message or a whole pair): the next item is refused.
         ends = [i + 1 for i, e in enumerate(entries) if e.kind != "question"]
         k = draw(st.integers(0, len(ends) - 1))
-        at = covering(_finite_price(reference_price(entries[:ends[k]], store, config), 0))
+        at = after(ends[k])
     elif edge == "exact":
         at = price
     elif edge == "below":
@@ -163,10 +171,9 @@ def _raw_after_pair(store: Store, config: Config) -> bool:
     from reference.selection import Rules, bounds
 
     entries = sound_entries(store, config) or ()
-    head_end, middle_end = bounds(store, config, Rules())
+    window_bounds = bounds(store, config, Rules())
     first = next((i for i, e in enumerate(entries) if e.kind == "question"), None)
-    return first is not None and any(e.kind == "raw" and head_end <= store.index(e.message_id) < middle_end
-                                     for e in entries[first + 2:])
+    return first is not None and any(_raw_middle(store, e, window_bounds) for e in entries[first + 2:])
 
 
 def for_edge(store: Store, config: Config, edge: str) -> Config:

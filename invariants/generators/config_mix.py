@@ -53,9 +53,9 @@ def _r_config(r: random.Random) -> Config:
     return Config(
         head_window_tokens=pick(window_sizes.elements), recent_window_tokens=pick(window_sizes.elements),
         max_message_tokens=pick(caps.elements), positioned_recall_pairs=r.random() < 0.5,
-        recall_envelope=pick(("none", "xml")), carrier_policy=pick(("full", "live-strip")),
+        recall_envelope=pick(_ENVELOPES.elements), carrier_policy=pick(_CARRIER_POLICIES.elements),
         summary_context_label=pick(labels.elements), recall_header_template=pick(templates.elements),
-        summary_participant=pick(("Claude", "Assistant")), l1_budget_tokens=pick(level_budgets.elements),
+        summary_participant=pick(_SUMMARY_PARTICIPANTS.elements), l1_budget_tokens=pick(level_budgets.elements),
         l2_budget_tokens=pick(level_budgets.elements), l3_budget_tokens=pick(level_budgets.elements),
         over_budget_grace_ratio=pick(grace_ratios.elements), enforce_budget=r.random() < 0.9)
 
@@ -75,7 +75,3 @@ def config_pool() -> tuple[Config, ...]:
 def config_choices() -> st.SearchStrategy[Config]:
     """A config: from the pool mostly (one choice), drawn field by field sometimes; built when first drawn."""
     return weighted((6, st.sampled_from(config_pool())), (1, configs()))
-
-
-#: ``config_choices`` as a strategy (a composite draws ``config_choices()`` itself, a layer fewer).
-pooled_configs = st.deferred(config_choices)

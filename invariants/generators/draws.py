@@ -43,7 +43,6 @@ def choice(*groups: tuple[int, list]) -> st.SearchStrategy:
     return st.sampled_from(values)
 
 
-
 def pool_of(make: Callable[[random.Random], object], n: int, seed: int) -> tuple:
     """``n`` samples of ``make``, simplest (shortest) first, so that shrinking lands on the plain case."""
     r = random.Random(seed)

@@ -56,9 +56,6 @@ calibrations = choice((6, [1.0]), (2, [0.5, 1.3, 2.0, 0.26, 3.99]), (1, [0.25, 4
 
 # Strategies the composites draw from, built once (a strategy built inside a draw is validated each time).
 _CHUNK_SIZES = choice((3, [1, 2]), (1, [3, 4]))
-_WORK_COUNTS = (0, 1, 1, 2)
-_WORK_KINDS = ("chunk", "merge") * 3 + ("in-flight",)
-_WORK_STATES = ("queued", "running")
 _LEAST_MESSAGES = choice((1, [1]), (3, [2, 3, 4]))
 _LONGEST = {n: choice((4, [n]), (1, [max(n, 12)])) for n in (8, 12)}
 _EPOCHS = st.sampled_from((1, 0))
@@ -148,6 +145,9 @@ def draw_summary_tree(draw: st.DrawFn, ids: list[str], max_level: int = 4) -> tu
 #: ``(kind, state, run, start, length, fractions)``: a run of the usual ids (``start`` a fraction of them) when
 #: ``run`` and there are any, else the ids at ``fractions`` of all of them.
 WorkPlan = tuple[tuple, ...]
+_WORK_COUNTS = (0, 1, 1, 2)
+_WORK_KINDS = ("chunk", "merge") * 3 + ("in-flight",)
+_WORK_STATES = ("queued", "running")
 
 
 def _r_work_plan(r: random.Random) -> WorkPlan:
@@ -214,7 +214,6 @@ def draw_works(draw: st.DrawFn, message_ids: list[str], summaries: tuple[Summary
     folds any set of ids, or nothing.
     """
     return planned_works(draw(work_plan_choices()), message_ids, summaries)
-
 
 
 @functools.cache

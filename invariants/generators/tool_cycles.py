@@ -27,6 +27,7 @@ _IMAGE_STAMPS = choice((3, [None]), (1, [5, 40, 300]))
 _ONE_IN_FIVE = st.integers(0, 4)
 _TOOL_NAMES = st.sampled_from(("read", "grep"))
 _INPUT_SIZES = st.integers(1, 40)
+_FINITE_CALIBRATIONS = calibrations.filter(math.isfinite)
 
 
 @st.composite
@@ -75,7 +76,7 @@ def tool_stores(draw: st.DrawFn, max_messages: int = 10) -> Store:
     ids = [f"m{i}" for i in range(len(turns))]
     messages = tuple(Message(id=i, participant=p, content=c) for i, (p, c) in zip(ids, turns, strict=True))
     summaries = draw_summary_tree(draw, ids)
-    return Store(messages=messages, summaries=summaries, calibration=draw(calibrations.filter(math.isfinite)))
+    return Store(messages=messages, summaries=summaries, calibration=draw(_FINITE_CALIBRATIONS))
 
 
 #: Image and tool-pruning settings: off mostly, tight enough to bite sometimes.
