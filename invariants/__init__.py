@@ -23,7 +23,7 @@ from hypothesis import find as hypothesis_find
 from hypothesis import strategies as st
 from hypothesis.errors import NoSuchExample
 
-from invariants.generators import Case, cases, input_budget_for, sound_price
+from invariants.generators import Case, cases, input_budget_for, unlimited_price
 from invariants.properties import (
     INVARIANTS,
     InvariantViolation,
@@ -170,9 +170,10 @@ def _without_summary(store: Store, sid: str) -> Store | None:
 
 
 def _budgets_for(store: Store, config: Config, budget: Budget) -> list[Budget]:
-    """The case's own budget, then the new store's edges (its sound price, one below, the grace boundary)."""
+    """The case's own budget, then the new store's edges (the price of what is sent unlimited, one below,
+    the grace boundary)."""
     out = [budget]
-    price = sound_price(store, config)
+    price = unlimited_price(store, config)
     if price is not None and math.isfinite(price) and price < 2**53:
         price = math.ceil(price)
         g = config.over_budget_grace_ratio

@@ -225,9 +225,12 @@ def planned_raw(store: Store, selection: Selection, bounds_: tuple[int, int], sw
     return raw
 
 
-def render(store: Store, config: Config, selection: Selection, switches: Switches = Switches()) -> tuple[Entry, ...]:
-    """The entries a compile that made ``selection`` must send, in order, after the structural passes."""
-    bounds_ = bounds(store, config, Rules(verbatim_stamps=switches.verbatim_stamps))
+def render(store: Store, config: Config, selection: Selection, switches: Switches = Switches(),
+           bounds_: tuple[int, int] | None = None) -> tuple[Entry, ...]:
+    """The entries a compile that made ``selection`` must send, in order, after the structural passes
+    (``bounds_``: the windows' bounds under ``switches``, when the caller has them already)."""
+    if bounds_ is None:
+        bounds_ = bounds(store, config, Rules(verbatim_stamps=switches.verbatim_stamps))
     summaries = [store.summary(sid) for sid in selection.summaries]
     items = layout(store, config, planned_raw(store, selection, bounds_, switches), summaries, bounds_, switches)
     return tuple(e for it in finish(store, config, items, switches) for e in it.entries)

@@ -25,8 +25,8 @@ from invariants.generators.budget_placement import (
     draw_budget,
     for_edge,
     input_budget_for,
-    sound_entries,
-    sound_price,
+    unlimited,
+    unlimited_price,
 )
 from invariants.generators.case import Case, cases, with_large_level_budgets
 from invariants.generators.config_mix import config_choices, config_pool, configs
@@ -54,6 +54,6 @@ __all__ = [
     "NamedEstimator", "blocks", "budget_edges", "budgets", "calibrations", "carriers", "cases", "choice",
     "config_choices", "config_pool", "configs", "contents", "draw_budget", "draw_store",
     "draw_summary_tree", "draw_works", "estimators", "for_edge", "input_budget_for", "planned_works",
-    "sound_entries", "sound_price", "stores", "summary_trees", "texts", "tool_cases", "tool_configs",
-    "tool_stores", "tool_turns", "tree_shape", "weighted", "weights", "with_large_level_budgets", "works"
+    "stores", "summary_trees", "texts", "tool_cases", "tool_configs", "tool_stores", "tool_turns",
+    "tree_shape", "unlimited", "unlimited_price", "weighted", "weights", "with_large_level_budgets", "works"
 ]

@@ -1,6 +1,9 @@
-"""Budgets on a store's own edges, placed by what the sound compile sends at an unlimited budget.
+"""Budgets on a store's own edges, placed by what is sent at an unlimited budget.
 
-The edges: the reference price of what the sound compile sends unlimited, one below it, the grace
+What is sent unlimited comes from the reference (its selection, rendered), not from the code under test:
+the same entries as the sound compile's wherever that one does not refuse, at about half the cost.
+
+The edges: the reference price of what is sent unlimited, one below it, the grace
 boundary, the boundary after any one item sent, one short of the whole head, of the first pair or of
 the first raw message after the combined pair; 0, huge, +inf, and malformed values.
 """
@@ -8,14 +11,19 @@ the first raw message after the combined pair; 0, huge, +inf, and malformed valu
 from __future__ import annotations
 
 import math
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from enum import Enum
 
 from hypothesis import strategies as st
 
 from invariants.generators.content import INF, NAN
 from invariants.generators.draws import weights
+from reference.estimator import content_tokens
 from reference.model import Budget, Config, Entry, Store
 from reference.numerics import Number
+from reference.price import reference_price
+from reference.rendering import Selection, render
+from reference.selection import select
 
 
 def input_budget_for(price: Number, grace: Number) -> int | None:
@@ -32,24 +40,39 @@ def input_budget_for(price: Number, grace: Number) -> int | None:
     return b
 
 
-def sound_entries(store: Store, config: Config) -> tuple | None:
-    """What the sound compile sends at an unlimited budget (None when it refuses)."""
-    from strategies.hierarchical import HierarchicalStrategy
+@dataclass(frozen=True)
+class Unlimited:
+    """What is sent at an unlimited budget, and the windows' bounds (head end, middle end)."""
 
-    strategy = HierarchicalStrategy(config, frozenset())
-    strategy.initialize(store)
+    entries: tuple[Entry, ...]
+    bounds: tuple[int, int]
+
+
+class Unknown(Enum):
+    """What is sent unlimited, not computed yet."""
+
+    UNKNOWN = "unknown"
+
+
+UNKNOWN = Unknown.UNKNOWN
+
+
+def unlimited(store: Store, config: Config) -> Unlimited | None:
+    """The reference selection at an unlimited budget, rendered (None when the reference raises)."""
     try:
-        return strategy.compile(Budget(max_tokens=INF)).entries
+        layout = select(store, config, Budget(max_tokens=INF))
+        raw = (*range(layout.head_end), *layout.middle_raw, *range(layout.middle_end, len(store.messages)))
+        selection = Selection(frozenset(store.messages[i].id for i in raw), tuple(s.id for s in layout.selected))
+        window_bounds = (layout.head_end, layout.middle_end)
+        return Unlimited(render(store, config, selection, bounds_=window_bounds), window_bounds)
     except Exception:
         return None
 
 
-def sound_price(store: Store, config: Config) -> Number | None:
-    """The reference price of what the sound compile sends at an unlimited budget (None when it refuses)."""
-    from reference.price import reference_price
-
-    entries = sound_entries(store, config)
-    return None if entries is None else reference_price(entries, store, config)
+def unlimited_price(store: Store, config: Config) -> Number | None:
+    """The reference price of what is sent at an unlimited budget (None when the reference raises)."""
+    sent = unlimited(store, config)
+    return None if sent is None else reference_price(sent.entries, store, config)
 
 
 #: Where a budget sits: on the store's own edges mostly (the whole context's price, the grace boundary,
@@ -85,11 +108,19 @@ def _finite_price(x: Number | None, fallback: Number) -> int:
     return max(0, math.ceil(x))
 
 
-def draw_budget(draw: st.DrawFn, store: Store, config: Config, edge: str | None = None) -> Budget:
-    """A budget around the store's own edges (see the module docstring), on ``edge`` when given."""
-    from reference.estimator import content_tokens
-    from reference.price import reference_price
+def _whole_price(sent: Unlimited | None, store: Store, config: Config) -> int:
+    """The price of what is sent unlimited; the raw messages' estimate (or 1000) where that is undefined."""
+    price = None if sent is None else reference_price(sent.entries, store, config)
+    if price is not None and math.isfinite(price) and price < 2**53:
+        return max(0, math.ceil(price))
+    raw_total = sum((content_tokens(m.content, store) for m in store.messages), 0)
+    return _finite_price(raw_total, 1000)
 
+
+def draw_budget(draw: st.DrawFn, store: Store, config: Config, edge: str | None = None,
+                sent: Unlimited | Unknown | None = UNKNOWN) -> Budget:
+    """A budget around the store's own edges (see the module docstring), on ``edge`` when given (``sent``: what
+    is sent unlimited, when the caller has it)."""
     if edge is None:
         edge = draw(budget_edges)
     if edge == "zero":
@@ -100,10 +131,10 @@ def draw_budget(draw: st.DrawFn, store: Store, config: Config, edge: str | None 
         return Budget(max_tokens=INF)
     if edge == "malformed":
         return draw(_MALFORMED_BUDGETS)
-    entries = sound_entries(store, config)
-    raw_total = sum((content_tokens(m.content, store) for m in store.messages), 0)
-    price = _finite_price(None if entries is None else reference_price(entries, store, config),
-                          raw_total if math.isfinite(raw_total) else 1000)
+    if sent is UNKNOWN:
+        sent = unlimited(store, config)
+    entries = () if sent is None else sent.entries
+    price = _whole_price(sent, store, config)
     grace = config.over_budget_grace_ratio
     grace = grace if math.isfinite(grace) else 0
 
@@ -116,9 +147,7 @@ def draw_budget(draw: st.DrawFn, store: Store, config: Config, edge: str | None 
         return covering(_finite_price(reference_price(entries[:end], store, config), 0))
 
     boundary = covering(price)
-    from reference.selection import Rules, bounds
-
-    window_bounds = bounds(store, config, Rules())
+    window_bounds = (0, 0) if sent is None else sent.bounds
     head_end = window_bounds[0]
     if edge == "head" and entries and head_end > 0:
         # One token short of the whole head: the last head message is refused.
@@ -166,23 +195,28 @@ def budgets(draw: st.DrawFn, store: Store, config: Config, edge: str | None = No
     return draw_budget(draw, store, config, edge)
 
 
-def _raw_after_pair(store: Store, config: Config) -> bool:
-    """Whether the sound compile, unlimited, sends a raw middle message after a recall pair."""
-    from reference.selection import Rules, bounds
-
-    entries = sound_entries(store, config) or ()
-    window_bounds = bounds(store, config, Rules())
-    first = next((i for i, e in enumerate(entries) if e.kind == "question"), None)
-    return first is not None and any(_raw_middle(store, e, window_bounds) for e in entries[first + 2:])
+def _raw_after_pair(store: Store, sent: Unlimited | None) -> bool:
+    """Whether what is sent unlimited has a raw middle message after a recall pair."""
+    if sent is None:
+        return False
+    first = next((i for i, e in enumerate(sent.entries) if e.kind == "question"), None)
+    return first is not None and any(_raw_middle(store, e, sent.bounds) for e in sent.entries[first + 2:])
 
 
 def for_edge(store: Store, config: Config, edge: str) -> Config:
-    """The config an edge needs on ``store``: the raw after the combined pair needs combined pairs,
-    enforced, and a middle window (no head or recent window when the config's leave no raw after a pair).
+    """The config an edge needs on ``store`` (see ``fitted``)."""
+    return fitted(store, config, edge)[0]
+
+
+def fitted(store: Store, config: Config, edge: str) -> tuple[Config, Unlimited | Unknown | None]:
+    """The config an edge needs on ``store``, and what is sent unlimited under it when that was computed: the
+    raw after the combined pair needs combined pairs, enforced, and a middle window (no head or recent window
+    when the config's leave no raw after a pair).
     """
     if edge != "raw-after-combined":
-        return config
+        return config, UNKNOWN
     combined = replace(config, positioned_recall_pairs=False, enforce_budget=True)
-    if _raw_after_pair(store, combined):
-        return combined
-    return replace(combined, head_window_tokens=0, recent_window_tokens=0)
+    sent = unlimited(store, combined)
+    if _raw_after_pair(store, sent):
+        return combined, sent
+    return replace(combined, head_window_tokens=0, recent_window_tokens=0), UNKNOWN

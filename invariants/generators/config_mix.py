@@ -8,7 +8,7 @@ import random
 from hypothesis import strategies as st
 
 from invariants.generators.content import INF, NAN
-from invariants.generators.draws import choice, weighted
+from invariants.generators.draws import choice, interleaved
 from reference.model import Config
 
 window_sizes = choice((5, [0]), (3, [1, 2, 3, 5, 8, 13, 21, 34, 55]), (1, [89, 144, 233, 377]),
@@ -71,7 +71,17 @@ def config_pool() -> tuple[Config, ...]:
     return tuple(sorted((_r_config(random.Random(18 + k)) for k in range(600)), key=_config_rank))
 
 
+#: Where a pooled draw says to draw the config field by field.
+FIELD_BY_FIELD = "field by field"
+
+
 @functools.cache
 def config_choices() -> st.SearchStrategy[Config]:
-    """A config: from the pool mostly (one choice), drawn field by field sometimes; built when first drawn."""
-    return weighted((6, st.sampled_from(config_pool())), (1, configs()))
+    """A config: from the pool in one choice, 6 times in 7; drawn field by field otherwise; built when first drawn."""
+    return _pooled_or_drawn(st.sampled_from(interleaved(config_pool(), FIELD_BY_FIELD, 7)))
+
+
+@st.composite
+def _pooled_or_drawn(draw: st.DrawFn, pooled: st.SearchStrategy) -> Config:
+    config = draw(pooled)
+    return draw(configs()) if config is FIELD_BY_FIELD else config

@@ -17,7 +17,7 @@ from typing import ClassVar
 from hypothesis import strategies as st
 
 from invariants.generators.content import INF, NAN, sample_message, sample_summary_fields
-from invariants.generators.draws import choice, pool_of, simplest_first
+from invariants.generators.draws import choice, interleaved, pool_of, simplest_first
 from reference.model import Block, Message, Store, Summary, Work
 from reference.numerics import Number, len16
 
@@ -57,7 +57,7 @@ calibrations = choice((6, [1.0]), (2, [0.5, 1.3, 2.0, 0.26, 3.99]), (1, [0.25, 4
 # Strategies the composites draw from, built once (a strategy built inside a draw is validated each time).
 _CHUNK_SIZES = choice((3, [1, 2]), (1, [3, 4]))
 _LEAST_MESSAGES = choice((1, [1]), (3, [2, 3, 4]))
-_LONGEST = {n: choice((4, [n]), (1, [max(n, 12)])) for n in (8, 12)}
+_LONGEST = choice((4, [8]), (1, [12]))  # of a pooled history
 _EPOCHS = st.sampled_from((1, 0))
 
 
@@ -245,7 +245,7 @@ def summary_field_choices() -> st.SearchStrategy[tuple[str, object, tuple[Block,
 
 def _r_history(r: random.Random) -> tuple[tuple[str, tuple[Block, ...]], ...]:
     least = r.choice(_LEAST_MESSAGES.elements)
-    longest = r.choice(_LONGEST[8].elements)
+    longest = r.choice(_LONGEST.elements)
     n = min(longest, least + int(r.expovariate(1 / 3)))
     return tuple(r.choice(message_pool()) for _ in range(n))
 
@@ -255,34 +255,51 @@ def history_pool() -> tuple[tuple[tuple[str, tuple[Block, ...]], ...], ...]:
     return tuple(sorted(pool_of(_r_history, 3000, 19), key=len))
 
 
+#: Where a pooled history says to draw the messages one by one.
+ONE_BY_ONE = "one by one"
+
+
 @functools.cache
-def history_choices() -> st.SearchStrategy[tuple[tuple[str, tuple[Block, ...]], ...]]:
-    """A whole history (participant and content per message) in one choice, from a pool shortest first."""
-    return st.sampled_from(history_pool())
+def history_choices() -> st.SearchStrategy[tuple[tuple[str, tuple[Block, ...]], ...] | str]:
+    """A whole history (participant and content per message) in one choice, from a pool shortest first; 1 time
+    in 8, ``ONE_BY_ONE`` instead. Hypothesis mutates only examples with repeated draws, and a list of messages
+    is one, so about one in five drawn are one by one (``ci``: 19%)."""
+    return st.sampled_from(interleaved(history_pool(), ONE_BY_ONE, 8))
 
 
-#: Three stores in four, by weight, take a whole history in one choice; the rest draw their messages one by
-#: one. Hypothesis mutates only examples with repeated draws, so about three in five drawn are of the rest.
-_WHOLE_HISTORY = choice((3, [True]), (1, [False]))
+@functools.cache
+def list_bounds(longest: int) -> st.SearchStrategy[tuple[int, int]]:
+    """A message list's least and longest lengths in one choice: least 1 to 4 evenly (``_LEAST_MESSAGES``'s mix);
+    ``longest`` 4 times in 5, else at least 12."""
+    return st.sampled_from([(least, n) for least in (1, 2, 3, 4) for n in (longest,) * 4 + (max(longest, 12),)])
 
 
 def draw_store(draw: st.DrawFn, max_messages: int = 8, estimator: st.SearchStrategy | None = None) -> Store:
     """A structurally valid store: messages, a summary tree over them, work, calibration, epoch, estimator."""
     # A drawn minimum (shrinking to 1) keeps most stores at 3 messages or more; list deletion shrinks the rest.
-    if max_messages == 8 and draw(_WHOLE_HISTORY):
-        parts = draw(history_choices())  # a whole history in one choice (most cases)
-    else:
-        least = draw(_LEAST_MESSAGES)
-        longest = draw(_LONGEST[max_messages] if max_messages in _LONGEST
-                       else choice((4, [max_messages]), (1, [max(max_messages, 12)])))
+    parts = draw(history_choices()) if max_messages == 8 else ONE_BY_ONE
+    if parts is ONE_BY_ONE:
+        least, longest = draw(list_bounds(max_messages))
         parts = draw(message_lists(least, longest))
     ids = [f"m{i}" for i in range(len(parts))]
     messages = tuple(Message(id=i, participant=p, content=c) for i, (p, c) in zip(ids, parts, strict=True))
     summaries = draw_summary_tree(draw, ids)
     work = draw_works(draw, ids, summaries)
-    return Store(messages=messages, summaries=summaries, calibration=draw(calibrations),
-                 pricing_epoch=draw(_EPOCHS),
-                 text_estimator=draw(estimators if estimator is None else estimator), work=work)
+    if estimator is None:
+        text_estimator, epoch = draw(estimators_and_epochs())
+    else:
+        text_estimator, epoch = draw(estimator), draw(_EPOCHS)
+    return Store(messages=messages, summaries=summaries, calibration=draw(calibrations), pricing_epoch=epoch,
+                 text_estimator=text_estimator, work=work)
+
+
+@functools.cache
+def estimators_and_epochs() -> st.SearchStrategy[tuple[NamedEstimator | None, int]]:
+    """A store's estimator and pricing epoch in one choice, each in its own mix; shrinks to the plainest estimator.
+
+    240 values: short enough that Hypothesis draws the index evenly (a pool of thousands is drawn from its start).
+    """
+    return st.sampled_from([(e, p) for e in estimators.elements for p in _EPOCHS.elements])
 
 
 # The composites call the drawing functions directly: a strategy built inside a draw costs its validation

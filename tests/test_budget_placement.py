@@ -1,0 +1,55 @@
+"""The budgets are placed by what is sent unlimited, taken from the reference: the same entries as the sound
+compile sends unlimited wherever that one does not refuse (invariants/generators/budget_placement.py)."""
+
+from __future__ import annotations
+
+import math
+
+from hypothesis import given
+
+from invariants.generators import cases, unlimited
+from invariants.generators.case import Case
+from invariants.properties.running import compile_once, entries_text
+from reference.model import Budget, Config, Store
+from reference.rendering import Selection, render
+from reference.selection import Rules, bounds
+from tests.builders import msg
+
+UNLIMITED = Budget(max_tokens=math.inf)
+
+
+def unlimited_differs(case: Case, variant: str) -> str | None:
+    """How the compile of ``variant`` unlimited differs from ``unlimited`` (None when it refuses or agrees)."""
+    store, config, _ = case
+    out = compile_once(store, config, UNLIMITED, variant)
+    if not out.sent:
+        return None
+    sent = unlimited(store, config)
+    assert sent is not None, "the reference raised where the compile sends"
+    if entries_text(sent.entries) == entries_text(out.entries):
+        return None
+    return f"{variant} sends {len(out.entries)} entries unlimited, the placement's reference {len(sent.entries)}"
+
+
+@given(cases())
+def test_what_is_sent_unlimited_is_what_the_sound_compile_sends(case: Case) -> None:
+    assert unlimited_differs(case, "sound") is None
+
+
+def test_the_placement_reads_the_windows_bounds_of_the_selection() -> None:
+    store = Store(messages=tuple(msg(i, 40) for i in range(4)))
+    config = Config(head_window_tokens=60, recent_window_tokens=60)
+    sent = unlimited(store, config)
+    assert sent is not None
+    assert sent.bounds == bounds(store, config, Rules()) == (1, 3)
+    assert [e.message_id for e in sent.entries] == ["m0", "m1", "m2", "m3"]
+
+
+def test_render_with_the_bounds_given_is_render_with_them_computed() -> None:
+    store = Store(messages=tuple(msg(i, 40) for i in range(4)))
+    config = Config(head_window_tokens=60, recent_window_tokens=60)
+    selection = Selection(frozenset({"m0", "m2", "m3"}), ())
+    computed = bounds(store, config, Rules())
+    assert entries_text(render(store, config, selection, bounds_=computed)) == entries_text(
+        render(store, config, selection))
+    assert [e.message_id for e in render(store, config, selection, bounds_=(0, 0))] == ["m0", "m2", "m3"]
