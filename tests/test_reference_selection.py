@@ -70,6 +70,16 @@ def test_a_recent_window_opening_on_the_second_message_steps_back_to_the_first()
     assert bounds(st, Config(recent_window_tokens=5), Rules()) == (0, 0)
 
 
+def test_a_head_of_one_message_ending_on_a_call_steps_back_to_nothing() -> None:
+    """m0 (priced 31) fits a head window of 40 and m1 does not, so the head is m0 alone, a call whose result is
+    m1: it steps back to 0, an empty head, and the whole store is the middle (the step-back holds at a head of one
+    message too)."""
+    st = Store((Message("m0", "assistant", (Text("x" * 10), ToolUse("u1", "read", {}))),
+                Message("m1", "user", (ToolResult("u1", "y" * 50),))), text_estimator=len)
+    assert message_prices(st, Rules())[0] == 31
+    assert bounds(st, Config(head_window_tokens=40), Rules()) == (0, 2)
+
+
 def test_the_recent_window_walks_the_post_strip_prices_under_the_stamp_rule() -> None:
     """Verbatim stamps: m1's image stamp -5 is read as given, so the walk from the newest first exceeds 4 at m0
     (-5 + 10); by the reference rule the image costs 1600 and exceeds it alone, at m1."""
