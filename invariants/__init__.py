@@ -183,9 +183,13 @@ def _budgets_for(store: Store, config: Config, budget: Budget) -> list[Budget]:
     return out
 
 
+#: The store's settings as a plain store has them (``polish`` tries each).
+PLAIN_STORE_SETTINGS = {"calibration": 1.0, "pricing_epoch": 1, "text_estimator": None}
+
+
 def polish(case: Case, broken: Any, rounds: int = 40) -> Case:
-    """After Hypothesis' shrink, greedily drop what the break does not need: work, summaries, messages,
-    non-default config fields (trying the smaller store's own budget edges too)."""
+    """After Hypothesis' shrink, greedily drop what the break does not need: work, summaries, messages, the
+    store's settings, non-default config fields (trying the smaller store's own budget edges too)."""
     for _ in range(rounds):
         progress = False
         candidates: list[tuple[Store, Config]] = []
@@ -194,6 +198,9 @@ def polish(case: Case, broken: Any, rounds: int = 40) -> Case:
                        if (x := _store_like(st_, work=st_.work[:k] + st_.work[k + 1:])) is not None]
         candidates += [(x, cf) for s in reversed(st_.summaries) if (x := _without_summary(st_, s.id)) is not None]
         candidates += [(x, cf) for m in reversed(st_.messages) if (x := _without_message(st_, m.id)) is not None]
+        candidates += [(x, cf) for name, plain in PLAIN_STORE_SETTINGS.items()
+                       if repr(getattr(st_, name)) != repr(plain)
+                       and (x := _store_like(st_, **{name: plain})) is not None]
         default = Config()
         candidates += [(st_, dataclasses.replace(cf, **{f.name: getattr(default, f.name)}))
                        for f in dataclasses.fields(Config)

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from invariants import Counterexample, InvariantViolation, assert_holds, check, find
+from invariants import Case, Counterexample, InvariantViolation, assert_holds, check, find, polish
 from invariants import examples as known
+from invariants.generators import ESTIMATORS
 from invariants.properties import INVARIANTS
+from reference.model import Budget, Config, Message, Store, Text
 
 FAITHFUL = ("main-48bb87a1", "pr-8bb01ab8")
 
@@ -54,6 +56,15 @@ def test_violations_explain_themselves_with_numbers():
 
 
 @pytest.mark.harness
+def test_polish_keeps_only_the_store_settings_the_break_needs():
+    """A break that needs an epoch-0 store keeps epoch 0; the calibration and the estimator it does not need
+    go back to the plain store's (1.0, the default estimator)."""
+    store = Store((Message("m0", "user", (Text("hello"),)),), calibration=2.0, pricing_epoch=0,
+                  text_estimator=ESTIMATORS[0])
+    polished = polish(Case(store, Config(), Budget(max_tokens=100)), lambda c: c.store.pricing_epoch == 0)
+    assert (polished.store.calibration, polished.store.pricing_epoch, polished.store.text_estimator) == (1.0, 0, None)
+
+
 def test_find_returns_a_shrunk_counterexample_or_none():
     found = find("determinism", "main-48bb87a1", max_examples=50)
     assert isinstance(found, Counterexample)

@@ -284,22 +284,36 @@ def draw_store(draw: st.DrawFn, max_messages: int = 8, estimator: st.SearchStrat
     ids = [f"m{i}" for i in range(len(parts))]
     messages = tuple(Message(id=i, participant=p, content=c) for i, (p, c) in zip(ids, parts, strict=True))
     summaries = draw_summary_tree(draw, ids)
-    work = draw_works(draw, ids, summaries)
     if estimator is None:
-        text_estimator, epoch = draw(estimators_and_epochs())
+        plan, text_estimator, epoch, calibration = draw(store_settings_choices())
     else:
-        text_estimator, epoch = draw(estimator), draw(_EPOCHS)
-    return Store(messages=messages, summaries=summaries, calibration=draw(calibrations), pricing_epoch=epoch,
-                 text_estimator=text_estimator, work=work)
+        plan, text_estimator = draw(work_plan_choices()), draw(estimator)
+        epoch, calibration = draw(_EPOCHS), draw(calibrations)
+    return Store(messages=messages, summaries=summaries, calibration=calibration, pricing_epoch=epoch,
+                 text_estimator=text_estimator, work=planned_works(plan, ids, summaries))
+
+
+#: A store's work plan, estimator, pricing epoch and calibration.
+StoreSettings = tuple[WorkPlan, NamedEstimator | None, int, Number]
+
+
+def _r_store_settings(r: random.Random) -> StoreSettings:
+    return (_r_work_plan(r), r.choice(estimators.elements), r.choice(_EPOCHS.elements),
+            r.choice(calibrations.elements))
 
 
 @functools.cache
-def estimators_and_epochs() -> st.SearchStrategy[tuple[NamedEstimator | None, int]]:
-    """A store's estimator and pricing epoch in one choice, each in its own mix; shrinks to the plainest estimator.
+def store_settings_pool() -> tuple[StoreSettings, ...]:
+    """The pooled settings: none of them (no work, the default estimator, epoch 1, calibration 1) first, then
+    2,000 samples in the order drawn, each setting in its own mix."""
+    return simplest_first(((), None, 1, 1.0), _r_store_settings, 2000, 22)
 
-    240 values: short enough that Hypothesis draws the index evenly (a pool of thousands is drawn from its start).
-    """
-    return st.sampled_from([(e, p) for e in estimators.elements for p in _EPOCHS.elements])
+
+@functools.cache
+def store_settings_choices() -> st.SearchStrategy[StoreSettings]:
+    """A store's work plan, estimator, pricing epoch and calibration in one choice (what they need on a failing
+    case, ``invariants.polish`` finds after the shrink)."""
+    return st.sampled_from(store_settings_pool())
 
 
 # The composites call the drawing functions directly: a strategy built inside a draw costs its validation
