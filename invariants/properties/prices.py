@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from invariants.generators import input_budget_for, with_large_level_budgets
 from invariants.properties.running import (
     UNLIMITED,
+    Outcome,
     Variant,
     Violation,
     compile_once,
@@ -16,6 +17,7 @@ from invariants.properties.running import (
     entries_text,
     first_difference,
     grace_limit,
+    judges_what_is_sent,
 )
 from reference.model import Budget, Config, Entry, Store
 from reference.numerics import is_number, js_blank, js_floor, js_max
@@ -25,14 +27,10 @@ from strategies.errors import InvalidConfigError
 # ----------------------------------------------------------------------------- 1. stats total
 
 
-def stats_total(store: Store, config: Config, budget: Budget, variant: Variant) -> list[Violation]:
+@judges_what_is_sent("stats-total")
+def stats_total(name: str, out: Outcome, store: Store, config: Config, budget: Budget,
+                variant: Variant) -> list[Violation]:
     """After a successful compile the stats' total equals the reference price of what is sent."""
-    name = "stats-total"
-    out = compile_once(store, config, budget, variant)
-    if out.crashed:
-        return [crash(name, out)]
-    if not out.sent:
-        return []
     price = reference_price(out.entries, store, config)
     total = out.result.stats.total.tokens
     if total == price:
@@ -99,14 +97,10 @@ def exact_budget(store: Store, config: Config, budget: Budget, variant: Variant)
 # ----------------------------------------------------------------------------- 3. never over
 
 
-def never_over(store: Store, config: Config, budget: Budget, variant: Variant) -> list[Violation]:
+@judges_what_is_sent("never-over")
+def never_over(name: str, out: Outcome, store: Store, config: Config, budget: Budget,
+               variant: Variant) -> list[Violation]:
     """Whatever is sent is priced at most the grace limit."""
-    name = "never-over"
-    out = compile_once(store, config, budget, variant)
-    if out.crashed:
-        return [crash(name, out)]
-    if not out.sent:
-        return []
     price = reference_price(out.entries, store, config)
     limit = grace_limit(budget, config)
     if price <= limit:
@@ -132,14 +126,10 @@ def sent_ids(store: Store, entries: Iterable[Entry]) -> frozenset[str]:
     return frozenset(got)
 
 
-def nothing_lost(store: Store, config: Config, budget: Budget, variant: Variant) -> list[Violation]:
+@judges_what_is_sent("nothing-lost")
+def nothing_lost(name: str, out: Outcome, store: Store, config: Config, budget: Budget,
+                 variant: Variant) -> list[Violation]:
     """Every store message is sent raw or is a leaf of a summary some answer holds."""
-    name = "nothing-lost"
-    out = compile_once(store, config, budget, variant)
-    if out.crashed:
-        return [crash(name, out)]
-    if not out.sent:
-        return []
     covered = sent_ids(store, out.entries)
     lost = [m.id for m in store.messages if m.id not in covered]
     if not lost:

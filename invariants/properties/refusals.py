@@ -4,7 +4,15 @@ is the head (``diagnostics``), and every field recomputed from the reference lay
 from __future__ import annotations
 
 from invariants.properties.reference_switches import defects_of, rules_for, switches_for
-from invariants.properties.running import UNLIMITED, Variant, Violation, compile_once, crash, grace_limit
+from invariants.properties.running import (
+    UNLIMITED,
+    Outcome,
+    Variant,
+    Violation,
+    compile_once,
+    grace_limit,
+    judges_refusals,
+)
 from reference.estimator import content_tokens
 from reference.model import Budget, Config, Entry, Image, Store, ToolResult, ToolUse
 from reference.numerics import Number
@@ -69,14 +77,10 @@ def refused_prefix(store: Store, entries: tuple[Entry, ...], skip: int,
     return None
 
 
-def diagnostics(store: Store, config: Config, budget: Budget, variant: Variant) -> list[Violation]:
+@judges_refusals("diagnostics")
+def diagnostics(name: str, out: Outcome, store: Store, config: Config, budget: Budget,
+                variant: Variant) -> list[Violation]:
     """On ``OverBudgetError``: the parts sum to ``actual``, the head is the head, ``cleared_by`` follows the prefix."""
-    name = "diagnostics"
-    out = compile_once(store, config, budget, variant)
-    if out.crashed:
-        return [crash(name, out)]
-    if not isinstance(out.error, OverBudgetError):
-        return []
     err = out.error
     d = err.diagnostics
     found: list[Violation] = []
@@ -143,14 +147,10 @@ def refusal_site(err: OverBudgetError, items: list) -> int | None:
     return None
 
 
-def diagnostics_full(store: Store, config: Config, budget: Budget, variant: Variant) -> list[Violation]:
+@judges_refusals("diagnostics-full")
+def diagnostics_full(name: str, out: Outcome, store: Store, config: Config, budget: Budget,
+                     variant: Variant) -> list[Violation]:
     """Every field of a refusal recomputed from the reference layout: site, counts, unit, level, tokens, budgets."""
-    name = "diagnostics-full"
-    out = compile_once(store, config, budget, variant)
-    if out.crashed:
-        return [crash(name, out)]
-    if not isinstance(out.error, OverBudgetError):
-        return []
     err, d = out.error, out.error.diagnostics
     defects = defects_of(variant)
     ref = reference_select(store, config, budget, rules_for(variant))

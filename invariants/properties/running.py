@@ -3,8 +3,9 @@ the invariants of one ``check`` call, and the helpers every invariant judges it 
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from contextvars import ContextVar
 from dataclasses import dataclass
 
@@ -117,6 +118,34 @@ def crash(invariant: str, outcome: Outcome, where: str = "") -> Violation:
     at = f" {where}" if where else ""
     return Violation(invariant, f"the compile{at} crashed with {type(outcome.error).__name__}: {outcome.error} "
                                 "(only OverBudgetError, UncoveredDropError or InvalidConfigError may refuse)")
+
+
+#: An invariant's judgement of one compile: its name, the outcome, and the case it was compiled from.
+Judge = Callable[[str, Outcome, Store, Config, Budget, Variant], list[Violation]]
+Invariant = Callable[[Store, Config, Budget, Variant], list[Violation]]
+
+
+def _judging(name: str, judged: Callable[[Outcome], bool]) -> Callable[[Judge], Invariant]:
+    """An invariant that compiles once, reports a crash, and judges only the outcomes ``judged`` accepts."""
+    def wrap(judge: Judge) -> Invariant:
+        @functools.wraps(judge)
+        def invariant(store: Store, config: Config, budget: Budget, variant: Variant) -> list[Violation]:
+            out = compile_once(store, config, budget, variant)
+            if out.crashed:
+                return [crash(name, out)]
+            return judge(name, out, store, config, budget, variant) if judged(out) else []
+        return invariant
+    return wrap
+
+
+def judges_what_is_sent(name: str) -> Callable[[Judge], Invariant]:
+    """The invariant ``name``, judging what a compile sends (a refusal sends nothing to judge)."""
+    return _judging(name, lambda out: out.sent)
+
+
+def judges_refusals(name: str) -> Callable[[Judge], Invariant]:
+    """The invariant ``name``, judging a compile's ``OverBudgetError`` (anything else has no diagnostics)."""
+    return _judging(name, lambda out: isinstance(out.error, OverBudgetError))
 
 
 def grace_limit(budget: Budget, config: Config) -> Number:

@@ -3,7 +3,7 @@ paired across adjacent entries, as the provider requires."""
 
 from __future__ import annotations
 
-from invariants.properties.running import Variant, Violation, compile_once, crash
+from invariants.properties.running import Outcome, Variant, Violation, judges_what_is_sent
 from reference.model import Budget, Config, Entry, Store, ToolResult, ToolUse
 
 
@@ -35,14 +35,10 @@ def pairing_faults(entries: tuple[Entry, ...]) -> list[str]:
     return faults
 
 
-def well_formed(store: Store, config: Config, budget: Budget, variant: Variant) -> list[Violation]:
+@judges_what_is_sent("well-formed")
+def well_formed(name: str, out: Outcome, store: Store, config: Config, budget: Budget,
+                variant: Variant) -> list[Violation]:
     """What is sent is well formed for the provider: tool_use and tool_result paired across adjacent entries."""
-    name = "well-formed"
-    out = compile_once(store, config, budget, variant)
-    if out.crashed:
-        return [crash(name, out)]
-    if not out.sent:
-        return []
     faults = pairing_faults(out.entries)
     if not faults:
         return []

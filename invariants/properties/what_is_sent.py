@@ -6,7 +6,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from invariants.properties.reference_switches import bounds_of, defects_of, rules_for, switches_for
-from invariants.properties.running import Variant, Violation, compile_once, crash, entries_text, first_difference
+from invariants.properties.running import (
+    Outcome,
+    Variant,
+    Violation,
+    compile_once,
+    crash,
+    entries_text,
+    first_difference,
+    judges_what_is_sent,
+)
 from reference.model import Budget, Config, Entry, Store, ToolResult, ToolUse
 from reference.rendering import Selection as RenderedSelection
 from reference.rendering import render
@@ -15,14 +24,10 @@ from strategies.defects import Defect
 from strategies.errors import UncoveredDropError
 
 
-def rendering(store: Store, config: Config, budget: Budget, variant: Variant) -> list[Violation]:
+@judges_what_is_sent("rendering")
+def rendering(name: str, out: Outcome, store: Store, config: Config, budget: Budget,
+              variant: Variant) -> list[Violation]:
     """What is sent is, byte for byte, the reference rendering of the selection the compile made."""
-    name = "rendering"
-    out = compile_once(store, config, budget, variant)
-    if out.crashed:
-        return [crash(name, out)]
-    if not out.sent:
-        return []
     raw = frozenset(e.message_id for e in out.entries if e.kind == "raw")
     selection = RenderedSelection(raw, out.result.selected)
     expected = render(store, config, selection, switches_for(variant))
@@ -33,14 +38,10 @@ def rendering(store: Store, config: Config, budget: Budget, variant: Variant) ->
                             f"{first_difference(expected, out.entries)}")]
 
 
-def selection_rule(store: Store, config: Config, budget: Budget, variant: Variant) -> list[Violation]:
+@judges_what_is_sent("selection")
+def selection_rule(name: str, out: Outcome, store: Store, config: Config, budget: Budget,
+                   variant: Variant) -> list[Violation]:
     """The compile selects what the reference selection selects (candidates, waterfall, completion)."""
-    name = "selection"
-    out = compile_once(store, config, budget, variant)
-    if out.crashed:
-        return [crash(name, out)]
-    if not out.sent:
-        return []
     expected = tuple(s.id for s in reference_select(store, config, budget, rules_for(variant)).selected)
     if expected == out.result.selected:
         return []
@@ -59,18 +60,14 @@ def _represented(store: Store, entries: Iterable[Entry]) -> list[tuple[int, froz
     return out
 
 
-def exactly_once(store: Store, config: Config, budget: Budget, variant: Variant) -> list[Violation]:
+@judges_what_is_sent("exactly-once")
+def exactly_once(name: str, out: Outcome, store: Store, config: Config, budget: Budget,
+                 variant: Variant) -> list[Violation]:
     """Each message is represented once: raw, or through one summary an answer holds.
 
     The contract's one exception: a head or tail message that is a leaf of a summary straddling the
     middle and that window is sent raw and through the summary.
     """
-    name = "exactly-once"
-    out = compile_once(store, config, budget, variant)
-    if out.crashed:
-        return [crash(name, out)]
-    if not out.sent:
-        return []
     head_end, middle_end = bounds_of(store, config, variant)
     raw_count: dict[int, int] = {}
     held_count: dict[int, int] = {}
@@ -136,14 +133,10 @@ def _combined_as_one(store: Store, config: Config, variant: Variant, entries: tu
     return [(k, frozenset(merged)) if k == answer else (k, u) for k, u in kept]
 
 
-def chronological(store: Store, config: Config, budget: Budget, variant: Variant) -> list[Violation]:
+@judges_what_is_sent("chronological")
+def chronological(name: str, out: Outcome, store: Store, config: Config, budget: Budget,
+                  variant: Variant) -> list[Violation]:
     """Entries follow the order of the messages they stand for: each one's first new message after the last's."""
-    name = "chronological"
-    out = compile_once(store, config, budget, variant)
-    if out.crashed:
-        return [crash(name, out)]
-    if not out.sent:
-        return []
     units = _represented(store, out.entries)
     if not config.positioned_recall_pairs:
         units = _combined_as_one(store, config, variant, out.entries, units)
