@@ -23,7 +23,7 @@ from invariants.generators.budget_placement import (
     budget_edges,
     budgets,
     draw_budget,
-    for_edge,
+    fitted,
     input_budget_for,
     unlimited,
     unlimited_price,
@@ -53,7 +53,7 @@ __all__ = [
     "ESTIMATORS", "GOOD_ESTIMATORS", "LONG_PROSE", "MIDDLE_RESERVE", "PROSE", "TEXT_POOL", "Case",
     "NamedEstimator", "blocks", "budget_edges", "budgets", "calibrations", "carriers", "cases", "choice",
     "config_choices", "config_pool", "configs", "contents", "draw_budget", "draw_store",
-    "draw_summary_tree", "draw_works", "estimators", "for_edge", "input_budget_for", "planned_works",
+    "draw_summary_tree", "draw_works", "estimators", "fitted", "input_budget_for", "planned_works",
     "stores", "summary_trees", "texts", "tool_cases", "tool_configs", "tool_stores", "tool_turns",
     "tree_shape", "unlimited", "unlimited_price", "weighted", "weights", "with_large_level_budgets", "works"
 ]

@@ -203,11 +203,6 @@ def _raw_after_pair(store: Store, sent: Unlimited | None) -> bool:
     return first is not None and any(_raw_middle(store, e, sent.bounds) for e in sent.entries[first + 2:])
 
 
-def for_edge(store: Store, config: Config, edge: str) -> Config:
-    """The config an edge needs on ``store`` (see ``fitted``)."""
-    return fitted(store, config, edge)[0]
-
-
 def fitted(store: Store, config: Config, edge: str) -> tuple[Config, Unlimited | Unknown | None]:
     """The config an edge needs on ``store``, and what is sent unlimited under it when that was computed: the
     raw after the combined pair needs combined pairs, enforced, and a middle window (no head or recent window
