@@ -1,16 +1,19 @@
 """Examples per second of the invariants: generation alone, each property alone, and both as a test runs them.
 
-    PYTHONPATH=. python benchmarks/bench_properties.py [--examples N] [--variant NAME] [--generation-only]
+    PYTHONPATH=. python benchmarks/bench_properties.py [--examples N] [--repeat R] [--variant NAME]
+                                                      [--generation-only] [--json]
 
-Cases are drawn once (derandomized, so every run measures the same cases) after a timed warm-up of
+Cases are drawn (derandomized, so every run measures the same cases) after a timed warm-up of
 ``WARM_UP`` cases (what a test session pays once); each property is then timed over the same list, so
-the figures separate the generators' cost from the compile's. Generation is
-also given per CPU second (the figure to compare on a loaded machine) with the load average.
+the figures separate the generators' cost from the compile's. Each figure is the best of ``--repeat``
+timings, as ``timeit`` reports (a shared machine only ever adds time); the generation line gives the
+slowest too, the CPU seconds and the load average.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import time
 
@@ -49,38 +52,58 @@ def draw_cases_timed(n: int, warm_up: bool = False) -> tuple[list, float, float]
     return drawn, time.perf_counter() - start, time.process_time() - cpu
 
 
+def best_seconds(run, repeat: int) -> float:
+    """The least wall seconds of ``repeat`` calls of ``run``."""
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--examples", type=int, default=300)
+    parser.add_argument("--repeat", type=int, default=3, help="timings per figure, the best reported (default 3)")
     parser.add_argument("--variant", action="append",
                         help="variant name (repeatable; default: the three variants)")
     parser.add_argument("--generation-only", action="store_true", help="time the generators alone")
+    parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     args = parser.parse_args(argv)
+    if args.examples < 1 or args.repeat < 1:
+        parser.error("--examples and --repeat must be at least 1")
     variants = args.variant or ["main-48bb87a1", "pr-8bb01ab8", "sound"]
+    say = (lambda *_: None) if args.json else print
 
     _, warm_seconds, _ = draw_cases_timed(WARM_UP, warm_up=True)
-    print(f"warm-up: {WARM_UP} other cases in {warm_seconds:.2f} s (imports and pools, paid once per session)")
-    drawn, gen_seconds, gen_cpu = draw_cases_timed(args.examples)
+    say(f"warm-up: {WARM_UP} other cases in {warm_seconds:.2f} s (imports and pools, paid once per session)")
+    runs = [draw_cases_timed(args.examples) for _ in range(args.repeat)]
+    drawn = runs[0][0]
     n = len(drawn)
-    print(f"generation: {n} cases in {gen_seconds:.2f} s = {n / gen_seconds:.0f} cases/s "
-          f"({gen_cpu:.2f} s CPU = {n / gen_cpu:.0f} cases per CPU second; load average {os.getloadavg()[0]:.2f})")
-    if args.generation_only:
-        return 0
-    print()
-    header = f"{'invariant':<14}" + "".join(f"{v:>30}" for v in variants)
-    print("property alone, examples/s (and with generation, as a @given test runs)")
-    print(header)
-    for name, prop in [*INVARIANTS.items(), (f"all {len(INVARIANTS)}", check)]:
-        cells = []
-        for variant in variants:
-            start = time.perf_counter()
-            for case in drawn:
-                prop(case.store, case.config, case.budget, variant)
-            seconds = time.perf_counter() - start
-            alone = n / seconds
-            combined = n / (seconds + gen_seconds)
-            cells.append(f"{alone:>10.0f} ({combined:>5.0f} with gen)")
-        print(f"{name:<14}" + "".join(f"{c:>30}" for c in cells))
+    gen_seconds = min(seconds for _, seconds, _ in runs)
+    gen_cpu = min(cpu for _, _, cpu in runs)
+    slowest = max(seconds for _, seconds, _ in runs)
+    figures: dict = {"examples": n, "repeat": args.repeat, "warm_up_seconds": warm_seconds,
+                     "generation_cases_per_second": n / gen_seconds, "generation_slowest": n / slowest,
+                     "generation_cases_per_cpu_second": n / gen_cpu, "load_average": os.getloadavg()[0],
+                     "properties": {}}
+    say(f"generation: {n} cases, best of {args.repeat}: {gen_seconds:.2f} s = {n / gen_seconds:.0f} cases/s "
+        f"(slowest {n / slowest:.0f}; {n / gen_cpu:.0f} cases per CPU second; "
+        f"load average {figures['load_average']:.2f})")
+    if not args.generation_only:
+        say()
+        say("property alone, examples/s (and with generation, as a @given test runs)")
+        say(f"{'invariant':<16}" + "".join(f"{v:>30}" for v in variants))
+        for name, prop in [*INVARIANTS.items(), (f"all {len(INVARIANTS)}", check)]:
+            row = figures["properties"][name] = {}
+            for variant in variants:
+                seconds = best_seconds(lambda p=prop, v=variant: [p(*c, v) for c in drawn], args.repeat)
+                row[variant] = {"alone": n / seconds, "with_generation": n / (seconds + gen_seconds)}
+            say(f"{name:<16}" + "".join(f"{row[v]['alone']:>10.0f} ({row[v]['with_generation']:>5.0f} with gen)"
+                                        for v in variants))
+    if args.json:
+        print(json.dumps(figures, indent=2))
     return 0
 
 

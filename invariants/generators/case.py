@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from hypothesis import strategies as st
 
 from invariants.generators.budget_placement import budget_edges, draw_budget, fitted
-from invariants.generators.config_mix import config_choices
+from invariants.generators.config_mix import draw_config
 from invariants.generators.store_shapes import draw_store
 from reference.model import Budget, Config, Store
 
@@ -29,7 +29,7 @@ def cases(draw: st.DrawFn, max_messages: int = 8, store_strategy: st.SearchStrat
           config_strategy: st.SearchStrategy | None = None) -> Case:
     """A store, a config, and a budget on that store's edges."""
     store = draw_store(draw, max_messages) if store_strategy is None else draw(store_strategy)
-    config = draw(config_choices() if config_strategy is None else config_strategy)
+    config = draw_config(draw) if config_strategy is None else draw(config_strategy)
     edge = draw(budget_edges)
     config, sent = fitted(store, config, edge)
     return Case(store, config, draw_budget(draw, store, config, edge, sent))

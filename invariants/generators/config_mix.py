@@ -76,12 +76,24 @@ FIELD_BY_FIELD = "field by field"
 
 
 @functools.cache
+def pooled_configs() -> st.SearchStrategy[Config | str]:
+    """A pooled config in one choice, 13 times in 14; ``FIELD_BY_FIELD`` otherwise; built when first drawn."""
+    return st.sampled_from(interleaved(config_pool(), FIELD_BY_FIELD, 14))
+
+
+def draw_config(draw: st.DrawFn) -> Config:
+    """A config from the pool, or drawn field by field (repeated draws, which Hypothesis mutates: ``ci``, about
+    one in seven)."""
+    config = draw(pooled_configs())
+    return draw(configs()) if config is FIELD_BY_FIELD else config
+
+
+@functools.cache
 def config_choices() -> st.SearchStrategy[Config]:
-    """A config: from the pool in one choice, 6 times in 7; drawn field by field otherwise; built when first drawn."""
-    return _pooled_or_drawn(st.sampled_from(interleaved(config_pool(), FIELD_BY_FIELD, 7)))
+    """A config (see ``draw_config``)."""
+    return _draw_configs()
 
 
 @st.composite
-def _pooled_or_drawn(draw: st.DrawFn, pooled: st.SearchStrategy) -> Config:
-    config = draw(pooled)
-    return draw(configs()) if config is FIELD_BY_FIELD else config
+def _draw_configs(draw: st.DrawFn) -> Config:
+    return draw_config(draw)

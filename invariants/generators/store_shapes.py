@@ -262,9 +262,9 @@ ONE_BY_ONE = "one by one"
 @functools.cache
 def history_choices() -> st.SearchStrategy[tuple[tuple[str, tuple[Block, ...]], ...] | str]:
     """A whole history (participant and content per message) in one choice, from a pool shortest first; 1 time
-    in 8, ``ONE_BY_ONE`` instead. Hypothesis mutates only examples with repeated draws, and a list of messages
-    is one, so more are drawn one by one than the weight says (``ci``: about one in four)."""
-    return st.sampled_from(interleaved(history_pool(), ONE_BY_ONE, 8))
+    in 16, ``ONE_BY_ONE`` instead. Hypothesis mutates only examples with repeated draws, and a list of messages
+    is one, so more are drawn one by one than the weight says (``ci``: about one in seven)."""
+    return st.sampled_from(interleaved(history_pool(), ONE_BY_ONE, 16))
 
 
 @functools.cache
