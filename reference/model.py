@@ -1,10 +1,13 @@
-"""The data (docs/model.md, The data; Config and budget): blocks, messages, summaries, the store, config, budget.
+"""The data (docs/model.md, The data; Config and budget): messages, summaries, work, the store, what a compile sends.
 
 Everything is a frozen dataclass.  Structural errors in a store are refused at construction with
 ``InvalidStoreError`` (a wrong type, content nested deeper than ``MAX_NESTING``, a summary whose level
 is not one above its sources'); bad *numbers* (NaN, negative or infinite stamps, tokens, caps) are
 kept, since they are what the suite explores.  A number is a JavaScript double: an integer beyond
 2**53 is rounded to the nearest double, one beyond the largest double is +-Infinity (``js_number``).
+
+The model's public face: the content blocks (``reference.blocks``) and config and budget
+(``reference.config``) are imported from here too.
 """
 
 from __future__ import annotations
@@ -15,115 +18,33 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from reference.blocks import (
+    BLOCK_TYPES,
+    Block,
+    Carrier,
+    Content,
+    Document,
+    Image,
+    InvalidStoreError,
+    RedactedThinking,
+    Text,
+    Thinking,
+    ToolResult,
+    ToolUse,
+    _need,
+)
+from reference.config import Budget, CarrierPolicy, Config, EnvelopeKind, InvalidConfigError
 from reference.numerics import Number, is_number, js_blank, js_number
+
+__all__ = [
+    "BLOCK_TYPES", "MAX_NESTING", "Block", "Budget", "Carrier", "CarrierPolicy", "Config", "Content", "Document",
+    "Entry", "EntryKind", "EnvelopeKind", "Image", "InvalidConfigError", "InvalidStoreError", "Message",
+    "RedactedThinking", "Store", "Summary", "Text", "Thinking", "ToolResult", "ToolUse", "Work", "json_depth",
+]
 
 #: The deepest nesting a message's content may have: tool results inside tool results, and the JSON
 #: value of a tool use's input (docs/model.md, "Bad input"). Walks over content never recurse deeper.
 MAX_NESTING = 256
-
-
-class InvalidStoreError(ValueError):
-    """A structural error in the store's data; the message names the culprit."""
-
-
-class InvalidConfigError(ValueError):
-    """A config, budget or estimator value the compile cannot work with; ``field`` names it."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}")
-        self.field = field
-
-
-# ----------------------------------------------------------------------------- blocks
-
-
-def _need(ok: bool, what: str, expected: str, value: object) -> None:
-    if not ok:
-        raise InvalidStoreError(f"{what} must be {expected}, got {value!r}")
-
-
-def _str(value: object, what: str, *, optional: bool = False) -> None:
-    _need(isinstance(value, str) or (optional and value is None), what,
-          "a string or None" if optional else "a string", value)
-
-
-def _stamp(block: object, what: str) -> None:
-    """A block's ``token_estimate``: a number (kept as JavaScript reads it) or None."""
-    value = block.token_estimate  # type: ignore[attr-defined]
-    _need(value is None or is_number(value), what, "a number or None", value)
-    if value is not None:
-        object.__setattr__(block, "token_estimate", js_number(value))
-
-
-@dataclass(frozen=True)
-class Text:
-    text: str
-
-    def __post_init__(self) -> None:
-        _str(self.text, "Text.text")
-
-
-@dataclass(frozen=True)
-class Thinking:
-    thinking: str
-    signature: str | None = None
-    token_estimate: Number | None = None
-
-    def __post_init__(self) -> None:
-        _str(self.thinking, "Thinking.thinking")
-        _str(self.signature, "Thinking.signature", optional=True)
-        _stamp(self, "Thinking.token_estimate")
-
-
-@dataclass(frozen=True)
-class RedactedThinking:
-    data: str | None
-    token_estimate: Number | None = None
-
-    def __post_init__(self) -> None:
-        _str(self.data, "RedactedThinking.data", optional=True)
-        _stamp(self, "RedactedThinking.token_estimate")
-
-
-@dataclass(frozen=True)
-class ToolUse:
-    id: str
-    name: str
-    input: Any
-
-    def __post_init__(self) -> None:
-        _str(self.id, "ToolUse.id")
-        _str(self.name, "ToolUse.name")
-
-
-@dataclass(frozen=True)
-class ToolResult:
-    tool_use_id: str
-    content: str | tuple[Block, ...]
-
-    def __post_init__(self) -> None:
-        _str(self.tool_use_id, "ToolResult.tool_use_id")
-        _need(isinstance(self.content, (str, tuple)), "ToolResult.content", "a string or a tuple of blocks",
-              self.content)
-
-
-@dataclass(frozen=True)
-class Image:
-    token_estimate: Number | None = None
-
-    def __post_init__(self) -> None:
-        _stamp(self, "Image.token_estimate")
-
-
-@dataclass(frozen=True)
-class Document:
-    pass
-
-
-Block = Text | Thinking | RedactedThinking | ToolUse | ToolResult | Image | Document
-Content = tuple[Block, ...]
-Carrier = Thinking | RedactedThinking | Text
-BLOCK_TYPES: tuple[type, ...] = (Text, Thinking, RedactedThinking, ToolUse, ToolResult, Image, Document)
 
 
 # ----------------------------------------------------------------------------- store data
@@ -451,99 +372,6 @@ def _check_work(i: int, w: Work, index: Mapping[str, int], by_id: Mapping[str, S
     for fid in w.folds:
         if fid not in known:
             _fail(f"{where}: folds {fid!r}, which names no {'message' if w.kind == 'chunk' else 'summary'}")
-
-
-# ----------------------------------------------------------------------------- config
-
-
-EnvelopeKind = Literal["none", "xml"]
-CarrierPolicy = Literal["full", "live-strip"]
-
-
-@dataclass(frozen=True)
-class Budget:
-    max_tokens: Number
-    reserve_for_response: Number = 0
-
-    def __post_init__(self) -> None:
-        for name in ("max_tokens", "reserve_for_response"):
-            if not is_number(getattr(self, name)):
-                raise InvalidConfigError(name, f"must be a number, got {getattr(self, name)!r}")
-            object.__setattr__(self, name, js_number(getattr(self, name)))
-
-    @property
-    def input_budget(self) -> Number:
-        return self.max_tokens - self.reserve_for_response
-
-
-@dataclass(frozen=True)
-class Config:
-    head_window_tokens: Number = 0
-    recent_window_tokens: Number = 0
-    max_message_tokens: Number | None = 0
-    positioned_recall_pairs: bool = True
-    recall_envelope: EnvelopeKind = "none"
-    carrier_policy: CarrierPolicy = "full"
-    summary_context_label: str = "What do you remember from earlier?"
-    recall_header_template: str = "[Recall {id}]"
-    summary_participant: str = "Claude"
-    l1_budget_tokens: Number = 30000
-    l2_budget_tokens: Number = 30000
-    l3_budget_tokens: Number = 30000
-    over_budget_grace_ratio: Number = 0.02
-    enforce_budget: bool = True
-    max_live_images: Number = 0
-    image_strip_depth_tokens: Number = 0
-    tool_use_input_max_tokens: Number = 0
-    tool_result_max_last_n: Number | tuple[tuple[str, Number], ...] | None = None
-
-    def __post_init__(self) -> None:
-        _check_tool_image_fields(self)
-        for name in ("head_window_tokens", "recent_window_tokens", "l1_budget_tokens",
-                     "l2_budget_tokens", "l3_budget_tokens", "over_budget_grace_ratio"):
-            if not is_number(getattr(self, name)):
-                raise InvalidConfigError(name, f"must be a number, got {getattr(self, name)!r}")
-            object.__setattr__(self, name, js_number(getattr(self, name)))
-        if self.max_message_tokens is not None and not is_number(self.max_message_tokens):
-            raise InvalidConfigError("max_message_tokens", f"must be a number or None, got {self.max_message_tokens!r}")
-        if self.max_message_tokens is not None:
-            object.__setattr__(self, "max_message_tokens", js_number(self.max_message_tokens))
-        for name in ("positioned_recall_pairs", "enforce_budget"):
-            if not isinstance(getattr(self, name), bool):
-                raise InvalidConfigError(name, f"must be a bool, got {getattr(self, name)!r}")
-        if self.recall_envelope not in ("none", "xml"):
-            raise InvalidConfigError("recall_envelope", f"must be 'none' or 'xml', got {self.recall_envelope!r}")
-        if self.carrier_policy not in ("full", "live-strip"):
-            raise InvalidConfigError("carrier_policy", f"must be 'full' or 'live-strip', got {self.carrier_policy!r}")
-        for name in ("summary_context_label", "recall_header_template", "summary_participant"):
-            if not isinstance(getattr(self, name), str):
-                raise InvalidConfigError(name, f"must be a string, got {getattr(self, name)!r}")
-
-    @property
-    def cap(self) -> Number | None:
-        """The message cap when it is on (``cap > 0``), else None."""
-        c = self.max_message_tokens
-        return c if c is not None and c > 0 else None
-
-
-def _check_tool_image_fields(c: Config) -> None:
-    """The image and tool-pruning fields (docs/model.md, "Image stripping", "Tool pruning").
-
-    0 turns a cap off; ``tool_result_max_last_n`` is None (off), one number for every tool, or a
-    mapping tool name -> number (stored as sorted pairs so the config stays hashable).
-    """
-    for name in ("max_live_images", "image_strip_depth_tokens", "tool_use_input_max_tokens"):
-        if not is_number(getattr(c, name)):
-            raise InvalidConfigError(name, f"must be a number, got {getattr(c, name)!r}")
-    n = c.tool_result_max_last_n
-    if n is None or is_number(n):
-        return
-    pairs = tuple(sorted(n.items())) if isinstance(n, Mapping) else n
-    if not isinstance(pairs, tuple) or not all(
-            isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str) and is_number(p[1]) for p in pairs):
-        raise InvalidConfigError("tool_result_max_last_n",
-                                 f"must be None, a number or a mapping tool name -> number, got {n!r}")
-    object.__setattr__(c, "tool_result_max_last_n", pairs)
 
 
 # ----------------------------------------------------------------------------- what a compile sends
