@@ -24,7 +24,8 @@ HARNESS_ONLY = frozenset({"reports/campaign.py", "reports/campaign_settings.py",
                           "reports/test-order.json", "reports/hints.json", "reports/hints.py",
                           "reports/mutant_order.py", "reports/witness.py", "reports/deps.py", "reports/extra.py",
                           "reports/report_run.py", "reports/mte.py", "reports/md_report.py",
-                          "reports/html_report.py"})
+                          "reports/html_report.py", "reports/report_build.py", "reports/report_summary.py",
+                          "reports/mutmut_results.py", "reports/mutmut_work.py"})
 SKIP_DIRS = frozenset({"__pycache__", ".hypothesis", ".pytest_cache", "out", "mutants"})
 
 

@@ -13,14 +13,13 @@ from typing import Any
 
 import pandas as pd
 
-from reports.report import (
-    Report,
+from reports.report_build import Report, score
+from reports.report_summary import (
     _example_title,
     _module_file,
     _mutmut_by_file,
     _secs,
     mutmut_folders,
-    score,
     summary_lines,
     variant_matrix,
 )

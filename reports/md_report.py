@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from reports.report import Report, _example_title, _mutmut_by_file, _secs, summary_lines, variant_matrix
+from reports.report_build import Report
+from reports.report_summary import _example_title, _mutmut_by_file, _secs, summary_lines, variant_matrix
 
 
 def _md_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:

@@ -9,7 +9,8 @@ from typing import Any
 
 import pandas as pd
 
-from reports.report import Report, _module_file
+from reports.report_build import Report
+from reports.report_summary import _module_file
 
 MTE_STATUS = {"killed": "Killed", "survived": "Survived", "timeout": "Timeout", "no-coverage": "NoCoverage",
               "error": "RuntimeError", "type-check": "CompileError", "skipped": "Ignored",

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from reports.mutmut_run import load_meta, module_of
+from reports.mutmut_results import load_meta, module_of
 
 
 def split_name(name: str, module: str) -> tuple[str, str | None, str]:

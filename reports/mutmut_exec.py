@@ -1,7 +1,7 @@
 """mutmut's mutants run by ``reports.executor``: mutmut generates them and maps tests to functions; one warm
 pytest session per run forks a child per mutant (see ``reports.executor``), and the verdicts go back into
 mutmut's own result files (``mutants/**/*.meta``, killers under ``killers/``), read as before by
-``reports.mutmut_run``.
+``reports.mutmut_results``.
 
 Each mutant runs the tests that cover its function (mutmut's stats) less those red on the unmutated code, in
 ``reports.mutant_order``'s order, and stops at the first failure. Each test may take ``PER_TEST_FACTOR x`` its
@@ -62,8 +62,8 @@ def _run(cmd: Sequence[str], cwd: Path, env: dict[str, str], log: Path, deadline
 def plan(work: Path, owned: Sequence[str], baseline: dict[str, Any]) -> dict[str, Any]:
     """The executor's plan: the pending mutants of the owned modules (each with its function and time limit),
     each function's covering tests and known killers, and the tests' per-test time limits."""
-    from reports.mutmut_run import load_meta, module_of
-    from reports.report import load_equivalents
+    from reports.mutmut_results import load_meta, module_of
+    from reports.report_build import load_equivalents
 
     stats = json.loads((work / "mutants" / "mutmut-stats.json").read_text(encoding="utf-8"))
     covering = stats.get("tests_by_mangled_function_name", {})
@@ -128,7 +128,7 @@ def read_results(path: Path) -> dict[str, dict[str, Any]]:
 
 def merge(work: Path, planned: Sequence[dict[str, Any]], results: dict[str, dict[str, Any]]) -> int:
     """Write the verdicts into mutmut's result files and the killers file; how many were written."""
-    from reports.mutmut_run import load_meta
+    from reports.mutmut_results import load_meta
 
     by_key = {m["key"]: results[m["name"]] for m in planned if m["name"] in results}
     if not by_key:
@@ -219,7 +219,7 @@ def run_pending(settings: Settings, work: Path, baseline: dict[str, Any], deadli
     plan_path, out = work.parent / "plan.json", work.parent / "results.jsonl"
     plan_path.write_text(json.dumps({"workers": max(1, settings.workers), **the_plan}), encoding="utf-8")
     out.unlink(missing_ok=True)
-    from reports.mutmut_run import read_selection
+    from reports.mutmut_work import read_selection
 
     last = [time.time()]
 

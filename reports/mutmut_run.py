@@ -26,35 +26,29 @@ import shutil
 import signal
 import subprocess
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from reports.campaign import (
     MUTMUT_PATHS,
-    ROOT,
-    Journal,
     Settings,
     _die_with_parent,
     fmt_time,
-    hashed_files,
     kill_group,
     red_tests,
 )
 from reports.mutants import shard_of
-
-INTERRUPTED = 2
-STATUS_BY_EXIT: dict[int | None, str] = {
-    1: "killed", 3: "killed", 0: "survived", 5: "no-coverage", 33: "no-coverage", 34: "skipped",
-    36: "timeout", 24: "timeout", -24: "timeout", 152: "timeout", 255: "timeout", 37: "type-check",
-}
-
-
-def mutmut_status(code: int | None) -> str:
-    if code is None or code == INTERRUPTED:
-        return "pending"
-    return STATUS_BY_EXIT.get(code, "error")
+from reports.mutmut_results import _pending_names, collect, progress_counts, reset_interrupted
+from reports.mutmut_work import (
+    changed_functions,
+    lay_work_copy,
+    modules,
+    reset_for_changed_tests,
+    save_test_keys,
+    work_dir,
+)
 
 
 @dataclass
@@ -79,209 +73,7 @@ def mutmut_executable(python: str) -> str:
     return found
 
 
-# ----------------------------------------------------------------------------- the work copy
-
-
-def work_dir(settings: Settings) -> Path:
-    return settings.mutmut_dir / "project"
-
-
-def lay_work_copy(settings: Settings, fp: str) -> tuple[Path, dict[str, str | None]]:
-    """The project's hashed files in the work folder: copied whole the first time, then brought up to date file
-    by file, so that mutmut keeps the results of every function that did not change (it re-mutates a changed
-    file and re-runs the mutants of its changed functions; ``reset_for_changed_tests`` does the tests' part)."""
-    previous = sync_work_copy(settings)
-    (work_dir(settings).parent / "fingerprint").write_text(fp + "\n")
-    return work_dir(settings), previous
-
-
-def sync_work_copy(settings: Settings) -> dict[str, str | None]:
-    """Copy what changed into the work folder and drop what is gone; each changed path's previous text (None
-    when the work folder had no such file)."""
-    work = work_dir(settings)
-    names = [*settings.hashed, "reports"]
-    wanted = {f.relative_to(settings.root).as_posix(): f for f in hashed_files(settings.root, names)}
-    wanted.update({f"reports/{f.name}": f for f in _harness_files(ROOT)})  # the harness's own, wherever it runs
-    changed: dict[str, str | None] = {}
-    for rel, f in sorted(wanted.items()):
-        target = work / rel
-        if target.exists() and target.read_bytes() == f.read_bytes():
-            continue
-        changed[rel] = target.read_text(encoding="utf-8", errors="replace") if target.exists() else None
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(f, target)  # the source's time: newer than mutmut's mutant of it, so mutmut re-mutates it
-    tops = {Path(n).parts[0] for n in names}
-    for path in sorted(work.rglob("*")) if work.is_dir() else []:
-        rel = path.relative_to(work)
-        if not path.is_file() or rel.parts[0] == "mutants" or rel.parts[0] not in tops or "__pycache__" in rel.parts:
-            continue
-        if rel.as_posix() not in wanted and not rel.as_posix().endswith((".pyc", ".log")):
-            changed[rel.as_posix()] = path.read_text(encoding="utf-8", errors="replace")
-            path.unlink()
-            for stale in (work / "mutants" / rel, work / "mutants" / (rel.as_posix() + ".meta")):
-                stale.unlink(missing_ok=True)
-    return changed
-
-
-def test_keys(settings: Settings, nodeids: Iterable[str]) -> dict[str, str]:
-    from reports.deps import shared_key, test_key
-
-    shared = shared_key(settings.root)
-    return {n: test_key(settings.root, n, shared) for n in nodeids}
-
-
-def reset_for_changed_tests(settings: Settings, work: Path) -> list[str]:
-    """Make the mutants of every function a changed test covers pending again (mutmut keys its results by the
-    function's source alone); the functions so reset."""
-    stats_path = work / "mutants" / "mutmut-stats.json"
-    keys_path = work.parent / "test-keys.json"
-    if not stats_path.exists() or not keys_path.exists():
-        return []
-    tests_by_function = json.loads(stats_path.read_text(encoding="utf-8")).get("tests_by_mangled_function_name", {})
-    old = json.loads(keys_path.read_text(encoding="utf-8"))
-    new = test_keys(settings, old)
-    changed = {n for n, k in old.items() if new.get(n) != k}
-    functions = sorted(f for f, tests in tests_by_function.items() if changed & set(tests))
-    if not functions:
-        return []
-    wanted = set(functions)
-    for _source, (meta, data) in load_meta(work).items():
-        codes = data.get("exit_code_by_key", {})
-        hit = [k for k in codes if k.rsplit("__mutmut_", 1)[0] in wanted and codes[k] is not None]
-        if hit:
-            for k in hit:
-                codes[k] = None
-            meta.write_text(json.dumps(data, indent=4), encoding="utf-8")
-    return functions
-
-
-def save_test_keys(settings: Settings, work: Path) -> None:
-    stats_path = work / "mutants" / "mutmut-stats.json"
-    if stats_path.exists():
-        stats = json.loads(stats_path.read_text(encoding="utf-8"))
-        nodeids = {t for tests in stats.get("tests_by_mangled_function_name", {}).values() for t in tests}
-        (work.parent / "test-keys.json").write_text(json.dumps(test_keys(settings, sorted(nodeids)), indent=0),
-                                                    encoding="utf-8")
-
-
-def changed_functions(work: Path, previous: dict[str, str | None]) -> list[str]:
-    """The functions of the mutated folders whose source differs from the last run's (``module.name``)."""
-    from reports.deps import function_sources
-
-    out = []
-    for rel, old in sorted(previous.items()):
-        if not rel.endswith(".py") or rel.split("/", 1)[0] not in MUTMUT_PATHS or old is None:
-            continue
-        now = (work / rel).read_text(encoding="utf-8") if (work / rel).exists() else ""
-        before, after = function_sources(old), function_sources(now)
-        out += [f"{module_of(rel)}.{name}" for name in sorted(set(before) | set(after))
-                if before.get(name) != after.get(name)]
-    return out
-
-
-def _harness_files(root: Path) -> list[Path]:
-    """The reports package's own modules (the plugin imports them); the fingerprint leaves some out."""
-    return sorted(p for p in (root / "reports").glob("*.py")) if (root / "reports").is_dir() else []
-
-
-def modules(work: Path) -> list[str]:
-    """The dotted names of the modules mutmut mutates (those with a function to mutate)."""
-    out = []
-    for top in MUTMUT_PATHS:
-        for path in sorted((work / top).rglob("*.py")):
-            if "def " in path.read_text(encoding="utf-8"):
-                out.append(".".join(path.relative_to(work).with_suffix("").parts))
-    return out
-
-
-# ----------------------------------------------------------------------------- mutmut's results
-
-
-def module_of(source: str) -> str:
-    """``strategies/cap.py`` -> ``strategies.cap``."""
-    return source[: -len(".py")].replace("/", ".")
-
-
-def meta_files(work: Path) -> list[Path]:
-    root = work / "mutants"
-    return sorted(p for top in MUTMUT_PATHS for p in (root / top).rglob("*.py.meta")) if root.is_dir() else []
-
-
-def load_meta(work: Path, repair: bool = False) -> dict[str, tuple[Path, dict[str, Any]]]:
-    """Each mutated file's mutmut data by its source path.
-
-    A file that does not parse is skipped; with ``repair`` (only while mutmut is not running: it
-    writes these files in place) one that mutmut left half-written when it was killed is removed
-    with its mutated module, so that mutmut makes both anew.
-    """
-    out = {}
-    for meta in meta_files(work):
-        source = meta.relative_to(work / "mutants").as_posix()[: -len(".meta")]
-        try:
-            data = json.loads(meta.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            if repair:
-                meta.unlink()
-                with contextlib.suppress(FileNotFoundError):
-                    (work / "mutants" / source).unlink()
-            continue
-        out[source] = (meta, data)
-    return out
-
-
-def reset_interrupted(work: Path) -> None:
-    """Run while mutmut is not: mutmut records a mutant it was stopped in as 'interrupted by user'; make it
-    pending again (and drop the files a kill left half-written)."""
-    for source, (meta, data) in load_meta(work, repair=True).items():
-        if not (work / "mutants" / source).exists():  # mutmut makes both anew
-            meta.unlink()
-            continue
-        codes = data.get("exit_code_by_key", {})
-        stale = [k for k, v in codes.items() if v == INTERRUPTED]
-        if stale:
-            for k in stale:
-                codes[k] = None
-            meta.write_text(json.dumps(data, indent=4), encoding="utf-8")
-
-
-def killers(work: Path) -> dict[str, str]:
-    out: dict[str, str] = {}
-    folder = work / "killers"
-    if folder.is_dir():
-        for path in sorted(folder.glob("*.jsonl")):
-            for line in path.read_text(encoding="utf-8").splitlines():
-                with contextlib.suppress(json.JSONDecodeError, KeyError):
-                    rec = json.loads(line)
-                    out[rec["mutant"]] = rec["test"]
-    return out
-
-
 # ----------------------------------------------------------------------------- running mutmut
-
-
-def _pending_names(work: Path) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
-    """(all mutant names, names without a result) by module."""
-    every: dict[str, list[str]] = {}
-    pending: dict[str, list[str]] = {}
-    for source, (_, data) in load_meta(work).items():
-        module = module_of(source)
-        codes = data.get("exit_code_by_key", {})
-        every[module] = list(codes)
-        pending[module] = [k for k, v in codes.items() if mutmut_status(v) == "pending"]
-    return every, pending
-
-
-def progress_counts(work: Path, owned: Iterable[str]) -> dict[str, int]:
-    """Mutants by status over the owned modules (those this run mutates)."""
-    mine = set(owned)
-    counts: dict[str, int] = {}
-    for source, (_, data) in load_meta(work).items():
-        if module_of(source) not in mine:
-            continue
-        for v in data.get("exit_code_by_key", {}).values():
-            s = mutmut_status(v)
-            counts[s] = counts.get(s, 0) + 1
-    return counts
 
 
 def run_mutmut(settings: Settings, fp: str, baseline: dict[str, Any], budget: float,
@@ -333,14 +125,6 @@ def run_mutmut(settings: Settings, fp: str, baseline: dict[str, Any], budget: fl
     records = collect(work, fp, {m for m in owned}, every)
     left = sum(len(pending.get(m, [])) for m in owned) + sum(1 for m in owned if m not in every)
     return MutmutResult(records, names, left, ran, time.time() - start, note, interrupted)
-
-
-def read_selection(work: Path) -> list[str]:
-    """mutmut's ``pytest_add_cli_args_test_selection`` from the work copy's pyproject.toml."""
-    import tomllib
-
-    data = tomllib.loads((work / "pyproject.toml").read_text(encoding="utf-8"))
-    return list(data.get("tool", {}).get("mutmut", {}).get("pytest_add_cli_args_test_selection", ["tests/"]))
 
 
 #: ``CMHARNESS_MUTMUT_ENGINE=mutmut`` runs the mutants with ``mutmut run`` itself (a fresh pytest session per
@@ -408,41 +192,3 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
         proc.wait(timeout=20)
     kill_group(proc)
     proc.wait()
-
-
-def collect(work: Path, fp: str, owned: set[str], every: dict[str, list[str]]) -> list[dict[str, Any]]:
-    """Journal records for the finished mutants of the owned modules."""
-    from reports.mutmut_describe import describe
-
-    killed_by = killers(work)
-    records = []
-    for source, (_, data) in sorted(load_meta(work).items()):
-        module = module_of(source)
-        if module not in owned:
-            continue
-        codes = data.get("exit_code_by_key", {})
-        finished = [k for k, v in codes.items() if mutmut_status(v) != "pending"]
-        if not finished:
-            continue
-        info = describe(work, source, finished)
-        for name in finished:
-            status = mutmut_status(codes[name])
-            killer = killed_by.get(name)
-            records.append({"mutant": f"mutmut:{name}", "fingerprint": fp, "kind": "mutmut", "status": status,
-                            "exit": codes[name], "duration": round(data.get("durations_by_key", {}).get(name, 0.0), 3),
-                            "killed_by": [killer] if killer and status == "killed" else [],
-                            **info[name]})
-    return records
-
-
-def journal_records(journal: Journal, records: list[dict[str, Any]], done: dict[str, dict[str, Any]]) -> int:
-    """Write the records the journal does not hold yet (the same id and verdict); how many were new."""
-    new = 0
-    for rec in records:
-        old = done.get(rec["mutant"])
-        if old is not None and old.get("status") == rec["status"] and old.get("killed_by") == rec["killed_by"]:
-            continue
-        journal.write(rec)
-        done[rec["mutant"]] = rec
-        new += 1
-    return new

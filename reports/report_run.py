@@ -30,16 +30,9 @@ from reports.extra import extra_mutants
 from reports.hints import learn as learn_hints
 from reports.hints import write as write_hints
 from reports.mutants import named_mutants
-from reports.report import (
-    EXIT_INCOMPLETE,
-    REPORT_RESERVE,
-    Report,
-    build,
-    completeness,
-    exit_status,
-    summary_lines,
-    write,
-)
+from reports.report import REPORT_RESERVE, write
+from reports.report_build import Report, build
+from reports.report_summary import EXIT_INCOMPLETE, completeness, exit_status, summary_lines
 from reports.suite_order import order_file
 
 
@@ -55,7 +48,8 @@ def run_campaign(settings: Settings, *, shard: tuple[int, int] | None = None, bu
     if not merge:
         extras = extra_mutants(extra) if extra else []
         patches = {m.id: extra / f"{m.id.removeprefix('extra:')}.patch" for m in extras} if extra else {}
-        from reports.mutmut_run import journal_records, run_mutmut
+        from reports.mutmut_results import journal_records
+        from reports.mutmut_run import run_mutmut
 
         ahead = prepare_ahead(settings, fp, deadline) if mutmut else None
         try:  # the preparation beside the baseline is stopped however the runs end
@@ -99,7 +93,8 @@ def prepare_ahead(settings: Settings, fp: str, deadline: float) -> Any:
     """A cold mutmut work copy is prepared beside the baseline (``reports.mutmut_exec.PreparedAhead``); a warm
     one (an incremental run) is brought up to date where mutmut runs, after the baseline."""
     from reports.mutmut_exec import PreparedAhead
-    from reports.mutmut_run import ENGINE_ENV, lay_work_copy, work_dir
+    from reports.mutmut_run import ENGINE_ENV
+    from reports.mutmut_work import lay_work_copy, work_dir
 
     if (work_dir(settings) / "mutants").is_dir() or os.environ.get(ENGINE_ENV) == "mutmut":
         return None
@@ -112,7 +107,7 @@ def prepare_ahead(settings: Settings, fp: str, deadline: float) -> Any:
 def witnesses(settings: Settings, fp: str, done: dict[str, dict[str, Any]], journal: str, deadline: float,
               mutmut: bool) -> None:
     """The red-first witness search over the tests the main pass never saw red (``reports.witness``)."""
-    from reports.mutmut_run import test_keys, work_dir
+    from reports.mutmut_work import test_keys, work_dir
     from reports.witness import never_red, search
 
     pending = {b for b in never_red(done) if f"witness:{b}" not in done}
@@ -143,7 +138,7 @@ def witnesses(settings: Settings, fp: str, done: dict[str, dict[str, Any]], jour
 def kept_witnesses(settings: Settings, done: dict[str, dict[str, Any]], pending: set[str],
                    fp: str) -> list[dict[str, Any]]:
     """Witnesses of earlier runs still good: the test's sources unchanged and its witness still killed."""
-    from reports.mutmut_run import test_keys
+    from reports.mutmut_work import test_keys
 
     previous: dict[str, dict[str, Any]] = {}
     for path in sorted(settings.journal_dir.glob("*.jsonl")) if settings.journal_dir.is_dir() else []:

@@ -34,15 +34,17 @@ from reports.campaign import (
 )
 from reports.mutants import SEED_REMOVALS, Mutant, in_shard, named_mutants, parse_shard, shard_of
 from reports.report import (
+    mte_json,
+    render_html,
+    render_md,
+    write,
+)
+from reports.report_build import (
     Equivalent,
     build,
     counterexamples,
     load_equivalents,
-    mte_json,
-    render_html,
-    render_md,
     score,
-    write,
 )
 from strategies import defects
 
@@ -609,7 +611,7 @@ def test_mutmut_runs_in_its_own_copy_and_is_read_back(tmp_path):
     baseline = {"tests": [{"nodeid": "tests/test_calc.py::test_red_on_baseline", "outcome": "failed", "duration": 0.01},
                           {"nodeid": "tests/test_ops.py::test_double", "outcome": "passed", "duration": 0.01}]}
     from reports.mutmut_exec import PreparedAhead
-    from reports.mutmut_run import lay_work_copy
+    from reports.mutmut_work import lay_work_copy
 
     settings.progress = io.StringIO()
     ahead = PreparedAhead(settings, lay_work_copy(settings, fp)[0], time.time() + 240)  # as beside a baseline
@@ -650,7 +652,7 @@ def test_runs_get_a_fixed_hash_seed_and_the_campaign_profile():
 
 
 def test_failure_texts_drop_memory_addresses():
-    from reports.report import first_line_of_failure
+    from reports.report_build import first_line_of_failure
 
     text = "E   AssertionError: <function f.<locals>.g at 0x7f24b16c3920> is not None\n"
     assert first_line_of_failure(text) == "AssertionError: <function f.<locals>.g at 0x…> is not None"
@@ -661,7 +663,7 @@ def test_failure_texts_drop_memory_addresses():
 
 
 def test_a_report_with_pending_mutants_says_incomplete_with_the_score_as_a_range(campaign):
-    from reports.report import EXIT_INCOMPLETE, exit_status, summary_lines
+    from reports.report_summary import EXIT_INCOMPLETE, exit_status, summary_lines
 
     _, fp, records = campaign
     partial = {k: v for k, v in records.items() if k != "defect:OFF_FOR_LARGE"}
@@ -674,7 +676,7 @@ def test_a_report_with_pending_mutants_says_incomplete_with_the_score_as_a_range
 
 
 def test_a_folder_in_scope_mutmut_never_started_leaves_the_report_incomplete(campaign):
-    from reports.report import EXIT_FOUND, EXIT_INCOMPLETE, exit_status, summary_lines
+    from reports.report_summary import EXIT_FOUND, EXIT_INCOMPLETE, exit_status, summary_lines
 
     _, fp, records = campaign
     assert exit_status(build(records, fp, MUTANTS, equivalents={}, scope=("reference",))) == EXIT_INCOMPLETE
@@ -686,7 +688,7 @@ def test_a_folder_in_scope_mutmut_never_started_leaves_the_report_incomplete(cam
 
 
 def test_a_complete_report_with_nothing_alive_exits_zero(campaign):
-    from reports.report import EXIT_COMPLETE, exit_status
+    from reports.report_summary import EXIT_COMPLETE, exit_status
 
     _, fp, records = campaign
     killed = [m for m in MUTANTS if records[m.id]["status"] in ("killed", "timeout")]
@@ -937,8 +939,8 @@ def test_extra_mutants_are_patches_run_with_the_named_mutants(campaign, tmp_path
     report = build({**records, **done}, fp, MUTANTS + extras, equivalents={})
     row = report.named.set_index("id").loc["extra:sum-plus-one"]
     assert row["wording"] == "Adds one to every sum." and row["status"] == "killed"
-    assert any("extra mutants (patches): 1/3 killed" in line for line in __import__("reports.report").report
-               .summary_lines(report))
+    assert any("extra mutants (patches): 1/3 killed" in line for line in __import__("reports.report_summary")
+               .report_summary.summary_lines(report))
     doc = mte_json(report, settings.root)
     assert {m["id"]: m["mutatorName"] for m in doc["files"]["calc.py"]["mutants"]}["extra:sum-plus-one"] == "Patch"
 

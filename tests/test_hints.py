@@ -144,8 +144,8 @@ def _fake_work(tmp_path: Path, codes: dict[str, int | None]) -> Path:
 
 
 def test_reviewed_equivalents_are_not_run_unless_their_line_changed(tmp_path, monkeypatch):
-    from reports import mutmut_describe, mutmut_exec, report
-    from reports.report import Equivalent
+    from reports import mutmut_describe, mutmut_exec, report_build
+    from reports.report_build import Equivalent
 
     listed = {"mutmut:reference.ops.x_f__mutmut_1": Equivalent("mutmut:reference.ops.x_f__mutmut_1", "same", "x = 1"),
               "mutmut:reference.ops.x_f__mutmut_2": Equivalent("mutmut:reference.ops.x_f__mutmut_2", "same", "y = 2"),
@@ -154,7 +154,7 @@ def test_reviewed_equivalents_are_not_run_unless_their_line_changed(tmp_path, mo
              "reference.ops.x_f__mutmut_4": "w = 4"}
     monkeypatch.setattr(mutmut_describe, "describe",
                         lambda work, source, names: {n: {"replacement": lines[n]} for n in names})
-    monkeypatch.setattr(report, "load_equivalents", lambda: listed)
+    monkeypatch.setattr(report_build, "load_equivalents", lambda: listed)
     work = _fake_work(tmp_path, {"reference.ops.x_f__mutmut_1": None, "reference.ops.x_f__mutmut_2": None,
                                  "reference.ops.x_f__mutmut_3": None, "reference.ops.x_f__mutmut_4": 34})
     baseline = {"tests": [{"nodeid": "tests/test_ops.py::test_f", "outcome": "passed", "duration": 0.01}]}
