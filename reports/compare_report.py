@@ -6,16 +6,19 @@ import argparse
 import json
 from collections.abc import Sequence
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from reports.classify import SPLIT_ONLY, CellClass
 from reports.cli import CliError
 from reports.compare import CellRecord
 from reports.corpus import BUDGETS
 
+if TYPE_CHECKING:
+    import pandas as pd  # imported where used: see reports/__init__.py
+
 
 def rows(records: Sequence[CellRecord]) -> pd.DataFrame:
+    import pandas as pd
     return pd.DataFrame([r.row() for r in records])
 
 
@@ -31,6 +34,7 @@ def split_only(records: Sequence[CellRecord], estimator: str = "default", mode: 
 
 
 def explanations(records: Sequence[CellRecord]) -> pd.DataFrame:
+    import pandas as pd
     diff = rows([r for r in records if r.cls.differs])
     if diff.empty:
         return diff
@@ -47,6 +51,7 @@ def header(records: Sequence[CellRecord], args: argparse.Namespace, seconds: flo
 
 
 def render_text(records: Sequence[CellRecord], args: argparse.Namespace, seconds: float) -> str:
+    import pandas as pd
     lines = [header(records, args, seconds), ""]
     table = pd.DataFrame({"cells": counts(records)})
     table["share"] = (100 * table["cells"] / max(1, len(records))).round(1).astype(str) + "%"
@@ -91,6 +96,7 @@ def render_json(records: Sequence[CellRecord], args: argparse.Namespace, seconds
 
 def write_tables(records: Sequence[CellRecord], out: Path, args: argparse.Namespace) -> None:
     """``cells.csv`` and ``cells.md`` (every differing cell) and ``summary.md`` (the counts and explanations)."""
+    import pandas as pd
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as err:
@@ -108,6 +114,7 @@ def write_tables(records: Sequence[CellRecord], out: Path, args: argparse.Namesp
 
 def plot(records: Sequence[CellRecord], path: Path, base: str, head: str) -> None:
     """Outcomes by budget for both sides: one panel per side, stacked bars of sent and each refusal."""
+    import pandas as pd
     try:
         import matplotlib
 

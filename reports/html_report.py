@@ -11,8 +11,6 @@ from __future__ import annotations
 import html
 from typing import Any
 
-import pandas as pd
-
 from reports.report_build import Report, score
 from reports.report_summary import (
     _example_title,
@@ -131,6 +129,7 @@ def _named(report: Report, h: list[str]) -> None:
 
 
 def _kill_matrix(report: Report, h: list[str]) -> None:
+    import pandas as pd
     h.append("<h2>Kill matrix (named mutants x tests that killed one)</h2>")
     kills = report.kills
     cols = [c for c in kills.columns if (kills[c] == 1).any()] if not kills.empty else []

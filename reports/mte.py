@@ -7,8 +7,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
 from reports.report_build import Report
 from reports.report_summary import _module_file
 
@@ -33,11 +31,13 @@ def switch_locations(root: Path) -> dict[str, tuple[str, int, int]]:
 
 
 def _num(x: Any, default: int) -> int:
+    import pandas as pd
     return default if x is None or (isinstance(x, float) and pd.isna(x)) else int(x)
 
 
 def mte_json(report: Report, root: Path) -> dict[str, Any]:
     """The report in the mutation-testing-elements schema (version 1)."""
+    import pandas as pd
     files: dict[str, dict[str, Any]] = {}
 
     def file_entry(path: str) -> dict[str, Any]:

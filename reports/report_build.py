@@ -8,9 +8,7 @@ import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from reports.campaign import (
     BASELINE,
@@ -18,6 +16,9 @@ from reports.campaign import (
     tests_for,
 )
 from reports.mutants import Mutant, named_mutants
+
+if TYPE_CHECKING:
+    import pandas as pd  # imported where used: see reports/__init__.py
 
 EQUIVALENTS = Path(__file__).resolve().parent / "equivalent_mutants.toml"
 
@@ -104,6 +105,7 @@ class Report:
         return score(self.named["status"])
 
     def mutmut_score(self) -> dict[str, Any]:
+        import pandas as pd
         return score(self.mutmut["status"]) if len(self.mutmut) else score(pd.Series([], dtype=str))
 
 
@@ -122,6 +124,7 @@ def score(statuses: pd.Series) -> dict[str, Any]:
 
 def build(records: dict[str, dict[str, Any]], fp: str, mutants: Sequence[Mutant] | None = None,
           equivalents: dict[str, Equivalent] | None = None, scope: Sequence[str] = ()) -> Report:
+    import pandas as pd
     mutants = list(named_mutants() if mutants is None else mutants)
     equivalents = load_equivalents() if equivalents is None else equivalents
     baseline = records[BASELINE]
@@ -180,6 +183,7 @@ def build(records: dict[str, dict[str, Any]], fp: str, mutants: Sequence[Mutant]
 
 def _mutmut_frame(records: dict[str, dict[str, Any]], equivalents: dict[str, Equivalent],
                   notes: list[str]) -> pd.DataFrame:
+    import pandas as pd
     columns = ["id", "status", "file", "function", "line", "column", "end_line", "end_column", "mutator",
                "original", "replacement", "killed_by", "duration", "diff", "reason"]
     names: set[str] = set()

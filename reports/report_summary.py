@@ -3,11 +3,12 @@ lines and the exit status, and the helpers the renderers share."""
 
 from __future__ import annotations
 
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from reports.report_build import Report, score
+
+if TYPE_CHECKING:
+    import pandas as pd  # imported where used: see reports/__init__.py
 
 VARIANT_ORDER = ("main-48bb87a1", "pr-8bb01ab8", "sound")
 
@@ -17,6 +18,7 @@ VARIANT_ORDER = ("main-48bb87a1", "pr-8bb01ab8", "sound")
 
 def variant_matrix(tests: pd.DataFrame) -> pd.DataFrame:
     """Tests (without the variant) x variants: each cell the outcome on that variant."""
+    import pandas as pd
     with_variant = tests[tests["variant"].notna()]
     if with_variant.empty:
         return pd.DataFrame()
@@ -29,6 +31,7 @@ def variant_matrix(tests: pd.DataFrame) -> pd.DataFrame:
 
 
 def pct(x: float) -> str:
+    import pandas as pd
     return "n/a" if pd.isna(x) else f"{x:.1f}%"
 
 
@@ -140,6 +143,7 @@ def _example_title(shrunk: bool) -> str:
 
 
 def _secs(x: Any) -> str:
+    import pandas as pd
     return "" if x is None or pd.isna(x) else f"{float(x):.1f}s"
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import math
 
-import pandas as pd
 import pytest
 from builders import exact_budget, store, summary
 
@@ -86,6 +85,8 @@ def test_out_and_saved_cells_hold_every_differing_cell(capsys, tmp_path):
     assert code == (1 if doc["counts"]["both sent different bytes"] else 0)
     differing = doc["differing"]
     assert doc["cells"] == 48 and differing, "the calibrated store differs between main and pr (the view)"
+    import pandas as pd  # not at module level: collecting the suite must not load numpy (reports/__init__.py)
+
     table = pd.read_csv(out_dir / "cells.csv")
     assert sorted(table["cell"]) == sorted(c["cell"] for c in differing)
     assert (out_dir / "cells.md").read_text(encoding="utf-8").count("\n") == len(differing) + 2

@@ -7,6 +7,8 @@ check, which runs in a fresh interpreter.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -143,3 +145,14 @@ def test_conftest_loads_the_plugin(pytester, run):
     result = run(subprocess=True)
     result.assert_outcomes(passed=10, xfailed=4, failed=4)
     assert "already registered" not in result.stdout.str() + result.stderr.str()
+
+
+def test_collecting_the_suite_loads_no_numpy():
+    """Collecting imports every test module and what it imports; none may load numpy, or Hypothesis reseeds
+    numpy's global random state around every example of the session (reports/__init__.py)."""
+    code = ("import sys, pytest; pytest.main(['--collect-only', '-q', '-p', 'no:cacheprovider', 'tests']); "
+            "print('numpy loaded:', 'numpy' in sys.modules)")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert done.stdout.splitlines()[-1] == "numpy loaded: False", done.stdout[-2000:] + done.stderr[-2000:]
