@@ -1,7 +1,32 @@
 """Load the cmharness pytest plugin (profiles, ``variant``, ``red_on``, ``slow``) for this suite.
 
 It is deliberately not a ``pytest11`` entry point: installed, it would load into every pytest run in
-the environment, the mutation campaign's scratch projects included.
+the environment, the mutation campaign's scratch projects included. It also holds the ``campaign``
+fixture the ``test_campaign_*`` modules share.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from reports.campaign import Settings
+
 pytest_plugins = ["pytester", "invariants.plugin"]
+
+
+@pytest.fixture(scope="session")
+def campaign(tmp_path_factory: pytest.TempPathFactory) -> tuple[Settings, str, dict[str, dict[str, Any]]]:
+    """One campaign over the fake project: (settings, fingerprint, records); run once (about 20 s) for every
+    ``test_campaign_*`` module, its imports here so that no other session pays for them."""
+    from campaign_helpers import MUTANTS, make_project, settings_for
+
+    from reports.campaign import fingerprint, run_named_mutants
+
+    root = make_project(tmp_path_factory.mktemp("fake"))
+    settings = settings_for(root)
+    fp = fingerprint(settings)
+    records = run_named_mutants(settings, MUTANTS, fp=fp)
+    return settings, fp, records

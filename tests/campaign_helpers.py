@@ -1,0 +1,105 @@
+"""The fake project the campaign tests run on (issue 6): a tiny ``strategies.defects`` with four switches, its
+tests and named mutants, and the settings to run them; ``conftest.py``'s ``campaign`` fixture runs it once."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+from reports.campaign import Settings
+from reports.mutants import Mutant
+
+FAKE_DEFECTS = '''
+from enum import Enum
+
+
+class Defect(Enum):
+    OFF_BY_ONE = ("test", "adds one")
+    HANGS = ("test", "never returns")
+    HARMLESS = ("test", "changes nothing a test sees")
+    OFF_FOR_LARGE = ("test", "adds one to a first operand of 5 or more")
+
+
+VARIANTS = {"sound": frozenset(), "pr-8bb01ab8": frozenset()}
+'''
+
+FAKE_CALC = '''
+import time
+
+from strategies.defects import VARIANTS, Defect
+
+
+def add(a, b, variant="sound"):
+    active = VARIANTS[variant]
+    if Defect.HANGS in active:
+        time.sleep(120)
+    off = Defect.OFF_BY_ONE in active or (Defect.OFF_FOR_LARGE in active and a >= 5)
+    return a + b + (1 if off else 0)
+'''
+
+FAKE_TESTS = '''
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from calc import add
+
+
+@pytest.mark.parametrize("variant", ["pr-8bb01ab8", "sound"])
+def test_add(variant):
+    assert add(1, 2, variant) == 3
+
+
+@pytest.mark.red_on("pr-8bb01ab8")
+@pytest.mark.parametrize("variant", ["pr-8bb01ab8", "sound"])
+def test_marked_but_never_red(variant):
+    assert add(0, 0, variant) == 0
+
+
+@settings(database=None, derandomize=True, max_examples=20)
+@given(st.integers(min_value=0, max_value=10))
+def test_add_zero(x):
+    assert add(x, 0) == x
+
+
+def test_plain():
+    assert 1 + 1 == 2
+
+
+@pytest.mark.defect_table
+def test_table():
+    from strategies.defects import VARIANTS
+
+    assert VARIANTS["sound"] == frozenset()
+
+
+def test_red_on_baseline():
+    assert False, "red on the unmutated code"
+'''
+
+MUTANTS = [
+    Mutant("defect:OFF_BY_ONE", "defect", "sound", ("OFF_BY_ONE",), "adds one"),
+    Mutant("defect:HANGS", "defect", "sound", ("HANGS",), "never returns"),
+    Mutant("defect:HARMLESS", "defect", "sound", ("HARMLESS",), "changes nothing a test sees"),
+    Mutant("defect:OFF_FOR_LARGE", "defect", "sound", ("OFF_FOR_LARGE",), "adds one to a first operand of 5 or more"),
+]
+FAKE_HASHED = ("strategies", "calc.py", "tests")
+
+
+def make_project(root: Path) -> Path:
+    """The fake project written under ``root``."""
+    (root / "strategies").mkdir(parents=True)
+    (root / "strategies" / "__init__.py").write_text("")
+    (root / "strategies" / "defects.py").write_text(FAKE_DEFECTS)
+    (root / "calc.py").write_text(FAKE_CALC)
+    (root / "tests").mkdir()
+    (root / "tests" / "test_calc.py").write_text(FAKE_TESTS)
+    return root
+
+
+def settings_for(root: Path, **kw: Any) -> Settings:
+    """Settings running the fake project at ``root`` quickly (two workers, short timeouts); ``kw`` overrides."""
+    kw.setdefault("progress", io.StringIO())
+    kw.setdefault("hashed", FAKE_HASHED)
+    return Settings(root=root, out=root / "out", mutmut_dir=root / ".work", selection=("tests",), workers=2,
+                    timeout_factor=1.0, timeout_const=4.0, **kw)

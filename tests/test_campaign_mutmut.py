@@ -1,0 +1,104 @@
+"""The campaign's mutmut runs (issue 6): mutmut in its own copy, read back and rerun incrementally; the runs'
+environment and the failure texts they leave."""
+
+from __future__ import annotations
+
+import io
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from campaign_helpers import make_project, settings_for
+
+from reports.campaign import ROOT, Settings, fingerprint, hashed_files
+
+pytestmark = pytest.mark.harness
+
+
+# ----------------------------------------------------------------------------- mutmut
+
+
+MUTMUT_CONFIG = '''
+[tool.mutmut]
+source_paths = ["strategies/", "reference/"]
+also_copy = ["reports/", "calc.py"]
+pytest_add_cli_args = ["-p", "no:cacheprovider", "-p", "reports.mutant_plugin"]
+pytest_add_cli_args_test_selection = ["tests/"]
+timeout_multiplier = 3.0
+timeout_constant = 2.0
+'''
+
+
+@pytest.mark.slow  # about 45 s: two mutmut preparations and three executor runs (run with --cm-slow)
+@pytest.mark.skipif(shutil.which("mutmut") is None and not (Path(sys.executable).parent / "mutmut").exists(),
+                    reason="mutmut is not installed")
+def test_mutmut_runs_in_its_own_copy_and_is_read_back(tmp_path):
+    from reports.mutmut_run import run_mutmut
+
+    root = make_project(tmp_path / "p")
+    (root / "reference").mkdir()
+    (root / "reference" / "__init__.py").write_text("")
+    (root / "reference" / "ops.py").write_text("def double(x):\n    return x * 2\n")
+    (root / "strategies" / "step.py").write_text("def inc(x):\n    return x + 1\n")
+    (root / "tests" / "test_ops.py").write_text(
+        "from reference.ops import double\nfrom strategies.step import inc\n\n\n"
+        "def test_double():\n    assert double(3) == 6\n\n\ndef test_inc():\n    assert inc(3) == 4\n")
+    (root / "reports").mkdir()
+    for name in ("__init__.py", "mutant_plugin.py"):
+        shutil.copy(ROOT / "reports" / name, root / "reports" / name)
+    (root / "pyproject.toml").write_text(MUTMUT_CONFIG)
+    hashed = ("pyproject.toml", "strategies", "reference", "calc.py", "tests")
+    settings = settings_for(root, hashed=hashed)
+    before = {f: f.read_bytes() for f in hashed_files(root, (*hashed, "reports"))}
+    fp = fingerprint(settings)
+    baseline = {"tests": [{"nodeid": "tests/test_calc.py::test_red_on_baseline", "outcome": "failed", "duration": 0.01},
+                          {"nodeid": "tests/test_ops.py::test_double", "outcome": "passed", "duration": 0.01}]}
+    from reports.mutmut_exec import PreparedAhead
+    from reports.mutmut_work import lay_work_copy
+
+    settings.progress = io.StringIO()
+    ahead = PreparedAhead(settings, lay_work_copy(settings, fp)[0], time.time() + 240)  # as beside a baseline
+    first = run_mutmut(settings, fp, baseline, budget=240, paths=("strategies",), ahead=ahead)
+    assert first.pending == 0 and first.names, first.note
+    said = settings.progress.getvalue()
+    assert ahead.code is not None and "incremental" not in said  # a cold copy prepared ahead is still a cold run
+    assert "mutmut: prepared in" in said, said  # a test red on the baseline: prepared again without it
+    assert all(n.startswith("strategies.step.") for n in first.names)
+    assert all(r["mutant"].startswith("mutmut:strategies.") for r in first.records)
+    result = run_mutmut(settings, fp, baseline, budget=240, paths=("reference",))
+    assert result.pending == 0 and all(n.startswith("reference.") for n in result.names), result.note
+    by_name = {r["mutant"]: r for r in result.records}
+    double = {k: r for k, r in by_name.items() if ".ops." in k}
+    assert double and all(r["status"] == "killed" for r in double.values())
+    some = next(iter(double.values()))
+    assert some["killed_by"] == ["tests/test_ops.py::test_double"]
+    assert (some["file"], some["line"]) == ("reference/ops.py", 2)
+    assert {f: f.read_bytes() for f in hashed_files(root, (*hashed, "reports"))} == before
+    assert not (root / "mutants").exists()
+    # incremental: a changed function re-runs its own mutants, a changed test those of the functions it covers
+    (root / "strategies" / "step.py").write_text("def inc(x):\n    return 1 + x\n")
+    tests = root / "tests" / "test_ops.py"
+    tests.write_text(tests.read_text().replace("assert double(3) == 6", "assert double(4) == 8"))
+    settings.progress = io.StringIO()
+    again = run_mutmut(settings, fingerprint(settings), baseline, budget=240)
+    said = settings.progress.getvalue()
+    assert "re-runs the mutants of 1 changed function(s) (strategies.step.inc)" in said, said
+    assert "1 function(s) whose covering tests changed (reference.ops.x_double)" in said, said
+    assert again.pending == 0 and {r["mutant"] for r in again.records} >= set(by_name)
+
+
+def test_runs_get_a_fixed_hash_seed_and_the_campaign_profile():
+    """Set orders inside failure texts are the same in every run, so a resumed campaign rewrites the same report."""
+    env = Settings(profile="ci").env()
+    assert env["PYTHONHASHSEED"] == "0" and env["CMHARNESS_PROFILE"] == "ci"
+    assert "MUTANT_UNDER_TEST" not in env and "PYTEST_ADDOPTS" not in env
+
+
+def test_failure_texts_drop_memory_addresses():
+    from reports.report_build import first_line_of_failure
+
+    text = "E   AssertionError: <function f.<locals>.g at 0x7f24b16c3920> is not None\n"
+    assert first_line_of_failure(text) == "AssertionError: <function f.<locals>.g at 0x…> is not None"
+    assert first_line_of_failure("E   assert 0x10 == 16") == "assert 0x10 == 16"  # a number, not an address

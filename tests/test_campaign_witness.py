@@ -1,0 +1,156 @@
+"""The red-first witness search (issue 6): a never-red test's witness among the killed mutants of its code, or
+the reason it has none; candidates in fresh children, their budget and order."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from campaign_helpers import MUTANTS
+
+from reports.campaign import BASELINE
+from reports.report_build import build
+
+pytestmark = pytest.mark.harness
+
+
+# ----------------------------------------------------------------------------- red-first witnesses
+
+
+def test_a_never_red_test_gets_a_killed_mutant_of_its_code_as_witness_or_a_reason(campaign):
+    from reports.witness import NO_CODE, REAL_GAP, never_red, search
+
+    settings, fp, records = campaign
+    records = dict(records)
+    off = dict(records["defect:OFF_BY_ONE"])
+    off["killed_by"] = ["tests/test_calc.py::test_add[sound]"]  # as if only its first killer were known
+    records["defect:OFF_BY_ONE"] = off
+    assert "tests/test_calc.py::test_marked_but_never_red" in never_red(records)
+    found = {r["base"]: r for r in search(settings, records, fp, None, time.time() + 60)}
+    marked = found["tests/test_calc.py::test_marked_but_never_red"]
+    assert marked["witness"] == "defect:OFF_BY_ONE" and marked["test"].endswith("[sound]")
+    assert "assert" in marked["failure"]
+    assert found["tests/test_calc.py::test_plain"]["reason"] == NO_CODE  # looks no variant up, covers nothing
+    records.update({r["mutant"]: r for r in found.values()})
+    checks = build(records, fp, MUTANTS, equivalents={}).checks
+    assert checks["witness"]["tests/test_calc.py::test_marked_but_never_red"][0] == "defect:OFF_BY_ONE"
+    assert checks["without"]["tests/test_calc.py::test_plain"] == NO_CODE
+    assert "tests/test_calc.py::test_plain" not in checks["gaps"]  # explained, not a gap
+    assert REAL_GAP not in checks["without"].values()
+
+
+@pytest.mark.parametrize("tb", ["native", "short", "line"])
+def test_a_witness_failure_is_the_first_line_raised_whatever_the_traceback_style(pytester, tb):
+    from reports.witness_plugin import failure_line
+
+    pytester.makepyfile(test_x="def test_x():\n    assert 1 + 1 == 3, 'arithmetic'\n")
+    failed = [r for r in pytester.inline_run(f"--tb={tb}").getreports("pytest_runtest_logreport") if r.failed]
+    assert failure_line(failed[0]) == "AssertionError: arithmetic"
+
+
+_LEAKED: list[int] = []
+
+
+def test_each_witness_candidate_runs_in_a_fresh_child_and_a_hang_is_cut():
+    from reports.witness_plugin import isolated
+
+    assert isolated(lambda: 41 + 1, 5.0) == 42
+    assert isolated(lambda: _LEAKED.append(1), 5.0) is None and _LEAKED == []  # the child's state stays there
+    started = time.time()
+    assert isolated(lambda: time.sleep(30), 0.5) is None  # a mutant that loops
+    assert time.time() - started < 10
+    assert isolated(lambda: 1 / 0, 5.0) == "ZeroDivisionError: division by zero"
+    assert isolated(lambda: ["f" * 100] * 5000, 5.0) == ["f" * 100] * 5000  # more than a pipe holds
+
+
+def test_switching_a_mutant_on_empties_the_mutated_packages_memos():
+    from reference.estimator import text_tokens
+    from reports.executor import clear_memos
+
+    text_tokens("a memoized text")
+    assert text_tokens.cache_info().currsize > 0
+    clear_memos()
+    assert text_tokens.cache_info().currsize == 0
+
+
+DISCOVERED = """
+from mutmut.mutation import trampoline
+
+
+def _called(name):
+    under = trampoline.get_mutant_under_test()
+    if under == "stats":
+        trampoline.record_trampoline_hit(name)
+    return 1 if under.startswith(name + "__mutmut_") else 0
+
+
+def inc(a):
+    return a + 1 + _called("calc.x_inc")
+
+
+def add(a, b):
+    return sum(inc(0) for _ in range(a + b)) + _called("calc.x_add")
+"""
+
+
+def test_a_slow_test_may_spend_about_five_of_its_runs_on_its_candidates():
+    from reports.witness_plugin import PER_TEST, budget_of
+
+    assert budget_of(0.01) == PER_TEST and budget_of(2.0) == 30.0
+
+
+def test_discovered_functions_give_their_killed_mutants_in_turn():
+    from reports.witness_plugin import round_robin
+
+    killed = {"a": ["a1", "a2", "a3"], "b": ["b1"], "c": []}
+    assert round_robin(["a", "b", "c"], killed) == ["a1", "b1", "a2", "a3"]
+    assert round_robin(["b", "a"], killed) == ["b1", "a1", "a2", "a3"]
+
+
+def test_a_test_mutmuts_coverage_misses_finds_its_witness_by_recording_its_calls(pytester, monkeypatch):
+    pytest.importorskip("mutmut", reason="mutmut is not installed (the mutation extra)")
+    from reports.witness import DISCOVER, NO_CODE, ONLY_EQUIVALENT, REAL_GAP, _reason
+
+    pytester.makepyfile(calc=DISCOVERED, test_c="from calc import add\n\ndef test_add():\n    assert add(1, 2) == 3\n",
+                        test_none="def test_nothing():\n    assert 1 + 1 == 2\n")
+    plan = pytester.path / "plan.json"
+    first = [[DISCOVER, "", ""], ["named", "sound", "defect:NONE"]]  # the discovered mutants come before the rest
+    plan.write_text(json.dumps({"tests": {"test_c.py::test_add": first,
+                                          "test_none.py::test_nothing": [[DISCOVER, "", ""]]},
+                                "killed": {"calc.x_add": ["calc.x_add__mutmut_1"],
+                                           "calc.x_inc": ["calc.x_inc__mutmut_1"]}, "max": 400}))
+    monkeypatch.delenv("MUTANT_UNDER_TEST", raising=False)
+    out = pytester.path / "found.jsonl"
+    pytester.runpytest_inprocess("-p", "reports.witness_plugin", f"--cm-witness={plan}", f"--cm-witness-out={out}")
+    rows = {r["nodeid"]: r for r in map(json.loads, out.read_text().splitlines())}
+    # add is called once, inc three times: the least called function's mutant is tried first
+    assert rows["test_c.py::test_add"]["witness"] == "mutmut:calc.x_add__mutmut_1"
+    assert rows["test_c.py::test_add"]["calls"] == 2 and "assert 4 == 3" in rows["test_c.py::test_add"]["failure"]
+    assert rows["test_c.py::test_add"]["tried"] == 1
+    assert rows["test_c.py::test_add"]["candidates"] == 3  # the named mutant and the two discovered
+    nothing = rows["test_none.py::test_nothing"]
+    assert nothing["witness"] is None and nothing["calls"] == 0 and nothing["complete"] and nothing["tried"] == 0
+    assert _reason(nothing, 1) == NO_CODE and _reason({**nothing, "calls": 3}, 1) == ONLY_EQUIVALENT
+    assert _reason({**nothing, "calls": 3, "tried": 2}, 2) == REAL_GAP
+    uncounted = {k: v for k, v in nothing.items() if k != "candidates"}  # a row that does not count them
+    assert _reason({**uncounted, "complete": False, "tried": 2}, 9).startswith("not searched to the end: 2 of 9")
+    cut = {**nothing, "complete": False, "tried": 7, "candidates": 12}  # a discover step planned 1, found 12
+    assert _reason(cut, 1).startswith("not searched to the end: 7 of 12 candidates")
+
+
+def test_the_witness_plan_reads_mutmuts_coverage_for_candidates(campaign):
+    from reports.witness import ONLY_EQUIVALENT, plan
+
+    _, _, records = campaign
+    records = {k: v for k, v in records.items() if k == BASELINE}
+    for n, status in ((1, "killed"), (2, "survived"), (3, "equivalent")):
+        records[f"mutmut:calc.x_add__mutmut_{n}"] = {"mutant": f"mutmut:calc.x_add__mutmut_{n}", "kind": "mutmut",
+                                                     "status": status, "killed_by": []}
+    records["mutmut:calc.x_sub__mutmut_1"] = {"kind": "mutmut", "status": "survived", "killed_by": []}
+    coverage = {"calc.x_add": {"tests/test_calc.py::test_plain"}, "calc.x_sub": {"tests/test_calc.py::test_table"}}
+    todo, reasons = plan(records, coverage)
+    assert todo["tests/test_calc.py::test_plain"] == [["mutmut", "calc.x_add__mutmut_1", "mutmut:calc.x_add__mutmut_1"]]
+    assert "tests/test_calc.py::test_table" not in todo  # reads the defect table: no named candidate, no coverage
+    assert reasons.get("tests/test_calc.py::test_add") is None or reasons["tests/test_calc.py::test_add"] != \
+        ONLY_EQUIVALENT
