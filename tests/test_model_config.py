@@ -1,0 +1,96 @@
+"""Config and budget (docs/model.md, Config and budget): the input budget, when the cap is on, and each bad
+value refused with its field named."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from reference.model import Budget, Config, InvalidConfigError
+
+# ----------------------------------------------------------------------------- config and budget
+
+
+def test_budget_input_budget():
+    assert Budget(max_tokens=1000, reserve_for_response=200).input_budget == 800
+
+
+def test_budget_refuses_non_numbers():
+    with pytest.raises(InvalidConfigError, match="max_tokens") as info:
+        Budget(max_tokens="lots")
+    assert info.value.field == "max_tokens"
+
+
+@pytest.mark.parametrize(
+    ("cap", "on"),
+    [(None, None), (0, None), (-5, None), (math.nan, None), (-math.inf, None), (math.inf, math.inf), (100, 100)],
+)
+def test_cap_is_on_only_above_zero(cap, on):
+    assert Config(max_message_tokens=cap).cap == on
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("recall_envelope", "json"), ("carrier_policy", "strip"), ("enforce_budget", 1), ("head_window_tokens", "0")],
+)
+def test_config_refuses_bad_values(field, value):
+    with pytest.raises(InvalidConfigError) as info:
+        Config(**{field: value})
+    assert info.value.field == field
+
+
+# ----------------------------------------------------------------------------- config and budget messages
+
+
+def test_budget_error_message_names_the_bad_value():
+    """The message says what was expected and what came: ``field: must be a number, got 'lots'``."""
+    with pytest.raises(InvalidConfigError, match=r"^reserve_for_response: must be a number, got 'lots'$") as info:
+        Budget(max_tokens=10, reserve_for_response="lots")
+    assert info.value.field == "reserve_for_response"
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("l2_budget_tokens", None, "must be a number, got None"),
+        ("max_message_tokens", "100", "must be a number or None, got '100'"),
+        ("max_message_tokens", True, "must be a number or None, got True"),
+        ("positioned_recall_pairs", "yes", "must be a bool, got 'yes'"),
+        ("recall_envelope", "json", "must be 'none' or 'xml', got 'json'"),
+        ("carrier_policy", "strip", "must be 'full' or 'live-strip', got 'strip'"),
+        ("summary_context_label", 5, "must be a string, got 5"),
+        ("recall_header_template", None, "must be a string, got None"),
+        ("summary_participant", b"Claude", "must be a string, got b'Claude'"),
+    ],
+)
+def test_config_errors_name_field_and_value(field, value, message):
+    """Each bad config value is refused with ``field`` set and a message ``field: expectation, got value``."""
+    with pytest.raises(InvalidConfigError) as info:
+        Config(**{field: value})
+    assert info.value.field == field
+    assert str(info.value) == f"{field}: {message}"
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("carrier_policy", "live-strip"), ("carrier_policy", "full"), ("recall_envelope", "xml"),
+     ("recall_envelope", "none"), ("max_message_tokens", None), ("max_message_tokens", 2.5)],
+)
+def test_config_accepts_every_documented_value(field, value):
+    """Every value docs/model.md, Config and budget, lists is accepted and kept."""
+    assert getattr(Config(**{field: value}), field) == value
+
+
+@pytest.mark.parametrize(("field", "value", "message"), [
+    ("max_live_images", "3", "must be a number, got '3'"),
+    ("tool_use_input_max_tokens", None, "must be a number, got None"),
+    ("tool_result_max_last_n", "x", "must be None, a number or a mapping tool name -> number, got 'x'"),
+    ("tool_result_max_last_n", {"read": "2"}, "must be None, a number or a mapping tool name -> number, "
+                                             "got {'read': '2'}"),
+])
+def test_tool_and_image_field_errors_name_field_and_value(field, value, message):
+    with pytest.raises(InvalidConfigError) as info:
+        Config(**{field: value})
+    assert info.value.field == field
+    assert str(info.value) == f"{field}: {message}"
