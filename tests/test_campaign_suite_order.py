@@ -31,7 +31,18 @@ def test_the_order_file_ranks_test_functions_by_mutants_killed(campaign):
     from reports.report_run import order_by_kills
 
     _, fp, records = campaign
-    order = order_by_kills(build(records, fp, MUTANTS, equivalents={}), records)
+
+    def ranked(seconds_of_add: float) -> dict:
+        """The order with the baseline's timings fixed (as measured they move with the machine's load): each test
+        a hundredth of a second, the property test (which kills OFF_FOR_LARGE) a tenth, ``test_add`` as given."""
+        rows = [{**row, "duration": 0.1 if "test_add_zero" in row["nodeid"] else
+                 seconds_of_add if "::test_add[" in row["nodeid"] else 0.01} for row in records["baseline"]["tests"]]
+        timed = {**records, "baseline": {**records["baseline"], "tests": rows}}
+        return order_by_kills(build(timed, fp, MUTANTS, equivalents={}), timed)
+
+    order = ranked(0.01)
     assert order["tests"][0] == "tests/test_calc.py::test_add"  # kills OFF_BY_ONE
     assert "tests/test_calc.py::test_plain" not in order["tests"]
     assert len(order["kills"]) == len(order["tests"]) and all(n > 0 for n in order["kills"])
+    slow = ranked(1.0)["tests"]  # per second: a slow test_add goes after the property test
+    assert slow.index("tests/test_calc.py::test_add") > slow.index("tests/test_calc.py::test_add_zero")
