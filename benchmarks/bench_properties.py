@@ -7,7 +7,8 @@ Cases are drawn (derandomized, so every run measures the same cases) after a tim
 ``WARM_UP`` cases (what a test session pays once); each property is then timed over the same list, so
 the figures separate the generators' cost from the compile's. Each figure is the best of ``--repeat``
 timings, as ``timeit`` reports (a shared machine only ever adds time); the generation line gives the
-slowest too, the CPU seconds and the load average.
+slowest too, the CPU seconds and the load average. The floor line is Hypothesis's own cost: a bare ``@given``
+whose composite makes as many choices a case as the generators do (``sampled_from`` draws) and nothing else.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ import os
 import time
 
 from hypothesis import HealthCheck, given, seed, settings
+from hypothesis import strategies as st
+from hypothesis.control import current_build_context
 
 from invariants.generators import cases
 from invariants.properties import INVARIANTS, check
@@ -50,6 +53,38 @@ def draw_cases_timed(n: int, warm_up: bool = False) -> tuple[list, float, float]
     start, cpu = time.perf_counter(), time.process_time()
     collect()
     return drawn, time.perf_counter() - start, time.process_time() - cpu
+
+
+def choices_per_case(n: int) -> float:
+    """The Hypothesis choices a case costs, on average over ``n`` derandomized cases (read from the engine's data:
+    ``current_build_context`` is Hypothesis's, not part of its documented API)."""
+    counts: list[int] = []
+
+    @settings(max_examples=n, derandomize=True, database=None, deadline=None,
+              suppress_health_check=list(HealthCheck))
+    @given(cases())
+    def count(case):
+        counts.append(len(current_build_context().data.choices))
+
+    count()
+    return sum(counts) / len(counts)
+
+
+def floor_seconds(choices: int, n: int, repeat: int) -> float:
+    """The least wall seconds of a bare ``@given`` drawing ``n`` cases of ``choices`` ``sampled_from`` values."""
+    pools = [st.sampled_from(range(1000 + k)) for k in range(choices)]
+
+    @st.composite
+    def bare(draw: st.DrawFn) -> list[int]:
+        return [draw(pool) for pool in pools]
+
+    @settings(max_examples=n, derandomize=True, database=None, deadline=None,
+              suppress_health_check=list(HealthCheck))
+    @given(bare())
+    def run(values):
+        pass
+
+    return best_seconds(run, repeat)
 
 
 def best_seconds(run, repeat: int) -> float:
@@ -91,6 +126,11 @@ def main(argv: list[str] | None = None) -> int:
     say(f"generation: {n} cases, best of {args.repeat}: {gen_seconds:.2f} s = {n / gen_seconds:.0f} cases/s "
         f"(slowest {n / slowest:.0f}; {n / gen_cpu:.0f} cases per CPU second; "
         f"load average {figures['load_average']:.2f})")
+    choices = choices_per_case(n)
+    floor = n / floor_seconds(round(choices), n, args.repeat)
+    figures.update(choices_per_case=choices, hypothesis_floor_cases_per_second=floor)
+    say(f"floor: Hypothesis alone, a bare @given making {round(choices)} choices a case (the generators make "
+        f"{choices:.1f}): {floor:.0f} cases/s; the generators run at {n / gen_seconds / floor:.0%} of it")
     if not args.generation_only:
         say()
         say("property alone, examples/s (and with generation, as a @given test runs)")
