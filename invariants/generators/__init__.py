@@ -13,9 +13,9 @@ The shapes are chosen to reach interesting cases quickly rather than to sample u
   (``tool_cycles``).
 
 Most of a case is pooled: an index into seeded samples of the same mix (``draws``), so a case costs
-about 22 Hypothesis choices (a whole history, a tree shape, its summaries' fields, the work, each one
-choice), not one per field. Everything shrinks toward the plain case: no summaries, no work, default
-config, ordinary budget.
+about 12 Hypothesis choices (a whole history, a tree shape, each summary's fields, the store's settings, the
+config, the budget's edge, each one choice), not one per field. Everything shrinks toward the plain case:
+no summaries, no work, default config, ordinary budget.
 """
 
 from invariants.generators.budget_placement import (
