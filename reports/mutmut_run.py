@@ -51,7 +51,7 @@ from reports.mutmut_work import (
 )
 
 
-@dataclass
+@dataclass(frozen=True)
 class MutmutResult:
     records: list[dict[str, Any]]
     names: list[str]

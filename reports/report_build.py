@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +26,7 @@ EQUIVALENTS = Path(__file__).resolve().parent / "equivalent_mutants.toml"
 # ----------------------------------------------------------------------------- the data
 
 
-@dataclass
+@dataclass(frozen=True)
 class Equivalent:
     id: str
     reason: str
@@ -85,7 +85,7 @@ def first_line_of_failure(text: str) -> str:
     return stable(text.strip().splitlines()[-1]) if text.strip() else ""
 
 
-@dataclass
+@dataclass(frozen=True)
 class Report:
     fp: str
     tests: pd.DataFrame  # the baseline: one row per test (nodeid)
@@ -177,8 +177,7 @@ def build(records: dict[str, dict[str, Any]], fp: str, mutants: Sequence[Mutant]
                     extra_locations={m.id: {"file": records[m.id].get("file"), "line": records[m.id].get("line"),
                                             "diff": records[m.id].get("diff", "")}
                                      for m in mutants if m.kind == "extra" and m.id in records})
-    report.checks = red_first(report, records)
-    return report
+    return replace(report, checks=red_first(report, records))
 
 
 def _mutmut_frame(records: dict[str, dict[str, Any]], equivalents: dict[str, Equivalent],
