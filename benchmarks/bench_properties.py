@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import time
+from dataclasses import dataclass
 
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
@@ -30,44 +31,41 @@ WARM_UP = 50
 WARM_UP_SEED = 20261201
 
 
-def draw_cases(n: int) -> tuple[list, float]:
-    """``n`` derandomized cases, and the wall seconds drawing them took."""
-    drawn, seconds, _ = draw_cases_timed(n)
-    return drawn, seconds
+def quiet(n: int, derandomize: bool = True) -> settings:
+    """Settings for ``n`` timed examples: no database, no deadline, no health check."""
+    return settings(max_examples=n, derandomize=derandomize, database=None, deadline=None,
+                    suppress_health_check=list(HealthCheck))
 
 
-def draw_cases_timed(n: int, warm_up: bool = False) -> tuple[list, float, float]:
-    """``n`` derandomized cases (or, to warm up, ``n`` others from a fixed seed), and the wall and CPU seconds
-    drawing them took (this process's pools included)."""
+@dataclass(frozen=True)
+class Draw:
+    """Cases drawn, the wall and CPU seconds drawing them took (this process's pools included), and the
+    Hypothesis choices a case cost on average."""
+
+    cases: list
+    seconds: float
+    cpu: float
+    choices: float
+
+
+def draw_cases_timed(n: int, warm_up: bool = False) -> Draw:
+    """``n`` derandomized cases (or, to warm up, ``n`` others from a fixed seed), timed. The choices are read
+    from the engine's data (``current_build_context`` is Hypothesis's, not part of its documented API)."""
     drawn: list = []
+    choices: list[int] = []
 
-    @settings(max_examples=n, derandomize=not warm_up, database=None, deadline=None,
-              suppress_health_check=list(HealthCheck))
+    @quiet(n, derandomize=not warm_up)
     @given(cases())
     def collect(case):
         drawn.append(case)
+        choices.append(len(current_build_context().data.choices))
 
     if warm_up:
         collect = seed(WARM_UP_SEED)(collect)
 
     start, cpu = time.perf_counter(), time.process_time()
     collect()
-    return drawn, time.perf_counter() - start, time.process_time() - cpu
-
-
-def choices_per_case(n: int) -> float:
-    """The Hypothesis choices a case costs, on average over ``n`` derandomized cases (read from the engine's data:
-    ``current_build_context`` is Hypothesis's, not part of its documented API)."""
-    counts: list[int] = []
-
-    @settings(max_examples=n, derandomize=True, database=None, deadline=None,
-              suppress_health_check=list(HealthCheck))
-    @given(cases())
-    def count(case):
-        counts.append(len(current_build_context().data.choices))
-
-    count()
-    return sum(counts) / len(counts)
+    return Draw(drawn, time.perf_counter() - start, time.process_time() - cpu, sum(choices) / len(choices))
 
 
 def floor_seconds(choices: int, n: int, repeat: int) -> float:
@@ -78,8 +76,7 @@ def floor_seconds(choices: int, n: int, repeat: int) -> float:
     def bare(draw: st.DrawFn) -> list[int]:
         return [draw(pool) for pool in pools]
 
-    @settings(max_examples=n, derandomize=True, database=None, deadline=None,
-              suppress_health_check=list(HealthCheck))
+    @quiet(n)
     @given(bare())
     def run(values):
         pass
@@ -111,14 +108,14 @@ def main(argv: list[str] | None = None) -> int:
     variants = args.variant or ["main-48bb87a1", "pr-8bb01ab8", "sound"]
     say = (lambda *_: None) if args.json else print
 
-    _, warm_seconds, _ = draw_cases_timed(WARM_UP, warm_up=True)
+    warm_seconds = draw_cases_timed(WARM_UP, warm_up=True).seconds
     say(f"warm-up: {WARM_UP} other cases in {warm_seconds:.2f} s (imports and pools, paid once per session)")
     runs = [draw_cases_timed(args.examples) for _ in range(args.repeat)]
-    drawn = runs[0][0]
+    drawn = runs[0].cases
     n = len(drawn)
-    gen_seconds = min(seconds for _, seconds, _ in runs)
-    gen_cpu = min(cpu for _, _, cpu in runs)
-    slowest = max(seconds for _, seconds, _ in runs)
+    gen_seconds = min(run.seconds for run in runs)
+    gen_cpu = min(run.cpu for run in runs)
+    slowest = max(run.seconds for run in runs)
     figures: dict = {"examples": n, "repeat": args.repeat, "warm_up_seconds": warm_seconds,
                      "generation_cases_per_second": n / gen_seconds, "generation_slowest": n / slowest,
                      "generation_cases_per_cpu_second": n / gen_cpu, "load_average": os.getloadavg()[0],
@@ -126,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     say(f"generation: {n} cases, best of {args.repeat}: {gen_seconds:.2f} s = {n / gen_seconds:.0f} cases/s "
         f"(slowest {n / slowest:.0f}; {n / gen_cpu:.0f} cases per CPU second; "
         f"load average {figures['load_average']:.2f})")
-    choices = choices_per_case(n)
+    choices = runs[0].choices
     floor = n / floor_seconds(round(choices), n, args.repeat)
     figures.update(choices_per_case=choices, hypothesis_floor_cases_per_second=floor)
     say(f"floor: Hypothesis alone, a bare @given making {round(choices)} choices a case (the generators make "

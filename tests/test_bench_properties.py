@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,8 +15,10 @@ SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_properties.
 
 
 def _bench():
+    """The script as a module (registered in ``sys.modules`` before it runs, as its dataclass needs)."""
     spec = importlib.util.spec_from_file_location("bench_properties", SCRIPT)
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
 
