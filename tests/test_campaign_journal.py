@@ -66,6 +66,17 @@ def test_a_changed_test_changes_the_fingerprint(tmp_path):
     assert all("out" not in f.relative_to(root).parts for f in hashed_files(root, FAKE_HASHED))
 
 
+
+def test_the_campaigns_own_test_files_stay_out_of_the_fingerprint(tmp_path):
+    root = make_project(tmp_path / "p")
+    settings = settings_for(root)
+    before = fingerprint(settings)
+    (root / "tests" / "test_campaign_new.py").write_text("def test_tooling():\n    pass\n")  # HARNESS_ONLY's pattern
+    (root / "tests" / "campaign_helpers.py").write_text("HELPER = 1\n")
+    assert fingerprint(settings) == before
+    (root / "tests" / "test_campaigns.py").write_text("def test_model():\n    pass\n")  # not the pattern
+    assert fingerprint(settings) != before
+
 def test_shards_partition_the_mutants_stably():
     ids = [m.id for m in named_mutants()]
     for n in (1, 2, 3, 5):
