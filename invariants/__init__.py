@@ -185,11 +185,22 @@ def _budgets_for(store: Store, config: Config, budget: Budget) -> list[Budget]:
 
 #: The store's settings as a plain store has them (``polish`` tries each).
 PLAIN_STORE_SETTINGS = {"calibration": 1.0, "pricing_epoch": 1, "text_estimator": None}
+#: A summary's fields as a plain summary has them, no carriers and no measured tokens (``polish`` tries each).
+PLAIN_SUMMARY_FIELDS = {"response_content": None, "tokens": None}
+
+
+def _with_summary_field(store: Store, sid: str, name: str, value: Any) -> Store | None:
+    try:
+        summaries = tuple(dataclasses.replace(s, **{name: value}) if s.id == sid else s for s in store.summaries)
+    except InvalidStoreError:
+        return None
+    return _store_like(store, summaries=summaries)
 
 
 def polish(case: Case, broken: Any, rounds: int = 40) -> Case:
     """After Hypothesis' shrink, greedily drop what the break does not need: work, summaries, messages, the
-    store's settings, non-default config fields (trying the smaller store's own budget edges too)."""
+    store's settings, summaries' carriers and measured tokens, non-default config fields (trying the smaller
+    store's own budget edges too)."""
     for _ in range(rounds):
         progress = False
         candidates: list[tuple[Store, Config]] = []
@@ -201,6 +212,9 @@ def polish(case: Case, broken: Any, rounds: int = 40) -> Case:
         candidates += [(x, cf) for name, plain in PLAIN_STORE_SETTINGS.items()
                        if repr(getattr(st_, name)) != repr(plain)
                        and (x := _store_like(st_, **{name: plain})) is not None]
+        candidates += [(x, cf) for s in st_.summaries for name, plain in PLAIN_SUMMARY_FIELDS.items()
+                       if repr(getattr(s, name)) != repr(plain)
+                       and (x := _with_summary_field(st_, s.id, name, plain)) is not None]
         default = Config()
         candidates += [(st_, dataclasses.replace(cf, **{f.name: getattr(default, f.name)}))
                        for f in dataclasses.fields(Config)

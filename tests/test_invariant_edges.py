@@ -10,7 +10,7 @@ from invariants import Case, Counterexample, InvariantViolation, assert_holds, c
 from invariants import examples as known
 from invariants.generators import ESTIMATORS
 from invariants.properties import INVARIANTS
-from reference.model import Budget, Config, Message, Store, Text
+from reference.model import Budget, Config, Message, Store, Summary, Text
 
 FAITHFUL = ("main-48bb87a1", "pr-8bb01ab8")
 
@@ -63,6 +63,18 @@ def test_polish_keeps_only_the_store_settings_the_break_needs():
                   text_estimator=ESTIMATORS[0])
     polished = polish(Case(store, Config(), Budget(max_tokens=100)), lambda c: c.store.pricing_epoch == 0)
     assert (polished.store.calibration, polished.store.pricing_epoch, polished.store.text_estimator) == (1.0, 0, None)
+
+
+@pytest.mark.harness
+def test_polish_plainens_the_summary_fields_the_break_does_not_need():
+    """A break that needs L1-0's measured tokens keeps them; its carriers and the other summary's tokens go."""
+    messages = (Message("m0", "user", (Text("hello"),)), Message("m1", "user", (Text("there"),)))
+    summaries = tuple(Summary(id=f"L1-{k}", level=1, content="s", tokens=40 + k, source_level=0,
+                              source_ids=(f"m{k}",), source_range=(f"m{k}", f"m{k}"), parent_id=None,
+                              response_content=(Text("carried"),)) for k in range(2))
+    case = Case(Store(messages, summaries), Config(), Budget(max_tokens=100))
+    polished = polish(case, lambda c: any(s.id == "L1-0" and s.tokens == 40 for s in c.store.summaries))
+    assert [(s.id, s.tokens, s.response_content) for s in polished.store.summaries] == [("L1-0", 40, None)]
 
 
 def test_find_returns_a_shrunk_counterexample_or_none():

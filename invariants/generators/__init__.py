@@ -13,9 +13,12 @@ The shapes are chosen to reach interesting cases quickly rather than to sample u
   (``tool_cycles``).
 
 Most of a case is pooled: an index into seeded samples of the same mix (``draws``), so a case costs
-about 12 Hypothesis choices (a whole history, a tree shape, each summary's fields, the store's settings, the
-config, the budget's edge, each one choice), not one per field. Everything shrinks toward the plain case:
-no summaries, no work, default config, ordinary budget.
+about 5.5 Hypothesis choices (a whole history, a summary tree with its summaries' fields, the store's settings,
+the config, the budget's edge, each one choice; sometimes a point inside the budget), not one per field. No
+part of a case is a repeated draw: Hypothesis replays an example that has one up to five times with values
+copied across, so such examples would crowd out fresh ones and cost more choices each. Everything shrinks
+toward the plain case: no summaries, no work, default config, ordinary budget; ``invariants.polish`` then
+plainens a failing case field by field.
 """
 
 from invariants.generators.budget_placement import (

@@ -8,7 +8,7 @@ import random
 from hypothesis import strategies as st
 
 from invariants.generators.content import INF, NAN
-from invariants.generators.draws import choice, interleaved
+from invariants.generators.draws import choice
 from reference.model import Config
 
 window_sizes = choice((5, [0]), (3, [1, 2, 3, 5, 8, 13, 21, 34, 55]), (1, [89, 144, 233, 377]),
@@ -71,21 +71,16 @@ def config_pool() -> tuple[Config, ...]:
     return tuple(sorted((_r_config(random.Random(18 + k)) for k in range(600)), key=_config_rank))
 
 
-#: Where a pooled draw says to draw the config field by field.
-FIELD_BY_FIELD = "field by field"
-
-
 @functools.cache
-def pooled_configs() -> st.SearchStrategy[Config | str]:
-    """A pooled config in one choice, 13 times in 14; ``FIELD_BY_FIELD`` otherwise; built when first drawn."""
-    return st.sampled_from(interleaved(config_pool(), FIELD_BY_FIELD, 14))
+def pooled_configs() -> st.SearchStrategy[Config]:
+    """A pooled config in one choice; built when first drawn."""
+    return st.sampled_from(config_pool())
 
 
 def draw_config(draw: st.DrawFn) -> Config:
-    """A config from the pool, or drawn field by field (repeated draws, which Hypothesis mutates: ``ci``, about
-    one in seven)."""
-    config = draw(pooled_configs())
-    return draw(configs()) if config is FIELD_BY_FIELD else config
+    """A config from the pool, in one choice (``configs`` draws one field by field; ``polish`` plainens each
+    field of a failing case's)."""
+    return draw(pooled_configs())
 
 
 @functools.cache

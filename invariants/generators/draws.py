@@ -57,17 +57,3 @@ def simplest_first(simplest: object, make: Callable[[random.Random], object], n:
     """
     r = random.Random(seed)
     return (simplest, *(make(r) for _ in range(n)))
-
-
-def interleaved(entries: tuple, marker: object, every: int) -> tuple:
-    """``entries`` with ``marker`` as every ``every``-th value: one choice that is the marker 1 time in ``every``.
-
-    Evenly spread, so the marker keeps its share however Hypothesis biases the index; shrinks toward
-    ``entries[0]``.
-    """
-    out: list = []
-    for k, e in enumerate(entries):
-        out.append(e)
-        if k % (every - 1) == every - 2:
-            out.append(marker)
-    return tuple(out)

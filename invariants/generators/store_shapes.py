@@ -17,7 +17,7 @@ from typing import ClassVar
 from hypothesis import strategies as st
 
 from invariants.generators.content import INF, NAN, sample_message, sample_summary_fields
-from invariants.generators.draws import choice, interleaved, pool_of, simplest_first
+from invariants.generators.draws import choice, pool_of, simplest_first
 from reference.model import Block, Message, Store, Summary, Work
 from reference.numerics import Number, len16
 
@@ -119,26 +119,54 @@ def tree_shapes(n: int) -> tuple[Skeleton, ...]:
 POOLED_COUNTS = range(1, 13)
 
 
+SummaryFields = tuple[str, object, tuple[Block, ...] | None]  # text, measured tokens, carriers
+Tree = tuple[Skeleton, tuple[SummaryFields, ...]]  # a shape, and each of its summaries' fields
+
+
+def _r_tree(n: int) -> Callable[[random.Random], Tree]:
+    shapes, fields = tree_shapes(n), summary_pool()
+
+    def make(r: random.Random) -> Tree:
+        shape = r.choice(shapes)
+        return shape, tuple(r.choice(fields) for _ in shape)
+    return make
+
+
 @functools.cache
-def tree_shape_choices(n: int) -> st.SearchStrategy[Skeleton]:
-    """A pooled tree shape over ``n`` messages in one choice."""
-    return st.sampled_from(tree_shapes(n))
+def trees(n: int) -> tuple[Tree, ...]:
+    """The pooled trees over ``n`` messages: the plainest (fewest summaries, simplest fields) first, then 600
+    samples, fewest summaries first (a stable sort keeps each count's mix)."""
+    plain = tree_shapes(n)[0]
+    pool = simplest_first((plain, tuple(summary_pool()[0] for _ in plain)), _r_tree(n), 600, 500 + n)
+    return tuple(sorted(pool, key=lambda t: len(t[0])))
+
+
+@functools.cache
+def tree_choices(n: int) -> st.SearchStrategy[Tree]:
+    """A pooled tree over ``n`` messages, its shape and its summaries' fields, in one choice.
+
+    One choice rather than one per summary: Hypothesis replays an example with a repeated draw up to five
+    times with values copied across (``generate_mutations_from``), so many-summary stores would crowd out
+    fresh cases (see the package docstring); ``polish`` plainens each summary's fields of a failing case.
+    """
+    return st.sampled_from(trees(n))
+
+
+def _summaries(shape: Skeleton, fields: tuple[SummaryFields, ...]) -> tuple[Summary, ...]:
+    return tuple(Summary(id=sid, level=level, content=content, tokens=tokens, source_level=level - 1,
+                         source_ids=sources, source_range=(first, last), parent_id=parent, response_content=carriers_)
+                 for (sid, level, sources, first, last, parent), (content, tokens, carriers_)
+                 in zip(shape, fields, strict=True))
 
 
 def draw_summary_tree(draw: st.DrawFn, ids: list[str], max_level: int = 4) -> tuple[Summary, ...]:
-    """A summary tree over ``ids`` (a pooled shape for the stores' own ids), each summary's fields drawn."""
+    """A summary tree over ``ids``: a pooled tree for the stores' own ids, else a shape and each summary's
+    fields drawn one by one."""
     n = len(ids)
     if max_level == 4 and n in POOLED_COUNTS and ids == [f"m{i}" for i in range(n)]:
-        shape = draw(tree_shape_choices(n))
-    else:
-        shape = tree_shape(ids, max_level, lambda a, b: draw(st.integers(a, b)), lambda: draw(_CHUNK_SIZES))
-    out = []
-    for sid, level, sources, first, last, parent in shape:
-        content, tokens, carriers_ = draw(summary_field_choices())
-        out.append(Summary(id=sid, level=level, content=content, tokens=tokens, source_level=level - 1,
-                           source_ids=sources, source_range=(first, last), parent_id=parent,
-                           response_content=carriers_))
-    return tuple(out)
+        return _summaries(*draw(tree_choices(n)))
+    shape = tree_shape(ids, max_level, lambda a, b: draw(st.integers(a, b)), lambda: draw(_CHUNK_SIZES))
+    return _summaries(shape, tuple(draw(summary_field_choices()) for _ in shape))
 
 
 #: Planned work items, read against a store's ids by ``planned_works``: each is ``("in-flight",)`` or
@@ -239,7 +267,7 @@ def message_lists(least: int, longest: int) -> st.SearchStrategy[list[tuple[str,
 
 @functools.cache
 def summary_field_choices() -> st.SearchStrategy[tuple[str, object, tuple[Block, ...] | None]]:
-    """A summary's text, measured tokens and carriers in one choice (one per summary, so each shrinks alone)."""
+    """A summary's text, measured tokens and carriers in one choice (for a tree that is not pooled)."""
     return st.sampled_from(summary_pool())
 
 
@@ -255,16 +283,11 @@ def history_pool() -> tuple[tuple[tuple[str, tuple[Block, ...]], ...], ...]:
     return tuple(sorted(pool_of(_r_history, 3000, 19), key=len))
 
 
-#: Where a pooled history says to draw the messages one by one.
-ONE_BY_ONE = "one by one"
-
-
 @functools.cache
-def history_choices() -> st.SearchStrategy[tuple[tuple[str, tuple[Block, ...]], ...] | str]:
-    """A whole history (participant and content per message) in one choice, from a pool shortest first; 1 time
-    in 16, ``ONE_BY_ONE`` instead. Hypothesis mutates only examples with repeated draws, and a list of messages
-    is one, so more are drawn one by one than the weight says (``ci``: about one in seven)."""
-    return st.sampled_from(interleaved(history_pool(), ONE_BY_ONE, 16))
+def history_choices() -> st.SearchStrategy[tuple[tuple[str, tuple[Block, ...]], ...]]:
+    """A whole history (participant and content per message) in one choice, from a pool shortest first (see
+    ``tree_choices`` for why not a list of messages)."""
+    return st.sampled_from(history_pool())
 
 
 @functools.cache
@@ -276,9 +299,10 @@ def list_bounds(longest: int) -> st.SearchStrategy[tuple[int, int]]:
 
 def draw_store(draw: st.DrawFn, max_messages: int = 8, estimator: st.SearchStrategy | None = None) -> Store:
     """A structurally valid store: messages, a summary tree over them, work, calibration, epoch, estimator."""
-    # A drawn minimum (shrinking to 1) keeps most stores at 3 messages or more; list deletion shrinks the rest.
-    parts = draw(history_choices()) if max_messages == 8 else ONE_BY_ONE
-    if parts is ONE_BY_ONE:
+    if max_messages == 8:
+        parts = draw(history_choices())
+    else:
+        # A drawn minimum (shrinking to 1) keeps most stores at 3 messages or more; list deletion shrinks the rest.
         least, longest = draw(list_bounds(max_messages))
         parts = draw(message_lists(least, longest))
     ids = [f"m{i}" for i in range(len(parts))]
