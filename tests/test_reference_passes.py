@@ -135,6 +135,15 @@ def test_an_entry_read_again_after_a_repair_entry_keeps_what_it_answered_before(
     assert out[2].owner == 1 and out[2].entry.kind == "repair"
 
 
+def test_the_entry_after_a_repair_entry_is_read_and_its_calls_answered_by_the_next():
+    """The repair goes in before the entry that did not answer; that entry is then read as any other, so the
+    result of its own call, in the entry after it, is kept (docs/model.md, "Structural passes", Rule A)."""
+    use2, result2 = ToolUse("u2", "grep", 1), ToolResult("u2", "found")
+    out = passes.pair(_pieces([USE], [Text("a"), use2], [result2]))
+    assert _contents(out) == [(USE,), (ToolResult("u1", passes.STUB_TEXT),), (Text("a"), use2), (result2,)]
+    assert [p.entry.kind for p in out] == ["raw", "repair", "raw", "raw"]
+
+
 def test_a_stub_entry_at_the_end_is_neither_counted_nor_changed_by_pruning():
     config = Config(tool_result_max_last_n=1)
     out = passes.prune(passes.pair(_pieces([USE], [RESULT], [ToolUse("u2", "read", 1)])), config)
