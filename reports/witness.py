@@ -85,9 +85,13 @@ def killed_by_function(records: dict[str, dict[str, Any]]) -> dict[str, list[str
 
 def plan(records: dict[str, dict[str, Any]], coverage: dict[str, set[str]],
          hints: dict[str, str] | None = None, discover: bool = False,
-         killed: dict[str, list[str]] | None = None) -> tuple[dict[str, list[list[str]]], dict[str, str]]:
+         killed: dict[str, list[str]] | None = None,
+         killers: dict[str, tuple[str, ...]] | None = None) -> tuple[dict[str, list[list[str]]], dict[str, str]]:
     """(candidates by node id, the reason of each test that has none), for the never-red tests; a test's
-    witness in ``hints`` (``reports.hints``) is tried first. With ``discover`` (mutmut's work copy is there), a
+    witness in ``hints`` (``reports.hints``) is tried first, then the mutants of the functions whose mutants it
+    killed in the last complete report (``killers``, the hints' killers by function: a test that killed first
+    then is often beaten to the kill now, and its search is cut short by its time). With ``discover`` (mutmut's
+    work copy is there), a
     test mutmut's coverage does not name gets a ``discover`` step next: the plugin runs it once recording the
     mutated functions it calls, then tries their killed mutants before the rest (a test mutmut's selection
     leaves out, or one whose calls its stats run missed). ``killed`` is ``killed_by_function(records)``,
@@ -118,7 +122,9 @@ def plan(records: dict[str, dict[str, Any]], coverage: dict[str, set[str]],
         if (known and known.startswith("mutmut:") and all(c[2] != known for c in cands)
                 and records.get(known, {}).get("status") == "killed"):
             cands.append(["mutmut", known.removeprefix("mutmut:"), known])
-        cands.sort(key=lambda c: c[2] != known)  # the witness of the last complete report first (stable)
+        killed_before = {fn for fn, tests in (killers or {}).items() if nodeid in tests}
+        # the witness of the last complete report first, then the mutants of what it killed there (stable)
+        cands.sort(key=lambda c: (c[2] != known, c[0] != "mutmut" or function_of(c[2]) not in killed_before))
         cands = cands[:MAX_CANDIDATES]
         if discover and not fns:  # before the named mutants, which a test mutmut leaves out often cannot see
             cands.insert(1 if cands and cands[0][2] == known else 0, [DISCOVER, "", ""])
@@ -138,8 +144,9 @@ def search(settings: Settings, records: dict[str, dict[str, Any]], fp: str, work
     from reports.hints import read as read_hints
 
     killed = killed_by_function(records)
-    todo, reasons = plan(records, load_coverage(work), read_hints().witnesses, discover=work is not None,
-                         killed=killed)
+    hints = read_hints()
+    todo, reasons = plan(records, load_coverage(work), hints.witnesses, discover=work is not None,
+                         killed=killed, killers=hints.killers)
     rows = {r["nodeid"]: r for r in records[BASELINE]["tests"]}
     out = [{"mutant": f"witness:{b}", "fingerprint": fp, "kind": "witness", "base": b, "test": None,
             "witness": None, "reason": why, "tried": 0} for b, why in sorted(reasons.items())]

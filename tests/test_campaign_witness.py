@@ -154,3 +154,20 @@ def test_the_witness_plan_reads_mutmuts_coverage_for_candidates(campaign):
     assert "tests/test_calc.py::test_table" not in todo  # reads the defect table: no named candidate, no coverage
     assert reasons.get("tests/test_calc.py::test_add") is None or reasons["tests/test_calc.py::test_add"] != \
         ONLY_EQUIVALENT
+
+
+def test_the_witness_plan_tries_first_the_mutants_of_what_a_test_killed_in_the_last_report(campaign):
+    """A test that killed ``calc.x_sub``'s mutants last time and is never red now (another test killed them first)
+    tries them before the mutants of the other code it covers."""
+    from reports.witness import plan
+
+    _, _, records = campaign
+    records = {k: v for k, v in records.items() if k == BASELINE}
+    for fn in ("x_add", "x_sub"):
+        records[f"mutmut:calc.{fn}__mutmut_1"] = {"kind": "mutmut", "status": "killed", "killed_by": []}
+    test = "tests/test_calc.py::test_plain"
+    coverage = {"calc.x_add": {test}, "calc.x_sub": {test}}
+    cold, _ = plan(records, coverage)
+    assert [c[1] for c in cold[test]] == ["calc.x_add__mutmut_1", "calc.x_sub__mutmut_1"]
+    hinted, _ = plan(records, coverage, killers={"calc.x_sub": (test, "tests/test_calc.py::test_other")})
+    assert [c[1] for c in hinted[test]] == ["calc.x_sub__mutmut_1", "calc.x_add__mutmut_1"]
