@@ -89,13 +89,12 @@ def plan(records: dict[str, dict[str, Any]], coverage: dict[str, set[str]],
          killers: dict[str, tuple[str, ...]] | None = None) -> tuple[dict[str, list[list[str]]], dict[str, str]]:
     """(candidates by node id, the reason of each test that has none), for the never-red tests; a test's
     witness in ``hints`` (``reports.hints``) is tried first, then the mutants of the functions whose mutants it
-    killed in the last complete report (``killers``, the hints' killers by function: a test that killed first
-    then is often beaten to the kill now, and its search is cut short by its time). With ``discover`` (mutmut's
-    work copy is there), a
-    test mutmut's coverage does not name gets a ``discover`` step next: the plugin runs it once recording the
-    mutated functions it calls, then tries their killed mutants before the rest (a test mutmut's selection
-    leaves out, or one whose calls its stats run missed). ``killed`` is ``killed_by_function(records)``,
-    computed here unless given."""
+    killed in the last complete report on any variant (``killers``, the hints' killers by function: a test
+    that killed first then is often beaten to the kill now, and its search is cut short by its time). With
+    ``discover`` (mutmut's work copy is there), a test mutmut's coverage does not name gets a ``discover`` step
+    next: the plugin runs it once recording the mutated functions it calls, then tries their killed mutants
+    before the rest (a test mutmut's selection leaves out, or one whose calls its stats run missed). ``killed``
+    is ``killed_by_function(records)``, computed here unless given."""
     hints = hints or {}
     rows = {r["nodeid"]: r for r in records[BASELINE]["tests"]}
     killed = killed_by_function(records) if killed is None else killed
@@ -108,6 +107,10 @@ def plan(records: dict[str, dict[str, Any]], coverage: dict[str, set[str]],
     for fn, tests in coverage.items():
         for t in tests:
             functions_of.setdefault(t, []).append(fn)
+    killed_before: dict[str, set[str]] = {}  # by test base: a hint names the variant that killed, not ours
+    for fn, tests in (killers or {}).items():
+        for t in tests:
+            killed_before.setdefault(rows.get(t, {}).get("base", t), set()).add(fn)
     named = [(key, rec["spec"]) for key, rec in sorted(records.items())
              if rec.get("kind") in ("defect", "removal") and rec.get("status") == "killed" and rec.get("spec")]
     todo: dict[str, list[list[str]]] = {}
@@ -122,9 +125,9 @@ def plan(records: dict[str, dict[str, Any]], coverage: dict[str, set[str]],
         if (known and known.startswith("mutmut:") and all(c[2] != known for c in cands)
                 and records.get(known, {}).get("status") == "killed"):
             cands.append(["mutmut", known.removeprefix("mutmut:"), known])
-        killed_before = {fn for fn, tests in (killers or {}).items() if nodeid in tests}
+        mine = killed_before.get(base, set())
         # the witness of the last complete report first, then the mutants of what it killed there (stable)
-        cands.sort(key=lambda c: (c[2] != known, c[0] != "mutmut" or function_of(c[2]) not in killed_before))
+        cands.sort(key=lambda c: (c[2] != known, c[0] != "mutmut" or function_of(c[2]) not in mine))
         cands = cands[:MAX_CANDIDATES]
         if discover and not fns:  # before the named mutants, which a test mutmut leaves out often cannot see
             cands.insert(1 if cands and cands[0][2] == known else 0, [DISCOVER, "", ""])

@@ -157,17 +157,20 @@ def test_the_witness_plan_reads_mutmuts_coverage_for_candidates(campaign):
 
 
 def test_the_witness_plan_tries_first_the_mutants_of_what_a_test_killed_in_the_last_report(campaign):
-    """A test that killed ``calc.x_sub``'s mutants last time and is never red now (another test killed them first)
-    tries them before the mutants of the other code it covers."""
-    from reports.witness import plan
+    """A test that killed ``calc.x_sub``'s mutants last time on ``pr-8bb01ab8`` and is never red now (another test
+    killed them first) tries them before the mutants of the other code it covers, on whichever variant it is
+    searched."""
+    from reports.witness import never_red, plan
 
     _, _, records = campaign
     records = {k: v for k, v in records.items() if k == BASELINE}
     for fn in ("x_add", "x_sub"):
         records[f"mutmut:calc.{fn}__mutmut_1"] = {"kind": "mutmut", "status": "killed", "killed_by": []}
-    test = "tests/test_calc.py::test_plain"
+    test = never_red(records)["tests/test_calc.py::test_marked_but_never_red"]
+    assert test == "tests/test_calc.py::test_marked_but_never_red[sound]"
     coverage = {"calc.x_add": {test}, "calc.x_sub": {test}}
     cold, _ = plan(records, coverage)
     assert [c[1] for c in cold[test]] == ["calc.x_add__mutmut_1", "calc.x_sub__mutmut_1"]
-    hinted, _ = plan(records, coverage, killers={"calc.x_sub": (test, "tests/test_calc.py::test_other")})
+    killer = "tests/test_calc.py::test_marked_but_never_red[pr-8bb01ab8]"
+    hinted, _ = plan(records, coverage, killers={"calc.x_sub": (killer, "tests/test_calc.py::test_other")})
     assert [c[1] for c in hinted[test]] == ["calc.x_sub__mutmut_1", "calc.x_add__mutmut_1"]
