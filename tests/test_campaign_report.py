@@ -23,6 +23,15 @@ pytestmark = pytest.mark.harness
 # ----------------------------------------------------------------------------- the report
 
 
+def survivor(n: int, replacement: str) -> dict:
+    """The journal record of mutmut's ``n``-th mutant of the fake project's ``add``, survived: ``return a + b`` on
+    line 11 made ``replacement``."""
+    return {"mutant": f"mutmut:calc.x_add__mutmut_{n}", "kind": "mutmut", "status": "survived", "file": "calc.py",
+            "function": "add", "line": 11, "column": 12, "end_line": 11, "end_column": 13,
+            "mutator": "ArithmeticOperator", "original": "return a + b", "replacement": replacement, "killed_by": [],
+            "duration": 0.5, "diff": ""}
+
+
 def test_report_renders_every_output(campaign, tmp_path):
     settings, fp, records = campaign
     report = build(records, fp, MUTANTS, equivalents={})
@@ -62,10 +71,7 @@ MTE_STATUSES = {"Killed", "Survived", "NoCoverage", "CompileError", "RuntimeErro
 def test_mutation_testing_elements_json_shape(campaign):
     settings, fp, records = campaign
     records = dict(records)
-    records["mutmut:calc.x_add__mutmut_1"] = {
-        "mutant": "mutmut:calc.x_add__mutmut_1", "kind": "mutmut", "status": "survived", "file": "calc.py",
-        "function": "add", "line": 11, "column": 12, "end_line": 11, "end_column": 13, "mutator": "ArithmeticOperator",
-        "original": "return a + b", "replacement": "return a - b", "killed_by": [], "duration": 0.5, "diff": ""}
+    records["mutmut:calc.x_add__mutmut_1"] = survivor(1, "return a - b")
     records["mutmut-inventory:all"] = {"mutant": "mutmut-inventory:all", "kind": "inventory",
                                        "names": ["calc.x_add__mutmut_1", "calc.x_add__mutmut_2"], "note": ""}
     report = build(records, fp, MUTANTS, equivalents={})
@@ -95,10 +101,7 @@ def test_reviewed_equivalents_leave_the_score_and_go_stale_when_the_line_changes
     _, fp, records = campaign
     records = dict(records)
     for n, line in ((1, "return a - b"), (2, "return a + b + 0")):
-        records[f"mutmut:calc.x_add__mutmut_{n}"] = {
-            "mutant": f"mutmut:calc.x_add__mutmut_{n}", "kind": "mutmut", "status": "survived", "file": "calc.py",
-            "line": 11, "column": 12, "end_line": 11, "end_column": 13, "mutator": "ArithmeticOperator",
-            "original": "return a + b", "replacement": line, "killed_by": [], "duration": 0.5, "diff": ""}
+        records[f"mutmut:calc.x_add__mutmut_{n}"] = survivor(n, line)
     equivalents = {"mutmut:calc.x_add__mutmut_2": Equivalent("mutmut:calc.x_add__mutmut_2", "adds zero",
                                                              "return a + b + 0"),
                    "mutmut:calc.x_add__mutmut_1": Equivalent("mutmut:calc.x_add__mutmut_1", "stale", "return b")}
@@ -214,10 +217,7 @@ def test_the_mutation_testing_elements_json_is_valid_against_the_published_schem
     jsonschema = pytest.importorskip("jsonschema")
     settings, fp, records = campaign
     records = dict(records)
-    records["mutmut:calc.x_add__mutmut_1"] = {
-        "mutant": "mutmut:calc.x_add__mutmut_1", "kind": "mutmut", "status": "survived", "file": "calc.py",
-        "function": "add", "line": 11, "column": 12, "end_line": 11, "end_column": 13, "mutator": "ArithmeticOperator",
-        "original": "return a + b", "replacement": "return a - b", "killed_by": [], "duration": 0.5, "diff": ""}
+    records["mutmut:calc.x_add__mutmut_1"] = survivor(1, "return a - b")
     doc = json.loads(json.dumps(mte_json(build(records, fp, MUTANTS, equivalents={}), settings.root)))
     schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
     jsonschema.validate(doc, schema, format_checker=jsonschema.FormatChecker())

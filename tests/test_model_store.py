@@ -48,33 +48,13 @@ def test_source_of_the_wrong_level(messages):
 def test_cycle_through_source_ids_is_refused_by_the_levels(messages):
     # Two level-1 summaries whose sources are each other: an L1 summarizing L1s, refused by its level
     # (a summary's sources are one level below it, so no cycle through source_ids can be built).
-    a = Summary(
-        id="L1-a",
-        level=1,
-        content="a",
-        tokens=1,
-        source_level=1,
-        source_ids=("L1-b",),
-        source_range=("m1", "m1"),
-        parent_id=None,
-    )
-    b = Summary(
-        id="L1-b",
-        level=1,
-        content="b",
-        tokens=1,
-        source_level=1,
-        source_ids=("L1-a",),
-        source_range=("m1", "m1"),
-        parent_id=None,
-    )
+    a = _summary(id="L1-a", content="a", source_level=1, source_ids=("L1-b",), parent_id=None)
+    b = _summary(id="L1-b", content="b", source_level=1, source_ids=("L1-a",), parent_id=None)
     refused("'L1-a': level 1 must be one above its source_level 1", messages=messages, summaries=(a, b))
 
 
 def test_self_cycle_through_source_ids(messages):
-    a = Summary(
-        id="L1-a", level=1, content="a", tokens=1, source_level=1, source_ids=("L1-a",), source_range=("m1", "m1")
-    )
+    a = _summary(id="L1-a", content="a", source_level=1, source_ids=("L1-a",))
     refused("'L1-a': level 1 must be one above its source_level 1", messages=messages, summaries=(a,))
 
 
