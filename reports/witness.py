@@ -86,9 +86,11 @@ def killed_by_function(records: dict[str, dict[str, Any]]) -> dict[str, list[str
 def plan(records: dict[str, dict[str, Any]], coverage: dict[str, set[str]],
          hints: dict[str, str] | None = None, discover: bool = False,
          killed: dict[str, list[str]] | None = None,
-         killers: dict[str, tuple[str, ...]] | None = None) -> tuple[dict[str, list[list[str]]], dict[str, str]]:
+         killers: dict[str, tuple[str, ...]] | None = None,
+         kills: dict[str, str] | None = None) -> tuple[dict[str, list[list[str]]], dict[str, str]]:
     """(candidates by node id, the reason of each test that has none), for the never-red tests; a test's
-    witness in ``hints`` (``reports.hints``) is tried first, then the mutants of the functions whose mutants it
+    witness in ``hints`` (``reports.hints``) is tried first (else the mutant it killed first in ``kills``, by its
+    base), then the mutants of the functions whose mutants it
     killed in the last complete report on any variant (``killers``, the hints' killers by function: a test
     that killed first then is often beaten to the kill now, and its search is cut short by its time). With
     ``discover`` (mutmut's work copy is there), a test mutmut's coverage does not name gets a ``discover`` step
@@ -121,7 +123,7 @@ def plan(records: dict[str, dict[str, Any]], coverage: dict[str, set[str]],
         used = [] if rows[nodeid].get("reads_table") else rows[nodeid].get("variants_used", [])
         cands = [["named", spec, key] for key, spec in named if spec.split("+", 1)[0] in used]
         cands += [["mutmut", n, f"mutmut:{n}"] for fn in fns for n in killed.get(fn, [])]
-        known = hints.get(nodeid)
+        known = hints.get(nodeid) or (kills or {}).get(base)
         if (known and known.startswith("mutmut:") and all(c[2] != known for c in cands)
                 and records.get(known, {}).get("status") == "killed"):
             cands.append(["mutmut", known.removeprefix("mutmut:"), known])
@@ -149,7 +151,7 @@ def search(settings: Settings, records: dict[str, dict[str, Any]], fp: str, work
     killed = killed_by_function(records)
     hints = read_hints()
     todo, reasons = plan(records, load_coverage(work), hints.witnesses, discover=work is not None,
-                         killed=killed, killers=hints.killers)
+                         killed=killed, killers=hints.killers, kills=hints.kills)
     rows = {r["nodeid"]: r for r in records[BASELINE]["tests"]}
     out = [{"mutant": f"witness:{b}", "fingerprint": fp, "kind": "witness", "base": b, "test": None,
             "witness": None, "reason": why, "tried": 0} for b, why in sorted(reasons.items())]

@@ -174,3 +174,19 @@ def test_the_witness_plan_tries_first_the_mutants_of_what_a_test_killed_in_the_l
     killer = "tests/test_calc.py::test_marked_but_never_red[pr-8bb01ab8]"
     hinted, _ = plan(records, coverage, killers={"calc.x_sub": (killer, "tests/test_calc.py::test_other")})
     assert [c[1] for c in hinted[test]] == ["calc.x_sub__mutmut_1", "calc.x_add__mutmut_1"]
+
+
+def test_the_witness_plan_tries_first_the_mutant_a_test_killed_first_in_the_last_report(campaign):
+    """A test that killed ``calc.x_sub__mutmut_1`` first last time, on ``pr-8bb01ab8``, and is never red now tries
+    that mutant first on ``sound``."""
+    from reports.witness import never_red, plan
+
+    _, _, records = campaign
+    records = {k: v for k, v in records.items() if k == BASELINE}
+    for fn in ("x_add", "x_sub"):
+        records[f"mutmut:calc.{fn}__mutmut_1"] = {"kind": "mutmut", "status": "killed", "killed_by": []}
+    test = never_red(records)["tests/test_calc.py::test_marked_but_never_red"]
+    coverage = {"calc.x_add": {test}, "calc.x_sub": {test}}
+    hinted, _ = plan(records, coverage, kills={"tests/test_calc.py::test_marked_but_never_red":
+                                               "mutmut:calc.x_sub__mutmut_1"})
+    assert [c[1] for c in hinted[test]] == ["calc.x_sub__mutmut_1", "calc.x_add__mutmut_1"]

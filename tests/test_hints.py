@@ -38,8 +38,22 @@ def test_hints_rank_each_functions_killers_and_keep_each_tests_witness():
     assert hints.witnesses == {"tests/test_cap.py::test_c": "mutmut:reference.cap.x_walk__mutmut_4"}
 
 
+def test_hints_keep_a_mutant_each_test_killed_first_by_the_tests_base():
+    """Next time the test may be searched on another variant, or beaten to that kill: the mutant is its witness."""
+    records = {
+        "baseline": {"tests": [{"nodeid": f"tests/test_cap.py::test_a[{v}]", "base": "tests/test_cap.py::test_a"}
+                               for v in ("pr-8bb01ab8", "sound")]},
+        "mutmut:reference.cap.x_walk__mutmut_2": _killed("tests/test_cap.py::test_a[pr-8bb01ab8]"),
+        "mutmut:reference.cap.x_walk__mutmut_3": _killed("tests/test_cap.py::test_a[sound]"),
+        "mutmut:reference.cap.x_walk__mutmut_4": {"kind": "mutmut", "status": "survived", "killed_by": []},
+        "defect:X": {"kind": "defect", "status": "killed", "killed_by": ["tests/test_x.py::test_x"]},
+    }
+    assert learn(records).kills == {"tests/test_cap.py::test_a": "mutmut:reference.cap.x_walk__mutmut_2",
+                                    "tests/test_x.py::test_x": "defect:X"}
+
+
 def test_hints_round_trip_and_an_unreadable_file_gives_none(tmp_path):
-    hints = Hints({"m.x_f": ("t1", "t2")}, {"t3": "mutmut:m.x_f__mutmut_2"})
+    hints = Hints({"m.x_f": ("t1", "t2")}, {"t3": "mutmut:m.x_f__mutmut_2"}, {"t4": "defect:X"})
     assert read(write(hints, tmp_path / "h.json")) == hints
     (tmp_path / "bad.json").write_text("{not json")
     assert read(tmp_path / "bad.json") == Hints() == read(tmp_path / "missing.json")
