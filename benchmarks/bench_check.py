@@ -42,16 +42,26 @@ def build(n: int, seed: int = 7) -> Scenario:
     rng = random.Random(seed)
     messages = tuple(_message(rng, i) for i in range(n))
     store = Store(messages=messages, summaries=_tree(messages, rng))
-    config = Config(head_window_tokens=2000, recent_window_tokens=20000, l1_budget_tokens=math.inf,
-                    l2_budget_tokens=math.inf, l3_budget_tokens=math.inf, max_message_tokens=4000)
+    config = Config(
+        head_window_tokens=2000,
+        recent_window_tokens=20000,
+        l1_budget_tokens=math.inf,
+        l2_budget_tokens=math.inf,
+        l3_budget_tokens=math.inf,
+        max_message_tokens=4000,
+    )
     return Scenario(store=store, config=config, budget=Budget(max_tokens=200000, reserve_for_response=4000))
 
 
 def run(command: str, path: Path) -> tuple[float, float, int]:
     """Wall seconds, peak RSS in MB and exit code of ``cmharness COMMAND FILE`` in a fresh process."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "reports.cli", command, str(path)], cwd=ROOT,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "reports.cli", command, str(path)],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.DEVNULL,
+    )
     _, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
     return time.perf_counter() - t0, usage.ru_maxrss / 1024, proc.returncode
@@ -67,8 +77,10 @@ def main(argv: list[str] | None = None) -> None:
     try:
         t0 = time.perf_counter()
         save_scenario(build(args.messages), path)
-        print(f"scenario: {args.messages} messages, {path.stat().st_size / 1e6:.1f} MB, "
-              f"written in {time.perf_counter() - t0:.1f} s ({path})")
+        print(
+            f"scenario: {args.messages} messages, {path.stat().st_size / 1e6:.1f} MB, "
+            f"written in {time.perf_counter() - t0:.1f} s ({path})"
+        )
         for command in ("price", "check"):
             wall, peak, code = run(command, path)
             print(f"{command:>6}: {wall:6.2f} s, peak RSS {peak:6.0f} MB, exit {code}")

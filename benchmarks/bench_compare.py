@@ -23,9 +23,17 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=40)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     args = parser.parse_args()
-    compare_args = argparse.Namespace(base=args.base, head=args.head, seed=0, size=args.size,
-                                      templates=args.templates, cell=None, save_cells=None, corpus=None,
-                                      with_default=False)
+    compare_args = argparse.Namespace(
+        base=args.base,
+        head=args.head,
+        seed=0,
+        size=args.size,
+        templates=args.templates,
+        cell=None,
+        save_cells=None,
+        corpus=None,
+        with_default=False,
+    )
     todo = compare.jobs(compare_args)
     print(f"{args.base} -> {args.head}, {args.templates} templates of {args.size} messages")
     for workers in args.workers:
@@ -34,10 +42,13 @@ def main() -> None:
         records, _ = compare.run_all(todo, workers, None)
         wall = time.perf_counter() - started
         after = os.times()
-        cpu = sum(getattr(after, f) - getattr(before, f)
-                  for f in ("user", "system", "children_user", "children_system"))
-        print(f"workers {workers}: {len(records)} cells in {wall:.1f}s wall, {cpu:.1f}s CPU, "
-              f"{len(records) / wall:.0f} cells/s")
+        cpu = sum(
+            getattr(after, f) - getattr(before, f) for f in ("user", "system", "children_user", "children_system")
+        )
+        print(
+            f"workers {workers}: {len(records)} cells in {wall:.1f}s wall, {cpu:.1f}s CPU, "
+            f"{len(records) / wall:.0f} cells/s"
+        )
 
 
 if __name__ == "__main__":

@@ -39,7 +39,7 @@ def _tree(messages: tuple[Message, ...], rng: random.Random) -> tuple[Summary, .
     levels: list[list[tuple[str, tuple[str, str], tuple[str, ...]]]] = []
     below = [(i, (i, i), (i,)) for i in ids]
     for level, fan in ((1, 10), (2, 5), (3, 4)):
-        groups = [below[k: k + fan] for k in range(0, len(below) - fan + 1, fan)]
+        groups = [below[k : k + fan] for k in range(0, len(below) - fan + 1, fan)]
         made = [(f"L{level}-{n}", (g[0][1][0], g[-1][1][1]), tuple(x[0] for x in g)) for n, g in enumerate(groups)]
         levels.append(made)
         below = made
@@ -51,9 +51,18 @@ def _tree(messages: tuple[Message, ...], rng: random.Random) -> tuple[Summary, .
     for level, made in enumerate(levels, start=1):
         for sid, (first, last), sources in made:
             tokens = rng.randint(50, 400) * level
-            out.append(Summary(id=sid, level=level, content=" ".join(rng.choices(WORDS, k=40)), tokens=tokens,
-                               source_level=level - 1, source_ids=sources, source_range=(first, last),
-                               parent_id=parents.get(sid)))
+            out.append(
+                Summary(
+                    id=sid,
+                    level=level,
+                    content=" ".join(rng.choices(WORDS, k=40)),
+                    tokens=tokens,
+                    source_level=level - 1,
+                    source_ids=sources,
+                    source_range=(first, last),
+                    parent_id=parents.get(sid),
+                )
+            )
     return tuple(out)
 
 
@@ -77,10 +86,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args(argv)
-    config = Config(head_window_tokens=500, recent_window_tokens=2000, l1_budget_tokens=math.inf,
-                    l2_budget_tokens=math.inf, l3_budget_tokens=math.inf)
-    print(f"{'messages':>9} {'summaries':>9} {'compile s':>10} {'us/msg':>7} {'reference s':>11} {'us/msg':>7} "
-          f"{'growth':>7}")
+    config = Config(
+        head_window_tokens=500,
+        recent_window_tokens=2000,
+        l1_budget_tokens=math.inf,
+        l2_budget_tokens=math.inf,
+        l3_budget_tokens=math.inf,
+    )
+    print(
+        f"{'messages':>9} {'summaries':>9} {'compile s':>10} {'us/msg':>7} {'reference s':>11} {'us/msg':>7} "
+        f"{'growth':>7}"
+    )
     base = None
     for n in args.sizes:
         store = build(n)
@@ -95,8 +111,10 @@ def main(argv: list[str] | None = None) -> None:
         t_ref = best(lambda store=store, result=result: reference_price(result.entries, store, config), args.repeat)
         per = t_compile / n * 1e6
         base = base or per
-        print(f"{n:>9} {len(store.summaries):>9} {t_compile:>10.3f} {per:>7.1f} {t_ref:>11.3f} "
-              f"{t_ref / n * 1e6:>7.1f} {per / base:>6.2f}x")
+        print(
+            f"{n:>9} {len(store.summaries):>9} {t_compile:>10.3f} {per:>7.1f} {t_ref:>11.3f} "
+            f"{t_ref / n * 1e6:>7.1f} {per / base:>6.2f}x"
+        )
 
 
 if __name__ == "__main__":

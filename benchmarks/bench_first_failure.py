@@ -53,8 +53,19 @@ class Timing:
 
 
 def command(mutant: Mutant) -> list[str]:
-    return [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-p", "reports.mutant_plugin",
-            "--cm-mutant", mutant.spec]
+    return [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-x",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "reports.mutant_plugin",
+        "--cm-mutant",
+        mutant.spec,
+    ]
 
 
 def environment(root: Path, bytecode_cache: bool) -> dict[str, str]:
@@ -70,8 +81,13 @@ def environment(root: Path, bytecode_cache: bool) -> dict[str, str]:
 
 def warm(root: Path, env: dict[str, str]) -> None:
     """One collection, so that the compiled modules (and rewritten test modules) are on disk before timing."""
-    subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"], cwd=root,
-                   env=env, capture_output=True, check=False)
+    subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        check=False,
+    )
 
 
 def time_one(mutant: Mutant, root: Path, env: dict[str, str], timeout: float) -> Timing:
@@ -91,15 +107,24 @@ def time_one(mutant: Mutant, root: Path, env: dict[str, str], timeout: float) ->
     first = FAILED_LINE.search(out)
     lines = out.strip().splitlines()
     passed = SUMMARY_LINE.search(lines[-1]) if lines else None
-    return Timing(mutant.id, mutant.spec, round(seconds, 2), round(usage.ru_utime + usage.ru_stime, 2), code == 1,
-                  first.group(1) if first else "", int(passed.group(1)) if passed else 0, code)
+    return Timing(
+        mutant.id,
+        mutant.spec,
+        round(seconds, 2),
+        round(usage.ru_utime + usage.ru_stime, 2),
+        code == 1,
+        first.group(1) if first else "",
+        int(passed.group(1)) if passed else 0,
+        code,
+    )
 
 
 def checkout(rev: str) -> Path:
     """A temporary copy of the tree at ``rev`` (``git archive``): nothing in this worktree changes."""
     folder = Path(tempfile.mkdtemp(prefix="bench-first-failure-"))
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", rev], capture_output=True,
-                             check=True).stdout
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", "--format=tar", rev], capture_output=True, check=True
+    ).stdout
     subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
     return folder
 
@@ -111,8 +136,12 @@ def measure(mutants: Sequence[Mutant], root: Path, env: dict[str, str], jobs: in
     def one(mutant: Mutant) -> Timing:
         timing = time_one(mutant, root, env, timeout)
         done.append(timing)
-        print(f"[{len(done)}/{len(mutants)}] {timing.mutant}: {timing.seconds:.1f} s"
-              f"{'' if timing.failed else ' (never failed)'}", file=sys.stderr, flush=True)
+        print(
+            f"[{len(done)}/{len(mutants)}] {timing.mutant}: {timing.seconds:.1f} s"
+            f"{'' if timing.failed else ' (never failed)'}",
+            file=sys.stderr,
+            flush=True,
+        )
         return timing
 
     with ThreadPoolExecutor(max_workers=jobs) as pool:
@@ -121,10 +150,15 @@ def measure(mutants: Sequence[Mutant], root: Path, env: dict[str, str], jobs: in
 
 def summary(timings: Sequence[Timing]) -> dict[str, float | int | bool]:
     seconds = [t.seconds for t in timings]
-    return {"mutants": len(timings), "median": round(statistics.median(seconds), 2), "min": min(seconds),
-            "max": max(seconds), "median_cpu": round(statistics.median(t.cpu_seconds for t in timings), 2),
-            "never_failed": sum(not t.failed for t in timings),
-            "load_average": round(os.getloadavg()[0], 2)}
+    return {
+        "mutants": len(timings),
+        "median": round(statistics.median(seconds), 2),
+        "min": min(seconds),
+        "max": max(seconds),
+        "median_cpu": round(statistics.median(t.cpu_seconds for t in timings), 2),
+        "never_failed": sum(not t.failed for t in timings),
+        "load_average": round(os.getloadavg()[0], 2),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -133,9 +167,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1, help="mutants timed at once (default 1: no contention)")
     parser.add_argument("--only", nargs="+", metavar="ID", help="only these mutants (e.g. defect:RAW_CAP_PLUS_50)")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds before a run counts as never failed")
-    parser.add_argument("--bytecode-cache", action="store_true",
-                        help="let Python write compiled modules (unset PYTHONDONTWRITEBYTECODE) and warm them with one "
-                             "collection first, as in an ordinary checkout that has run the tests before")
+    parser.add_argument(
+        "--bytecode-cache",
+        action="store_true",
+        help="let Python write compiled modules (unset PYTHONDONTWRITEBYTECODE) and warm them with one "
+        "collection first, as in an ordinary checkout that has run the tests before",
+    )
     parser.add_argument("--json", action="store_true", help="print the timings and the summary as JSON")
     args = parser.parse_args(argv)
     if args.jobs < 1:
@@ -158,18 +195,29 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(root, ignore_errors=True)
     stats = {**summary(timings), "bytecode_cache": args.bytecode_cache}
     if args.json:
-        print(json.dumps({"rev": args.rev or "working tree", "jobs": args.jobs, "summary": stats,
-                          "timings": [asdict(t) for t in timings]}, indent=1))
+        print(
+            json.dumps(
+                {
+                    "rev": args.rev or "working tree",
+                    "jobs": args.jobs,
+                    "summary": stats,
+                    "timings": [asdict(t) for t in timings],
+                },
+                indent=1,
+            )
+        )
         return 0
     table = pd.DataFrame([asdict(t) for t in timings]).drop(columns=["spec"])
     with pd.option_context("display.width", 200, "display.max_colwidth", 90, "display.max_rows", None):
         print(table.to_string(index=False))
     flag = env.get("PYTHONDONTWRITEBYTECODE", "")
     cache = "bytecode cached" if args.bytecode_cache else f"PYTHONDONTWRITEBYTECODE={flag!r}"
-    print(f"\n{args.rev or 'working tree'}, --jobs {args.jobs}, {cache}: median {stats['median']:.1f} s, "
-          f"min {stats['min']:.1f} s, max {stats['max']:.1f} s, "
-          f"median CPU {stats['median_cpu']:.1f} s, never failed {stats['never_failed']} of {stats['mutants']} "
-          f"(load average {stats['load_average']})")
+    print(
+        f"\n{args.rev or 'working tree'}, --jobs {args.jobs}, {cache}: median {stats['median']:.1f} s, "
+        f"min {stats['min']:.1f} s, max {stats['max']:.1f} s, "
+        f"median CPU {stats['median_cpu']:.1f} s, never failed {stats['never_failed']} of {stats['mutants']} "
+        f"(load average {stats['load_average']})"
+    )
     return 0
 
 

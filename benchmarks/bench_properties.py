@@ -33,8 +33,9 @@ WARM_UP_SEED = 20261201
 
 def quiet(n: int, derandomize: bool = True) -> settings:
     """Settings for ``n`` timed examples: no database, no deadline, no health check."""
-    return settings(max_examples=n, derandomize=derandomize, database=None, deadline=None,
-                    suppress_health_check=list(HealthCheck))
+    return settings(
+        max_examples=n, derandomize=derandomize, database=None, deadline=None, suppress_health_check=list(HealthCheck)
+    )
 
 
 @dataclass(frozen=True)
@@ -98,8 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--examples", type=int, default=300)
     parser.add_argument("--repeat", type=int, default=3, help="timings per figure, the best reported (default 3)")
-    parser.add_argument("--variant", action="append",
-                        help="variant name (repeatable; default: the three variants)")
+    parser.add_argument("--variant", action="append", help="variant name (repeatable; default: the three variants)")
     parser.add_argument("--generation-only", action="store_true", help="time the generators alone")
     parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     args = parser.parse_args(argv)
@@ -116,18 +116,28 @@ def main(argv: list[str] | None = None) -> int:
     gen_seconds = min(run.seconds for run in runs)
     gen_cpu = min(run.cpu for run in runs)
     slowest = max(run.seconds for run in runs)
-    figures: dict = {"examples": n, "repeat": args.repeat, "warm_up_seconds": warm_seconds,
-                     "generation_cases_per_second": n / gen_seconds, "generation_slowest": n / slowest,
-                     "generation_cases_per_cpu_second": n / gen_cpu, "load_average": os.getloadavg()[0],
-                     "properties": {}}
-    say(f"generation: {n} cases, best of {args.repeat}: {gen_seconds:.2f} s = {n / gen_seconds:.0f} cases/s "
+    figures: dict = {
+        "examples": n,
+        "repeat": args.repeat,
+        "warm_up_seconds": warm_seconds,
+        "generation_cases_per_second": n / gen_seconds,
+        "generation_slowest": n / slowest,
+        "generation_cases_per_cpu_second": n / gen_cpu,
+        "load_average": os.getloadavg()[0],
+        "properties": {},
+    }
+    say(
+        f"generation: {n} cases, best of {args.repeat}: {gen_seconds:.2f} s = {n / gen_seconds:.0f} cases/s "
         f"(slowest {n / slowest:.0f}; {n / gen_cpu:.0f} cases per CPU second; "
-        f"load average {figures['load_average']:.2f})")
+        f"load average {figures['load_average']:.2f})"
+    )
     choices = runs[0].choices
     floor = n / floor_seconds(round(choices), n, args.repeat)
     figures.update(choices_per_case=choices, hypothesis_floor_cases_per_second=floor)
-    say(f"floor: Hypothesis alone, a bare @given making {round(choices)} choices a case (the generators make "
-        f"{choices:.1f}): {floor:.0f} cases/s; the generators run at {n / gen_seconds / floor:.0%} of it")
+    say(
+        f"floor: Hypothesis alone, a bare @given making {round(choices)} choices a case (the generators make "
+        f"{choices:.1f}): {floor:.0f} cases/s; the generators run at {n / gen_seconds / floor:.0%} of it"
+    )
     if not args.generation_only:
         say()
         say("property alone, examples/s (and with generation, as a @given test runs)")
@@ -137,8 +147,10 @@ def main(argv: list[str] | None = None) -> int:
             for variant in variants:
                 seconds = best_seconds(lambda p=prop, v=variant: [p(*c, v) for c in drawn], args.repeat)
                 row[variant] = {"alone": n / seconds, "with_generation": n / (seconds + gen_seconds)}
-            say(f"{name:<16}" + "".join(f"{row[v]['alone']:>10.0f} ({row[v]['with_generation']:>5.0f} with gen)"
-                                        for v in variants))
+            say(
+                f"{name:<16}"
+                + "".join(f"{row[v]['alone']:>10.0f} ({row[v]['with_generation']:>5.0f} with gen)" for v in variants)
+            )
     if args.json:
         print(json.dumps(figures, indent=2))
     return 0

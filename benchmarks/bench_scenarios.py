@@ -24,8 +24,17 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def pytest_seconds(*args: str) -> tuple[float, str]:
     start = time.perf_counter()
-    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args], cwd=ROOT,
-                         capture_output=True, text=True, check=False).stdout.strip().splitlines()
+    out = (
+        subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        .stdout.strip()
+        .splitlines()
+    )
     return time.perf_counter() - start, out[-1] if out else ""
 
 

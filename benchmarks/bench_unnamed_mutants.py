@@ -25,8 +25,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-IGNORED = shutil.ignore_patterns(".git", ".cmharness", "__pycache__", ".pytest_cache", ".hypothesis", "out",
-                                 "*.egg-info", ".venv")
+IGNORED = shutil.ignore_patterns(
+    ".git", ".cmharness", "__pycache__", ".pytest_cache", ".hypothesis", "out", "*.egg-info", ".venv"
+)
 PYTEST = ("-m", "pytest", "-q", "-x", "-p", "no:cacheprovider")
 #: Tests of the harness's own tooling: a kill there says little about the model's tests.
 HARNESS_TESTS = ("tests/test_campaign_", "tests/test_plugin.py")  # prefixes of node ids
@@ -65,8 +66,9 @@ def run_one(patch: Path, rev: str | None, timeout: float, tests: tuple[str, ...]
         env = {**os.environ, "PYTHONPATH": str(tree), "CMHARNESS_PROFILE": "ci", "PYTHONHASHSEED": "0"}
         start = time.perf_counter()
         try:
-            done = subprocess.run([sys.executable, *PYTEST, *tests], cwd=tree, env=env, capture_output=True, text=True,
-                                  timeout=timeout)
+            done = subprocess.run(
+                [sys.executable, *PYTEST, *tests], cwd=tree, env=env, capture_output=True, text=True, timeout=timeout
+            )
         except subprocess.TimeoutExpired:
             return Outcome(patch.name, False, time.perf_counter() - start, "timed out")
         seconds = time.perf_counter() - start
@@ -83,8 +85,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the outcomes as JSON")
     parser.add_argument("tests", nargs="*", help="test paths to run (default: the whole suite)")
     args = parser.parse_args(argv)
-    patches = sorted(p for p in args.patches.glob("*.patch")
-                     if not args.only or any(p.name.startswith(o) for o in args.only))
+    patches = sorted(
+        p for p in args.patches.glob("*.patch") if not args.only or any(p.name.startswith(o) for o in args.only)
+    )
     if not patches:
         print(f"bench_unnamed_mutants: no *.patch in {args.patches}", file=sys.stderr)
         return 2
@@ -99,14 +102,25 @@ def main(argv: list[str] | None = None) -> int:
     median = statistics.median(o.seconds for o in killed) if killed else float("nan")
     by_harness = [o for o in killed if o.first_failure.startswith(HARNESS_TESTS)]
     if args.json:
-        print(json.dumps({"rev": args.rev or "working tree", "killed": len(killed), "total": len(outcomes),
-                          "killed_first_by_harness": len(by_harness),
-                          "median_seconds_to_first_failure": median,
-                          "outcomes": [asdict(o) for o in outcomes]}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "rev": args.rev or "working tree",
+                    "killed": len(killed),
+                    "total": len(outcomes),
+                    "killed_first_by_harness": len(by_harness),
+                    "median_seconds_to_first_failure": median,
+                    "outcomes": [asdict(o) for o in outcomes],
+                },
+                indent=2,
+            )
+        )
     else:
-        print(f"\n{args.rev or 'working tree'}: {len(killed)}/{len(outcomes)} killed "
-              f"({len(by_harness)} first by the harness's own tests); "
-              f"median time to the first failure {median:.1f} s")
+        print(
+            f"\n{args.rev or 'working tree'}: {len(killed)}/{len(outcomes)} killed "
+            f"({len(by_harness)} first by the harness's own tests); "
+            f"median time to the first failure {median:.1f} s"
+        )
     return 0
 
 

@@ -16,11 +16,12 @@ from strategies.defects import VARIANTS
 def tool_store(n: int) -> Store:
     """m0 calls u0, m1 answers it, m2 calls u1, ...; an L1 over each message alone."""
     messages = tuple(
-        Message(f"m{i}", "Claude", (ToolUse(f"u{i // 2}", "read", {"path": "a" * (3 + i)}),)) if i % 2 == 0
+        Message(f"m{i}", "Claude", (ToolUse(f"u{i // 2}", "read", {"path": "a" * (3 + i)}),))
+        if i % 2 == 0
         else Message(f"m{i}", "User", (ToolResult(f"u{i // 2}", "x" * (5 + i)),))
-        for i in range(n))
-    summaries = tuple(Summary(f"L1-{i}", 1, f"summary {i}", 10, 0, (f"m{i}",), (f"m{i}", f"m{i}"))
-                      for i in range(n))
+        for i in range(n)
+    )
+    summaries = tuple(Summary(f"L1-{i}", 1, f"summary {i}", 10, 0, (f"m{i}",), (f"m{i}", f"m{i}")) for i in range(n))
     return Store(messages, summaries)
 
 
@@ -29,8 +30,9 @@ def main() -> None:
     malformed = dict.fromkeys(VARIANTS, 0)
     for n in (2, 3, 4, 5, 6):
         store = tool_store(n)
-        for head, recent, budget in itertools.product((0, 5, 15, 30, 60), (0, 5, 15, 30, 60, 200),
-                                                      (50, 100, 200, 400, 10**6)):
+        for head, recent, budget in itertools.product(
+            (0, 5, 15, 30, 60), (0, 5, 15, 30, 60, 200), (50, 100, 200, 400, 10**6)
+        ):
             config = Config(head_window_tokens=head, recent_window_tokens=recent)
             for variant in VARIANTS:
                 out = compile_once(store, config, Budget(budget), variant)

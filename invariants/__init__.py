@@ -63,14 +63,21 @@ class Counterexample:
         return "\n".join(v.message for v in self.violations)
 
     def describe(self) -> str:
-        return (f"{self.invariant} breaks on {self.variant}:\n  " + "\n  ".join(v.message for v in self.violations)
-                + "\n" + describe_case(self.store, self.config, self.budget))
+        return (
+            f"{self.invariant} breaks on {self.variant}:\n  "
+            + "\n  ".join(v.message for v in self.violations)
+            + "\n"
+            + describe_case(self.store, self.config, self.budget)
+        )
 
     def to_json(self) -> dict[str, Any]:
-        return {"invariant": self.invariant, "variant": self.variant,
-                "violations": [v.message for v in self.violations],
-                "case": describe_case(self.store, self.config, self.budget),
-                "scenario": _scenario_json(self.store, self.config, self.budget)}
+        return {
+            "invariant": self.invariant,
+            "variant": self.variant,
+            "violations": [v.message for v in self.violations],
+            "case": describe_case(self.store, self.config, self.budget),
+            "scenario": _scenario_json(self.store, self.config, self.budget),
+        }
 
     def __str__(self) -> str:
         return self.describe()
@@ -80,9 +87,15 @@ class Counterexample:
 SEARCH_RUNS = 4
 
 
-def find(invariant: str | None, variant: Variant, max_examples: int = 300, *,
-         strategy: st.SearchStrategy[Case] | None = None, seed: int = 0,
-         beyond: Variant | None = None) -> Counterexample | None:
+def find(
+    invariant: str | None,
+    variant: Variant,
+    max_examples: int = 300,
+    *,
+    strategy: st.SearchStrategy[Case] | None = None,
+    seed: int = 0,
+    beyond: Variant | None = None,
+) -> Counterexample | None:
     """Search for a case breaking ``invariant`` on ``variant``; return it shrunk, or None if none was found.
 
     ``invariant`` None searches for a case breaking any of the eight (the cheapest are judged first,
@@ -119,11 +132,21 @@ def find(invariant: str | None, variant: Variant, max_examples: int = 300, *,
     share = -(-max_examples // runs)
     case = None
     for k in range(runs):
-        config = settings(max_examples=share, database=None, deadline=None, derandomize=False,
-                          suppress_health_check=list(HealthCheck), phases=(Phase.generate, Phase.shrink))
+        config = settings(
+            max_examples=share,
+            database=None,
+            deadline=None,
+            derandomize=False,
+            suppress_health_check=list(HealthCheck),
+            phases=(Phase.generate, Phase.shrink),
+        )
         try:
-            case = hypothesis_find(strategy if strategy is not None else cases(), broken, settings=config,
-                                   random=random.Random(seed * 1000 + k))
+            case = hypothesis_find(
+                strategy if strategy is not None else cases(),
+                broken,
+                settings=config,
+                random=random.Random(seed * 1000 + k),
+            )
             break
         except NoSuchExample:
             continue
@@ -142,8 +165,14 @@ def find(invariant: str | None, variant: Variant, max_examples: int = 300, *,
 
 
 def _store_like(store: Store, **changes: Any) -> Store | None:
-    fields = {"messages": store.messages, "summaries": store.summaries, "calibration": store.calibration,
-              "pricing_epoch": store.pricing_epoch, "text_estimator": store.text_estimator, "work": store.work}
+    fields = {
+        "messages": store.messages,
+        "summaries": store.summaries,
+        "calibration": store.calibration,
+        "pricing_epoch": store.pricing_epoch,
+        "text_estimator": store.text_estimator,
+        "work": store.work,
+    }
     fields.update(changes)
     try:
         return Store(**fields)
@@ -154,18 +183,21 @@ def _store_like(store: Store, **changes: Any) -> Store | None:
 def _without_message(store: Store, mid: str) -> Store | None:
     if any(s.source_level == 0 and mid in s.source_ids for s in store.summaries):
         return None
-    work = tuple(w if w.folds is None or w.kind != "chunk" else dataclasses.replace(w, folds=w.folds - {mid})
-                 for w in store.work)
+    work = tuple(
+        w if w.folds is None or w.kind != "chunk" else dataclasses.replace(w, folds=w.folds - {mid}) for w in store.work
+    )
     return _store_like(store, messages=tuple(m for m in store.messages if m.id != mid), work=work)
 
 
 def _without_summary(store: Store, sid: str) -> Store | None:
     if any(s.source_level > 0 and sid in s.source_ids for s in store.summaries):
         return None  # a parent still names it
-    summaries = tuple(dataclasses.replace(s, parent_id=None) if s.parent_id == sid else s
-                      for s in store.summaries if s.id != sid)
-    work = tuple(w if w.folds is None or w.kind != "merge" else dataclasses.replace(w, folds=w.folds - {sid})
-                 for w in store.work)
+    summaries = tuple(
+        dataclasses.replace(s, parent_id=None) if s.parent_id == sid else s for s in store.summaries if s.id != sid
+    )
+    work = tuple(
+        w if w.folds is None or w.kind != "merge" else dataclasses.replace(w, folds=w.folds - {sid}) for w in store.work
+    )
     return _store_like(store, summaries=summaries, work=work)
 
 
@@ -178,8 +210,9 @@ def _budgets_for(store: Store, config: Config, budget: Budget) -> list[Budget]:
         price = math.ceil(price)
         g = config.over_budget_grace_ratio
         b = input_budget_for(price, g if math.isfinite(g) else 0)
-        out += [Budget(max_tokens=x) for x in dict.fromkeys((price, price - 1, b, (b or 1) - 1))
-                if x is not None and x >= 0]
+        out += [
+            Budget(max_tokens=x) for x in dict.fromkeys((price, price - 1, b, (b or 1) - 1)) if x is not None and x >= 0
+        ]
     return out
 
 
@@ -205,20 +238,30 @@ def polish(case: Case, broken: Any, rounds: int = 40) -> Case:
         progress = False
         candidates: list[tuple[Store, Config]] = []
         st_, cf = case.store, case.config
-        candidates += [(x, cf) for k in range(len(st_.work))
-                       if (x := _store_like(st_, work=st_.work[:k] + st_.work[k + 1:])) is not None]
+        candidates += [
+            (x, cf)
+            for k in range(len(st_.work))
+            if (x := _store_like(st_, work=st_.work[:k] + st_.work[k + 1 :])) is not None
+        ]
         candidates += [(x, cf) for s in reversed(st_.summaries) if (x := _without_summary(st_, s.id)) is not None]
         candidates += [(x, cf) for m in reversed(st_.messages) if (x := _without_message(st_, m.id)) is not None]
-        candidates += [(x, cf) for name, plain in PLAIN_STORE_SETTINGS.items()
-                       if repr(getattr(st_, name)) != repr(plain)
-                       and (x := _store_like(st_, **{name: plain})) is not None]
-        candidates += [(x, cf) for s in st_.summaries for name, plain in PLAIN_SUMMARY_FIELDS.items()
-                       if repr(getattr(s, name)) != repr(plain)
-                       and (x := _with_summary_field(st_, s.id, name, plain)) is not None]
+        candidates += [
+            (x, cf)
+            for name, plain in PLAIN_STORE_SETTINGS.items()
+            if repr(getattr(st_, name)) != repr(plain) and (x := _store_like(st_, **{name: plain})) is not None
+        ]
+        candidates += [
+            (x, cf)
+            for s in st_.summaries
+            for name, plain in PLAIN_SUMMARY_FIELDS.items()
+            if repr(getattr(s, name)) != repr(plain) and (x := _with_summary_field(st_, s.id, name, plain)) is not None
+        ]
         default = Config()
-        candidates += [(st_, dataclasses.replace(cf, **{f.name: getattr(default, f.name)}))
-                       for f in dataclasses.fields(Config)
-                       if repr(getattr(cf, f.name)) != repr(getattr(default, f.name))]
+        candidates += [
+            (st_, dataclasses.replace(cf, **{f.name: getattr(default, f.name)}))
+            for f in dataclasses.fields(Config)
+            if repr(getattr(cf, f.name)) != repr(getattr(default, f.name))
+        ]
         for store, config in candidates:
             for budget in _budgets_for(store, config, case.budget):
                 trial = Case(store, config, budget)
@@ -248,20 +291,26 @@ def _short(x: object, limit: int = 70) -> str:
 
 def describe_case(store: Store, config: Config, budget: Budget) -> str:
     """A compact, readable account of a case: messages, summaries, work, non-default config, budget."""
-    lines = [f"store (calibration {store.calibration}, epoch {store.pricing_epoch}, "
-             f"estimator {store.text_estimator!r}):"]
+    lines = [
+        f"store (calibration {store.calibration}, epoch {store.pricing_epoch}, estimator {store.text_estimator!r}):"
+    ]
     for m in store.messages:
         lines.append(f"  {m.id} {m.participant}: {_short(m.content, 110)}")
     for s in store.summaries:
         parent = f" parent={s.parent_id}" if s.parent_id else ""
-        lines.append(f"  {s.id} over {list(s.source_ids)} [{s.source_range[0]}..{s.source_range[1]}] "
-                     f"tokens={s.tokens}{parent} content={_short(s.content, 40)} "
-                     f"carriers={_short(s.response_content, 60)}")
+        lines.append(
+            f"  {s.id} over {list(s.source_ids)} [{s.source_range[0]}..{s.source_range[1]}] "
+            f"tokens={s.tokens}{parent} content={_short(s.content, 40)} "
+            f"carriers={_short(s.response_content, 60)}"
+        )
     for w in store.work:
         lines.append(f"  work {w.kind} {w.state} folds={sorted(w.folds) if w.folds is not None else None}")
     default = Config()
-    changed = {f.name: getattr(config, f.name) for f in dataclasses.fields(Config)
-               if repr(getattr(config, f.name)) != repr(getattr(default, f.name))}
+    changed = {
+        f.name: getattr(config, f.name)
+        for f in dataclasses.fields(Config)
+        if repr(getattr(config, f.name)) != repr(getattr(default, f.name))
+    }
     lines.append(f"config: {changed or 'defaults'}")
     lines.append(f"budget: max_tokens={budget.max_tokens}, reserve_for_response={budget.reserve_for_response}")
     return "\n".join(lines)
@@ -272,9 +321,14 @@ def _scenario_json(store: Store, config: Config, budget: Budget) -> Any:
     try:
         from reference.scenario import Scenario, dump_scenario
 
-        obj = dump_scenario(Scenario(store, config, budget,
-                                     description=f"text_estimator: {store.text_estimator!r}"
-                                     if store.text_estimator is not None else None))
+        obj = dump_scenario(
+            Scenario(
+                store,
+                config,
+                budget,
+                description=f"text_estimator: {store.text_estimator!r}" if store.text_estimator is not None else None,
+            )
+        )
         json.dumps(obj, ensure_ascii=True)
         return obj
     except Exception as err:

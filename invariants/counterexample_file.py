@@ -57,5 +57,7 @@ def counterexample_section(item: pytest.Item, err: BaseException) -> str | None:
         where = str(path.relative_to(item.config.rootpath))
     except OSError:
         where = "-  (paste the JSON above on standard input)"
-    return (f"{text}\n\nKeep it as a regression (expect filled in from what each variant does):\n"
-            f"  cmharness export {where} --out tests/scenarios/found/{name}.scenario.json\n")
+    return (
+        f"{text}\n\nKeep it as a regression (expect filled in from what each variant does):\n"
+        f"  cmharness export {where} --out tests/scenarios/found/{name}.scenario.json\n"
+    )

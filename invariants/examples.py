@@ -16,8 +16,16 @@ def _msg(mid: str, *content) -> Message:
 
 
 def _l1(sid: str, ids: tuple[str, ...], content: str, tokens=5, carriers=None) -> Summary:
-    return Summary(id=sid, level=1, content=content, tokens=tokens, source_level=0, source_ids=ids,
-                   source_range=(ids[0], ids[-1]), response_content=carriers)
+    return Summary(
+        id=sid,
+        level=1,
+        content=content,
+        tokens=tokens,
+        source_level=0,
+        source_ids=ids,
+        source_range=(ids[0], ids[-1]),
+        response_content=carriers,
+    )
 
 
 #: A combined pair over the grace limit with nothing after it: sound refuses at the pair; the
@@ -56,8 +64,10 @@ ONE_PAIR = Case(
 #: A cap that leaves the second summary out of the combined answer: sound refuses (m1 would be lost);
 #: counting the left-out summary as coverage sends a context that loses m1.
 COMBINED_LEAVES_ONE_OUT = Case(
-    Store(messages=(_msg("m0", Text("hello")), _msg("m1", Text("world"))),
-          summaries=(_l1("L1-0", ("m0",), LONG_PROSE[0]), _l1("L1-1", ("m1",), "x"))),
+    Store(
+        messages=(_msg("m0", Text("hello")), _msg("m1", Text("world"))),
+        summaries=(_l1("L1-0", ("m0",), LONG_PROSE[0]), _l1("L1-1", ("m1",), "x")),
+    ),
     Config(positioned_recall_pairs=False, max_message_tokens=1),
     Budget(max_tokens=math.inf),
 )
@@ -71,8 +81,10 @@ HEAD_REFUSAL_WITH_WORK = Case(
 
 #: A middle refusal after a head: the head's tokens are the head's, not middle.
 MIDDLE_REFUSAL_AFTER_HEAD = Case(
-    Store(messages=(_msg("m0", Text("the agent")), _msg("m1", Text(LONG_PROSE[0])), _msg("m2", Text("end"))),
-          work=(Work("chunk", "queued", frozenset({"m2"})),)),
+    Store(
+        messages=(_msg("m0", Text("the agent")), _msg("m1", Text(LONG_PROSE[0])), _msg("m2", Text("end"))),
+        work=(Work("chunk", "queued", frozenset({"m2"})),),
+    ),
     Config(head_window_tokens=5),
     Budget(max_tokens=20),
 )
@@ -87,8 +99,11 @@ PREFIX_RAW_BEFORE = Case(
 
 #: ... work that folds only the leaves of a pair sent before the refused message.
 PREFIX_PAIR_BEFORE = Case(
-    Store(messages=_TWO_RAW, summaries=(_l1("L1-0", ("m0",), "the"),),
-          work=(Work("merge", "running", frozenset({"L1-0"})),)),
+    Store(
+        messages=_TWO_RAW,
+        summaries=(_l1("L1-0", ("m0",), "the"),),
+        work=(Work("merge", "running", frozenset({"L1-0"})),),
+    ),
     Config(),
     Budget(max_tokens=20),
 )
@@ -102,8 +117,9 @@ PREFIX_REFUSED_ITSELF = Case(
 
 #: ... a raw message refused after the combined pair, with work folding only the pair's summary's leaves.
 PREFIX_AFTER_COMBINED = Case(
-    Store(messages=_TWO_RAW, summaries=(_l1("L1-0", ("m0",), "the"),),
-          work=(Work("chunk", "queued", frozenset({"m0"})),)),
+    Store(
+        messages=_TWO_RAW, summaries=(_l1("L1-0", ("m0",), "the"),), work=(Work("chunk", "queued", frozenset({"m0"})),)
+    ),
     Config(positioned_recall_pairs=False),
     Budget(max_tokens=20),
 )
@@ -111,16 +127,22 @@ PREFIX_AFTER_COMBINED = Case(
 #: ... the combined pair refused, with work folding only its summary's leaves; and work elsewhere (m1)
 #: that must not count.
 PREFIX_AT_COMBINED = Case(
-    Store(messages=(_msg("m0", Text("the")), _msg("m1", Text("end"))),
-          summaries=(_l1("L1-0", ("m0",), LONG_PROSE[0]),), work=(Work("merge", "queued", frozenset({"L1-0"})),)),
+    Store(
+        messages=(_msg("m0", Text("the")), _msg("m1", Text("end"))),
+        summaries=(_l1("L1-0", ("m0",), LONG_PROSE[0]),),
+        work=(Work("merge", "queued", frozenset({"L1-0"})),),
+    ),
     Config(positioned_recall_pairs=False),
     Budget(max_tokens=20),
 )
 
 #: ... a refusal with queued work that folds nothing before it (only a later summary).
 WORK_AFTER_REFUSAL = Case(
-    Store(messages=(*_TWO_RAW, _msg("m2", Text("end"))), summaries=(_l1("L1-0", ("m2",), "end"),),
-          work=(Work("merge", "queued", frozenset({"L1-0"})),)),
+    Store(
+        messages=(*_TWO_RAW, _msg("m2", Text("end"))),
+        summaries=(_l1("L1-0", ("m2",), "end"),),
+        work=(Work("merge", "queued", frozenset({"L1-0"})),),
+    ),
     Config(),
     Budget(max_tokens=20),
 )
@@ -128,21 +150,41 @@ WORK_AFTER_REFUSAL = Case(
 #: Selection: a combined answer whose selection order (creation order) differs from position order, and a
 #: summary whose measured tokens stop the waterfall at a small budget: sound orders the answer by
 #: position, so the bytes are the same at every budget.
-_LATER_CREATED_FIRST = Summary(id="L1-1", level=1, content="later", tokens=1000, source_level=0,
-                               source_ids=("m1",), source_range=("m1", "m1"))
+_LATER_CREATED_FIRST = Summary(
+    id="L1-1", level=1, content="later", tokens=1000, source_level=0, source_ids=("m1",), source_range=("m1", "m1")
+)
 COMBINED_ORDER_ACROSS_BUDGETS = Case(
-    Store(messages=(_msg("m0", Text("the")), _msg("m1", Text("agent"))),
-          summaries=(_LATER_CREATED_FIRST, _l1("L1-0", ("m0",), "earlier"))),
+    Store(
+        messages=(_msg("m0", Text("the")), _msg("m1", Text("agent"))),
+        summaries=(_LATER_CREATED_FIRST, _l1("L1-0", ("m0",), "earlier")),
+    ),
     Config(positioned_recall_pairs=False),
     Budget(max_tokens=math.inf),
 )
 
 #: Selection: an L2 whose only leaf is in the recent window: sound never selects it (the message goes
 #: raw in the tail at every budget); as a candidate it is sent (raw content twice) only when it fits.
-_DEEP = (Summary(id="L1-0", level=1, content="agent", tokens=5, source_level=0, source_ids=("m0",),
-                 source_range=("m0", "m0"), parent_id="L2-0"),
-         Summary(id="L2-0", level=2, content="agent", tokens=10**6, source_level=1, source_ids=("L1-0",),
-                 source_range=("m0", "m0")))
+_DEEP = (
+    Summary(
+        id="L1-0",
+        level=1,
+        content="agent",
+        tokens=5,
+        source_level=0,
+        source_ids=("m0",),
+        source_range=("m0", "m0"),
+        parent_id="L2-0",
+    ),
+    Summary(
+        id="L2-0",
+        level=2,
+        content="agent",
+        tokens=10**6,
+        source_level=1,
+        source_ids=("L1-0",),
+        source_range=("m0", "m0"),
+    ),
+)
 DEEP_SUMMARY_IN_THE_TAIL = Case(
     Store(messages=(_msg("m0", Text("agent")),), summaries=_DEEP),
     Config(recent_window_tokens=5),

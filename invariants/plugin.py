@@ -36,8 +36,11 @@ PROFILE_ENV = "CMHARNESS_PROFILE"
 DEFAULT_PROFILE = "ci"
 PROFILES = ("ci", "dev", "deep")
 
-_common = {"deadline": None, "print_blob": True,
-           "suppress_health_check": (HealthCheck.too_slow, HealthCheck.data_too_large)}
+_common = {
+    "deadline": None,
+    "print_blob": True,
+    "suppress_health_check": (HealthCheck.too_slow, HealthCheck.data_too_large),
+}
 settings.register_profile("ci", max_examples=100, derandomize=True, database=None, **_common)
 # dev and deep say derandomize=False: under CI=true Hypothesis would otherwise inherit its own derandomized default.
 settings.register_profile("dev", max_examples=200, derandomize=False, **_common)
@@ -46,10 +49,18 @@ settings.register_profile("deep", max_examples=2000, derandomize=False, **_commo
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("cmharness", "context-manager invariants")
-    group.addoption("--cm-profile", choices=PROFILES, default=None,
-                    help=f"Hypothesis profile for the suite (default: ${PROFILE_ENV} or {DEFAULT_PROFILE})")
-    group.addoption("--cm-slow", action="store_true", default=False,
-                    help="run the tests marked slow (the defect search); the deep profile implies it")
+    group.addoption(
+        "--cm-profile",
+        choices=PROFILES,
+        default=None,
+        help=f"Hypothesis profile for the suite (default: ${PROFILE_ENV} or {DEFAULT_PROFILE})",
+    )
+    group.addoption(
+        "--cm-slow",
+        action="store_true",
+        default=False,
+        help="run the tests marked slow (the defect search); the deep profile implies it",
+    )
 
 
 def chosen_profile(config: pytest.Config) -> str:
@@ -65,23 +76,37 @@ def chosen_profile(config: pytest.Config) -> str:
 
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "red_on(*variants): the test is expected to fail with an invariant "
-                                       "violation on these variants and to pass on the others")
+    config.addinivalue_line(
+        "markers",
+        "red_on(*variants): the test is expected to fail with an invariant "
+        "violation on these variants and to pass on the others",
+    )
     config.addinivalue_line("markers", "slow: a long search, run only with --cm-slow or the deep profile")
-    config.addinivalue_line("markers", "harness: a test of the harness's own tooling, not of the model (the plugin, "
-                                       "the campaign, the CLI's registry, the Z3 corpus, the docs' cross-references); "
-                                       "mutation campaigns and the red-first count leave it out")
+    config.addinivalue_line(
+        "markers",
+        "harness: a test of the harness's own tooling, not of the model (the plugin, "
+        "the campaign, the CLI's registry, the Z3 corpus, the docs' cross-references); "
+        "mutation campaigns and the red-first count leave it out",
+    )
     config.addinivalue_line("markers", "scenario: an item collected from a scenario file (tests/scenarios/)")
-    config.addinivalue_line("markers", "search: the test runs a Hypothesis search inside it (not through @given); "
-                                       "a named mutant's run treats it as a property test")
-    config.addinivalue_line("markers", "defect_table: the test reads the variants' defect table itself; a named "
-                                       "mutant edits that table, so its run leaves the test out")
+    config.addinivalue_line(
+        "markers",
+        "search: the test runs a Hypothesis search inside it (not through @given); "
+        "a named mutant's run treats it as a property test",
+    )
+    config.addinivalue_line(
+        "markers",
+        "defect_table: the test reads the variants' defect table itself; a named "
+        "mutant edits that table, so its run leaves the test out",
+    )
     name = chosen_profile(config)
     try:
         settings.load_profile(name)
     except Exception as err:
-        raise pytest.UsageError(f"cmharness: unknown Hypothesis profile {name!r} (from --cm-profile, "
-                                f"${PROFILE_ENV} or --hypothesis-profile): {err}") from err
+        raise pytest.UsageError(
+            f"cmharness: unknown Hypothesis profile {name!r} (from --cm-profile, "
+            f"${PROFILE_ENV} or --hypothesis-profile): {err}"
+        ) from err
     config.stash[_PROFILE_KEY] = name
 
 
@@ -107,8 +132,9 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     if xfailed:
         variants = sorted({_variant_of_report(r) for r in xfailed} - {None})
         where = f" on {', '.join(variants)}" if variants else ""
-        terminalreporter.write_line(f"cmharness: {len(xfailed)} test(s) red{where} as expected (red_on); "
-                                    "-rx lists them")
+        terminalreporter.write_line(
+            f"cmharness: {len(xfailed)} test(s) red{where} as expected (red_on); -rx lists them"
+        )
 
 
 def _variant_of_report(report: pytest.TestReport) -> str | None:
@@ -154,8 +180,9 @@ def suite_order(items: list[pytest.Item], ranked: list[str]) -> None:
     (marked ``harness``) last."""
     rank = {name: k for k, name in enumerate(ranked)}
     worst = len(rank)
-    items.sort(key=lambda it: (it.get_closest_marker("harness") is not None,
-                               rank.get(it.nodeid.split("[", 1)[0], worst)))
+    items.sort(
+        key=lambda it: (it.get_closest_marker("harness") is not None, rank.get(it.nodeid.split("[", 1)[0], worst))
+    )
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -192,7 +219,12 @@ def _leaves(err: BaseException) -> list[BaseException]:
 
 #: What counts as a red: a broken expectation or another of the compile's own outcomes, never a crash.
 RED_EXCEPTIONS: tuple[type[BaseException], ...] = (
-    AssertionError, pytest.fail.Exception, OverBudgetError, UncoveredDropError, InvalidConfigError)
+    AssertionError,
+    pytest.fail.Exception,
+    OverBudgetError,
+    UncoveredDropError,
+    InvalidConfigError,
+)
 
 
 def is_invariant_violation(err: BaseException) -> bool:
@@ -218,12 +250,17 @@ def pytest_runtest_call(item: pytest.Item):
         if is_invariant_violation(err):
             first = str(_leaves(err)[0]).splitlines()[0]
             raise pytest.xfail.Exception(f"red on {variant} as expected: {first}") from None
-        err.add_note(f"cmharness: expected an invariant violation on {variant} (red_on), got "
-                     f"{type(err).__name__} instead: a real error")
+        err.add_note(
+            f"cmharness: expected an invariant violation on {variant} (red_on), got "
+            f"{type(err).__name__} instead: a real error"
+        )
         raise
-    pytest.fail(f"stale red_on: {item.nodeid} passed on {variant}, where it is marked red_on{mark.args}. "
-                f"The defect this test pins may be fixed on {variant} (then it belongs to the variants that still "
-                "carry it), or a regression masks it: another change stops the case from reaching the break "
-                "(a refusal earlier, a generator that no longer builds it). Find out which before changing the "
-                "marker: a masked defect is still there.", pytrace=False)
+    pytest.fail(
+        f"stale red_on: {item.nodeid} passed on {variant}, where it is marked red_on{mark.args}. "
+        f"The defect this test pins may be fixed on {variant} (then it belongs to the variants that still "
+        "carry it), or a regression masks it: another change stops the case from reaching the break "
+        "(a refusal earlier, a generator that no longer builds it). Find out which before changing the "
+        "marker: a masked defect is still there.",
+        pytrace=False,
+    )
     return result

@@ -47,10 +47,19 @@ def window_shape(case: Case) -> str:
     store, config, budget = case
     ref = select(store, config, budget)
     n = len(store.messages)
-    parts = [name for name, present in (("head", ref.head_end > 0), ("middle", ref.middle_end > ref.head_end),
-                                        ("tail", ref.middle_end < n)) if present]
-    straddles = any(any(store.index(m) < ref.head_end or store.index(m) >= ref.middle_end
-                        for m in store.leaves(s.id)) for s in ref.selected)
+    parts = [
+        name
+        for name, present in (
+            ("head", ref.head_end > 0),
+            ("middle", ref.middle_end > ref.head_end),
+            ("tail", ref.middle_end < n),
+        )
+        if present
+    ]
+    straddles = any(
+        any(store.index(m) < ref.head_end or store.index(m) >= ref.middle_end for m in store.leaves(s.id))
+        for s in ref.selected
+    )
     return "+".join(parts or ["empty"]) + (" (straddling summary)" if straddles else "")
 
 
@@ -61,8 +70,7 @@ def pair_mode(case: Case) -> str:
 
 def work_shapes(case: Case) -> frozenset[str]:
     """Which of ``WORK_SHAPES`` the store's work items take ("none" when it holds no work)."""
-    shapes = {"in flight" if w.folds is None else "folds nothing" if not w.folds else w.kind
-              for w in case.store.work}
+    shapes = {"in flight" if w.folds is None else "folds nothing" if not w.folds else w.kind for w in case.store.work}
     return frozenset(shapes or {"none"})
 
 

@@ -51,9 +51,16 @@ def _refusal(err: Exception) -> Refuses:
     name = type(err).__name__
     if isinstance(err, OverBudgetError):
         d = err.diagnostics
-        return Refuses(error=name, site=site_of(err), unit=d.middle_count_unit, cleared_by=tuple(sorted(d.cleared_by)),
-                       head_tokens=d.head_tokens, middle_tokens=d.middle_tokens, actual=err.actual,
-                       refused=tuple(err.refused))
+        return Refuses(
+            error=name,
+            site=site_of(err),
+            unit=d.middle_count_unit,
+            cleared_by=tuple(sorted(d.cleared_by)),
+            head_tokens=d.head_tokens,
+            middle_tokens=d.middle_tokens,
+            actual=err.actual,
+            refused=tuple(err.refused),
+        )
     if isinstance(err, UncoveredDropError):
         return Refuses(error=name, dropped=tuple(err.dropped), categories=dict(err.categories))
     return Refuses(error=name, field=getattr(err, "field", None))
@@ -71,11 +78,13 @@ def observe(scenario: Scenario, variant: str, *, invariants: bool = True) -> Obs
     except Exception as err:  # a crash is an outcome to report, not a reason to stop
         return Observed(variant, None, None, f"crashes: {type(err).__name__}: {err}", violations)
     entries = result.entries
-    sends = Sends(entries=len(entries), total=result.stats.total.tokens,
-                  raw_ids=tuple(e.message_id for e in entries if e.kind == "raw" and e.message_id is not None),
-                  summaries=tuple(e.summary_ids for e in entries if e.kind == "answer"))
-    return Observed(variant, sends, None, f"sends {len(entries)} entries, stats total {fmt(sends.total)}",
-                    violations)
+    sends = Sends(
+        entries=len(entries),
+        total=result.stats.total.tokens,
+        raw_ids=tuple(e.message_id for e in entries if e.kind == "raw" and e.message_id is not None),
+        summaries=tuple(e.summary_ids for e in entries if e.kind == "answer"),
+    )
+    return Observed(variant, sends, None, f"sends {len(entries)} entries, stats total {fmt(sends.total)}", violations)
 
 
 # ----------------------------------------------------------------------------- comparing
@@ -129,8 +138,10 @@ def compare(expectation: Expectation, observed: Observed) -> tuple[Line, ...]:
     """Each expected field against the observed one."""
     lines: list[Line] = []
     kind = "sends" if observed.sends is not None else "refuses" if observed.refuses is not None else "crashes"
-    for name, part, actual in (("sends", expectation.sends, observed.sends),
-                               ("refuses", expectation.refuses, observed.refuses)):
+    for name, part, actual in (
+        ("sends", expectation.sends, observed.sends),
+        ("refuses", expectation.refuses, observed.refuses),
+    ):
         if part is None:
             continue
         lines.append(Line("outcome", name, kind, actual is not None))
@@ -140,8 +151,14 @@ def compare(expectation: Expectation, observed: Observed) -> tuple[Line, ...]:
         for inv in expectation.breaks:
             lines.append(Line(f"breaks {inv}", "breaks", "breaks" if inv in broken else "holds", inv in broken))
     if expectation.holds:
-        lines.append(Line("holds", "every invariant holds", ", ".join(f"breaks {b}" for b in observed.breaks)
-                          or "every invariant holds", not broken))
+        lines.append(
+            Line(
+                "holds",
+                "every invariant holds",
+                ", ".join(f"breaks {b}" for b in observed.breaks) or "every invariant holds",
+                not broken,
+            )
+        )
     if not lines:  # an expectation with nothing to compare still reports the outcome
         lines.append(Line("outcome", "-", kind, True))
     return tuple(lines)
@@ -191,8 +208,12 @@ def judge(scenario: Scenario, variants: Sequence[str] | None = None) -> list[Ver
 def expectation_of(observed: Observed) -> Expectation:
     """What a variant did, as the expectation that pins it."""
     breaks = observed.breaks
-    return Expectation(sends=observed.sends, refuses=observed.refuses,
-                       breaks=breaks or None, holds=observed.violations is not None and not breaks)
+    return Expectation(
+        sends=observed.sends,
+        refuses=observed.refuses,
+        breaks=breaks or None,
+        holds=observed.violations is not None and not breaks,
+    )
 
 
 def expect_from(scenario: Scenario, variants: Sequence[str] = VARIANT_NAMES) -> dict[str, Expectation]:

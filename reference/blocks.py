@@ -16,15 +16,18 @@ class InvalidStoreError(ValueError):
     """A structural error in the store's data; the message names the culprit."""
 
 
-
 def _need(ok: bool, what: str, expected: str, value: object) -> None:
     if not ok:
         raise InvalidStoreError(f"{what} must be {expected}, got {value!r}")
 
 
 def _str(value: object, what: str, *, optional: bool = False) -> None:
-    _need(isinstance(value, str) or (optional and value is None), what,
-          "a string or None" if optional else "a string", value)
+    _need(
+        isinstance(value, str) or (optional and value is None),
+        what,
+        "a string or None" if optional else "a string",
+        value,
+    )
 
 
 def _stamp(block: object, what: str) -> None:
@@ -83,8 +86,9 @@ class ToolResult:
 
     def __post_init__(self) -> None:
         _str(self.tool_use_id, "ToolResult.tool_use_id")
-        _need(isinstance(self.content, (str, tuple)), "ToolResult.content", "a string or a tuple of blocks",
-              self.content)
+        _need(
+            isinstance(self.content, (str, tuple)), "ToolResult.content", "a string or a tuple of blocks", self.content
+        )
 
 
 @dataclass(frozen=True)

@@ -26,10 +26,10 @@ def safe_slice(s: str, end: Number) -> str:
     if cut >= n:
         return s
     cut = max(cut, 0)
-    code = int.from_bytes(units[2 * cut:2 * cut + 2], "little")
+    code = int.from_bytes(units[2 * cut : 2 * cut + 2], "little")
     if 0xDC00 <= code <= 0xDFFF:
         cut = max(cut - 1, 0)
-    return units[:2 * cut].decode("utf-16-le", "surrogatepass")
+    return units[: 2 * cut].decode("utf-16-le", "surrogatepass")
 
 
 # ----------------------------------------------------------------------------- the cap

@@ -21,7 +21,6 @@ class InvalidConfigError(ValueError):
         self.field = field
 
 
-
 EnvelopeKind = Literal["none", "xml"]
 CarrierPolicy = Literal["full", "live-strip"]
 
@@ -65,8 +64,14 @@ class Config:
 
     def __post_init__(self) -> None:
         _check_tool_image_fields(self)
-        for name in ("head_window_tokens", "recent_window_tokens", "l1_budget_tokens",
-                     "l2_budget_tokens", "l3_budget_tokens", "over_budget_grace_ratio"):
+        for name in (
+            "head_window_tokens",
+            "recent_window_tokens",
+            "l1_budget_tokens",
+            "l2_budget_tokens",
+            "l3_budget_tokens",
+            "over_budget_grace_ratio",
+        ):
             if not is_number(getattr(self, name)):
                 raise InvalidConfigError(name, f"must be a number, got {getattr(self, name)!r}")
             object.__setattr__(self, name, js_number(getattr(self, name)))
@@ -106,7 +111,9 @@ def _check_tool_image_fields(c: Config) -> None:
         return
     pairs = tuple(sorted(n.items())) if isinstance(n, Mapping) else n
     if not isinstance(pairs, tuple) or not all(
-            isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str) and is_number(p[1]) for p in pairs):
-        raise InvalidConfigError("tool_result_max_last_n",
-                                 f"must be None, a number or a mapping tool name -> number, got {n!r}")
+        isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str) and is_number(p[1]) for p in pairs
+    ):
+        raise InvalidConfigError(
+            "tool_result_max_last_n", f"must be None, a number or a mapping tool name -> number, got {n!r}"
+        )
     object.__setattr__(c, "tool_result_max_last_n", pairs)

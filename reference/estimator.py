@@ -186,5 +186,6 @@ FALLBACK_PRICING = Pricing(text_tokens, 1, True)
 
 def fallback_tokens(content: Content) -> Number:
     """The strategy's unbound price: Text and reasoning only, stamps verbatim, no calibration or rounding."""
-    return sum((raw_price(b, FALLBACK_PRICING) for b in content
-                if isinstance(b, (Text, Thinking, RedactedThinking))), 0)
+    return sum(
+        (raw_price(b, FALLBACK_PRICING) for b in content if isinstance(b, (Text, Thinking, RedactedThinking))), 0
+    )

@@ -12,9 +12,19 @@ from dataclasses import dataclass
 
 from reference.numerics import Number
 
-__all__ = ["ERRORS", "FAITHFUL", "GROUPS", "INVARIANT_NAMES", "SITES", "VARIANT_NAMES",
-           "Expectation", "Refuses", "Sends", "expectation_for",
-           "variants_named"]
+__all__ = [
+    "ERRORS",
+    "FAITHFUL",
+    "GROUPS",
+    "INVARIANT_NAMES",
+    "SITES",
+    "VARIANT_NAMES",
+    "Expectation",
+    "Refuses",
+    "Sends",
+    "expectation_for",
+    "variants_named",
+]
 
 VARIANT_NAMES: tuple[str, ...] = ("main-48bb87a1", "pr-8bb01ab8", "sound")
 FAITHFUL: tuple[str, ...] = ("main-48bb87a1", "pr-8bb01ab8")
@@ -23,10 +33,22 @@ GROUPS: Mapping[str, tuple[str, ...]] = {"faithful": FAITHFUL, "all": VARIANT_NA
 SITES: tuple[str, ...] = ("head", "middle-raw", "positioned-pair", "combined-pair")
 ERRORS: tuple[str, ...] = ("OverBudgetError", "UncoveredDropError", "InvalidConfigError")
 #: The invariants of docs/model.md, "Invariants" (``invariants.INVARIANTS``; a test keeps the two equal).
-INVARIANT_NAMES: tuple[str, ...] = ("stats-total", "exact-budget", "never-over", "nothing-lost", "diagnostics",
-                                    "bad-values", "determinism", "well-formed",
-                                    "rendering", "selection", "exactly-once", "chronological", "tail-suffix",
-                                    "diagnostics-full")
+INVARIANT_NAMES: tuple[str, ...] = (
+    "stats-total",
+    "exact-budget",
+    "never-over",
+    "nothing-lost",
+    "diagnostics",
+    "bad-values",
+    "determinism",
+    "well-formed",
+    "rendering",
+    "selection",
+    "exactly-once",
+    "chronological",
+    "tail-suffix",
+    "diagnostics-full",
+)
 
 
 @dataclass(frozen=True)

@@ -28,9 +28,12 @@ class SendsModel(Strict):
     summaries: Array(Array(Str)) | None = None
 
     def build(self) -> Sends:
-        return Sends(entries=self.entries, total=self.total,
-                     raw_ids=None if self.raw_ids is None else tuple(self.raw_ids),
-                     summaries=None if self.summaries is None else tuple(tuple(s) for s in self.summaries))
+        return Sends(
+            entries=self.entries,
+            total=self.total,
+            raw_ids=None if self.raw_ids is None else tuple(self.raw_ids),
+            summaries=None if self.summaries is None else tuple(tuple(s) for s in self.summaries),
+        )
 
 
 DROP_CATEGORIES = ("in-tail-not-rendered", "covered-by-unemitted-summary", "not-covered")
@@ -53,7 +56,8 @@ class RefusesModel(Strict):
     error: one_of(ERRORS) | None = None
     site: one_of(SITES) | None = None
     unit: one_of(("selection-items", "raw-messages")) | None = Field(
-        None, validation_alias=AliasChoices("unit", "middle_count_unit", "middleCountUnit"))
+        None, validation_alias=AliasChoices("unit", "middle_count_unit", "middleCountUnit")
+    )
     cleared_by: Array(Str) | None = None
     head_tokens: Num | None = None
     middle_tokens: Num | None = None
@@ -67,10 +71,19 @@ class RefusesModel(Strict):
         def tup(x: list[str] | None) -> tuple[str, ...] | None:
             return None if x is None else tuple(x)
 
-        return Refuses(error=self.error, site=self.site, unit=self.unit, cleared_by=tup(self.cleared_by),
-                       head_tokens=self.head_tokens, middle_tokens=self.middle_tokens, actual=self.actual,
-                       refused=tup(self.refused), dropped=tup(self.dropped), categories=self.categories,
-                       field=self.field)
+        return Refuses(
+            error=self.error,
+            site=self.site,
+            unit=self.unit,
+            cleared_by=tup(self.cleared_by),
+            head_tokens=self.head_tokens,
+            middle_tokens=self.middle_tokens,
+            actual=self.actual,
+            refused=tup(self.refused),
+            dropped=tup(self.dropped),
+            categories=self.categories,
+            field=self.field,
+        )
 
 
 def _true_is_empty(raw: object) -> Any:
@@ -99,8 +112,12 @@ class ExpectationModel(Strict):
     def build(self) -> Expectation:
         sends = None if self.sends is None else self.sends.build()
         refuses = None if self.refuses is None else self.refuses.build()
-        return Expectation(sends=sends, refuses=refuses,
-                           breaks=None if self.breaks is None else tuple(self.breaks), holds=bool(self.holds))
+        return Expectation(
+            sends=sends,
+            refuses=refuses,
+            breaks=None if self.breaks is None else tuple(self.breaks),
+            holds=bool(self.holds),
+        )
 
 
 EXPECT_KEYS: tuple[str, ...] = (*VARIANT_NAMES, *GROUPS)
@@ -115,4 +132,3 @@ def expect_keys(raw: object) -> Any:
             hint = f'; did you mean "{close[0]}"?' if close else ""
             fail(f"unknown variant {show(key)}{hint} (allowed: {', '.join(EXPECT_KEYS)})")
     return raw
-

@@ -114,8 +114,10 @@ def scalar(check: Callable[[object], Any], schema: dict[str, Any]) -> Any:
 
 Num = scalar(_number, _NUMBER_SCHEMA)
 NullableNum = scalar(_nullable_number, {"anyOf": [_NUMBER_SCHEMA, {"type": "null"}]})
-PerToolNum = scalar(_per_tool_number, {"anyOf": [_NUMBER_SCHEMA, {"type": "null"},
-                                                 {"type": "object", "additionalProperties": _NUMBER_SCHEMA}]})
+PerToolNum = scalar(
+    _per_tool_number,
+    {"anyOf": [_NUMBER_SCHEMA, {"type": "null"}, {"type": "object", "additionalProperties": _NUMBER_SCHEMA}]},
+)
 Int = scalar(_integer, {"type": "integer"})
 Str = scalar(string_value, {"type": "string"})
 NullableStr = scalar(_nullable_string, {"type": ["string", "null"]})
@@ -182,8 +184,7 @@ def _with_camel_names(schema: dict[str, Any], cls: type[BaseModel]) -> None:
         for c in choices:
             props.setdefault(c, props[key])
         if key in required:
-            either.append({"required": [key]} if len(choices) == 1 else
-                          {"anyOf": [{"required": [c]} for c in choices]})
+            either.append({"required": [key]} if len(choices) == 1 else {"anyOf": [{"required": [c]} for c in choices]})
     if either:
         schema["allOf"] = either
     schema["additionalProperties"] = False
@@ -192,8 +193,12 @@ def _with_camel_names(schema: dict[str, Any], cls: type[BaseModel]) -> None:
 class Strict(BaseModel):
     """A file object: unknown keys refused (naming the allowed ones), camelCase accepted, read-only."""
 
-    model_config = ConfigDict(frozen=True, populate_by_name=True, json_schema_extra=_with_camel_names,
-                              alias_generator=AliasGenerator(validation_alias=_camel_too))
+    model_config = ConfigDict(
+        frozen=True,
+        populate_by_name=True,
+        json_schema_extra=_with_camel_names,
+        alias_generator=AliasGenerator(validation_alias=_camel_too),
+    )
 
     #: Keys refused with a message of their own (said at the key's path).
     RESERVED: ClassVar[Mapping[str, str]] = {}
@@ -210,7 +215,6 @@ class Strict(BaseModel):
             if key not in allowed:
                 fail(unknown_field(key, cls))
         return raw
-
 
 
 def one_of(choices: tuple[str, ...]) -> Any:

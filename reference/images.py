@@ -29,8 +29,9 @@ def depth_start(prices: Sequence[Number], depth: Number) -> int:
     return 0
 
 
-def live_flags(contents: Sequence[Content], positions: Sequence[int | None], start: int,
-               config: Config) -> list[tuple[bool, ...]]:
+def live_flags(
+    contents: Sequence[Content], positions: Sequence[int | None], start: int, config: Config
+) -> list[tuple[bool, ...]]:
     """Per content, per top-level image in block order: whether it stays live.
 
     ``positions`` are store indices (``None``: no message, which lies before every message, so deep). The

@@ -15,8 +15,18 @@ from collections.abc import Mapping
 from itertools import accumulate
 from typing import Any
 
-__all__ = ["MAX_DEPTH", "MAX_DIGITS", "JsonLimitError", "TooLarge", "check_depth", "check_text_depth",
-           "describe_too_large", "first_too_large", "is_too_large", "parse_json"]
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_DIGITS",
+    "JsonLimitError",
+    "TooLarge",
+    "check_depth",
+    "check_text_depth",
+    "describe_too_large",
+    "first_too_large",
+    "is_too_large",
+    "parse_json",
+]
 
 #: The deepest nesting of arrays and objects accepted: content nested some 247 tool results deep (each counts
 #: two levels), within both the model's ``MAX_NESTING`` and pydantic-core's depth of 255 nested models.
@@ -63,9 +73,9 @@ def _parse_int(text: str) -> int | TooLarge:
 
 # A string literal (so that brackets inside strings are skipped) or one bracket.
 _STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'
-_TOKEN = re.compile(_STRING + r'|[\[\]{}]', re.S)
+_TOKEN = re.compile(_STRING + r"|[\[\]{}]", re.S)
 _STRINGS = re.compile(_STRING, re.S)
-_NOT_BRACKETS = re.compile(r'[^\[\]{}]+')
+_NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
 
 
 def _where(text: str, offset: int) -> str:

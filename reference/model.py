@@ -37,9 +37,31 @@ from reference.config import Budget, CarrierPolicy, Config, EnvelopeKind, Invali
 from reference.numerics import Number, is_number, js_blank, js_number
 
 __all__ = [
-    "BLOCK_TYPES", "MAX_NESTING", "Block", "Budget", "Carrier", "CarrierPolicy", "Config", "Content", "Document",
-    "Entry", "EntryKind", "EnvelopeKind", "Image", "InvalidConfigError", "InvalidStoreError", "Message",
-    "RedactedThinking", "Store", "Summary", "Text", "Thinking", "ToolResult", "ToolUse", "Work", "json_depth",
+    "BLOCK_TYPES",
+    "MAX_NESTING",
+    "Block",
+    "Budget",
+    "Carrier",
+    "CarrierPolicy",
+    "Config",
+    "Content",
+    "Document",
+    "Entry",
+    "EntryKind",
+    "EnvelopeKind",
+    "Image",
+    "InvalidConfigError",
+    "InvalidStoreError",
+    "Message",
+    "RedactedThinking",
+    "Store",
+    "Summary",
+    "Text",
+    "Thinking",
+    "ToolResult",
+    "ToolUse",
+    "Work",
+    "json_depth",
 ]
 
 #: The deepest nesting a message's content may have: tool results inside tool results, and the JSON
@@ -158,8 +180,7 @@ class Store:
         """A copy with a new calibration, accepted only when finite and in (0.25, 4)."""
         if not _valid_calibration(calibration):
             return self
-        return Store(self.messages, self.summaries, calibration, self.pricing_epoch,
-                     self.text_estimator, self.work)
+        return Store(self.messages, self.summaries, calibration, self.pricing_epoch, self.text_estimator, self.work)
 
     def index(self, message_id: str) -> int:
         """Position of a message in the store."""
@@ -222,8 +243,7 @@ def _check_content(content: object, where: str) -> None:
             if isinstance(block, ToolResult) and not isinstance(block.content, str):
                 stack.append((block.content, f"{path}.content[{i}]", depth + 1))
             elif isinstance(block, ToolUse) and json_depth(block.input) + depth > MAX_NESTING:
-                _fail(f"{where}: content nested deeper than {MAX_NESTING} levels (the input of tool use "
-                      f"{block.id!r})")
+                _fail(f"{where}: content nested deeper than {MAX_NESTING} levels (the input of tool use {block.id!r})")
 
 
 def json_depth(value: object) -> int:
@@ -250,15 +270,16 @@ def _check_summary_fields(s: Summary) -> None:
         _fail(f"summaries: not a Summary: {s!r}")
     _need(isinstance(s.id, str), "Summary.id", "a string", s.id)
     where = f"summary {s.id!r}"
-    _need(s.parent_id is None or isinstance(s.parent_id, str), f"{where}: parent_id", "a string or None",
-          s.parent_id)
+    _need(s.parent_id is None or isinstance(s.parent_id, str), f"{where}: parent_id", "a string or None", s.parent_id)
     if not isinstance(s.level, int) or isinstance(s.level, bool) or s.level < 1:
         _fail(f"{where}: level must be an integer >= 1, got {s.level!r}")
     if not isinstance(s.source_level, int) or isinstance(s.source_level, bool) or s.source_level < 0:
         _fail(f"{where}: source_level must be an integer >= 0, got {s.source_level!r}")
     if s.level != s.source_level + 1:
-        _fail(f"{where}: level {s.level} must be one above its source_level {s.source_level} (an L{s.level} "
-              f"summarizes {'messages' if s.level == 1 else f'L{s.level - 1} summaries'})")
+        _fail(
+            f"{where}: level {s.level} must be one above its source_level {s.source_level} (an L{s.level} "
+            f"summarizes {'messages' if s.level == 1 else f'L{s.level - 1} summaries'})"
+        )
     if not isinstance(s.content, str):
         _fail(f"{where}: content must be a string")
     if not is_number(s.tokens):
@@ -312,8 +333,10 @@ def _check_store(store: Store) -> None:
     for s in store.summaries:
         ordered = sorted(leaves[s.id], key=index.__getitem__)
         if tuple(s.source_range) != (ordered[0], ordered[-1]):
-            _fail(f"summary {s.id!r}: source_range {tuple(s.source_range)!r} is not its first and "
-                  f"last leaf ({ordered[0]!r}, {ordered[-1]!r})")
+            _fail(
+                f"summary {s.id!r}: source_range {tuple(s.source_range)!r} is not its first and "
+                f"last leaf ({ordered[0]!r}, {ordered[-1]!r})"
+            )
     owner: dict[str, str] = {}
     for s in store.summaries:
         if s.parent_id is None:
@@ -339,8 +362,9 @@ def _check_estimator(estimator: object) -> None:
     try:
         inspect.signature(estimator).bind("text")
     except TypeError:
-        _fail(f"text_estimator must take one argument (the text), got {estimator!r} taking "
-              f"{inspect.signature(estimator)}")
+        _fail(
+            f"text_estimator must take one argument (the text), got {estimator!r} taking {inspect.signature(estimator)}"
+        )
     except ValueError:  # no signature to read (some builtins): it is called and judged then
         pass
 

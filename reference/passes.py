@@ -71,7 +71,7 @@ def _fetch(pieces: list[Piece], at: int, call: str) -> tuple[ToolResult, bool]:
         blocks = pieces[j].blocks()
         for k, (b, _) in enumerate(blocks):
             if isinstance(b, ToolResult) and b.tool_use_id == call:
-                rest = blocks[:k] + blocks[k + 1:]
+                rest = blocks[:k] + blocks[k + 1 :]
                 pieces[j] = pieces[j].with_blocks(rest or [(Text(MOVED_TEXT), False)])
                 return b, False
     return ToolResult(call, STUB_TEXT), True
@@ -122,8 +122,9 @@ def object_keys(value: object) -> list[str]:
     """JavaScript's ``Object.keys``: array-index keys first, ascending, then the rest in insertion order."""
     if isinstance(value, dict):
         keys = [str(k) for k in value]
-        index = sorted((k for k in keys if k.isascii() and k.isdigit() and str(int(k)) == k and int(k) < 2**32 - 1),
-                       key=int)
+        index = sorted(
+            (k for k in keys if k.isascii() and k.isdigit() and str(int(k)) == k and int(k) < 2**32 - 1), key=int
+        )
         return index + [k for k in keys if k not in index]
     if isinstance(value, (list, tuple)):
         return [str(i) for i in range(len(value))]
@@ -150,8 +151,10 @@ def prune(pieces: Sequence[Piece], config: Config) -> list[Piece]:
     say how many newer ones follow (stubs and results to calls not in the context neither count nor change)."""
     cap = config.tool_use_input_max_tokens or 0
     tool_of = {b.id: b.name for p in pieces for b in p.entry.content if isinstance(b, ToolUse)}
-    out = [p.with_blocks([(_capped_call(b, cap) if isinstance(b, ToolUse) and cap > 0 else b, s)
-                          for b, s in p.blocks()]) for p in pieces]
+    out = [
+        p.with_blocks([(_capped_call(b, cap) if isinstance(b, ToolUse) and cap > 0 else b, s) for b, s in p.blocks()])
+        for p in pieces
+    ]
     if config.tool_result_max_last_n is None:
         return out
     by_tool: dict[str, list[tuple[int, int]]] = {}
@@ -184,5 +187,7 @@ def run(store: Store, config: Config, pieces: Sequence[Piece], depth_start: int,
     out = prune(pair(out), config)
     positions = [None if p.entry.message_id is None else store.index(p.entry.message_id) for p in out]
     flags = live_flags([p.entry.content for p in out], positions, depth_start, config)
-    return [Piece(p.owner, replace(p.entry, content=stripped(p.entry.content, f)), p.stubs)
-            for p, f in zip(out, flags, strict=True)]
+    return [
+        Piece(p.owner, replace(p.entry, content=stripped(p.entry.content, f)), p.stubs)
+        for p, f in zip(out, flags, strict=True)
+    ]

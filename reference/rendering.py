@@ -95,8 +95,10 @@ def blank(s: Summary) -> bool:
 
 def positioned_pair(s: Summary, config: Config, switches: Switches = Switches()) -> tuple[Entry, Entry]:
     answer = envelope(cap_content(live_prose(s, config), config.cap), s, config)
-    return (Entry(ASKER, (Text(recall_header(s, config, switches.header_replace_chained)),), "question"),
-            Entry(config.summary_participant, answer, "answer", summary_ids=(s.id,)))
+    return (
+        Entry(ASKER, (Text(recall_header(s, config, switches.header_replace_chained)),), "question"),
+        Entry(config.summary_participant, answer, "answer", summary_ids=(s.id,)),
+    )
 
 
 def _held_none(summaries: Sequence[Summary], config: Config) -> tuple[Content, list[Summary]]:
@@ -136,8 +138,10 @@ def _held_xml(summaries: Sequence[Summary], config: Config) -> tuple[Content, li
 
 def combined_pair(summaries: Sequence[Summary], config: Config) -> tuple[Entry, Entry]:
     content, held = (_held_xml if config.recall_envelope == "xml" else _held_none)(summaries, config)
-    return (Entry(ASKER, (Text(config.summary_context_label),), "question"),
-            Entry(config.summary_participant, content, "answer", summary_ids=tuple(s.id for s in held)))
+    return (
+        Entry(ASKER, (Text(config.summary_context_label),), "question"),
+        Entry(config.summary_participant, content, "answer", summary_ids=tuple(s.id for s in held)),
+    )
 
 
 # ----------------------------------------------------------------------------- layout
@@ -174,8 +178,14 @@ class Item:
         return max((s.level for s in self.held), default=0)
 
 
-def layout(store: Store, config: Config, raw: Iterable[int], summaries: Sequence[Summary],
-           bounds: tuple[int, int], switches: Switches = Switches()) -> list[Item]:
+def layout(
+    store: Store,
+    config: Config,
+    raw: Iterable[int],
+    summaries: Sequence[Summary],
+    bounds: tuple[int, int],
+    switches: Switches = Switches(),
+) -> list[Item]:
     """The items in emission order: head raw messages, the middle (positioned or combined), the tail."""
     head_end, middle_end = bounds
     indices = sorted(set(raw))
@@ -187,7 +197,8 @@ def layout(store: Store, config: Config, raw: Iterable[int], summaries: Sequence
     middle = [i for i in indices if head_end <= i < middle_end]
     if config.positioned_recall_pairs:
         keyed: list[tuple[tuple[int, int, int], Summary | int]] = [
-            ((store.index(s.source_range[0]), 0, k), s) for k, s in enumerate(summaries) if not blank(s)]
+            ((store.index(s.source_range[0]), 0, k), s) for k, s in enumerate(summaries) if not blank(s)
+        ]
         keyed += [((i, 1, 0), i) for i in middle]
         for _, thing in sorted(keyed, key=lambda kv: kv[0]):
             if isinstance(thing, Summary):
@@ -209,8 +220,9 @@ def finish(store: Store, config: Config, items: Sequence[Item], switches: Switch
     owns it (a repair entry by the item whose call it answers)."""
     pieces = [passes.Piece.of(k, e) for k, it in enumerate(items) for e in it.entries]
     prices = message_prices(store, Rules(verbatim_stamps=switches.verbatim_stamps))
-    done = passes.run(store, config, pieces, depth_start(prices, config.image_strip_depth_tokens),
-                      switches.trim_trailing_calls)
+    done = passes.run(
+        store, config, pieces, depth_start(prices, config.image_strip_depth_tokens), switches.trim_trailing_calls
+    )
     return [replace(it, entries=tuple(p.entry for p in done if p.owner == k)) for k, it in enumerate(items)]
 
 
@@ -225,8 +237,13 @@ def planned_raw(store: Store, selection: Selection, bounds_: tuple[int, int], sw
     return raw
 
 
-def render(store: Store, config: Config, selection: Selection, switches: Switches = Switches(),
-           bounds_: tuple[int, int] | None = None) -> tuple[Entry, ...]:
+def render(
+    store: Store,
+    config: Config,
+    selection: Selection,
+    switches: Switches = Switches(),
+    bounds_: tuple[int, int] | None = None,
+) -> tuple[Entry, ...]:
     """The entries a compile that made ``selection`` must send, in order, after the structural passes
     (``bounds_``: the windows' bounds under ``switches``, when the caller has them already)."""
     if bounds_ is None:

@@ -131,12 +131,12 @@ def _message(err: Any) -> str:
     """One pydantic error as one line: ``<path>: <what was wrong>``."""
     loc, kind, ctx = tuple(err["loc"]), err["type"], err.get("ctx") or {}
     if kind == "missing":
-        return f'{json_path(loc[:-1]) or "scenario"}: missing field {show(loc[-1])}'
+        return f"{json_path(loc[:-1]) or 'scenario'}: missing field {show(loc[-1])}"
     if kind == "cmharness":
-        return f'{(json_path(loc) or "scenario") + ctx["suffix"]}: {ctx["message"]}'
+        return f"{(json_path(loc) or 'scenario') + ctx['suffix']}: {ctx['message']}"
     if kind in ("dict_type", "model_type"):
-        return f'{json_path(loc) or "scenario"}: expected an object'
-    return f'{json_path(loc) or "scenario"}: {err["msg"]}'
+        return f"{json_path(loc) or 'scenario'}: expected an object"
+    return f"{json_path(loc) or 'scenario'}: {err['msg']}"
 
 
 # ----------------------------------------------------------------------------- reading
@@ -187,8 +187,9 @@ def _scenario_from(raw: object) -> Scenario:
         raise ScenarioError(f"config: {err}") from err
     budget = _unlimited() if parsed.budget is None else parsed.budget.build()  # its model refuses what Budget would
     expect = {k: v.build() for k, v in (parsed.expect or {}).items()}
-    return Scenario(store=store, config=config, budget=budget, description=parsed.description,
-                    source=parsed.source, expect=expect)
+    return Scenario(
+        store=store, config=config, budget=budget, description=parsed.description, source=parsed.source, expect=expect
+    )
 
 
 # ----------------------------------------------------------------------------- writing

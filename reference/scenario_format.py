@@ -110,8 +110,13 @@ class ToolResultBlock(Strict):
 
 
 BLOCK_MODELS: dict[str, type[Strict]] = {
-    "text": TextBlock, "thinking": ThinkingBlock, "redacted_thinking": RedactedThinkingBlock,
-    "tool_use": ToolUseBlock, "tool_result": ToolResultBlock, "image": ImageBlock, "document": DocumentBlock,
+    "text": TextBlock,
+    "thinking": ThinkingBlock,
+    "redacted_thinking": RedactedThinkingBlock,
+    "tool_use": ToolUseBlock,
+    "tool_result": ToolResultBlock,
+    "image": ImageBlock,
+    "document": DocumentBlock,
 }
 CARRIER_TYPES = ("text", "thinking", "redacted_thinking")
 
@@ -126,8 +131,7 @@ def _block_check(allowed: tuple[str, ...]) -> BeforeValidator:
         if not isinstance(kind, str) or kind not in BLOCK_MODELS:
             return fail(f"unknown block type {show(kind)}", ".type")
         if kind not in allowed:
-            return fail(f"block type {show(kind)} is not allowed here (expected one of {', '.join(allowed)})",
-                        ".type")
+            return fail(f"block type {show(kind)} is not allowed here (expected one of {', '.join(allowed)})", ".type")
         return raw
 
     return BeforeValidator(check)
@@ -175,9 +179,17 @@ def _string_at(raw: object, suffix: str) -> None:
         fail(f"expected a string, got {show(raw)}", suffix)
 
 
-_RANGE_SCHEMA = {"anyOf": [{"type": "array", "items": {"type": "string"}, "minItems": 2, "maxItems": 2},
-                           {"type": "object", "properties": {"first": {"type": "string"}, "last": {"type": "string"}},
-                            "required": ["first", "last"], "additionalProperties": False}]}
+_RANGE_SCHEMA = {
+    "anyOf": [
+        {"type": "array", "items": {"type": "string"}, "minItems": 2, "maxItems": 2},
+        {
+            "type": "object",
+            "properties": {"first": {"type": "string"}, "last": {"type": "string"}},
+            "required": ["first", "last"],
+            "additionalProperties": False,
+        },
+    ]
+}
 
 
 class MessageModel(Strict):
@@ -202,9 +214,17 @@ class SummaryModel(Strict):
 
     def build(self) -> m.Summary:
         carriers = None if self.response_content is None else build_all(self.response_content)
-        return m.Summary(id=self.id, level=self.level, content=self.content, tokens=self.tokens,
-                         source_level=self.source_level, source_ids=tuple(self.source_ids),
-                         source_range=self.source_range, parent_id=self.parent_id, response_content=carriers)
+        return m.Summary(
+            id=self.id,
+            level=self.level,
+            content=self.content,
+            tokens=self.tokens,
+            source_level=self.source_level,
+            source_ids=tuple(self.source_ids),
+            source_range=self.source_range,
+            parent_id=self.parent_id,
+            response_content=carriers,
+        )
 
 
 class WorkModel(Strict):
@@ -229,9 +249,13 @@ class StoreModel(Strict):
     }
 
     def build(self) -> m.Store:
-        return m.Store(messages=tuple(x.build() for x in self.messages),
-                       summaries=tuple(x.build() for x in self.summaries), calibration=self.calibration,
-                       pricing_epoch=self.pricing_epoch, work=tuple(x.build() for x in self.work))
+        return m.Store(
+            messages=tuple(x.build() for x in self.messages),
+            summaries=tuple(x.build() for x in self.summaries),
+            calibration=self.calibration,
+            pricing_epoch=self.pricing_epoch,
+            work=tuple(x.build() for x in self.work),
+        )
 
 
 # ----------------------------------------------------------------------------- config and budget
@@ -279,9 +303,14 @@ class ScenarioModel(Strict):
 
     schema_: NullableStr = Field(None, alias="$schema", validation_alias="$schema")
     description: NullableStr = None
-    source: scalar(lambda v: v if v is None or (isinstance(v, (str, int)) and not isinstance(v, bool)) else
-                    fail(f"expected a link or an issue number, got {show(v)}"),
-                    {"type": ["string", "integer", "null"]}) = None
+    source: scalar(
+        lambda v: (
+            v
+            if v is None or (isinstance(v, (str, int)) and not isinstance(v, bool))
+            else fail(f"expected a link or an issue number, got {show(v)}")
+        ),
+        {"type": ["string", "integer", "null"]},
+    ) = None
     store: StoreModel
     config: ConfigModel | None = None  # type: ignore[valid-type]
     budget: BudgetModel | None = None

@@ -92,8 +92,10 @@ def bounds(store: Store, config: Config, rules: Rules) -> tuple[int, int]:
     a head ending just after a call and a recent window opening on a result each step back one."""
     prices = message_prices(store, rules)
     rule = store_pricing(store, verbatim_stamps=rules.verbatim_stamps)
-    post = [calibrated_tokens(stripped(m.content, f), rule, store.calibration)
-            for m, f in zip(store.messages, store_wide_flags(store, config, rules), strict=True)]
+    post = [
+        calibrated_tokens(stripped(m.content, f), rule, store.calibration)
+        for m, f in zip(store.messages, store_wide_flags(store, config, rules), strict=True)
+    ]
     head = head_walk(prices, config.head_window_tokens)
     recent = recent_walk(post, config.recent_window_tokens)
     n = len(store.messages)
@@ -140,8 +142,13 @@ def select(store: Store, config: Config, budget: Budget, rules: Rules = Rules())
     def touches(s: Summary) -> bool:
         return any(i < head_end or i >= middle_end for i in _leaf_indices(store, s))
 
-    pool = [s for s in store.summaries if s.parent_id is None and (_has_text(s) or rules.blank_candidates)
-            and not ((s.level == 1 or not rules.deep_window_candidates) and touches(s))]
+    pool = [
+        s
+        for s in store.summaries
+        if s.parent_id is None
+        and (_has_text(s) or rules.blank_candidates)
+        and not ((s.level == 1 or not rules.deep_window_candidates) and touches(s))
+    ]
     head = head_total(store, config, head_end, rules)
     limit = budget.input_budget
     own = {3: config.l3_budget_tokens, 2: config.l2_budget_tokens, 1: config.l1_budget_tokens}

@@ -18,17 +18,39 @@ from reports.mutants import Mutant
 
 #: The campaign's own modules (paths from the root, or glob patterns of them): changing how results are run or
 #: shown never invalidates them.
-HARNESS_ONLY = frozenset({"reports/campaign.py", "reports/campaign_settings.py", "reports/campaign_journal.py",
-                          "reports/campaign_processes.py", "reports/campaign_runs.py",
-                          "reports/campaign_progress.py", "reports/campaign_scheduler.py",
-                          "reports/campaign_options.py", "reports/report.py", "reports/mutmut_run.py",
-                          "reports/mutants.py", "reports/equivalent_mutants.toml", "tests/campaign_helpers.py",
-                          "tests/test_campaign_*.py",
-                          "reports/test-order.json", "reports/hints.json", "reports/hints.py",
-                          "reports/mutant_order.py", "reports/witness.py", "reports/deps.py", "reports/extra.py",
-                          "reports/report_run.py", "reports/mte.py", "reports/md_report.py",
-                          "reports/html_report.py", "reports/report_build.py", "reports/report_summary.py",
-                          "reports/mutmut_results.py", "reports/mutmut_work.py"})
+HARNESS_ONLY = frozenset(
+    {
+        "reports/campaign.py",
+        "reports/campaign_settings.py",
+        "reports/campaign_journal.py",
+        "reports/campaign_processes.py",
+        "reports/campaign_runs.py",
+        "reports/campaign_progress.py",
+        "reports/campaign_scheduler.py",
+        "reports/campaign_options.py",
+        "reports/report.py",
+        "reports/mutmut_run.py",
+        "reports/mutants.py",
+        "reports/equivalent_mutants.toml",
+        "tests/campaign_helpers.py",
+        "tests/test_campaign_*.py",
+        "reports/test-order.json",
+        "reports/hints.json",
+        "reports/hints.py",
+        "reports/mutant_order.py",
+        "reports/witness.py",
+        "reports/deps.py",
+        "reports/extra.py",
+        "reports/report_run.py",
+        "reports/mte.py",
+        "reports/md_report.py",
+        "reports/html_report.py",
+        "reports/report_build.py",
+        "reports/report_summary.py",
+        "reports/mutmut_results.py",
+        "reports/mutmut_work.py",
+    }
+)
 SKIP_DIRS = frozenset({"__pycache__", ".hypothesis", ".pytest_cache", "out", "mutants"})
 
 

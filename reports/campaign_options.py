@@ -57,25 +57,46 @@ def folder_argument(text: str) -> str:
 
 def add_report_arguments(parser: Any) -> None:
     """The ``cmharness report`` options (here, so that building the parser does not import pandas)."""
-    parser.add_argument("--shard", metavar="I/N", type=shard_argument,
-                        help="run only the mutants of shard I of N (a stable slice)")
-    parser.add_argument("--merge", action="store_true",
-                        help="run nothing: build the report from every journal in the journal folder")
+    parser.add_argument(
+        "--shard", metavar="I/N", type=shard_argument, help="run only the mutants of shard I of N (a stable slice)"
+    )
+    parser.add_argument(
+        "--merge", action="store_true", help="run nothing: build the report from every journal in the journal folder"
+    )
     parser.add_argument("--no-mutmut", action="store_true", help="leave mutmut's operator mutants out of this run")
-    parser.add_argument("--mutmut-paths", nargs="+", choices=MUTMUT_PATHS, default=list(DEFAULT_MUTMUT_PATHS),
-                        metavar="FOLDER", help=f"the folders mutmut mutates in this run, of {', '.join(MUTMUT_PATHS)} "
-                                               f"(default: {' '.join(DEFAULT_MUTMUT_PATHS)}); results of earlier "
-                                               "runs over other folders stay in the report")
-    parser.add_argument("--budget", type=seconds_argument, default=DEFAULT_BUDGET, metavar="SECONDS",
-                        help=f"wall-clock budget of the run; mutmut gets what the rest leaves (default "
-                             f"{DEFAULT_BUDGET:.0f}); mutants it does not reach run next time")
-    parser.add_argument("--workers", type=workers_argument, default=None,
-                        help="parallel runs, at least 1 (default: the CPU count)")
-    parser.add_argument("--all-variants", action="store_true",
-                        help="run a mutant against the tests of every variant, not only its own")
-    parser.add_argument("--out", type=folder_argument, default=None,
-                        help="output folder, made when missing (default reports/out)")
-    parser.add_argument("--extra-mutants", metavar="DIR", default=None,
-                        help="also run each DIR/*.patch (a unified diff of the tree) as a mutant, with the named ones")
-    parser.add_argument("--full", action="store_true",
-                        help="a cold run: forget every journaled result and run everything again")
+    parser.add_argument(
+        "--mutmut-paths",
+        nargs="+",
+        choices=MUTMUT_PATHS,
+        default=list(DEFAULT_MUTMUT_PATHS),
+        metavar="FOLDER",
+        help=f"the folders mutmut mutates in this run, of {', '.join(MUTMUT_PATHS)} "
+        f"(default: {' '.join(DEFAULT_MUTMUT_PATHS)}); results of earlier "
+        "runs over other folders stay in the report",
+    )
+    parser.add_argument(
+        "--budget",
+        type=seconds_argument,
+        default=DEFAULT_BUDGET,
+        metavar="SECONDS",
+        help=f"wall-clock budget of the run; mutmut gets what the rest leaves (default "
+        f"{DEFAULT_BUDGET:.0f}); mutants it does not reach run next time",
+    )
+    parser.add_argument(
+        "--workers", type=workers_argument, default=None, help="parallel runs, at least 1 (default: the CPU count)"
+    )
+    parser.add_argument(
+        "--all-variants", action="store_true", help="run a mutant against the tests of every variant, not only its own"
+    )
+    parser.add_argument(
+        "--out", type=folder_argument, default=None, help="output folder, made when missing (default reports/out)"
+    )
+    parser.add_argument(
+        "--extra-mutants",
+        metavar="DIR",
+        default=None,
+        help="also run each DIR/*.patch (a unified diff of the tree) as a mutant, with the named ones",
+    )
+    parser.add_argument(
+        "--full", action="store_true", help="a cold run: forget every journaled result and run everything again"
+    )

@@ -77,8 +77,16 @@ def run_pytest(settings: Settings, args: Sequence[str], timeout: float | None) -
 
 def _run_process(cmd: Sequence[str], settings: Settings, log: Path, timeout: float | None) -> tuple[int | None, bool]:
     with open(log, "wb") as out:
-        proc = subprocess.Popen(cmd, cwd=settings.root, env=settings.env(), stdout=out, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, start_new_session=True, preexec_fn=_die_with_parent)
+        proc = subprocess.Popen(
+            cmd,
+            cwd=settings.root,
+            env=settings.env(),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+            preexec_fn=_die_with_parent,
+        )
         with _LIVE_LOCK:
             _LIVE.add(proc)
         try:
@@ -101,8 +109,12 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
             with contextlib.suppress(json.JSONDecodeError):
                 row = json.loads(line)
                 if row.get("event") == "start":
-                    rows[row["nodeid"]] = {"nodeid": row["nodeid"], "outcome": "running", "t": row["t"],
-                                           "duration": 0.0}
+                    rows[row["nodeid"]] = {
+                        "nodeid": row["nodeid"],
+                        "outcome": "running",
+                        "t": row["t"],
+                        "duration": 0.0,
+                    }
                 else:
                     rows[row["nodeid"]] = row
     return list(rows.values())

@@ -28,9 +28,11 @@ class Progress:
         eta = (self.busy / self.done) * left / self.workers if self.done else 0.0
         counts = ", ".join(f"{k} {v}" for k, v in sorted(self.counts.items()))
         extra = f" by {len(record['killed_by'])} test(s)" if status == "killed" else ""
-        self.stream.write(f"[{self.done}/{self.total} {self.label}] {mutant_id}: {status}{extra} "
-                          f"({record.get('duration', 0):.1f}s) | {counts} | elapsed {fmt_time(elapsed)}, "
-                          f"ETA {fmt_time(eta)}\n")
+        self.stream.write(
+            f"[{self.done}/{self.total} {self.label}] {mutant_id}: {status}{extra} "
+            f"({record.get('duration', 0):.1f}s) | {counts} | elapsed {fmt_time(elapsed)}, "
+            f"ETA {fmt_time(eta)}\n"
+        )
         self.stream.flush()
 
 

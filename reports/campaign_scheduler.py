@@ -25,30 +25,48 @@ def _key(settings: Settings, mutant: Mutant, baseline: dict[str, Any], patch: Pa
     if patch is not None:
         from reports.extra import key
 
-        return key(settings, patch.read_text(encoding="utf-8"),
-                   [r["nodeid"] for r in baseline["tests"] if r["outcome"] == "passed"])
+        return key(
+            settings,
+            patch.read_text(encoding="utf-8"),
+            [r["nodeid"] for r in baseline["tests"] if r["outcome"] == "passed"],
+        )
     nodeids = [r["nodeid"] for r in tests_for(mutant, baseline, settings.all_variants)]
-    return named_key(settings.root, mutant.spec, nodeids,
-                     settings_part(settings.selection, settings.profile, settings.all_variants))
+    return named_key(
+        settings.root, mutant.spec, nodeids, settings_part(settings.selection, settings.profile, settings.all_variants)
+    )
 
 
-def run_named_mutants(settings: Settings, mutants: Sequence[Mutant], *, shard: tuple[int, int] | None = None,
-                      fp: str | None = None, on_record: Callable[[dict[str, Any]], None] | None = None,
-                      deadline: float | None = None, patches: dict[str, Path] | None = None
-                      ) -> dict[str, dict[str, Any]]:
+def run_named_mutants(
+    settings: Settings,
+    mutants: Sequence[Mutant],
+    *,
+    shard: tuple[int, int] | None = None,
+    fp: str | None = None,
+    on_record: Callable[[dict[str, Any]], None] | None = None,
+    deadline: float | None = None,
+    patches: dict[str, Path] | None = None,
+) -> dict[str, dict[str, Any]]:
     """Run the baseline (unless journaled) and every pending named mutant of the shard, in parallel.
 
     At ``deadline`` (a ``time.time()``) the runs still going are stopped and not journaled: the next
     campaign runs them. Returns every journaled record of the current fingerprint (all shards), by id.
     """
     with terminate_as_interrupt():
-        return _run_named_mutants(settings, mutants, shard=shard, fp=fp, on_record=on_record, deadline=deadline,
-                                  patches=patches or {})
+        return _run_named_mutants(
+            settings, mutants, shard=shard, fp=fp, on_record=on_record, deadline=deadline, patches=patches or {}
+        )
 
 
-def _run_named_mutants(settings: Settings, mutants: Sequence[Mutant], *, shard: tuple[int, int] | None,
-                       fp: str | None, on_record: Callable[[dict[str, Any]], None] | None,
-                       deadline: float | None, patches: dict[str, Path]) -> dict[str, dict[str, Any]]:
+def _run_named_mutants(
+    settings: Settings,
+    mutants: Sequence[Mutant],
+    *,
+    shard: tuple[int, int] | None,
+    fp: str | None,
+    on_record: Callable[[dict[str, Any]], None] | None,
+    deadline: float | None,
+    patches: dict[str, Path],
+) -> dict[str, dict[str, Any]]:
     fp = fp or fingerprint(settings)
     journal = Journal(settings.journal_dir, journal_name(shard))
     done = load_journals(settings.journal_dir, fp)
@@ -56,8 +74,9 @@ def _run_named_mutants(settings: Settings, mutants: Sequence[Mutant], *, shard: 
     mine = in_shard([m.id for m in mutants], shard) if shard else [m.id for m in mutants]
     pending = [m for m in mutants if m.id in set(mine) and m.id not in done]
     if settings.progress and len(pending) < len(mine):
-        settings.progress.write(f"resuming: {len(mine) - len(pending)} of {len(mine)} named mutants already "
-                                "journaled\n")
+        settings.progress.write(
+            f"resuming: {len(mine) - len(pending)} of {len(mine)} named mutants already journaled\n"
+        )
     keys = {m.id: _key(settings, m, baseline, patches.get(m.id)) for m in pending}
     kept = reuse_unchanged(settings.journal_dir, pending, keys, fp)
     for rec in kept:
@@ -65,8 +84,10 @@ def _run_named_mutants(settings: Settings, mutants: Sequence[Mutant], *, shard: 
         done[rec["mutant"]] = rec
     if settings.progress and kept:
         rerun = [m.id for m in pending if m.id not in done]
-        settings.progress.write(f"incremental: {len(kept)} named mutant(s) kept (their switch sites and tests are "
-                                f"unchanged); {len(rerun)} re-run" + (f": {', '.join(rerun)}" if rerun else "") + "\n")
+        settings.progress.write(
+            f"incremental: {len(kept)} named mutant(s) kept (their switch sites and tests are "
+            f"unchanged); {len(rerun)} re-run" + (f": {', '.join(rerun)}" if rerun else "") + "\n"
+        )
     pending = [m for m in pending if m.id not in done]
     progress = Progress(len(pending), settings.workers, settings.progress, "named mutants")
     workers = max(1, min(settings.workers, len(pending)))

@@ -12,8 +12,18 @@ from typing import TextIO
 
 ROOT = Path(__file__).resolve().parents[1]
 #: What the fingerprint covers (files and folders, relative to the project root).
-HASHED = ("pyproject.toml", "conftest.py", "strategies", "reference", "invariants", "tests", "reports",
-          "examples", "docs", "README.md")
+HASHED = (
+    "pyproject.toml",
+    "conftest.py",
+    "strategies",
+    "reference",
+    "invariants",
+    "tests",
+    "reports",
+    "examples",
+    "docs",
+    "README.md",
+)
 #: The suite less the harness's own tests (marked ``harness``): they test the tooling, not the compile, and
 #: would only slow every mutant down.
 DEFAULT_SELECTION = ("tests", "-m", "not harness")

@@ -117,8 +117,16 @@ def entry_rows(scenario: Scenario, defects: Defects, entries: Sequence[Entry]) -
     rows = []
     for k, (entry, charged) in enumerate(zip(entries, charges, strict=True)):
         ids = (entry.message_id,) if entry.kind == "raw" else entry.summary_ids
-        rows.append(EntryRow(k, entry.kind, tuple(i for i in ids if i), excerpt(entry), charged,
-                             reference_price([entry], store, config)))
+        rows.append(
+            EntryRow(
+                k,
+                entry.kind,
+                tuple(i for i in ids if i),
+                excerpt(entry),
+                charged,
+                reference_price([entry], store, config),
+            )
+        )
     return rows
 
 
@@ -147,12 +155,14 @@ class Group:
 def explaining(scenario: Scenario, invariant: str, carried: frozenset[Defect]) -> tuple[Defect, ...]:
     """Each carried defect that, switched on alone in ``sound``, breaks ``invariant`` on the scenario."""
     prop = INVARIANTS[invariant]
-    return tuple(d for d in Defect if d in carried
-                 and prop(scenario.store, scenario.config, scenario.budget, frozenset({d})))
+    return tuple(
+        d for d in Defect if d in carried and prop(scenario.store, scenario.config, scenario.budget, frozenset({d}))
+    )
 
 
-def explaining_pair(scenario: Scenario, invariant: str, carried: frozenset[Defect],
-                    singles: frozenset[Defect]) -> tuple[Defect, ...]:
+def explaining_pair(
+    scenario: Scenario, invariant: str, carried: frozenset[Defect], singles: frozenset[Defect]
+) -> tuple[Defect, ...]:
     """Two carried defects that, on together in ``sound``, break ``invariant`` (one of them from ``singles``,
     the defects that explain other breaks alone, when there are any)."""
     prop = INVARIANTS[invariant]
@@ -180,11 +190,20 @@ def group_breaks(breaks: Sequence[Break]) -> list[Group]:
             components.remove(c)
         components.append((defects, members))
     order = {name: k for k, name in enumerate(CHEAP_FIRST)}
-    components.sort(key=lambda c: (-len({b.violation.invariant for b in c[1]}),
-                                   min(order.get(b.violation.invariant, 99) for b in c[1])))
-    groups = [Group("main" if k == 0 else "other", tuple(d for d in Defect if d in c[0]),
-                    tuple(sorted(c[1], key=lambda b: order.get(b.violation.invariant, 99))))
-              for k, c in enumerate(components)]
+    components.sort(
+        key=lambda c: (
+            -len({b.violation.invariant for b in c[1]}),
+            min(order.get(b.violation.invariant, 99) for b in c[1]),
+        )
+    )
+    groups = [
+        Group(
+            "main" if k == 0 else "other",
+            tuple(d for d in Defect if d in c[0]),
+            tuple(sorted(c[1], key=lambda b: order.get(b.violation.invariant, 99))),
+        )
+        for k, c in enumerate(components)
+    ]
     pairs: dict[tuple[Defect, ...], list[Break]] = {}
     for b in breaks:
         if not b.explained_by and b.together:
@@ -215,15 +234,19 @@ def check_variant(scenario: Scenario, spec: str, invariants: Sequence[str], expl
     strategy = HierarchicalStrategy(scenario.config, carried)
     strategy.initialize(scenario.store)
     outcome = attempt(strategy, scenario.budget, dry_run=True)
-    violations = [v for name in invariants
-                  for v in INVARIANTS[name](scenario.store, scenario.config, scenario.budget, carried)]
+    violations = [
+        v for name in invariants for v in INVARIANTS[name](scenario.store, scenario.config, scenario.budget, carried)
+    ]
     seen: dict[str, tuple[Defect, ...]] = {}
     for v in violations:
         if v.invariant not in seen:
             seen[v.invariant] = explaining(scenario, v.invariant, carried) if explain and carried else ()
     singles = frozenset(d for ds in seen.values() for d in ds)
-    pairs = {name: explaining_pair(scenario, name, carried, singles)
-             for name, ds in seen.items() if explain and carried and not ds}
+    pairs = {
+        name: explaining_pair(scenario, name, carried, singles)
+        for name, ds in seen.items()
+        if explain and carried and not ds
+    }
     breaks = [Break(v, seen[v.invariant], pairs.get(v.invariant, ())) for v in violations]
     rows = tuple(entry_rows(scenario, defects, outcome.entries)) if explain and outcome.sent else ()
     groups = tuple(group_breaks(breaks)) if explain else ()
@@ -245,9 +268,11 @@ def describe(outcome: Outcome) -> str:
     err = outcome.error
     if isinstance(err, OverBudgetError):
         d = err.diagnostics
-        return (f"refuses: OverBudgetError at {err.item} ({fmt(err.actual)} > {fmt(err.budget)}; head "
-                f"{fmt(d.head_tokens)}, middle {fmt(d.middle_tokens)}, {d.middle_count_unit}; cleared_by "
-                f"{sorted(d.cleared_by) or 'nothing'})")
+        return (
+            f"refuses: OverBudgetError at {err.item} ({fmt(err.actual)} > {fmt(err.budget)}; head "
+            f"{fmt(d.head_tokens)}, middle {fmt(d.middle_tokens)}, {d.middle_count_unit}; cleared_by "
+            f"{sorted(d.cleared_by) or 'nothing'})"
+        )
     if isinstance(err, UncoveredDropError):
         return f"refuses: UncoveredDropError: {err}"
     return f"{type(err).__name__}: {err}"
@@ -256,22 +281,45 @@ def describe(outcome: Outcome) -> str:
 def variant_lines(c: VariantCheck, explain: bool) -> list[str]:
     out = [f"{c.spec}: {describe(c.outcome)}"]
     if explain and c.rows:
-        table = [[str(r.index), r.kind, ",".join(r.ids) or "-", r.excerpt, fmt(r.charged), fmt(r.reference),
-                  fmt(r.difference) if r.difference else ("?" if r.difference is None else "0")] for r in c.rows]
+        table = [
+            [
+                str(r.index),
+                r.kind,
+                ",".join(r.ids) or "-",
+                r.excerpt,
+                fmt(r.charged),
+                fmt(r.reference),
+                fmt(r.difference) if r.difference else ("?" if r.difference is None else "0"),
+            ]
+            for r in c.rows
+        ]
         charged = sum((r.charged for r in c.rows if r.charged is not None), 0)
         ref = sum((r.reference for r in c.rows), 0)
-        table.append(["", "total", "", f"(stats total {fmt(c.outcome.result.stats.total.tokens)})",
-                      fmt(charged), fmt(ref), fmt(charged - ref)])
-        out += ["  " + line for line in format_table(
-            ["#", "kind", "ids", "excerpt", "charged", "reference", "diff"], table,
-            [True, False, False, False, True, True, True])]
+        table.append(
+            [
+                "",
+                "total",
+                "",
+                f"(stats total {fmt(c.outcome.result.stats.total.tokens)})",
+                fmt(charged),
+                fmt(ref),
+                fmt(charged - ref),
+            ]
+        )
+        out += [
+            "  " + line
+            for line in format_table(
+                ["#", "kind", "ids", "excerpt", "charged", "reference", "diff"],
+                table,
+                [True, False, False, False, True, True, True],
+            )
+        ]
     if not c.breaks:
         return [*out, "  every invariant holds"]
     if not explain:
         return out + [f"  breaks {b.violation.invariant}: {b.violation.message}" for b in c.breaks]
     if not c.defects.active:
-        out.append("  no defect is switched on here: these breaks are a bug in the model or a defect nobody "
-                   "has named")
+        out.append("  no defect is switched on here: these breaks are a bug in the model or a defect nobody has named")
     for g in c.groups:
         names = ", ".join(d.name for d in g.defects)
         if g.role == "main":
@@ -306,14 +354,35 @@ def variant_json(c: VariantCheck) -> dict[str, Any]:
         "variant": c.spec,
         "defects": sorted(d.name for d in c.defects.active),
         "outcome": outcome,
-        "entries": [{"index": r.index, "kind": r.kind, "ids": list(r.ids), "excerpt": r.excerpt,
-                     "charged": _json_number(r.charged), "reference": _json_number(r.reference),
-                     "difference": _json_number(r.difference)} for r in c.rows],
-        "breaks": [{"invariant": b.violation.invariant, "message": b.violation.message,
-                    "explained_by": [d.name for d in b.explained_by],
-                    "together": [d.name for d in b.together]} for b in c.breaks],
-        "groups": [{"role": g.role, "defects": [d.name for d in g.defects],
-                    "invariants": [b.violation.invariant for b in g.breaks]} for g in c.groups],
+        "entries": [
+            {
+                "index": r.index,
+                "kind": r.kind,
+                "ids": list(r.ids),
+                "excerpt": r.excerpt,
+                "charged": _json_number(r.charged),
+                "reference": _json_number(r.reference),
+                "difference": _json_number(r.difference),
+            }
+            for r in c.rows
+        ],
+        "breaks": [
+            {
+                "invariant": b.violation.invariant,
+                "message": b.violation.message,
+                "explained_by": [d.name for d in b.explained_by],
+                "together": [d.name for d in b.together],
+            }
+            for b in c.breaks
+        ],
+        "groups": [
+            {
+                "role": g.role,
+                "defects": [d.name for d in g.defects],
+                "invariants": [b.violation.invariant for b in g.breaks],
+            }
+            for g in c.groups
+        ],
     }
 
 
@@ -322,15 +391,32 @@ def variant_json(c: VariantCheck) -> dict[str, Any]:
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", help="a scenario JSON file (store, config, budget)")
-    parser.add_argument("--variant", action="append", dest="variants", metavar="VARIANT",
-                        help="a variant to check: a name, sound+DEFECT,DEFECT or VARIANT-DEFECT "
-                             "(repeatable; default: every variant)")
-    parser.add_argument("--defect", action="append", dest="defects", metavar="NAME",
-                        help="check sound with just these defects switched on (repeatable)")
-    parser.add_argument("--invariant", action="append", dest="invariants", metavar="NAME",
-                        help=f"check only this invariant (repeatable; one of {', '.join(CHEAP_FIRST)})")
-    parser.add_argument("--explain", action="store_true",
-                        help="show each entry's charged and reference price, and the defects that explain each break")
+    parser.add_argument(
+        "--variant",
+        action="append",
+        dest="variants",
+        metavar="VARIANT",
+        help="a variant to check: a name, sound+DEFECT,DEFECT or VARIANT-DEFECT (repeatable; default: every variant)",
+    )
+    parser.add_argument(
+        "--defect",
+        action="append",
+        dest="defects",
+        metavar="NAME",
+        help="check sound with just these defects switched on (repeatable)",
+    )
+    parser.add_argument(
+        "--invariant",
+        action="append",
+        dest="invariants",
+        metavar="NAME",
+        help=f"check only this invariant (repeatable; one of {', '.join(CHEAP_FIRST)})",
+    )
+    parser.add_argument(
+        "--explain",
+        action="store_true",
+        help="show each entry's charged and reference price, and the defects that explain each break",
+    )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
@@ -365,15 +451,17 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
     checks = [check_variant(scenario, spec, invariants, args.explain) for spec in specs]
     code = exit_code(checks)
     if args.json:
-        doc = {"file": args.file, "invariants": invariants, "exit": code,
-               "variants": [variant_json(c) for c in checks]}
+        doc = {"file": args.file, "invariants": invariants, "exit": code, "variants": [variant_json(c) for c in checks]}
         stdout.write(json.dumps(doc, indent=2) + "\n")
         return code
     lines: list[str] = []
     for c in checks:
         lines += variant_lines(c, args.explain)
-    verdict = {EXIT_OK: "nothing breaks", EXIT_REPRODUCED: "breaks only where defects are switched on",
-               EXIT_SOUND_BROKE: "a variant with no defect breaks"}[code]
+    verdict = {
+        EXIT_OK: "nothing breaks",
+        EXIT_REPRODUCED: "breaks only where defects are switched on",
+        EXIT_SOUND_BROKE: "a variant with no defect breaks",
+    }[code]
     lines.append(f"exit {code}: {verdict}")
     stdout.write("\n".join(lines) + "\n")
     return code

@@ -51,10 +51,24 @@ def side_of(result: object | None, error: BaseException | None) -> Side:
     report: list[tuple[str, str]] = []
     if isinstance(error, OverBudgetError):
         d = error.diagnostics
-        report += [("item", error.item), ("refused", repr(error.refused)), ("actual", repr(error.actual)),
-                   ("budget", repr(error.budget)), ("stage", error.stage)]
-        report += [(f, repr(getattr(d, f))) for f in ("head_tokens", "middle_tokens", "tail_tokens",
-                                                     "middle_count", "middle_count_unit", "deepest_level")]
+        report += [
+            ("item", error.item),
+            ("refused", repr(error.refused)),
+            ("actual", repr(error.actual)),
+            ("budget", repr(error.budget)),
+            ("stage", error.stage),
+        ]
+        report += [
+            (f, repr(getattr(d, f)))
+            for f in (
+                "head_tokens",
+                "middle_tokens",
+                "tail_tokens",
+                "middle_count",
+                "middle_count_unit",
+                "deepest_level",
+            )
+        ]
         report.append(("cleared_by", repr(sorted(d.cleared_by))))
     elif isinstance(error, UncoveredDropError):
         report += [("dropped", repr(error.dropped)), ("categories", repr(sorted(error.categories.items())))]

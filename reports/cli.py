@@ -194,22 +194,51 @@ SUBCOMMANDS: dict[str, Subcommand] = {
     cmd.name: cmd
     for cmd in (
         Subcommand("price", "price each message and summary answer of a scenario file", _price_args, run_price),
-        Subcommand("check", "compile a scenario file on each variant and list the invariants it breaks",
-                   _check_args, run_check),
-        Subcommand("defects", "list every known defect, the variants that carry it and the tests that cover it",
-                   _defects_args, run_defects),
-        Subcommand("compare", "compile a corpus on two variants and classify every cell as the seed does",
-                   _compare_args, run_compare),
-        Subcommand("report", "run the mutation campaign and write the red-first report (reports/out/)",
-                   _report_args, run_report),
-        Subcommand("edges", "run the Z3 rounding-edge searches (--write rewrites invariants/witnesses.json)",
-                   add_edges_arguments, edges_command),
-        Subcommand("reproduce", "run scenario files' expectations on each variant: expected against actual",
-                   _lazy("reports.reproduce", "add_arguments"), _lazy("reports.reproduce", "run")),
-        Subcommand("export", "turn a counterexample into a scenario file with its expect filled in",
-                   _lazy("reports.export", "add_arguments"), _lazy("reports.export", "run")),
-        Subcommand("schema", "write the JSON Schema of scenario files (docs/scenario.schema.json)",
-                   _lazy("reports.schema", "add_arguments"), _lazy("reports.schema", "run")),
+        Subcommand(
+            "check", "compile a scenario file on each variant and list the invariants it breaks", _check_args, run_check
+        ),
+        Subcommand(
+            "defects",
+            "list every known defect, the variants that carry it and the tests that cover it",
+            _defects_args,
+            run_defects,
+        ),
+        Subcommand(
+            "compare",
+            "compile a corpus on two variants and classify every cell as the seed does",
+            _compare_args,
+            run_compare,
+        ),
+        Subcommand(
+            "report",
+            "run the mutation campaign and write the red-first report (reports/out/)",
+            _report_args,
+            run_report,
+        ),
+        Subcommand(
+            "edges",
+            "run the Z3 rounding-edge searches (--write rewrites invariants/witnesses.json)",
+            add_edges_arguments,
+            edges_command,
+        ),
+        Subcommand(
+            "reproduce",
+            "run scenario files' expectations on each variant: expected against actual",
+            _lazy("reports.reproduce", "add_arguments"),
+            _lazy("reports.reproduce", "run"),
+        ),
+        Subcommand(
+            "export",
+            "turn a counterexample into a scenario file with its expect filled in",
+            _lazy("reports.export", "add_arguments"),
+            _lazy("reports.export", "run"),
+        ),
+        Subcommand(
+            "schema",
+            "write the JSON Schema of scenario files (docs/scenario.schema.json)",
+            _lazy("reports.schema", "add_arguments"),
+            _lazy("reports.schema", "run"),
+        ),
     )
 }
 

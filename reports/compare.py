@@ -66,11 +66,24 @@ class CellRecord:
     command: str
 
     def row(self) -> dict[str, Any]:
-        return {"cell": self.id, "source": self.source, "template": self.template, "estimator": self.estimator,
-                "mode": self.mode, "carriers": self.carriers, "budget": self.budget_label,
-                "max_tokens": self.max_tokens, "class": self.cls.value, "detail": self.detail,
-                "explained_by": ", ".join(self.explained_by) or "none alone", "base": self.base,
-                "head": self.head, "base_kind": self.base_kind, "head_kind": self.head_kind, "command": self.command}
+        return {
+            "cell": self.id,
+            "source": self.source,
+            "template": self.template,
+            "estimator": self.estimator,
+            "mode": self.mode,
+            "carriers": self.carriers,
+            "budget": self.budget_label,
+            "max_tokens": self.max_tokens,
+            "class": self.cls.value,
+            "detail": self.detail,
+            "explained_by": ", ".join(self.explained_by) or "none alone",
+            "base": self.base,
+            "head": self.head,
+            "base_kind": self.base_kind,
+            "head_kind": self.head_kind,
+            "command": self.command,
+        }
 
 
 @dataclass(frozen=True)
@@ -133,8 +146,15 @@ def distance(a: Side, b: Side) -> int:
     return 1 if cls is CellClass.DIFFERENT_BYTES else 100
 
 
-def explain(store: Store, config: Config, budget: Budget, base: frozenset[Defect], head: frozenset[Defect],
-            base_side: Side, head_side: Side) -> tuple[str, ...]:
+def explain(
+    store: Store,
+    config: Config,
+    budget: Budget,
+    base: frozenset[Defect],
+    head: frozenset[Defect],
+    base_side: Side,
+    head_side: Side,
+) -> tuple[str, ...]:
     """The defects that differ between the sides and, switched alone on either side, make the two agree.
 
     When none does alone, a set is grown greedily on each side (each step the switch that brings it
@@ -177,8 +197,9 @@ def explain(store: Store, config: Config, budget: Budget, base: frozenset[Defect
     return ()
 
 
-def compare_cell(job: Job, cell_id: str, labels: tuple[str, str, str, str, str], scenario: Scenario,
-                 savable: bool) -> CellRecord:
+def compare_cell(
+    job: Job, cell_id: str, labels: tuple[str, str, str, str, str], scenario: Scenario, savable: bool
+) -> CellRecord:
     base, head = parse_variant(job.base).active, parse_variant(job.head).active
     store, config, budget = scenario.store, scenario.config, scenario.budget
     b_side, b_text, b_kind = run_side(store, config, budget, base)
@@ -191,11 +212,25 @@ def compare_cell(job: Job, cell_id: str, labels: tuple[str, str, str, str, str],
         command = reproduce_command(job, cell_id, savable)
         if job.save_dir and savable:
             path = Path(job.save_dir) / cell_file(cell_id)
-            note = (f"compare cell {cell_id}: {cls.value} ({detail(b_side, h_side)}); base {job.base}: {b_text}; "
-                    f"head {job.head}: {h_text}; explained by {', '.join(explained) or 'no defect alone'}")
+            note = (
+                f"compare cell {cell_id}: {cls.value} ({detail(b_side, h_side)}); base {job.base}: {b_text}; "
+                f"head {job.head}: {h_text}; explained by {', '.join(explained) or 'no defect alone'}"
+            )
             save_scenario(Scenario(store, config, budget, note), path)
-    return CellRecord(cell_id, job.path or "corpus", *labels, budget.max_tokens, b_text, h_text, b_kind, h_kind,
-                      cls, detail(b_side, h_side), explained, command)
+    return CellRecord(
+        cell_id,
+        job.path or "corpus",
+        *labels,
+        budget.max_tokens,
+        b_text,
+        h_text,
+        b_kind,
+        h_kind,
+        cls,
+        detail(b_side, h_side),
+        explained,
+        command,
+    )
 
 
 def cell_file(cell_id: str) -> str:
@@ -208,8 +243,10 @@ def reproduce_command(job: Job, cell_id: str, savable: bool) -> str:
         return f"cmharness check {path} --variant {job.base} --variant {job.head} --explain"
     if job.path is not None:
         return f"cmharness check {job.path} --variant {job.base} --variant {job.head} --explain"
-    return (f"cmharness compare --base {job.base} --head {job.head} --seed {job.seed} --size {job.size} "
-            f"--templates {job.templates} --cell {cell_id}")
+    return (
+        f"cmharness compare --base {job.base} --head {job.head} --seed {job.seed} --size {job.size} "
+        f"--templates {job.templates} --cell {cell_id}"
+    )
 
 
 def run_job(job: Job) -> list[CellRecord]:
@@ -219,18 +256,30 @@ def run_job(job: Job) -> list[CellRecord]:
         cid = Path(job.path).name
         if job.only and not cid.startswith(job.only):
             return []
-        return [compare_cell(job, cid, ("file", "-", "positioned" if scenario.config.positioned_recall_pairs
-                                        else "combined", "-", "file"), scenario, True)]
+        return [
+            compare_cell(
+                job,
+                cid,
+                ("file", "-", "positioned" if scenario.config.positioned_recall_pairs else "combined", "-", "file"),
+                scenario,
+                True,
+            )
+        ]
     assert job.axes is not None
     out = []
     for cell in corpus.cells(job.seed, job.size, job.axes):
         if job.only and not cell.id.startswith(job.only):
             continue
         ax = cell.axes
-        out.append(compare_cell(job, cell.id, (f"t{ax.template}", ax.estimator, ax.mode, ax.carriers,
-                                               cell.budget_label),
-                                Scenario(cell.store, cell.config, cell.budget, None),
-                                ax.estimator != "custom"))
+        out.append(
+            compare_cell(
+                job,
+                cell.id,
+                (f"t{ax.template}", ax.estimator, ax.mode, ax.carriers, cell.budget_label),
+                Scenario(cell.store, cell.config, cell.budget, None),
+                ax.estimator != "custom",
+            )
+        )
     return out
 
 
@@ -272,8 +321,15 @@ def scenario_files(directory: str) -> list[str]:
 
 
 def jobs(args: argparse.Namespace) -> list[Job]:
-    common = dict(base=args.base, head=args.head, seed=args.seed, size=args.size, templates=args.templates,
-                  only=args.cell, save_dir=args.save_cells)
+    common = dict(
+        base=args.base,
+        head=args.head,
+        seed=args.seed,
+        size=args.size,
+        templates=args.templates,
+        only=args.cell,
+        save_dir=args.save_cells,
+    )
     out: list[Job] = []
     if not args.corpus or args.with_default:
         out += [Job(**common, axes=ax) for ax in corpus.grid(args.templates)]
@@ -305,25 +361,41 @@ def run_all(todo: Sequence[Job], workers: int, progress: TextIO | None) -> tuple
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--base", default=DEFAULT_BASE, metavar="VARIANT",
-                        help=f"the side before the change (default {DEFAULT_BASE}; a spec like sound+DEFECT works)")
-    parser.add_argument("--head", default=DEFAULT_HEAD, metavar="VARIANT",
-                        help=f"the side after the change (default {DEFAULT_HEAD})")
-    parser.add_argument("--templates", type=int, default=8, metavar="N",
-                        help="store templates in the default corpus (each is 144 cells; default 8)")
+    parser.add_argument(
+        "--base",
+        default=DEFAULT_BASE,
+        metavar="VARIANT",
+        help=f"the side before the change (default {DEFAULT_BASE}; a spec like sound+DEFECT works)",
+    )
+    parser.add_argument(
+        "--head", default=DEFAULT_HEAD, metavar="VARIANT", help=f"the side after the change (default {DEFAULT_HEAD})"
+    )
+    parser.add_argument(
+        "--templates",
+        type=int,
+        default=8,
+        metavar="N",
+        help="store templates in the default corpus (each is 144 cells; default 8)",
+    )
     parser.add_argument("--size", type=int, default=40, metavar="N", help="messages per template (default 40)")
     parser.add_argument("--seed", type=int, default=0, help="the corpus seed (default 0)")
-    parser.add_argument("--corpus", action="append", metavar="DIR",
-                        help="compare on the scenario files in DIR instead of the default corpus (repeatable)")
+    parser.add_argument(
+        "--corpus",
+        action="append",
+        metavar="DIR",
+        help="compare on the scenario files in DIR instead of the default corpus (repeatable)",
+    )
     parser.add_argument("--with-default", action="store_true", help="with --corpus: the default corpus as well")
     parser.add_argument("--cell", metavar="ID", help="only the cells whose id starts with ID")
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, metavar="N",
-                        help="worker processes (default: every core)")
+    parser.add_argument(
+        "--workers", type=int, default=os.cpu_count() or 1, metavar="N", help="worker processes (default: every core)"
+    )
     parser.add_argument("--save-cells", metavar="DIR", help="write each differing cell as a scenario file in DIR")
     parser.add_argument("--out", metavar="DIR", help="write cells.csv, cells.md and summary.md (every differing cell)")
     parser.add_argument("--plot", metavar="FILE.png", help="plot the outcomes by budget on both sides")
-    parser.add_argument("--show", type=int, default=15, metavar="N",
-                        help="differing cells listed on the terminal (default 15)")
+    parser.add_argument(
+        "--show", type=int, default=15, metavar="N", help="differing cells listed on the terminal (default 15)"
+    )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
 

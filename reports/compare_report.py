@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 def rows(records: Sequence[CellRecord]) -> pd.DataFrame:
     import pandas as pd
+
     return pd.DataFrame([r.row() for r in records])
 
 
@@ -35,6 +36,7 @@ def split_only(records: Sequence[CellRecord], estimator: str = "default", mode: 
 
 def explanations(records: Sequence[CellRecord]) -> pd.DataFrame:
     import pandas as pd
+
     diff = rows([r for r in records if r.cls.differs])
     if diff.empty:
         return diff
@@ -42,23 +44,32 @@ def explanations(records: Sequence[CellRecord]) -> pd.DataFrame:
 
 
 def header(records: Sequence[CellRecord], args: argparse.Namespace, seconds: float) -> str:
-    where = (f"the default corpus ({args.templates} templates x 144 cells, seed {args.seed}, size {args.size})"
-             if not args.corpus or args.with_default else "")
+    where = (
+        f"the default corpus ({args.templates} templates x 144 cells, seed {args.seed}, size {args.size})"
+        if not args.corpus or args.with_default
+        else ""
+    )
     files = f"{len(args.corpus)} corpus folder(s)" if args.corpus else ""
     corpus = " and ".join(x for x in (where, files) if x)
-    return (f"compare {args.base} -> {args.head}: {len(records)} cells from {corpus}, "
-            f"{seconds:.1f}s on {args.workers} worker(s)")
+    return (
+        f"compare {args.base} -> {args.head}: {len(records)} cells from {corpus}, "
+        f"{seconds:.1f}s on {args.workers} worker(s)"
+    )
 
 
 def render_text(records: Sequence[CellRecord], args: argparse.Namespace, seconds: float) -> str:
     import pandas as pd
+
     lines = [header(records, args, seconds), ""]
     table = pd.DataFrame({"cells": counts(records)})
     table["share"] = (100 * table["cells"] / max(1, len(records))).round(1).astype(str) + "%"
     lines += table.to_string().splitlines()
     over = {side: sum(1 for r in records if getattr(r, f"{side}_kind") == "sent over") for side in ("base", "head")}
-    lines += ["", f"sent over the grace limit (the reference price of what was sent): base {over['base']} cells, "
-                  f"head {over['head']} cells"]
+    lines += [
+        "",
+        f"sent over the grace limit (the reference price of what was sent): base {over['base']} cells, "
+        f"head {over['head']} cells",
+    ]
     diff = [r for r in records if r.cls.differs]
     if diff:
         by = rows(diff)
@@ -67,13 +78,18 @@ def render_text(records: Sequence[CellRecord], args: argparse.Namespace, seconds
         lines += ["", "what explains them (a defect that, switched alone, makes the sides agree; A+B: only together):"]
         lines += explanations(records).to_string().splitlines()
         so = split_only(records)
-        lines += ["", f"default estimator, positioned: {so['differing']} differing cells, {so['split_only']} of them "
-                      "only in the refusals' head and middle split"]
+        lines += [
+            "",
+            f"default estimator, positioned: {so['differing']} differing cells, {so['split_only']} of them "
+            "only in the refusals' head and middle split",
+        ]
         new_bytes = [r for r in diff if r.cls is CellClass.DIFFERENT_BYTES]
         if new_bytes:
             lines += ["", f"{len(new_bytes)} cell(s) send different bytes on the two sides:"]
-            lines += [f"  {r.id}: explained by {', '.join(r.explained_by) or 'no defect alone'}; {r.command}"
-                      for r in new_bytes]
+            lines += [
+                f"  {r.id}: explained by {', '.join(r.explained_by) or 'no defect alone'}; {r.command}"
+                for r in new_bytes
+            ]
         shown = diff[: args.show]
         more = "; every one with --out DIR" if len(diff) > len(shown) else ""
         lines += ["", f"differing cells ({len(shown)} of {len(diff)}{more}):"]
@@ -86,25 +102,35 @@ def render_text(records: Sequence[CellRecord], args: argparse.Namespace, seconds
 
 
 def render_json(records: Sequence[CellRecord], args: argparse.Namespace, seconds: float) -> str:
-    doc = {"base": args.base, "head": args.head, "cells": len(records), "seconds": round(seconds, 2),
-           "workers": args.workers, "counts": counts(records), "default_positioned": split_only(records),
-           "sent_over": {side: sum(1 for r in records if getattr(r, f"{side}_kind") == "sent over")
-                         for side in ("base", "head")},
-           "differing": [r.row() for r in records if r.cls.differs]}
+    doc = {
+        "base": args.base,
+        "head": args.head,
+        "cells": len(records),
+        "seconds": round(seconds, 2),
+        "workers": args.workers,
+        "counts": counts(records),
+        "default_positioned": split_only(records),
+        "sent_over": {
+            side: sum(1 for r in records if getattr(r, f"{side}_kind") == "sent over") for side in ("base", "head")
+        },
+        "differing": [r.row() for r in records if r.cls.differs],
+    }
     return json.dumps(doc, indent=2, default=str) + "\n"
 
 
 def write_tables(records: Sequence[CellRecord], out: Path, args: argparse.Namespace) -> None:
     """``cells.csv`` and ``cells.md`` (every differing cell) and ``summary.md`` (the counts and explanations)."""
     import pandas as pd
+
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise CliError(f"--out {out}: {err.strerror or err}") from err
     diff = rows([r for r in records if r.cls.differs])
     diff.to_csv(out / "cells.csv", index=False)
-    (out / "cells.md").write_text((diff.to_markdown(index=False) if not diff.empty else "no differing cell") + "\n",
-                                  encoding="utf-8")
+    (out / "cells.md").write_text(
+        (diff.to_markdown(index=False) if not diff.empty else "no differing cell") + "\n", encoding="utf-8"
+    )
     table = pd.DataFrame({"cells": counts(records)})
     summary = [f"# compare {args.base} -> {args.head}", "", table.to_markdown(), ""]
     if not diff.empty:
@@ -115,6 +141,7 @@ def write_tables(records: Sequence[CellRecord], out: Path, args: argparse.Namesp
 def plot(records: Sequence[CellRecord], path: Path, base: str, head: str) -> None:
     """Outcomes by budget for both sides: one panel per side, stacked bars of sent and each refusal."""
     import pandas as pd
+
     try:
         import matplotlib
 
@@ -126,10 +153,24 @@ def plot(records: Sequence[CellRecord], path: Path, base: str, head: str) -> Non
     if df.empty:
         raise CliError("--plot: no cells to plot")
     order = [b for b in BUDGETS if b in set(df["budget"])] + sorted(set(df["budget"]) - set(BUDGETS))
-    long = pd.concat([pd.DataFrame({"budget": [r.budget_label for r in records], "side": f"base {base}",
-                                    "outcome": [r.base_kind for r in records]}),
-                      pd.DataFrame({"budget": [r.budget_label for r in records], "side": f"head {head}",
-                                    "outcome": [r.head_kind for r in records]})])
+    long = pd.concat(
+        [
+            pd.DataFrame(
+                {
+                    "budget": [r.budget_label for r in records],
+                    "side": f"base {base}",
+                    "outcome": [r.base_kind for r in records],
+                }
+            ),
+            pd.DataFrame(
+                {
+                    "budget": [r.budget_label for r in records],
+                    "side": f"head {head}",
+                    "outcome": [r.head_kind for r in records],
+                }
+            ),
+        ]
+    )
     kinds = [k for k in ("sent", "sent over") if k in set(long["outcome"])]
     kinds += sorted(set(long["outcome"]) - {"sent", "sent over"})
     fig, axes = plt.subplots(1, 2, figsize=(13, 4.5), sharey=True)

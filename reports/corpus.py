@@ -40,8 +40,20 @@ from strategies.hierarchical import HierarchicalStrategy
 ESTIMATORS = ("default", "custom", "calibrated")
 MODES = ("positioned", "combined")
 CARRIERS = ("carriers", "no-carriers")
-BUDGETS = ("head-1", "head", "halfway", "floorless", "main-1", "main", "pr-1", "pr", "grace-1", "grace",
-           "exact", "double")
+BUDGETS = (
+    "head-1",
+    "head",
+    "halfway",
+    "floorless",
+    "main-1",
+    "main",
+    "pr-1",
+    "pr",
+    "grace-1",
+    "grace",
+    "exact",
+    "double",
+)
 #: The faithful pricings whose charge at an unlimited budget is an edge of the store (``main``, ``pr``).
 FAITHFUL_EDGES = {"main": "main-48bb87a1", "pr": "pr-8bb01ab8"}
 CALIBRATION = 1.3
@@ -50,8 +62,28 @@ CALIBRATION = 1.3
 CAPS = (0, 400, 150, 0)
 ENVELOPES = ("none", "xml")
 HEADERS = ("[Recall {id}]", "[Recall {id} of messages {first} to {last}, at level {level}]")
-WORDS = ("context", "budget", "summary", "agent", "memory", "token", "cache", "recall", "tool", "result",
-         "window", "store", "price", "grace", "refusal", "merge", "chunk", "level", "header", "answer")
+WORDS = (
+    "context",
+    "budget",
+    "summary",
+    "agent",
+    "memory",
+    "token",
+    "cache",
+    "recall",
+    "tool",
+    "result",
+    "window",
+    "store",
+    "price",
+    "grace",
+    "refusal",
+    "merge",
+    "chunk",
+    "level",
+    "header",
+    "answer",
+)
 
 
 @dataclass(frozen=True)
@@ -125,8 +157,13 @@ def _messages(rng: random.Random, size: int) -> tuple[Message, ...]:
             blocks.append(Text(_prose(rng, rng.randint(10, 250))))
             if rng.random() < 0.3 and i + 1 < size:
                 pending_tool = f"tu{i}"
-                blocks.append(ToolUse(pending_tool, rng.choice(("grep", "read", "run")),
-                                      {"path": f"src/{rng.choice(WORDS)}.ts", "n": rng.randint(1, 99)}))
+                blocks.append(
+                    ToolUse(
+                        pending_tool,
+                        rng.choice(("grep", "read", "run")),
+                        {"path": f"src/{rng.choice(WORDS)}.ts", "n": rng.randint(1, 99)},
+                    )
+                )
             out.append(Message(mid, "assistant", tuple(blocks)))
     return tuple(out)
 
@@ -138,8 +175,9 @@ def _reply(rng: random.Random, text: str) -> tuple | None:
     return (Thinking(_prose(rng, rng.randint(10, 60)), signature="sig" + "y" * 40), Text(text))
 
 
-def _summary(rng: random.Random, sid: str, level: int, sources: list, first: str, last: str,
-             parent: str | None) -> Summary:
+def _summary(
+    rng: random.Random, sid: str, level: int, sources: list, first: str, last: str, parent: str | None
+) -> Summary:
     text = _prose(rng, rng.randint(15, 90) * level)
     estimate = math.ceil(len(text) / 2.9)
     tokens = round(estimate * rng.choice((0.6, 0.9, 1.0, 1.1, 1.6, 2.5)))  # undercounts and overcounts
@@ -171,10 +209,22 @@ def _tree(rng: random.Random, messages: tuple[Message, ...]) -> tuple[Summary, .
     l3_id = "L3-0" if l3_over else None
     parents: dict[int, str] = {c: l2_ids[tuple(g)] for g in merged for c in g}
     mid = lambda j: messages[j].id  # noqa: E731
-    l1s = [_summary(rng, f"L1-{c}", 1, [mid(j) for j in range(a, b + 1)], mid(a), mid(b), parents.get(c))
-           for c, (a, b) in enumerate(chunks)]
-    l2s = [_summary(rng, l2_ids[tuple(g)], 2, [l1s[c] for c in g], mid(chunks[g[0]][0]), mid(chunks[g[-1]][1]),
-                    l3_id if g in l3_over else None) for g in merged]
+    l1s = [
+        _summary(rng, f"L1-{c}", 1, [mid(j) for j in range(a, b + 1)], mid(a), mid(b), parents.get(c))
+        for c, (a, b) in enumerate(chunks)
+    ]
+    l2s = [
+        _summary(
+            rng,
+            l2_ids[tuple(g)],
+            2,
+            [l1s[c] for c in g],
+            mid(chunks[g[0]][0]),
+            mid(chunks[g[-1]][1]),
+            l3_id if g in l3_over else None,
+        )
+        for g in merged
+    ]
     l3s = []
     if l3_over:
         over = [s for s in l2s if s.parent_id == l3_id]
@@ -186,7 +236,7 @@ def _work(rng: random.Random, messages: tuple[Message, ...], summaries: tuple[Su
     out: list[Work] = []
     if rng.random() < 0.5:
         j = rng.randint(2, len(messages) - 1)
-        out.append(Work("chunk", "queued", frozenset(m.id for m in messages[j:j + 3])))
+        out.append(Work("chunk", "queued", frozenset(m.id for m in messages[j : j + 3])))
     roots = [s for s in summaries if s.parent_id is None and s.level == 1]
     if len(roots) >= 2 and rng.random() < 0.4:
         out.append(Work("merge", "queued", frozenset(s.id for s in roots[:2])))
@@ -203,10 +253,16 @@ def template(seed: int, size: int, k: int) -> tuple[Store, Config]:
     head = sum(_e(store, m) for m in messages[:2])
     recent = sum(_e(store, m) for m in messages[-4:])
     level = max(200, sum(_e(store, m) for m in messages) // 6)
-    config = Config(head_window_tokens=head, recent_window_tokens=recent,
-                    max_message_tokens=CAPS[k % 4], recall_envelope=ENVELOPES[(k // 2) % 2],
-                    recall_header_template=HEADERS[(k // 4 + k) % 2],
-                    l1_budget_tokens=level, l2_budget_tokens=level, l3_budget_tokens=level)
+    config = Config(
+        head_window_tokens=head,
+        recent_window_tokens=recent,
+        max_message_tokens=CAPS[k % 4],
+        recall_envelope=ENVELOPES[(k // 2) % 2],
+        recall_header_template=HEADERS[(k // 4 + k) % 2],
+        l1_budget_tokens=level,
+        l2_budget_tokens=level,
+        l3_budget_tokens=level,
+    )
     return store, config
 
 
@@ -257,8 +313,20 @@ def edges(store: Store, config: Config) -> dict[str, Number]:
         result = _unlimited(store, config, variant)
         charged[label] = boundary(result.stats.total.tokens if result is not None else exact)
     grace = boundary(exact)
-    points = [head - 1, head, (head + exact) // 2, boundary(floorless), charged["main"] - 1, charged["main"],
-              charged["pr"] - 1, charged["pr"], grace - 1, grace, exact, 2 * exact]
+    points = [
+        head - 1,
+        head,
+        (head + exact) // 2,
+        boundary(floorless),
+        charged["main"] - 1,
+        charged["main"],
+        charged["pr"] - 1,
+        charged["pr"],
+        grace - 1,
+        grace,
+        exact,
+        2 * exact,
+    ]
     return {label: max(0, math.floor(p)) for label, p in zip(BUDGETS, points, strict=True)}
 
 

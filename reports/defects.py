@@ -72,8 +72,11 @@ def defect_rows(journal: dict[str, dict[str, Any]]) -> list[DefectRow]:
     rows = []
     for d in Defect:
         carried = tuple(v for v, ds in VARIANTS.items() if d in ds)
-        coverage = tuple(Coverage(mid, journal[mid].get("status", "?"), tuple(journal[mid].get("killed_by", ())))
-                         for mid in mutants_of.get(d, ()) if mid in journal)
+        coverage = tuple(
+            Coverage(mid, journal[mid].get("status", "?"), tuple(journal[mid].get("killed_by", ())))
+            for mid in mutants_of.get(d, ())
+            if mid in journal
+        )
         seen = None
         if baseline is not None:
             seen = sum(1 for t in baseline.get("tests", ()) if set(t.get("variants_used", ())) & set(carried))
@@ -82,26 +85,37 @@ def defect_rows(journal: dict[str, dict[str, Any]]) -> list[DefectRow]:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--journal", type=Path, default=DEFAULT_JOURNAL, metavar="DIR",
-                        help="the campaign's journal folder (default: reports/out/journal)")
+    parser.add_argument(
+        "--journal",
+        type=Path,
+        default=DEFAULT_JOURNAL,
+        metavar="DIR",
+        help="the campaign's journal folder (default: reports/out/journal)",
+    )
     parser.add_argument("--tests", action="store_true", help="list every covering test, not only the count")
     parser.add_argument("--json", action="store_true", help="print the table as JSON")
 
 
 def status_line(fp: str | None, journal_dir: Path) -> str:
     if fp is None:
-        return (f"no report has run yet (no baseline in {journal_dir}): the tests that cover each defect are "
-                "unknown; run `cmharness report --no-mutmut` to find them")
+        return (
+            f"no report has run yet (no baseline in {journal_dir}): the tests that cover each defect are "
+            "unknown; run `cmharness report --no-mutmut` to find them"
+        )
     current = fingerprint(Settings())
     state = "current" if fp == current else f"stale: the code or tests changed since (now {current})"
     return f"coverage from the journal in {journal_dir}, fingerprint {fp} ({state})"
 
 
 def row_json(r: DefectRow) -> dict[str, Any]:
-    return {"defect": r.defect.name, "source": r.defect.source, "description": r.defect.description,
-            "variants": list(r.carried_by), "tests_looking_up_a_carrier": r.seen_by,
-            "mutants": [{"mutant": c.mutant, "status": c.status, "killed_by": list(c.killed_by)}
-                        for c in r.coverage]}
+    return {
+        "defect": r.defect.name,
+        "source": r.defect.source,
+        "description": r.defect.description,
+        "variants": list(r.carried_by),
+        "tests_looking_up_a_carrier": r.seen_by,
+        "mutants": [{"mutant": c.mutant, "status": c.status, "killed_by": list(c.killed_by)} for c in r.coverage],
+    }
 
 
 def run(args: argparse.Namespace, stdout: TextIO) -> int:
@@ -109,8 +123,12 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
     rows = defect_rows(journal)
     status = status_line(fp, args.journal)
     if args.json:
-        doc = {"journal": str(args.journal), "fingerprint": fp, "status": status,
-               "defects": [row_json(r) for r in rows]}
+        doc = {
+            "journal": str(args.journal),
+            "fingerprint": fp,
+            "status": status,
+            "defects": [row_json(r) for r in rows],
+        }
         stdout.write(json.dumps(doc, indent=2) + "\n")
         return 0
     table = []

@@ -31,8 +31,9 @@ def digest(*parts: str) -> str:
     return h.hexdigest()[:16]
 
 
-def _segments(text: str, wanted: Iterable[type[ast.AST]] = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-              ) -> list[tuple[str, int, int]]:
+def _segments(
+    text: str, wanted: Iterable[type[ast.AST]] = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+) -> list[tuple[str, int, int]]:
     """Top-level definitions as (name, first line with decorators, last line), 1-based."""
     try:
         tree = ast.parse(text)
@@ -55,7 +56,7 @@ def _module_parts(path: Path, mtime: float) -> tuple[dict[str, str], str]:
     taken: set[int] = set()
     for name, first, last in _segments(text):
         if name.startswith(("test", "Test")):
-            defs[name] = "\n".join(lines[first - 1:last])
+            defs[name] = "\n".join(lines[first - 1 : last])
             taken.update(range(first, last + 1))
     rest = "\n".join(line for n, line in enumerate(lines, 1) if n not in taken)
     return defs, rest
@@ -68,15 +69,19 @@ def _files(root: Path, names: Iterable[str]) -> list[Path]:
         if p.is_file():
             out.append(p)
         elif p.is_dir():
-            out += sorted(q for q in p.rglob("*") if q.is_file() and q.suffix in (".py", ".json")
-                          and "__pycache__" not in q.parts)
+            out += sorted(
+                q for q in p.rglob("*") if q.is_file() and q.suffix in (".py", ".json") and "__pycache__" not in q.parts
+            )
     return out
 
 
 def shared_key(root: Path) -> str:
     """The files every test depends on: the shared list and the ``tests/`` modules that hold no tests."""
-    helpers = [p for p in sorted((root / "tests").glob("*.py")) if not p.name.startswith("test_")] \
-        if (root / "tests").is_dir() else []
+    helpers = (
+        [p for p in sorted((root / "tests").glob("*.py")) if not p.name.startswith("test_")]
+        if (root / "tests").is_dir()
+        else []
+    )
     files = sorted(set(_files(root, SHARED)) | set(helpers))
     return digest(*(f"{f.relative_to(root).as_posix()}\n{f.read_text(encoding='utf-8')}" for f in files))
 
@@ -109,7 +114,7 @@ def function_sources(text: str) -> dict[str, str]:
     def take(node: ast.AST, prefix: str) -> None:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-            out[prefix + node.name] = "\n".join(lines[first - 1:node.end_lineno])
+            out[prefix + node.name] = "\n".join(lines[first - 1 : node.end_lineno])
         elif isinstance(node, ast.ClassDef):
             for sub in node.body:
                 take(sub, f"{prefix}{node.name}.")
@@ -131,8 +136,7 @@ def switch_sites(root: Path, defect: str) -> str:
         if path.name == "defects.py":
             parts += [line for line in text.splitlines() if defect in line]
             continue
-        parts += [f"{path.name}:{name}\n{src}" for name, src in sorted(function_sources(text).items())
-                  if token in src]
+        parts += [f"{path.name}:{name}\n{src}" for name, src in sorted(function_sources(text).items()) if token in src]
     return digest(*parts)
 
 

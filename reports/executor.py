@@ -121,16 +121,30 @@ class Executor:
                         os.kill(child, signal.SIGKILL)
                     os.waitpid(child, 0)
                     del running[child]
-                    self._write({"name": mutant["name"], "exit": TIMEOUT, "seconds": round(now - started, 3),
-                                 "killer": None, "started": started})
+                    self._write(
+                        {
+                            "name": mutant["name"],
+                            "exit": TIMEOUT,
+                            "seconds": round(now - started, 3),
+                            "killer": None,
+                            "started": started,
+                        }
+                    )
             time.sleep(0.002)
             return
         if pid not in running:
             return
         mutant, started = running.pop(pid)
         code = os.waitstatus_to_exitcode(status)
-        self._write({"name": mutant["name"], "exit": KILLED if code == KILLED else SURVIVED if code == 0 else code,
-                     "seconds": round(now - started, 3), "killer": None, "started": started})
+        self._write(
+            {
+                "name": mutant["name"],
+                "exit": KILLED if code == KILLED else SURVIVED if code == 0 else code,
+                "seconds": round(now - started, 3),
+                "killer": None,
+                "started": started,
+            }
+        )
 
 
 def _die_with(parent: int) -> None:
@@ -204,8 +218,14 @@ def _named_child(name: str, spec: str, tests: list[pytest.Item], out: str) -> No
     code = SURVIVED
     try:
         apply_mutant(spec)
-        tests = sorted(tests, key=lambda it: (is_property_test(it), drawn(spec, it.nodeid.split("::")[0]),
-                                              it.nodeid if is_property_test(it) else drawn(spec, it.nodeid)))
+        tests = sorted(
+            tests,
+            key=lambda it: (
+                is_property_test(it),
+                drawn(spec, it.nodeid.split("::")[0]),
+                it.nodeid if is_property_test(it) else drawn(spec, it.nodeid),
+            ),
+        )
         with open(out, "a", encoding="utf-8") as fh:
             for k, item in enumerate(tests):
                 if code == KILLED and is_property_test(item):
@@ -215,8 +235,12 @@ def _named_child(name: str, spec: str, tests: list[pytest.Item], out: str) -> No
                     fh.flush()
                     reports = runtestprotocol(item, nextitem=tests[k + 1] if k + 1 < len(tests) else None, log=False)
                     outcome, text = outcome_of(reports)
-                    row = {"nodeid": item.nodeid, "outcome": outcome, "t": time.time(),
-                           "duration": round(sum(r.duration for r in reports), 6)}
+                    row = {
+                        "nodeid": item.nodeid,
+                        "outcome": outcome,
+                        "t": time.time(),
+                        "duration": round(sum(r.duration for r in reports), 6),
+                    }
                     if text:
                         row["text"] = text[-20_000:]
                     if outcome in ("failed", "error"):

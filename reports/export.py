@@ -27,8 +27,11 @@ EXIT_OK, EXIT_UNREADABLE = 0, 2
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", metavar="FILE|-", help="a scenario file, or a failing test's output (- reads stdin)")
     parser.add_argument("--out", metavar="PATH", help="write the scenario file here (default: standard output)")
-    parser.add_argument("--as-sound", action="store_true",
-                        help="expect sound's behaviour of every variant (red where a defect changes it)")
+    parser.add_argument(
+        "--as-sound",
+        action="store_true",
+        help="expect sound's behaviour of every variant (red where a defect changes it)",
+    )
     parser.add_argument("--description", help="the scenario's description (default: the input's)")
     parser.add_argument("--source", help="a link or an issue number for the scenario")
 

@@ -30,8 +30,10 @@ _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)", re.M)
 
 def extra_mutants(folder: Path) -> list[Mutant]:
     """One mutant per ``*.patch`` in ``folder``, in name order; its wording is the patch's first comment line."""
-    return [Mutant(f"extra:{p.stem}", "extra", "*", (), describe(p.read_text(encoding="utf-8")))
-            for p in sorted(folder.glob("*.patch"))]
+    return [
+        Mutant(f"extra:{p.stem}", "extra", "*", (), describe(p.read_text(encoding="utf-8")))
+        for p in sorted(folder.glob("*.patch"))
+    ]
 
 
 def describe(text: str) -> str:
@@ -54,8 +56,10 @@ def first_line(text: str) -> int:
 
 
 def key(settings: Settings, patch: str, nodeids: Sequence[str]) -> str:
-    sources = [(settings.root / f).read_text(encoding="utf-8", errors="replace") if (settings.root / f).exists()
-               else "" for f in touched(patch)]
+    sources = [
+        (settings.root / f).read_text(encoding="utf-8", errors="replace") if (settings.root / f).exists() else ""
+        for f in touched(patch)
+    ]
     return digest(patch, *sources, tests_key(settings.root, nodeids))
 
 
@@ -67,8 +71,11 @@ def apply_patch(patch: Path, tree: Path) -> str | None:
         cmd = ["patch", "-p1", "--forward", "--batch", "-i", str(patch)]
     proc = subprocess.run(cmd, cwd=tree, capture_output=True, text=True)
     if proc.returncode:
-        return (proc.stderr or proc.stdout).strip().splitlines()[0] if (proc.stderr or proc.stdout).strip() \
+        return (
+            (proc.stderr or proc.stdout).strip().splitlines()[0]
+            if (proc.stderr or proc.stdout).strip()
             else f"{cmd[0]} exited {proc.returncode}"
+        )
     return None
 
 
@@ -86,10 +93,19 @@ def run_extra(mutant: Mutant, patch: Path, baseline: dict[str, Any], settings: S
     text = patch.read_text(encoding="utf-8")
     rows = [r for r in baseline["tests"] if r["outcome"] == "passed"]
     files = touched(text)
-    record: dict[str, Any] = {"mutant": mutant.id, "fingerprint": fp, "kind": "extra", "spec": f"patch:{patch.name}",
-                              "ran": len(rows), "diff": text, "file": files[0] if files else "",
-                              "line": first_line(text), "killed_by": [], "failures": {},
-                              "deps": key(settings, text, [r["nodeid"] for r in rows])}
+    record: dict[str, Any] = {
+        "mutant": mutant.id,
+        "fingerprint": fp,
+        "kind": "extra",
+        "spec": f"patch:{patch.name}",
+        "ran": len(rows),
+        "diff": text,
+        "file": files[0] if files else "",
+        "line": first_line(text),
+        "killed_by": [],
+        "failures": {},
+        "deps": key(settings, text, [r["nodeid"] for r in rows]),
+    }
     started = time.time()
     with tempfile.TemporaryDirectory(prefix="cm-extra-") as tmp:
         tree = Path(tmp)
@@ -99,14 +115,22 @@ def run_extra(mutant: Mutant, patch: Path, baseline: dict[str, Any], settings: S
             record.update(status="error", reason=f"does not apply: {problem}", duration=0.0, finished=time.time())
             return record
         local = replace(settings, root=tree)
-        run = _run_only(local, [*settings.selection, "--cm-no-shrink", "--cm-quick-killers"],
-                        [r["nodeid"] for r in rows], timeout_for(rows, baseline, settings))
+        run = _run_only(
+            local,
+            [*settings.selection, "--cm-no-shrink", "--cm-quick-killers"],
+            [r["nodeid"] for r in rows],
+            timeout_for(rows, baseline, settings),
+        )
     failed = [r for r in run.rows if r["outcome"] in ("failed", "error")]
-    status = "killed" if failed else "timeout" if run.timed_out else "survived" if run.returncode in (0, 5) \
-        else "error"
-    record.update(status=status, duration=round(time.time() - started, 3), exit=run.returncode,
-                  killed_by=[r["nodeid"] for r in failed],
-                  failures={r["nodeid"]: r.get("text", "") for r in failed},
-                  time_to_kill=round(min(r["t"] for r in failed) - run.started, 3) if failed else None,
-                  log_tail=run.stderr_tail if status == "error" else "", finished=time.time())
+    status = "killed" if failed else "timeout" if run.timed_out else "survived" if run.returncode in (0, 5) else "error"
+    record.update(
+        status=status,
+        duration=round(time.time() - started, 3),
+        exit=run.returncode,
+        killed_by=[r["nodeid"] for r in failed],
+        failures={r["nodeid"]: r.get("text", "") for r in failed},
+        time_to_kill=round(min(r["t"] for r in failed) - run.started, 3) if failed else None,
+        log_tail=run.stderr_tail if status == "error" else "",
+        finished=time.time(),
+    )
     return record

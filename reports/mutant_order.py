@@ -18,8 +18,9 @@ def own_test_files(mutant: str) -> frozenset[str]:
     return frozenset({f"tests/test_{name}.py", f"tests/test_{top.split('.')[0]}_{name}.py"})
 
 
-def running_order(mutant: str, tests: Sequence[str], durations: Mapping[str, float],
-                  first: Sequence[str] = ()) -> list[str]:
+def running_order(
+    mutant: str, tests: Sequence[str], durations: Mapping[str, float], first: Sequence[str] = ()
+) -> list[str]:
     """``tests`` in the order mutant ``mutant`` runs them."""
     hinted = {t: k for k, t in enumerate(first)}
     own = own_test_files(mutant)

@@ -53,17 +53,29 @@ DURATIONS_ENV = "CMHARNESS_DURATIONS"
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("cmharness-mutants", "mutation campaigns")
-    group.addoption("--cm-mutant", default=None, metavar="VARIANT+DEFECT",
-                    help="switch these defects on in this variant for the whole run (a named mutant)")
-    group.addoption("--cm-results", default=None, metavar="PATH",
-                    help="write one JSON line per finished test to PATH")
-    group.addoption("--cm-no-shrink", action="store_true", default=False,
-                    help="Hypothesis neither shrinks nor explains a failure (a quick search for killing tests)")
-    group.addoption("--cm-only", default=None, metavar="PATH",
-                    help="run only the tests whose node ids PATH lists, one a line")
-    group.addoption("--cm-quick-killers", action="store_true", default=False,
-                    help="run the example tests first and, once a test has failed, skip the property tests "
-                         "(every failing example test is still found)")
+    group.addoption(
+        "--cm-mutant",
+        default=None,
+        metavar="VARIANT+DEFECT",
+        help="switch these defects on in this variant for the whole run (a named mutant)",
+    )
+    group.addoption("--cm-results", default=None, metavar="PATH", help="write one JSON line per finished test to PATH")
+    group.addoption(
+        "--cm-no-shrink",
+        action="store_true",
+        default=False,
+        help="Hypothesis neither shrinks nor explains a failure (a quick search for killing tests)",
+    )
+    group.addoption(
+        "--cm-only", default=None, metavar="PATH", help="run only the tests whose node ids PATH lists, one a line"
+    )
+    group.addoption(
+        "--cm-quick-killers",
+        action="store_true",
+        default=False,
+        help="run the example tests first and, once a test has failed, skip the property tests "
+        "(every failing example test is still found)",
+    )
 
 
 def parse_mutant(spec: str) -> tuple[str, tuple[str, ...]]:
@@ -301,8 +313,8 @@ def base_id(nodeid: str, variant: str | None) -> str:
     parts = params.split("-")
     vparts = variant.split("-")
     for k in range(len(parts) - len(vparts), -1, -1):
-        if parts[k:k + len(vparts)] == vparts:
-            rest = parts[:k] + parts[k + len(vparts):]
+        if parts[k : k + len(vparts)] == vparts:
+            rest = parts[:k] + parts[k + len(vparts) :]
             return f"{head}[{'-'.join(rest)}]" if rest else head
     return nodeid
 
@@ -360,11 +372,14 @@ class _Recorder:
         reports = self.reports.pop(nodeid, [])
         outcome, text = outcome_of(reports)
         self.current = None
-        row = {"nodeid": nodeid, "outcome": outcome,
-               "duration": round(sum(r.duration for r in reports), 6), "t": time.time(),
-               "variants_used": sorted(self.used.pop(nodeid, ())),
-               **self.meta.get(nodeid, {"variant": None, "base": nodeid, "red_on": [],
-                                        "file": nodeid.split("::")[0]})}
+        row = {
+            "nodeid": nodeid,
+            "outcome": outcome,
+            "duration": round(sum(r.duration for r in reports), 6),
+            "t": time.time(),
+            "variants_used": sorted(self.used.pop(nodeid, ())),
+            **self.meta.get(nodeid, {"variant": None, "base": nodeid, "red_on": [], "file": nodeid.split("::")[0]}),
+        }
         if text:
             row["text"] = text[-MAX_TEXT:] if len(text) > MAX_TEXT else text
         self.fh.write(json.dumps(row) + "\n")

@@ -50,24 +50,31 @@ SEED_REMOVALS: tuple[tuple[str, str, Defect], ...] = (
     ("putting-it-back", "putting it back", Defect.VIEW_NOT_RESTORED),
     ("initialize-clearing-the-memo", "initialize clearing the memo", Defect.MEMO_SURVIVES_INITIALIZE),
     ("the-split", "the split", Defect.HEAD_AS_MIDDLE),
-    ("prefix-raw", "the prefix's three parts: the middle's raw messages up to the refused one",
-     Defect.PREFIX_NO_RAW),
-    ("prefix-leaves", "the prefix's three parts: the leaves of the summaries sent up to there",
-     Defect.PREFIX_NO_LEAVES),
+    ("prefix-raw", "the prefix's three parts: the middle's raw messages up to the refused one", Defect.PREFIX_NO_RAW),
+    (
+        "prefix-leaves",
+        "the prefix's three parts: the leaves of the summaries sent up to there",
+        Defect.PREFIX_NO_LEAVES,
+    ),
     ("prefix-refused", "the prefix's three parts: the refused item itself", Defect.PREFIX_NO_REFUSED),
     ("narrow-chunk", "the two ways of narrowing it: a chunk's folded messages", Defect.NARROW_NO_CHUNK),
     ("narrow-merge", "the two ways of narrowing it: a merge's summaries' leaves", Defect.NARROW_NO_MERGE),
-    ("combined-prefix-at-pair", "the combined pair's summaries in the prefix, at the pair",
-     Defect.COMBINED_PREFIX_AT_PAIR),
-    ("combined-prefix-at-raw", "the combined pair's summaries in the prefix, at the raw message after it",
-     Defect.COMBINED_PREFIX_AT_RAW),
+    (
+        "combined-prefix-at-pair",
+        "the combined pair's summaries in the prefix, at the pair",
+        Defect.COMBINED_PREFIX_AT_PAIR,
+    ),
+    (
+        "combined-prefix-at-raw",
+        "the combined pair's summaries in the prefix, at the raw message after it",
+        Defect.COMBINED_PREFIX_AT_RAW,
+    ),
 )
 
 
 def defect_mutants() -> list[Mutant]:
     """Each defect of ``KNOWN`` alone in ``sound``, in the enum's order."""
-    return [Mutant(f"defect:{d.name}", "defect", SOUND, (d.name,), d.description)
-            for d in Defect if d in KNOWN]
+    return [Mutant(f"defect:{d.name}", "defect", SOUND, (d.name,), d.description) for d in Defect if d in KNOWN]
 
 
 def removal_mutants() -> list[Mutant]:

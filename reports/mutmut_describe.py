@@ -18,7 +18,7 @@ from reports.mutmut_results import load_meta, module_of
 
 def split_name(name: str, module: str) -> tuple[str, str | None, str]:
     """``mod.x_f__mutmut_3`` -> ``("x_f__mutmut", None, "f")``; methods give their class."""
-    key = name[len(module) + 1:]
+    key = name[len(module) + 1 :]
     stem = key.rsplit("__mutmut_", 1)[0]
     if stem.startswith("xǁ"):
         cls, func = stem[2:].split("ǁ", 1)
@@ -59,21 +59,30 @@ def describe(work: Path, source: str, names: Iterable[str]) -> dict[str, dict[st
     for name in names:
         stem, cls, func = split_name(name, module)
         info: dict[str, Any] = {"file": source, "function": f"{cls}.{func}" if cls else func}
-        orig_span, mut_span = spans.get(f"{stem}__mutmut_orig"), spans.get(name[len(module) + 1:])
+        orig_span, mut_span = spans.get(f"{stem}__mutmut_orig"), spans.get(name[len(module) + 1 :])
         line0 = def_line(tree, cls, func)
         if orig_span and mut_span and line0:
-            orig = _from_def(mutated[orig_span[0] - 1: orig_span[1]])
-            mut = _from_def(mutated[mut_span[0] - 1: mut_span[1]])
+            orig = _from_def(mutated[orig_span[0] - 1 : orig_span[1]])
+            mut = _from_def(mutated[mut_span[0] - 1 : mut_span[1]])
             if mut:  # the generated names differ; the signature may be mutated too (a default)
-                mut[0] = mut[0].replace(name[len(module) + 1:], f"{stem}__mutmut_orig", 1)
+                mut[0] = mut[0].replace(name[len(module) + 1 :], f"{stem}__mutmut_orig", 1)
             info.update(_change(orig, mut, line0))
             for k in ("original", "replacement"):
                 info[k] = info[k].replace(f"{stem}__mutmut_orig", func, 1)
-            info["diff"] = "\n".join(difflib.unified_diff(orig, mut, f"{source} (original)", f"{name}",
-                                                          n=1, lineterm=""))
+            info["diff"] = "\n".join(
+                difflib.unified_diff(orig, mut, f"{source} (original)", f"{name}", n=1, lineterm="")
+            )
         else:
-            info.update(line=line0 or 1, column=1, end_line=line0 or 1, end_column=1, original="",
-                        replacement="", mutator="Mutation", diff="")
+            info.update(
+                line=line0 or 1,
+                column=1,
+                end_line=line0 or 1,
+                end_column=1,
+                original="",
+                replacement="",
+                mutator="Mutation",
+                diff="",
+            )
         out[name] = info
     return out
 
@@ -86,8 +95,15 @@ def _change(orig: list[str], mut: list[str], line0: int) -> dict[str, Any]:
             continue
         if i1 == i2:  # lines added: point at the line before them
             at = line0 + max(i1 - 1, 0)
-            return {"line": at, "column": 1, "end_line": at, "end_column": 1, "original": "",
-                    "replacement": "\n".join(mut[j1:j2]).strip(), "mutator": "Insertion"}
+            return {
+                "line": at,
+                "column": 1,
+                "end_line": at,
+                "end_column": 1,
+                "original": "",
+                "replacement": "\n".join(mut[j1:j2]).strip(),
+                "mutator": "Insertion",
+            }
         a_toks, b_toks = _tokens(orig[i1:i2]), _tokens(mut[j1:j2])
         tm = difflib.SequenceMatcher(a=[t[1] for t in a_toks], b=[t[1] for t in b_toks], autojunk=False)
         op = next((o for o in tm.get_opcodes() if o[0] != "equal"), None)
@@ -101,15 +117,29 @@ def _change(orig: list[str], mut: list[str], line0: int) -> dict[str, Any]:
             end = a_toks[k2 - 1][3] if k2 > k1 else start
             old = [(t[0], t[1]) for t in a_toks[k1:k2]]
             new = [(t[0], t[1]) for t in b_toks[m1:m2]]
-        return {"line": line0 + i1 + start[0], "column": start[1] + 1, "end_line": line0 + i1 + end[0],
-                "end_column": max(end[1], start[1]) + 1, "original": "\n".join(orig[i1:i2]).strip(),
-                "replacement": "\n".join(mut[j1:j2]).strip(), "mutator": mutator(old, new)}
-    return {"line": line0, "column": 1, "end_line": line0, "end_column": 1, "original": "", "replacement": "",
-            "mutator": "Mutation"}
+        return {
+            "line": line0 + i1 + start[0],
+            "column": start[1] + 1,
+            "end_line": line0 + i1 + end[0],
+            "end_column": max(end[1], start[1]) + 1,
+            "original": "\n".join(orig[i1:i2]).strip(),
+            "replacement": "\n".join(mut[j1:j2]).strip(),
+            "mutator": mutator(old, new),
+        }
+    return {
+        "line": line0,
+        "column": 1,
+        "end_line": line0,
+        "end_column": 1,
+        "original": "",
+        "replacement": "",
+        "mutator": "Mutation",
+    }
 
 
-_SKIPPED_TOKENS = frozenset({tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER, tokenize.INDENT, tokenize.DEDENT,
-                             tokenize.COMMENT})
+_SKIPPED_TOKENS = frozenset(
+    {tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER, tokenize.INDENT, tokenize.DEDENT, tokenize.COMMENT}
+)
 _ARITH = frozenset({"+", "-", "*", "/", "//", "%", "**", "<<", ">>", "&", "|", "^", "~", "@"})
 _COMPARE = frozenset({"<", ">", "<=", ">=", "==", "!=", "is", "in"})
 

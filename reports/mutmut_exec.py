@@ -37,12 +37,21 @@ def _env(settings: Settings, path: Path | None) -> dict[str, str]:
     return env
 
 
-def _run(cmd: Sequence[str], cwd: Path, env: dict[str, str], log: Path, deadline: float,
-         poll: Any = None) -> tuple[int | None, bool]:
+def _run(
+    cmd: Sequence[str], cwd: Path, env: dict[str, str], log: Path, deadline: float, poll: Any = None
+) -> tuple[int | None, bool]:
     """Run ``cmd`` to its end or the deadline (then killed); (exit code, stopped at the deadline)."""
     with open(log, "ab") as out:
-        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                start_new_session=True, preexec_fn=_die_with_parent)
+        proc = subprocess.Popen(
+            cmd,
+            cwd=cwd,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+            preexec_fn=_die_with_parent,
+        )
         try:
             while proc.poll() is None:
                 time.sleep(0.5)
@@ -96,9 +105,13 @@ def plan(work: Path, owned: Sequence[str], baseline: dict[str, Any]) -> dict[str
             total = sum(durations.get(t, 1.0) for t in functions[fn]["tests"])
             mutants.append({"name": name, "key": key, "function": fn, "limit": LIMIT_FACTOR * total + LIMIT_CONST})
     used = {t for f in functions.values() for t in f["tests"]}
-    return {"mutants": mutants, "reviewed": reviewed, "functions": functions,
-            "per_test": [PER_TEST_FACTOR, PER_TEST_CONST],
-            "durations": {t: durations.get(t, 1.0) for t in sorted(used)}}
+    return {
+        "mutants": mutants,
+        "reviewed": reviewed,
+        "functions": functions,
+        "per_test": [PER_TEST_FACTOR, PER_TEST_CONST],
+        "durations": {t: durations.get(t, 1.0) for t in sorted(used)},
+    }
 
 
 def reviewed_equivalents(work: Path, source: str, keys: Sequence[str], listed: dict[str, Any]) -> set[str]:
@@ -106,12 +119,16 @@ def reviewed_equivalents(work: Path, source: str, keys: Sequence[str], listed: d
     reviewed: no test can tell them from the original, so they are not run (mutmut's "skipped"; the report counts
     them as equivalent). An entry whose line changed is stale: that mutant runs."""
     from reports.mutmut_describe import describe
+
     names = {k.replace("__init__.", ""): k for k in keys if f"mutmut:{k.replace('__init__.', '')}" in listed}
     if not names:
         return set()
     described = describe(work, source, names)
-    return {key for name, key in names.items()
-            if listed[f"mutmut:{name}"].replacement in (None, described[name].get("replacement"))}
+    return {
+        key
+        for name, key in names.items()
+        if listed[f"mutmut:{name}"].replacement in (None, described[name].get("replacement"))
+    }
 
 
 def read_results(path: Path) -> dict[str, dict[str, Any]]:
@@ -149,14 +166,21 @@ def merge(work: Path, planned: Sequence[dict[str, Any]], results: dict[str, dict
     return len(by_key)
 
 
-def _prepare(settings: Settings, work: Path, red: Sequence[str], deadline: float, poll: Any = None
-             ) -> tuple[int | None, bool]:
+def _prepare(
+    settings: Settings, work: Path, red: Sequence[str], deadline: float, poll: Any = None
+) -> tuple[int | None, bool]:
     """mutmut's preparation (``reports.mutmut_prepare``) in the work copy: (exit code, stopped at the deadline)."""
     skip = work.parent / "skip.txt"  # mutmut's stats run needs a green suite: the tests red on the baseline leave
     skip.write_text("".join(t + "\n" for t in red), encoding="utf-8")
     env = {**_env(settings, None), SKIP_ENV: str(skip)}
-    return _run([settings.python, "-m", "reports.mutmut_prepare", str(max(1, settings.workers))], work, env,
-                work.parent / "mutmut.log", deadline, poll)
+    return _run(
+        [settings.python, "-m", "reports.mutmut_prepare", str(max(1, settings.workers))],
+        work,
+        env,
+        work.parent / "mutmut.log",
+        deadline,
+        poll,
+    )
 
 
 class PreparedAhead:
@@ -189,8 +213,14 @@ class PreparedAhead:
         self._thread.join()
 
 
-def run_pending(settings: Settings, work: Path, baseline: dict[str, Any], deadline: float,
-                owned: Sequence[str], ahead: PreparedAhead | None = None) -> str:
+def run_pending(
+    settings: Settings,
+    work: Path,
+    baseline: dict[str, Any],
+    deadline: float,
+    owned: Sequence[str],
+    ahead: PreparedAhead | None = None,
+) -> str:
     """Prepare (mutmut; not again when ``ahead`` did it with no test red) and run every pending mutant of the
     owned modules (the executor) until the deadline."""
     stream: TextIO | None = settings.progress
@@ -211,8 +241,10 @@ def run_pending(settings: Settings, work: Path, baseline: dict[str, Any], deadli
     merge(work, the_plan["reviewed"], {m["name"]: {"exit": SKIPPED, "seconds": 0.0} for m in the_plan["reviewed"]})
     if stream is not None:
         when = "beside the baseline" if beside else f"in {fmt_time(prepared - started)}"
-        stream.write(f"mutmut: prepared {when} (mutants and per-function coverage); "
-                     f"{len(planned)} mutant(s) to run, {len(the_plan['reviewed'])} reviewed equivalent(s) not run\n")
+        stream.write(
+            f"mutmut: prepared {when} (mutants and per-function coverage); "
+            f"{len(planned)} mutant(s) to run, {len(the_plan['reviewed'])} reviewed equivalent(s) not run\n"
+        )
         stream.flush()
     if not planned:
         return ""
@@ -233,14 +265,34 @@ def run_pending(settings: Settings, work: Path, baseline: dict[str, Any], deadli
                 s = {1: "killed", 0: "survived", 36: "timeout", 33: "no-coverage"}.get(r["exit"], "error")
                 counts[s] = counts.get(s, 0) + 1
             shown = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
-            stream.write(f"[mutmut {len(done)}/{len(planned)}] {shown} | elapsed {fmt_time(now - started)}, "
-                         f"budget left {fmt_time(deadline - now)}\n")
+            stream.write(
+                f"[mutmut {len(done)}/{len(planned)}] {shown} | elapsed {fmt_time(now - started)}, "
+                f"budget left {fmt_time(deadline - now)}\n"
+            )
             stream.flush()
 
     # --tb=native: pytest's own styles parse the source of every frame, and a mutated file is large
-    cmd = [settings.python, "-m", "pytest", "-q", "--rootdir=.", "-p", "no:cacheprovider", "-p", "no:randomly",
-           "--capture=sys", "--tb=native", "-p", "reports.mutant_plugin", "--cm-no-shrink", "-p", "reports.executor",
-           f"--cm-execute={plan_path}", f"--cm-execute-out={out}", *read_selection(work)]
+    cmd = [
+        settings.python,
+        "-m",
+        "pytest",
+        "-q",
+        "--rootdir=.",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:randomly",
+        "--capture=sys",
+        "--tb=native",
+        "-p",
+        "reports.mutant_plugin",
+        "--cm-no-shrink",
+        "-p",
+        "reports.executor",
+        f"--cm-execute={plan_path}",
+        f"--cm-execute-out={out}",
+        *read_selection(work),
+    ]
     try:
         _, stopped = _run(cmd, work / "mutants", _env(settings, work / "mutants"), log, deadline, poll)
     finally:

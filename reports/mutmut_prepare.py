@@ -25,8 +25,11 @@ def main(max_children: int) -> int:
         mm.setup_source_paths()
         mm.store_lines_covered_by_tests()
         generated = mm.create_mutants(max_children)
-    print(f"prepare: mutants generated in {time.time() - started:.1f}s ({generated.mutated} files mutated, "
-          f"{generated.unmodified} unmodified)", flush=True)
+    print(
+        f"prepare: mutants generated in {time.time() - started:.1f}s ({generated.mutated} files mutated, "
+        f"{generated.unmodified} unmodified)",
+        flush=True,
+    )
     started = time.time()
     runner = mm.get_mutant_runner(max_children)
     try:

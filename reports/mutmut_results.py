@@ -13,8 +13,18 @@ from reports.campaign import MUTMUT_PATHS, Journal
 
 INTERRUPTED = 2
 STATUS_BY_EXIT: dict[int | None, str] = {
-    1: "killed", 3: "killed", 0: "survived", 5: "no-coverage", 33: "no-coverage", 34: "skipped",
-    36: "timeout", 24: "timeout", -24: "timeout", 152: "timeout", 255: "timeout", 37: "type-check",
+    1: "killed",
+    3: "killed",
+    0: "survived",
+    5: "no-coverage",
+    33: "no-coverage",
+    34: "skipped",
+    36: "timeout",
+    24: "timeout",
+    -24: "timeout",
+    152: "timeout",
+    255: "timeout",
+    37: "type-check",
 }
 
 
@@ -129,10 +139,18 @@ def collect(work: Path, fp: str, owned: set[str], every: dict[str, list[str]]) -
         for name in finished:
             status = mutmut_status(codes[name])
             killer = killed_by.get(name)
-            records.append({"mutant": f"mutmut:{name}", "fingerprint": fp, "kind": "mutmut", "status": status,
-                            "exit": codes[name], "duration": round(data.get("durations_by_key", {}).get(name, 0.0), 3),
-                            "killed_by": [killer] if killer and status == "killed" else [],
-                            **info[name]})
+            records.append(
+                {
+                    "mutant": f"mutmut:{name}",
+                    "fingerprint": fp,
+                    "kind": "mutmut",
+                    "status": status,
+                    "exit": codes[name],
+                    "duration": round(data.get("durations_by_key", {}).get(name, 0.0), 3),
+                    "killed_by": [killer] if killer and status == "killed" else [],
+                    **info[name],
+                }
+            )
     return records
 
 

@@ -76,9 +76,15 @@ def mutmut_executable(python: str) -> str:
 # ----------------------------------------------------------------------------- running mutmut
 
 
-def run_mutmut(settings: Settings, fp: str, baseline: dict[str, Any], budget: float,
-               shard: tuple[int, int] | None = None, paths: Sequence[str] = MUTMUT_PATHS,
-               ahead: Any = None) -> MutmutResult:
+def run_mutmut(
+    settings: Settings,
+    fp: str,
+    baseline: dict[str, Any],
+    budget: float,
+    shard: tuple[int, int] | None = None,
+    paths: Sequence[str] = MUTMUT_PATHS,
+    ahead: Any = None,
+) -> MutmutResult:
     """Run (or resume) mutmut over the modules under ``paths`` for at most ``budget`` seconds; the records of
     every finished mutant of those modules. ``ahead`` (``reports.mutmut_exec.PreparedAhead``) prepared a cold
     work copy beside the baseline."""
@@ -95,10 +101,13 @@ def run_mutmut(settings: Settings, fp: str, baseline: dict[str, Any], budget: fl
             f"incremental: mutmut re-runs the mutants of {len(touched)} changed function(s)"
             + (f" ({', '.join(touched[:8])}{', ...' if len(touched) > 8 else ''})" if touched else "")
             + f" and of {len(retest)} function(s) whose covering tests changed"
-            + (f" ({', '.join(retest[:8])}{', ...' if len(retest) > 8 else ''})" if retest else "") + "\n")
+            + (f" ({', '.join(retest[:8])}{', ...' if len(retest) > 8 else ''})" if retest else "")
+            + "\n"
+        )
     sources_changed = any(r.endswith(".py") and r.split("/", 1)[0] in MUTMUT_PATHS for r in previous)
-    owned = [m for m in modules(work) if m.split(".", 1)[0] in paths
-             and (shard is None or shard_of(m, shard[1]) == shard[0])]
+    owned = [
+        m for m in modules(work) if m.split(".", 1)[0] in paths and (shard is None or shard_of(m, shard[1]) == shard[0])
+    ]
     every, pending = _pending_names(work)
     known = all(m in every for m in owned)
     todo = [n for m in owned for n in pending.get(m, [])] if known else []
@@ -132,8 +141,15 @@ def run_mutmut(settings: Settings, fp: str, baseline: dict[str, Any], budget: fl
 ENGINE_ENV = "CMHARNESS_MUTMUT_ENGINE"
 
 
-def _invoke(settings: Settings, work: Path, baseline: dict[str, Any], names: list[str], deadline: float,
-            owned: Sequence[str], ahead: Any = None) -> str:
+def _invoke(
+    settings: Settings,
+    work: Path,
+    baseline: dict[str, Any],
+    names: list[str],
+    deadline: float,
+    owned: Sequence[str],
+    ahead: Any = None,
+) -> str:
     if os.environ.get(ENGINE_ENV) != "mutmut":
         from reports.mutmut_exec import run_pending
 
@@ -151,9 +167,16 @@ def _invoke(settings: Settings, work: Path, baseline: dict[str, Any], names: lis
     log_path = work.parent / "mutmut.log"
     stream = settings.progress
     with open(log_path, "ab") as log:
-        proc = subprocess.Popen(cmd, cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, start_new_session=True,
-                                preexec_fn=_die_with_parent)
+        proc = subprocess.Popen(
+            cmd,
+            cwd=work,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+            preexec_fn=_die_with_parent,
+        )
         started = last = time.time()
         note = ""
         try:
@@ -170,8 +193,10 @@ def _invoke(settings: Settings, work: Path, baseline: dict[str, Any], names: lis
                     total = sum(counts.values())
                     done = total - counts.get("pending", 0)
                     shown = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()) if k != "pending")
-                    stream.write(f"[mutmut {done}/{total}] {shown} | elapsed {fmt_time(now - started)}, "
-                                 f"budget left {fmt_time(deadline - now)}\n")
+                    stream.write(
+                        f"[mutmut {done}/{total}] {shown} | elapsed {fmt_time(now - started)}, "
+                        f"budget left {fmt_time(deadline - now)}\n"
+                    )
                     stream.flush()
         except BaseException:
             _stop(proc)

@@ -95,8 +95,9 @@ def save_test_keys(settings: Settings, work: Path) -> None:
     if stats_path.exists():
         stats = json.loads(stats_path.read_text(encoding="utf-8"))
         nodeids = {t for tests in stats.get("tests_by_mangled_function_name", {}).values() for t in tests}
-        (work.parent / "test-keys.json").write_text(json.dumps(test_keys(settings, sorted(nodeids)), indent=0),
-                                                    encoding="utf-8")
+        (work.parent / "test-keys.json").write_text(
+            json.dumps(test_keys(settings, sorted(nodeids)), indent=0), encoding="utf-8"
+        )
 
 
 def changed_functions(work: Path, previous: dict[str, str | None]) -> list[str]:
@@ -109,8 +110,11 @@ def changed_functions(work: Path, previous: dict[str, str | None]) -> list[str]:
             continue
         now = (work / rel).read_text(encoding="utf-8") if (work / rel).exists() else ""
         before, after = function_sources(old), function_sources(now)
-        out += [f"{module_of(rel)}.{name}" for name in sorted(set(before) | set(after))
-                if before.get(name) != after.get(name)]
+        out += [
+            f"{module_of(rel)}.{name}"
+            for name in sorted(set(before) | set(after))
+            if before.get(name) != after.get(name)
+        ]
     return out
 
 

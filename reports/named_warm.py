@@ -35,30 +35,60 @@ from reports.mutants import Mutant
 ENGINE_ENV = "CMHARNESS_NAMED_ENGINE"
 
 
-def run_warm(settings: Settings, mutants: Sequence[Mutant], baseline: dict[str, Any], fp: str,
-             deadline: float | None) -> Iterator[dict[str, Any]]:
+def run_warm(
+    settings: Settings, mutants: Sequence[Mutant], baseline: dict[str, Any], fp: str, deadline: float | None
+) -> Iterator[dict[str, Any]]:
     """Each mutant's journal record, as it finishes; those unfinished at ``deadline`` are not yielded."""
     planned, meta = [], {}
     for m in mutants:
         rows = tests_for(m, baseline, settings.all_variants)
         meta[m.id] = (m, rows, timeout_for(rows, baseline, settings))
         if not rows:
-            yield {"mutant": m.id, "fingerprint": fp, "kind": m.kind, "spec": m.spec, "ran": 0,
-                   "all_variants": settings.all_variants, "status": "no-coverage", "killed_by": [], "failures": {},
-                   "duration": 0.0, "finished": time.time()}
+            yield {
+                "mutant": m.id,
+                "fingerprint": fp,
+                "kind": m.kind,
+                "spec": m.spec,
+                "ran": 0,
+                "all_variants": settings.all_variants,
+                "status": "no-coverage",
+                "killed_by": [],
+                "failures": {},
+                "duration": 0.0,
+                "finished": time.time(),
+            }
             continue
-        planned.append({"name": m.id, "spec": m.spec, "tests": [r["nodeid"] for r in rows],
-                        "limit": meta[m.id][2]})
+        planned.append({"name": m.id, "spec": m.spec, "tests": [r["nodeid"] for r in rows], "limit": meta[m.id][2]})
     if not planned:
         return
     with tempfile.TemporaryDirectory(prefix="cm-named-") as tmp:
         plan, out, log = Path(tmp) / "plan.json", Path(tmp) / "out.jsonl", Path(tmp) / "log"
         plan.write_text(json.dumps({"workers": max(1, settings.workers), "mutants": planned}), encoding="utf-8")
-        cmd = [settings.python, "-m", "pytest", *PYTEST_ARGS, "--capture=sys", "--tb=short", "--cm-no-shrink",
-               "-p", "reports.executor", f"--cm-execute={plan}", f"--cm-execute-out={out}", *settings.selection]
+        cmd = [
+            settings.python,
+            "-m",
+            "pytest",
+            *PYTEST_ARGS,
+            "--capture=sys",
+            "--tb=short",
+            "--cm-no-shrink",
+            "-p",
+            "reports.executor",
+            f"--cm-execute={plan}",
+            f"--cm-execute-out={out}",
+            *settings.selection,
+        ]
         with open(log, "wb") as sink:
-            proc = subprocess.Popen(cmd, cwd=settings.root, env=settings.env(), stdout=sink, stderr=subprocess.STDOUT,
-                                    stdin=subprocess.DEVNULL, start_new_session=True, preexec_fn=_die_with_parent)
+            proc = subprocess.Popen(
+                cmd,
+                cwd=settings.root,
+                env=settings.env(),
+                stdout=sink,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+                preexec_fn=_die_with_parent,
+            )
         seen, offset = set(), 0
         rows_of: dict[str, dict[str, dict[str, Any]]] = {}
         try:
@@ -83,8 +113,9 @@ def run_warm(settings: Settings, mutants: Sequence[Mutant], baseline: dict[str, 
             raise RuntimeError(f"the warm named-mutant session ended early (exit {proc.returncode}):\n{tail}")
 
 
-def _read(path: Path, offset: int, rows_of: dict[str, dict[str, dict[str, Any]]]
-          ) -> tuple[int, list[tuple[str, dict[str, Any]]]]:
+def _read(
+    path: Path, offset: int, rows_of: dict[str, dict[str, dict[str, Any]]]
+) -> tuple[int, list[tuple[str, dict[str, Any]]]]:
     """New complete lines of the executor's output: rows filed by mutant; the mutants that ended."""
     if not path.exists():
         return offset, []
@@ -106,8 +137,15 @@ def _read(path: Path, offset: int, rows_of: dict[str, dict[str, dict[str, Any]]]
     return offset + len(complete.encode("utf-8")), ended
 
 
-def _record(mutant: Mutant, rows_by_id: dict[str, dict[str, Any]], end: dict[str, Any], limit: float,
-            baseline: dict[str, Any], settings: Settings, fp: str) -> dict[str, Any]:
+def _record(
+    mutant: Mutant,
+    rows_by_id: dict[str, dict[str, Any]],
+    end: dict[str, Any],
+    limit: float,
+    baseline: dict[str, Any],
+    settings: Settings,
+    fp: str,
+) -> dict[str, Any]:
     rows = list(rows_by_id.values())
     failed = [r for r in rows if r["outcome"] in ("failed", "error")]
     running = [r["nodeid"] for r in rows if r["outcome"] == "running"]
@@ -119,9 +157,17 @@ def _record(mutant: Mutant, rows_by_id: dict[str, dict[str, Any]], end: dict[str
     status = "killed" if failed else "timeout" if timed_out else "survived" if end["exit"] == 0 else "error"
     run = RunOutcome(rows, end["exit"], end["seconds"], timed_out, "", end.get("started", 0.0))
     return {
-        "mutant": mutant.id, "fingerprint": fp, "kind": mutant.kind, "spec": mutant.spec, "ran": len(rows),
-        "all_variants": settings.all_variants, "status": status, "timed_out": timed_out, "timeout": round(limit, 1),
-        "exit": run.returncode, "duration": round(run.wall + shrink_seconds, 3),
+        "mutant": mutant.id,
+        "fingerprint": fp,
+        "kind": mutant.kind,
+        "spec": mutant.spec,
+        "ran": len(rows),
+        "all_variants": settings.all_variants,
+        "status": status,
+        "timed_out": timed_out,
+        "timeout": round(limit, 1),
+        "exit": run.returncode,
+        "duration": round(run.wall + shrink_seconds, 3),
         "shrink_seconds": round(shrink_seconds, 3),
         "time_to_kill": round(min(r["t"] for r in failed) - run.started, 3) if failed else None,
         "killed_by": [r["nodeid"] for r in failed],
@@ -130,6 +176,12 @@ def _record(mutant: Mutant, rows_by_id: dict[str, dict[str, Any]], end: dict[str
         "outcomes": {r["nodeid"]: r["outcome"] for r in rows if r["outcome"] not in ("passed", "running")},
         "timed_out_in": running[0] if timed_out and running else None,
         "passed": sum(1 for r in rows if r["outcome"] == "passed"),
-        "slowest": [[r["nodeid"], round(r["duration"], 2)]
-                    for r in sorted(rows, key=lambda r: -r["duration"])[:5] if r["duration"] >= 1.0],
-        "log_tail": "", "finished": time.time(), "engine": "warm"}
+        "slowest": [
+            [r["nodeid"], round(r["duration"], 2)]
+            for r in sorted(rows, key=lambda r: -r["duration"])[:5]
+            if r["duration"] >= 1.0
+        ],
+        "log_tail": "",
+        "finished": time.time(),
+        "engine": "warm",
+    }

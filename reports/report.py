@@ -47,8 +47,12 @@ def render_html(report: Report) -> str:
 
 def write(report: Report, out: Path, root: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
-    paths = {"html": out / "report.html", "md": out / "report.md", "csv": out / "matrix.csv",
-             "json": out / "mutation-report.json"}
+    paths = {
+        "html": out / "report.html",
+        "md": out / "report.md",
+        "csv": out / "matrix.csv",
+        "json": out / "mutation-report.json",
+    }
     paths["html"].write_text(render_html(report), encoding="utf-8")
     paths["md"].write_text(render_md(report), encoding="utf-8")
     matrix = report.kills.copy()

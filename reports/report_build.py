@@ -61,7 +61,7 @@ def counterexamples(text: str) -> list[str]:
         block = [m.group(2).rstrip()]
         depth = block[0].count("(") - block[0].count(")")
         while depth > 0 and k < len(lines):
-            line = lines[k][len(prefix):] if prefix and lines[k].startswith(prefix) else lines[k]
+            line = lines[k][len(prefix) :] if prefix and lines[k].startswith(prefix) else lines[k]
             block.append(line.rstrip())
             depth += line.count("(") - line.count(")")
             k += 1
@@ -106,6 +106,7 @@ class Report:
 
     def mutmut_score(self) -> dict[str, Any]:
         import pandas as pd
+
         return score(self.mutmut["status"]) if len(self.mutmut) else score(pd.Series([], dtype=str))
 
 
@@ -116,15 +117,26 @@ def score(statuses: pd.Series) -> dict[str, Any]:
     counted = int(len(statuses) - excluded)
     killed = int(counts.get("killed", 0))
     timeout = int(counts.get("timeout", 0))
-    return {"counts": {k: int(v) for k, v in counts.items()}, "counted": counted, "killed": killed,
-            "timeout": timeout, "total": len(statuses),
-            "score": 100.0 * killed / counted if counted else float("nan"),
-            "with_timeouts": 100.0 * (killed + timeout) / counted if counted else float("nan")}
+    return {
+        "counts": {k: int(v) for k, v in counts.items()},
+        "counted": counted,
+        "killed": killed,
+        "timeout": timeout,
+        "total": len(statuses),
+        "score": 100.0 * killed / counted if counted else float("nan"),
+        "with_timeouts": 100.0 * (killed + timeout) / counted if counted else float("nan"),
+    }
 
 
-def build(records: dict[str, dict[str, Any]], fp: str, mutants: Sequence[Mutant] | None = None,
-          equivalents: dict[str, Equivalent] | None = None, scope: Sequence[str] = ()) -> Report:
+def build(
+    records: dict[str, dict[str, Any]],
+    fp: str,
+    mutants: Sequence[Mutant] | None = None,
+    equivalents: dict[str, Equivalent] | None = None,
+    scope: Sequence[str] = (),
+) -> Report:
     import pandas as pd
+
     mutants = list(named_mutants() if mutants is None else mutants)
     equivalents = load_equivalents() if equivalents is None else equivalents
     baseline = records[BASELINE]
@@ -140,23 +152,48 @@ def build(records: dict[str, dict[str, Any]], fp: str, mutants: Sequence[Mutant]
         killers = sorted((rec or {}).get("killed_by", []), key=lambda t: t not in shrunk)  # the shrunk one first
         examples = [(t in shrunk, ex) for t in killers for ex in counterexamples(failures.get(t, ""))]
         spec = (rec or {}).get("spec", m.spec) if m.kind == "extra" else m.spec
-        rows.append({"id": m.id, "kind": m.kind, "spec": spec,
-                     "wording": m.wording + (f" ({rec['reason']})" if rec and rec.get("reason") else ""),
-                     "status": rec["status"] if rec else "pending",
-                     "killed_by": list((rec or {}).get("killed_by", [])),
-                     "time_to_kill": (rec or {}).get("time_to_kill"), "duration": (rec or {}).get("duration"),
-                     "ran": (rec or {}).get("ran"), "counterexample": stable(examples[0][1]) if examples else "",
-                     "shrunk": bool(examples and examples[0][0]),
-                     "slowest": list((rec or {}).get("slowest", [])),
-                     "timed_out_in": (rec or {}).get("timed_out_in") or "",
-                     "failure": first_line_of_failure(failures[rec["killed_by"][0]]) if rec and rec.get("killed_by")
-                     else ""})
-    named = pd.DataFrame(rows, columns=["id", "kind", "spec", "wording", "status", "killed_by", "time_to_kill",
-                                        "duration", "ran", "counterexample", "shrunk", "failure", "slowest",
-                                        "timed_out_in"])
+        rows.append(
+            {
+                "id": m.id,
+                "kind": m.kind,
+                "spec": spec,
+                "wording": m.wording + (f" ({rec['reason']})" if rec and rec.get("reason") else ""),
+                "status": rec["status"] if rec else "pending",
+                "killed_by": list((rec or {}).get("killed_by", [])),
+                "time_to_kill": (rec or {}).get("time_to_kill"),
+                "duration": (rec or {}).get("duration"),
+                "ran": (rec or {}).get("ran"),
+                "counterexample": stable(examples[0][1]) if examples else "",
+                "shrunk": bool(examples and examples[0][0]),
+                "slowest": list((rec or {}).get("slowest", [])),
+                "timed_out_in": (rec or {}).get("timed_out_in") or "",
+                "failure": first_line_of_failure(failures[rec["killed_by"][0]]) if rec and rec.get("killed_by") else "",
+            }
+        )
+    named = pd.DataFrame(
+        rows,
+        columns=[
+            "id",
+            "kind",
+            "spec",
+            "wording",
+            "status",
+            "killed_by",
+            "time_to_kill",
+            "duration",
+            "ran",
+            "counterexample",
+            "shrunk",
+            "failure",
+            "slowest",
+            "timed_out_in",
+        ],
+    )
     if (named["status"] == "pending").any():
-        notes.append(f"{int((named['status'] == 'pending').sum())} named mutant(s) not run yet (another shard, "
-                     "or an interrupted campaign): run the campaign again, or merge every shard's journal")
+        notes.append(
+            f"{int((named['status'] == 'pending').sum())} named mutant(s) not run yet (another shard, "
+            "or an interrupted campaign): run the campaign again, or merge every shard's journal"
+        )
 
     # the kill matrix: 1 the test failed under the mutant, 0 it passed, missing: not run
     kill_rows: dict[str, dict[str, float]] = {}
@@ -166,25 +203,58 @@ def build(records: dict[str, dict[str, Any]], fp: str, mutants: Sequence[Mutant]
             continue
         failed = set(rec["killed_by"])
         other = rec.get("outcomes", {})
-        kill_rows[m.id] = {r["nodeid"]: 1.0 if r["nodeid"] in failed else 0.0
-                           for r in tests_for(m, baseline, bool(rec.get("all_variants")))
-                           if other.get(r["nodeid"]) != "skipped"}
+        kill_rows[m.id] = {
+            r["nodeid"]: 1.0 if r["nodeid"] in failed else 0.0
+            for r in tests_for(m, baseline, bool(rec.get("all_variants")))
+            if other.get(r["nodeid"]) != "skipped"
+        }
     kills = pd.DataFrame.from_dict(kill_rows, orient="index")
     kills = kills.reindex(index=[m.id for m in mutants if m.id in kill_rows])
 
     mutmut = _mutmut_frame(records, equivalents, notes)
-    report = Report(fp, tests, named, mutmut, kills, notes=notes, scope=tuple(scope),
-                    extra_locations={m.id: {"file": records[m.id].get("file"), "line": records[m.id].get("line"),
-                                            "diff": records[m.id].get("diff", "")}
-                                     for m in mutants if m.kind == "extra" and m.id in records})
+    report = Report(
+        fp,
+        tests,
+        named,
+        mutmut,
+        kills,
+        notes=notes,
+        scope=tuple(scope),
+        extra_locations={
+            m.id: {
+                "file": records[m.id].get("file"),
+                "line": records[m.id].get("line"),
+                "diff": records[m.id].get("diff", ""),
+            }
+            for m in mutants
+            if m.kind == "extra" and m.id in records
+        },
+    )
     return replace(report, checks=red_first(report, records))
 
 
-def _mutmut_frame(records: dict[str, dict[str, Any]], equivalents: dict[str, Equivalent],
-                  notes: list[str]) -> pd.DataFrame:
+def _mutmut_frame(
+    records: dict[str, dict[str, Any]], equivalents: dict[str, Equivalent], notes: list[str]
+) -> pd.DataFrame:
     import pandas as pd
-    columns = ["id", "status", "file", "function", "line", "column", "end_line", "end_column", "mutator",
-               "original", "replacement", "killed_by", "duration", "diff", "reason"]
+
+    columns = [
+        "id",
+        "status",
+        "file",
+        "function",
+        "line",
+        "column",
+        "end_line",
+        "end_column",
+        "mutator",
+        "original",
+        "replacement",
+        "killed_by",
+        "duration",
+        "diff",
+        "reason",
+    ]
     names: set[str] = set()
     for key, rec in records.items():
         if key.startswith("mutmut-inventory:"):
@@ -202,8 +272,10 @@ def _mutmut_frame(records: dict[str, dict[str, Any]], equivalents: dict[str, Equ
         eq = equivalents.get(key)
         if eq is not None and row["status"] in ("survived", "timeout", "no-coverage", "skipped"):
             if eq.replacement is not None and rec is not None and eq.replacement != rec.get("replacement"):
-                notes.append(f"stale equivalence entry {key}: its mutated line is now {rec.get('replacement')!r}, "
-                             f"reviewed as {eq.replacement!r}; counted as a {row['status']} until reviewed again")
+                notes.append(
+                    f"stale equivalence entry {key}: its mutated line is now {rec.get('replacement')!r}, "
+                    f"reviewed as {eq.replacement!r}; counted as a {row['status']} until reviewed again"
+                )
             else:
                 row["status"], row["reason"] = "equivalent", eq.reason
         rows.append(row)
@@ -221,8 +293,13 @@ def red_first(report: Report, records: dict[str, dict[str, Any]]) -> dict[str, A
     tests = report.tests
     witness: dict[str, tuple[str, str]] = {}
     for row in tests[tests["outcome"].isin(RED)].sort_index().itertuples():
-        witness.setdefault(row.base, (f"variant {row.variant or 'baseline'}", first_line_of_failure(row.text)
-                                      if isinstance(getattr(row, "text", None), str) else ""))
+        witness.setdefault(
+            row.base,
+            (
+                f"variant {row.variant or 'baseline'}",
+                first_line_of_failure(row.text) if isinstance(getattr(row, "text", None), str) else "",
+            ),
+        )
     for key in sorted(records):
         rec = records[key]
         if rec.get("kind") in ("defect", "removal", "mutmut", "extra"):
@@ -251,13 +328,19 @@ def red_first(report: Report, records: dict[str, dict[str, Any]]) -> dict[str, A
         if variant in red_on and row["outcome"] not in RED:
             violations.append({"test": nodeid, "problem": f"marked red_on {variant} but {row['outcome']} there"})
         if variant == "sound" and row["outcome"] != "passed":
-            violations.append({"test": nodeid, "problem": f"marked red_on {', '.join(red_on)} but "
-                                                          f"{row['outcome']} on sound"})
+            violations.append(
+                {"test": nodeid, "problem": f"marked red_on {', '.join(red_on)} but {row['outcome']} on sound"}
+            )
     marked = tests[tests["red_on"].map(bool)]
     for base, group in marked.groupby("base"):
         if "sound" not in set(group["variant"]):
             violations.append({"test": base, "problem": "marked red_on but never run on sound"})
-    return {"never_red": never_red, "only_skipped": only_skipped, "red_on_violations": violations,
-            "tests": len(bases), "witness": {b: witness[b] for b in bases if b in witness}, "without": without,
-            "gaps": [b for b, why in without.items() if why not in (NO_CODE, ONLY_EQUIVALENT)]}
-
+    return {
+        "never_red": never_red,
+        "only_skipped": only_skipped,
+        "red_on_violations": violations,
+        "tests": len(bases),
+        "witness": {b: witness[b] for b in bases if b in witness},
+        "without": without,
+        "gaps": [b for b, why in without.items() if why not in (NO_CODE, ONLY_EQUIVALENT)],
+    }

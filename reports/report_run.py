@@ -36,9 +36,17 @@ from reports.report_summary import EXIT_INCOMPLETE, completeness, exit_status, s
 from reports.suite_order import order_file
 
 
-def run_campaign(settings: Settings, *, shard: tuple[int, int] | None = None, budget: float = DEFAULT_BUDGET,
-                 mutmut: bool = True, merge: bool = False, mutmut_paths: Sequence[str] = DEFAULT_MUTMUT_PATHS,
-                 full: bool = False, extra: Path | None = None) -> tuple[str, dict[str, dict[str, Any]]]:
+def run_campaign(
+    settings: Settings,
+    *,
+    shard: tuple[int, int] | None = None,
+    budget: float = DEFAULT_BUDGET,
+    mutmut: bool = True,
+    merge: bool = False,
+    mutmut_paths: Sequence[str] = DEFAULT_MUTMUT_PATHS,
+    full: bool = False,
+    extra: Path | None = None,
+) -> tuple[str, dict[str, dict[str, Any]]]:
     """Run what the journal does not hold yet (unless ``merge``); the fingerprint and every record."""
     start = time.time()
     deadline = start + budget - REPORT_RESERVE
@@ -53,11 +61,13 @@ def run_campaign(settings: Settings, *, shard: tuple[int, int] | None = None, bu
 
         ahead = prepare_ahead(settings, fp, deadline) if mutmut else None
         try:  # the preparation beside the baseline is stopped however the runs end
-            done = run_named_mutants(settings, named_mutants() + extras, shard=shard, fp=fp, deadline=deadline,
-                                     patches=patches)
+            done = run_named_mutants(
+                settings, named_mutants() + extras, shard=shard, fp=fp, deadline=deadline, patches=patches
+            )
             if mutmut:
-                result = run_mutmut(settings, fp, done[BASELINE], deadline - time.time(), shard, mutmut_paths,
-                                    ahead=ahead)
+                result = run_mutmut(
+                    settings, fp, done[BASELINE], deadline - time.time(), shard, mutmut_paths, ahead=ahead
+                )
         finally:
             if ahead is not None:
                 ahead.stop()
@@ -67,20 +77,36 @@ def run_campaign(settings: Settings, *, shard: tuple[int, int] | None = None, bu
             for path in mutmut_paths:  # one inventory per folder: runs over other folders add to the report
                 key = f"mutmut-inventory:{journal_name(shard)}:{path}"
                 names = sorted(n for n in result.names if n.split(".", 1)[0] == path)
-                inventory = {"mutant": key, "fingerprint": fp, "kind": "inventory", "names": names,
-                             "path": path, "note": result.note}
+                inventory = {
+                    "mutant": key,
+                    "fingerprint": fp,
+                    "kind": "inventory",
+                    "names": names,
+                    "path": path,
+                    "note": result.note,
+                }
                 old = done.get(key)
                 if old is None or old.get("names") != inventory["names"] or old.get("note") != inventory["note"]:
                     journal.write(inventory)
             if settings.progress:
-                checked = f"{len(result.names) - result.pending} of {len(result.names)} mutants checked" \
-                    if result.names else "not started"
-                settings.progress.write(f"mutmut: {checked} ({fmt_time(result.seconds)})"
-                                        + (f"; {result.note}" if result.note else "") + "\n")
+                checked = (
+                    f"{len(result.names) - result.pending} of {len(result.names)} mutants checked"
+                    if result.names
+                    else "not started"
+                )
+                settings.progress.write(
+                    f"mutmut: {checked} ({fmt_time(result.seconds)})"
+                    + (f"; {result.note}" if result.note else "")
+                    + "\n"
+                )
             if result.interrupted:
                 raise KeyboardInterrupt
-        complete = mutmut and set(mutmut_paths) == set(MUTMUT_PATHS) and not result.pending \
+        complete = (
+            mutmut
+            and set(mutmut_paths) == set(MUTMUT_PATHS)
+            and not result.pending
             and all(m.id in done for m in named_mutants() + extras)
+        )
         if complete and shard is None:  # the search reads every result: it runs on a finished full main pass only
             witnesses(settings, fp, done, journal_name(shard), deadline, mutmut)
     records = load_journals(settings.journal_dir, fp)
@@ -104,8 +130,9 @@ def prepare_ahead(settings: Settings, fp: str, deadline: float) -> Any:
     return PreparedAhead(settings, work, deadline)
 
 
-def witnesses(settings: Settings, fp: str, done: dict[str, dict[str, Any]], journal: str, deadline: float,
-              mutmut: bool) -> None:
+def witnesses(
+    settings: Settings, fp: str, done: dict[str, dict[str, Any]], journal: str, deadline: float, mutmut: bool
+) -> None:
     """The red-first witness search over the tests the main pass never saw red (``reports.witness``)."""
     from reports.mutmut_work import test_keys, work_dir
     from reports.witness import never_red, search
@@ -135,8 +162,9 @@ def witnesses(settings: Settings, fp: str, done: dict[str, dict[str, Any]], jour
         settings.progress.write(f"witnesses: {found} found ({fmt_time(time.time() - started)})\n")
 
 
-def kept_witnesses(settings: Settings, done: dict[str, dict[str, Any]], pending: set[str],
-                   fp: str) -> list[dict[str, Any]]:
+def kept_witnesses(
+    settings: Settings, done: dict[str, dict[str, Any]], pending: set[str], fp: str
+) -> list[dict[str, Any]]:
     """Witnesses of earlier runs still good: the test's sources unchanged and its witness still killed."""
     from reports.mutmut_work import test_keys
 
@@ -148,8 +176,11 @@ def kept_witnesses(settings: Settings, done: dict[str, dict[str, Any]], pending:
                 if rec.get("kind") == "witness" and rec.get("witness") and rec["base"] in pending:
                     previous[rec["base"]] = rec
     keys = test_keys(settings, [r["test"] for r in previous.values()])
-    return [{**rec, "fingerprint": fp} for rec in previous.values()
-            if keys.get(rec["test"]) == rec.get("deps") and done.get(rec["witness"], {}).get("status") == "killed"]
+    return [
+        {**rec, "fingerprint": fp}
+        for rec in previous.values()
+        if keys.get(rec["test"]) == rec.get("deps") and done.get(rec["witness"], {}).get("status") == "killed"
+    ]
 
 
 def forget(settings: Settings) -> None:
@@ -174,8 +205,6 @@ def write_order(report: Report, records: dict[str, dict[str, Any]], path: Path =
     return path
 
 
-
-
 def run(args: Any, stdout: TextIO) -> int:
     """The subcommand: exit 0 complete with nothing left alive, 1 survivors or red-first gaps, 3 incomplete."""
     settings = Settings()
@@ -195,9 +224,16 @@ def run(args: Any, stdout: TextIO) -> int:
     interrupted = False
     try:
         with terminate_as_interrupt():
-            fp, records = run_campaign(settings, shard=shard, budget=args.budget, mutmut=not args.no_mutmut,
-                                       merge=args.merge, mutmut_paths=tuple(args.mutmut_paths),
-                                       full=bool(getattr(args, "full", False)), extra=extra)
+            fp, records = run_campaign(
+                settings,
+                shard=shard,
+                budget=args.budget,
+                mutmut=not args.no_mutmut,
+                merge=args.merge,
+                mutmut_paths=tuple(args.mutmut_paths),
+                full=bool(getattr(args, "full", False)),
+                extra=extra,
+            )
     except KeyboardInterrupt:
         print("cmharness report: interrupted; what finished is journaled, run it again to resume", file=sys.stderr)
         interrupted = True

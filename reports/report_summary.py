@@ -19,6 +19,7 @@ VARIANT_ORDER = ("main-48bb87a1", "pr-8bb01ab8", "sound")
 def variant_matrix(tests: pd.DataFrame) -> pd.DataFrame:
     """Tests (without the variant) x variants: each cell the outcome on that variant."""
     import pandas as pd
+
     with_variant = tests[tests["variant"].notna()]
     if with_variant.empty:
         return pd.DataFrame()
@@ -32,6 +33,7 @@ def variant_matrix(tests: pd.DataFrame) -> pd.DataFrame:
 
 def pct(x: float) -> str:
     import pandas as pd
+
     return "n/a" if pd.isna(x) else f"{x:.1f}%"
 
 
@@ -54,8 +56,10 @@ def range_text(s: dict[str, Any]) -> str:
     if not pending:
         return f"{s['killed']}/{s['counted']} killed = {pct(s['score'])}"
     everything = s["counted"] + pending
-    return (f"{s['killed']}/{everything} killed = {pct(100.0 * s['killed'] / everything)} of all to "
-            f"{s['killed']}/{s['counted']} = {pct(s['score'])} of the finished ({pending} pending)")
+    return (
+        f"{s['killed']}/{everything} killed = {pct(100.0 * s['killed'] / everything)} of all to "
+        f"{s['killed']}/{s['counted']} = {pct(s['score'])} of the finished ({pending} pending)"
+    )
 
 
 def completeness(report: Report) -> dict[str, Any]:
@@ -64,8 +68,13 @@ def completeness(report: Report) -> dict[str, Any]:
     mutmut = int((report.mutmut["status"] == "pending").sum()) if len(report.mutmut) else 0
     started = set(mutmut_folders(report)) if len(report.mutmut) else set()
     not_started = [f for f in report.scope if f not in started]
-    return {"named": named, "mutmut": mutmut, "pending": named + mutmut, "not_started": not_started,
-            "complete": not (named or mutmut or not_started)}
+    return {
+        "named": named,
+        "mutmut": mutmut,
+        "pending": named + mutmut,
+        "not_started": not_started,
+        "complete": not (named or mutmut or not_started),
+    }
 
 
 def headline(report: Report) -> str:
@@ -109,8 +118,11 @@ def _reason_counts(without: dict[str, str]) -> str:
 def summary_lines(report: Report) -> list[str]:
     ns, ms = report.named_score(), report.mutmut_score()
     by_kind = []
-    for kind, label in (("defect", "defects alone in sound"), ("removal", "the seed's removals"),
-                        ("extra", "extra mutants (patches)")):
+    for kind, label in (
+        ("defect", "defects alone in sound"),
+        ("removal", "the seed's removals"),
+        ("extra", "extra mutants (patches)"),
+    ):
         if kind == "extra" and not (report.named["kind"] == "extra").any():
             continue
         sub = score(report.named.loc[report.named["kind"] == kind, "status"])
@@ -138,12 +150,16 @@ def summary_lines(report: Report) -> list[str]:
 
 
 def _example_title(shrunk: bool) -> str:
-    return ("Minimal counterexample (Hypothesis shrank it)" if shrunk
-            else "Counterexample as first found (shrinking outlived its time)")
+    return (
+        "Minimal counterexample (Hypothesis shrank it)"
+        if shrunk
+        else "Counterexample as first found (shrinking outlived its time)"
+    )
 
 
 def _secs(x: Any) -> str:
     import pandas as pd
+
     return "" if x is None or pd.isna(x) else f"{float(x):.1f}s"
 
 
@@ -156,8 +172,18 @@ def _mutmut_by_file(report: Report) -> list[list[Any]]:
     for path, group in frame.groupby("file"):
         s = score(group["status"])
         c = s["counts"]
-        rows.append([path, c.get("killed", 0), c.get("survived", 0), c.get("timeout", 0), c.get("no-coverage", 0),
-                     c.get("equivalent", 0), c.get("pending", 0), pct(s["score"])])
+        rows.append(
+            [
+                path,
+                c.get("killed", 0),
+                c.get("survived", 0),
+                c.get("timeout", 0),
+                c.get("no-coverage", 0),
+                c.get("equivalent", 0),
+                c.get("pending", 0),
+                pct(s["score"]),
+            ]
+        )
     return rows
 
 

@@ -25,10 +25,19 @@ GREEN, RED, RESET = "\x1b[32m", "\x1b[31m", "\x1b[0m"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("files", nargs="+", metavar="FILE|DIR",
-                        help="scenario files, directories of *.scenario.json, or - for standard input")
-    parser.add_argument("--variant", action="append", dest="variants", metavar="NAME",
-                        help="only this variant (repeatable; default: every variant the file's expect names)")
+    parser.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE|DIR",
+        help="scenario files, directories of *.scenario.json, or - for standard input",
+    )
+    parser.add_argument(
+        "--variant",
+        action="append",
+        dest="variants",
+        metavar="NAME",
+        help="only this variant (repeatable; default: every variant the file's expect names)",
+    )
     parser.add_argument("--json", action="store_true", help="write the result as JSON")
 
 
@@ -61,12 +70,24 @@ def _title(name: str, sc: Scenario) -> str:
 
 
 def _as_json(name: str, sc: Scenario, verdicts: Sequence[Verdict]) -> dict[str, Any]:
-    return {"file": name, "description": sc.description, "source": sc.source,
-            "ok": all(v.ok for v in verdicts),
-            "variants": [{"variant": v.variant, "ok": v.ok, "outcome": v.observed.outcome,
-                          "breaks": list(v.observed.breaks),
-                          "fields": [{"field": ln.field, "expected": ln.expected, "actual": ln.actual, "ok": ln.ok}
-                                     for ln in v.lines]} for v in verdicts]}
+    return {
+        "file": name,
+        "description": sc.description,
+        "source": sc.source,
+        "ok": all(v.ok for v in verdicts),
+        "variants": [
+            {
+                "variant": v.variant,
+                "ok": v.ok,
+                "outcome": v.observed.outcome,
+                "breaks": list(v.observed.breaks),
+                "fields": [
+                    {"field": ln.field, "expected": ln.expected, "actual": ln.actual, "ok": ln.ok} for ln in v.lines
+                ],
+            }
+            for v in verdicts
+        ],
+    }
 
 
 def run(args: argparse.Namespace, stdout: TextIO) -> int:
@@ -105,12 +126,25 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
             stdout.write("\n".join([_title(name, sc), *(x for v in verdicts for x in verdict_lines(v, colour))]) + "\n")
     total = sum(len(r["variants"]) for r in results) if args.json else None
     if args.json:
-        json.dump({"ok": not red and not errors, "scenarios": results, "errors": errors,
-                   "expectations": total, "not_as_expected": red}, stdout, indent=2, ensure_ascii=True)
+        json.dump(
+            {
+                "ok": not red and not errors,
+                "scenarios": results,
+                "errors": errors,
+                "expectations": total,
+                "not_as_expected": red,
+            },
+            stdout,
+            indent=2,
+            ensure_ascii=True,
+        )
         stdout.write("\n")
     else:
-        stdout.write(f"{ran} scenario(s): {red} expectation(s) not as expected"
-                     + (f", {len(errors)} unreadable" if errors else "") + "\n")
+        stdout.write(
+            f"{ran} scenario(s): {red} expectation(s) not as expected"
+            + (f", {len(errors)} unreadable" if errors else "")
+            + "\n"
+        )
     if errors:
         return EXIT_UNREADABLE
     return EXIT_RED if red else EXIT_OK

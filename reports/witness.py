@@ -83,11 +83,15 @@ def killed_by_function(records: dict[str, dict[str, Any]]) -> dict[str, list[str
     return out
 
 
-def plan(records: dict[str, dict[str, Any]], coverage: dict[str, set[str]],
-         hints: dict[str, str] | None = None, discover: bool = False,
-         killed: dict[str, list[str]] | None = None,
-         killers: dict[str, tuple[str, ...]] | None = None,
-         kills: dict[str, str] | None = None) -> tuple[dict[str, list[list[str]]], dict[str, str]]:
+def plan(
+    records: dict[str, dict[str, Any]],
+    coverage: dict[str, set[str]],
+    hints: dict[str, str] | None = None,
+    discover: bool = False,
+    killed: dict[str, list[str]] | None = None,
+    killers: dict[str, tuple[str, ...]] | None = None,
+    kills: dict[str, str] | None = None,
+) -> tuple[dict[str, list[list[str]]], dict[str, str]]:
     """(candidates by node id, the reason of each test that has none), for the never-red tests; a test's
     witness in ``hints`` (``reports.hints``) is tried first (else the mutant it killed first in ``kills``, by its
     base), then the mutants of the functions whose mutants it
@@ -113,8 +117,11 @@ def plan(records: dict[str, dict[str, Any]], coverage: dict[str, set[str]],
     for fn, tests in (killers or {}).items():
         for t in tests:
             killed_before.setdefault(rows.get(t, {}).get("base", t), set()).add(fn)
-    named = [(key, rec["spec"]) for key, rec in sorted(records.items())
-             if rec.get("kind") in ("defect", "removal") and rec.get("status") == "killed" and rec.get("spec")]
+    named = [
+        (key, rec["spec"])
+        for key, rec in sorted(records.items())
+        if rec.get("kind") in ("defect", "removal") and rec.get("status") == "killed" and rec.get("spec")
+    ]
     todo: dict[str, list[list[str]]] = {}
     reasons: dict[str, str] = {}
     for base, nodeid in never_red(records).items():
@@ -124,8 +131,12 @@ def plan(records: dict[str, dict[str, Any]], coverage: dict[str, set[str]],
         cands = [["named", spec, key] for key, spec in named if spec.split("+", 1)[0] in used]
         cands += [["mutmut", n, f"mutmut:{n}"] for fn in fns for n in killed.get(fn, [])]
         known = hints.get(nodeid) or (kills or {}).get(base)
-        if (known and known.startswith("mutmut:") and all(c[2] != known for c in cands)
-                and records.get(known, {}).get("status") == "killed"):
+        if (
+            known
+            and known.startswith("mutmut:")
+            and all(c[2] != known for c in cands)
+            and records.get(known, {}).get("status") == "killed"
+        ):
             cands.append(["mutmut", known.removeprefix("mutmut:"), known])
         mine = killed_before.get(base, set())
         # the witness of the last complete report first, then the mutants of what it killed there (stable)
@@ -143,26 +154,52 @@ def plan(records: dict[str, dict[str, Any]], coverage: dict[str, set[str]],
 # ----------------------------------------------------------------------------- running the search
 
 
-def search(settings: Settings, records: dict[str, dict[str, Any]], fp: str, work: Path | None,
-           deadline: float) -> list[dict[str, Any]]:
+def search(
+    settings: Settings, records: dict[str, dict[str, Any]], fp: str, work: Path | None, deadline: float
+) -> list[dict[str, Any]]:
     """Journal records ``witness:<base>`` for the never-red tests: the witness found, or the reason there is none."""
     from reports.hints import read as read_hints
 
     killed = killed_by_function(records)
     hints = read_hints()
-    todo, reasons = plan(records, load_coverage(work), hints.witnesses, discover=work is not None,
-                         killed=killed, killers=hints.killers, kills=hints.kills)
+    todo, reasons = plan(
+        records,
+        load_coverage(work),
+        hints.witnesses,
+        discover=work is not None,
+        killed=killed,
+        killers=hints.killers,
+        kills=hints.kills,
+    )
     rows = {r["nodeid"]: r for r in records[BASELINE]["tests"]}
-    out = [{"mutant": f"witness:{b}", "fingerprint": fp, "kind": "witness", "base": b, "test": None,
-            "witness": None, "reason": why, "tried": 0} for b, why in sorted(reasons.items())]
+    out = [
+        {
+            "mutant": f"witness:{b}",
+            "fingerprint": fp,
+            "kind": "witness",
+            "base": b,
+            "test": None,
+            "witness": None,
+            "reason": why,
+            "tried": 0,
+        }
+        for b, why in sorted(reasons.items())
+    ]
     if not todo:
         return out
     ids = sorted(todo)
     workers = max(1, min(settings.workers, len(ids)))
     parts = [ids[k::workers] for k in range(workers)]
     cwd = (work / "mutants") if work and (work / "mutants").is_dir() else settings.root
-    plans = [{"tests": {n: todo[n] for n in part}, "durations": {n: rows[n].get("duration", 0.0) for n in part},
-              "killed": killed, "max": MAX_CANDIDATES} for part in parts]
+    plans = [
+        {
+            "tests": {n: todo[n] for n in part},
+            "durations": {n: rows[n].get("duration", 0.0) for n in part},
+            "killed": killed,
+            "max": MAX_CANDIDATES,
+        }
+        for part in parts
+    ]
     with ThreadPoolExecutor(workers) as pool:
         runs = pool.map(lambda part: _run_part(settings, cwd, part, deadline), plans)
         found = [r for part in runs for r in part]
@@ -172,9 +209,17 @@ def search(settings: Settings, records: dict[str, dict[str, Any]], fp: str, work
         base = rows[nodeid].get("base", nodeid)
         if r is None:  # not reached before the deadline: searched next time
             continue
-        rec = {"mutant": f"witness:{base}", "fingerprint": fp, "kind": "witness", "base": base, "test": nodeid,
-               "witness": r.get("witness"), "failure": r.get("failure", ""), "tried": r.get("tried", 0),
-               "reason": "" if r.get("witness") else _reason(r, len(todo[nodeid]), rows[nodeid].get("duration", 0.0))}
+        rec = {
+            "mutant": f"witness:{base}",
+            "fingerprint": fp,
+            "kind": "witness",
+            "base": base,
+            "test": nodeid,
+            "witness": r.get("witness"),
+            "failure": r.get("failure", ""),
+            "tried": r.get("tried", 0),
+            "reason": "" if r.get("witness") else _reason(r, len(todo[nodeid]), rows[nodeid].get("duration", 0.0)),
+        }
         out.append(rec)
     return out
 
@@ -183,8 +228,10 @@ def _reason(row: dict[str, Any], planned: int, duration: float = 0.0) -> str:
     """Why a searched test has no witness: what its ``discover`` step found, a real gap, or a search cut short
     (``planned`` counts the candidates when the row does not, as before a ``discover`` step adds some)."""
     if not row.get("complete"):
-        return (f"not searched to the end: {row.get('tried', 0)} of {row.get('candidates', planned)} candidates in "
-                f"{budget_of(duration):.0f}s")
+        return (
+            f"not searched to the end: {row.get('tried', 0)} of {row.get('candidates', planned)} candidates in "
+            f"{budget_of(duration):.0f}s"
+        )
     if row.get("tried", 0) == 0 and row.get("calls") == 0:
         return NO_CODE
     if row.get("tried", 0) == 0:
@@ -199,8 +246,25 @@ def _run_part(settings: Settings, cwd: Path, part: dict[str, Any], deadline: flo
         plan_path, results, log = Path(tmp) / "plan.json", Path(tmp) / "found.jsonl", Path(tmp) / "log"
         plan_path.write_text(json.dumps(part), encoding="utf-8")
         local = Settings(**{**settings.__dict__, "root": cwd})
-        cmd = [settings.python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
-               "-p", "reports.mutant_plugin", "--cm-no-shrink", "-p", "reports.witness_plugin",
-               f"--cm-witness={plan_path}", f"--cm-witness-out={results}", "--rootdir=.", "--tb=native", *nodeids]
+        cmd = [
+            settings.python,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:randomly",
+            "-p",
+            "reports.mutant_plugin",
+            "--cm-no-shrink",
+            "-p",
+            "reports.witness_plugin",
+            f"--cm-witness={plan_path}",
+            f"--cm-witness-out={results}",
+            "--rootdir=.",
+            "--tb=native",
+            *nodeids,
+        ]
         _run_process(cmd, local, log, timeout=max(1.0, deadline - time.time()))
         return [r for r in read_rows(results) if r.get("outcome") != "running"]

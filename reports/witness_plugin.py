@@ -41,8 +41,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     path = config.getoption("--cm-witness")
     if path:
-        config.pluginmanager.register(WitnessSearch(json.loads(Path(path).read_text(encoding="utf-8")),
-                                                    config.getoption("--cm-witness-out")), "cmharness-witness")
+        config.pluginmanager.register(
+            WitnessSearch(json.loads(Path(path).read_text(encoding="utf-8")), config.getoption("--cm-witness-out")),
+            "cmharness-witness",
+        )
 
 
 DISCOVER = "discover"

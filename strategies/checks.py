@@ -20,15 +20,19 @@ def check_values(config: Config, budget: Budget) -> None:
     if not (is_number(budget.max_tokens) and budget.max_tokens >= 0):
         raise InvalidConfigError("max_tokens", f"must be a number >= 0 (+inf for unlimited), got {budget.max_tokens!r}")
     if not _finite_nonneg(budget.reserve_for_response):
-        raise InvalidConfigError("reserve_for_response",
-                                 f"must be a finite number >= 0, got {budget.reserve_for_response!r}")
+        raise InvalidConfigError(
+            "reserve_for_response", f"must be a finite number >= 0, got {budget.reserve_for_response!r}"
+        )
     if budget.input_budget < 0:
-        raise InvalidConfigError("reserve_for_response",
-                                 f"{budget.reserve_for_response} leaves an input budget of "
-                                 f"{budget.input_budget} below 0 (max_tokens {budget.max_tokens})")
+        raise InvalidConfigError(
+            "reserve_for_response",
+            f"{budget.reserve_for_response} leaves an input budget of "
+            f"{budget.input_budget} below 0 (max_tokens {budget.max_tokens})",
+        )
     if not _finite_nonneg(config.over_budget_grace_ratio):
-        raise InvalidConfigError("over_budget_grace_ratio",
-                                 f"must be a finite number >= 0, got {config.over_budget_grace_ratio!r}")
+        raise InvalidConfigError(
+            "over_budget_grace_ratio", f"must be a finite number >= 0, got {config.over_budget_grace_ratio!r}"
+        )
     for name in ("head_window_tokens", "recent_window_tokens"):
         if math.isnan(getattr(config, name)):
             raise InvalidConfigError(name, "must not be NaN")

@@ -20,8 +20,7 @@ def compression_work_queued(store: Store, within: frozenset[str] | None, defects
             return True
         if w.kind == "chunk" and (defects.on(Defect.NARROW_NO_CHUNK) or w.folds & within):
             return True
-        if w.kind == "merge" and (defects.on(Defect.NARROW_NO_MERGE)
-                                  or any(store.leaves(s) & within for s in w.folds)):
+        if w.kind == "merge" and (defects.on(Defect.NARROW_NO_MERGE) or any(store.leaves(s) & within for s in w.folds)):
             return True
     return False
 
@@ -41,9 +40,15 @@ def leaves_of(store: Store, summaries: Iterable[Summary]) -> frozenset[str]:
     return frozenset().union(*(store.leaves(s.id) for s in summaries))
 
 
-def refused_prefix(store: Store, *, raw_before: Iterable[str], pairs_before: Iterable[Summary],
-                   refused_raw: Iterable[str], refused_pairs: Iterable[Summary],
-                   defects: Defects) -> frozenset[str] | None:
+def refused_prefix(
+    store: Store,
+    *,
+    raw_before: Iterable[str],
+    pairs_before: Iterable[Summary],
+    refused_raw: Iterable[str],
+    refused_pairs: Iterable[Summary],
+    defects: Defects,
+) -> frozenset[str] | None:
     """The messages the refused prefix holds: raw messages and pairs' leaves up to and including the refused item.
 
     None (any work anywhere) when middle refusals are not narrowed.

@@ -28,30 +28,55 @@ class Defect(Enum):
     RAW_CAP_PLUS_50 = ("TypeScript", "a raw message under a cap is priced min(E, cap + 50), not what is sent")
     STAMPS_VERBATIM = ("TypeScript", "stamps and Image estimates are used verbatim (NaN, negative)")
     COMBINED_STATS_TOKENS = ("TypeScript", "the combined pair's stats record each summary's tokens, not the price")
-    UNCHECKED_BAD_VALUES = ("TypeScript", "bad budgets, grace ratios, windows, estimator outputs and summary "
-                            "tokens pass unchecked (a NaN tokens poisons the waterfall)")
+    UNCHECKED_BAD_VALUES = (
+        "TypeScript",
+        "bad budgets, grace ratios, windows, estimator outputs and summary "
+        "tokens pass unchecked (a NaN tokens poisons the waterfall)",
+    )
     EMPTY_CARRIERS_FLOOR = ("TypeScript", "an empty carrier list still floors")
-    COMBINED_SELECTION_ORDER = ("this model", "the combined answer follows the selection order, "
-                                "so its bytes change with the budget")
-    DEEP_WINDOW_CANDIDATES = ("TypeScript", "L2+ summaries touching the head or tail stay candidates "
-                              "(raw content sent twice)")
+    COMBINED_SELECTION_ORDER = (
+        "this model",
+        "the combined answer follows the selection order, so its bytes change with the budget",
+    )
+    DEEP_WINDOW_CANDIDATES = (
+        "TypeScript",
+        "L2+ summaries touching the head or tail stay candidates (raw content sent twice)",
+    )
     DRY_RUN_FILLS_MEMO = ("TypeScript", "a dry run fills the answer-price memo")
-    HEADER_REPLACE_CHAINED = ("TypeScript", "the positioned question fills its placeholders with four chained "
-                              "String.replace calls (buildRecallHeader): $&, $$, $` and $' in a value are "
-                              "expanded, and a value holding a later placeholder is filled again")
-    BLANK_SUMMARIES_SELECTED = ("TypeScript", "blank summaries (empty after JavaScript's trim) stay candidates "
-                                "(getAntiRedundantSummaries): positioned emission skips them, the combined "
-                                "answer sends them blank and counts their messages as covered")
-    TOOL_PASSES_UNPRICED = ("TypeScript", "postProcessToolEntries (trimOrphanedToolUse, enforceToolPairing, "
-                            "pruneToolEntries) runs after the render-stats tally and the grace checks: what "
-                            "it removes stays charged, the stubs and moved results it adds go uncharged")
-    TRIM_DROPS_TRAILING_TOOL_USE = ("TypeScript", "trimOrphanedToolUse pops a trailing tool_use entry after "
-                                    "assertFullCoverage: its message is lost with no UncoveredDropError")
-    TAIL_PRICED_PRE_STRIP = ("TypeScript", "selectHierarchical calls emitRecentNewestFirst without "
-                             "postStripEstimates: a tail image sent as a placeholder is priced whole")
-    IMAGE_COUNT_STORE_WIDE = ("TypeScript", "postStripEstimates counts the maxLiveImages newest images over the "
-                              "whole store, applyImageStripping over the entries sent: an image the "
-                              "summarised middle pushed out of the count is priced as a placeholder but sent")
+    HEADER_REPLACE_CHAINED = (
+        "TypeScript",
+        "the positioned question fills its placeholders with four chained "
+        "String.replace calls (buildRecallHeader): $&, $$, $` and $' in a value are "
+        "expanded, and a value holding a later placeholder is filled again",
+    )
+    BLANK_SUMMARIES_SELECTED = (
+        "TypeScript",
+        "blank summaries (empty after JavaScript's trim) stay candidates "
+        "(getAntiRedundantSummaries): positioned emission skips them, the combined "
+        "answer sends them blank and counts their messages as covered",
+    )
+    TOOL_PASSES_UNPRICED = (
+        "TypeScript",
+        "postProcessToolEntries (trimOrphanedToolUse, enforceToolPairing, "
+        "pruneToolEntries) runs after the render-stats tally and the grace checks: what "
+        "it removes stays charged, the stubs and moved results it adds go uncharged",
+    )
+    TRIM_DROPS_TRAILING_TOOL_USE = (
+        "TypeScript",
+        "trimOrphanedToolUse pops a trailing tool_use entry after "
+        "assertFullCoverage: its message is lost with no UncoveredDropError",
+    )
+    TAIL_PRICED_PRE_STRIP = (
+        "TypeScript",
+        "selectHierarchical calls emitRecentNewestFirst without "
+        "postStripEstimates: a tail image sent as a placeholder is priced whole",
+    )
+    IMAGE_COUNT_STORE_WIDE = (
+        "TypeScript",
+        "postStripEstimates counts the maxLiveImages newest images over the "
+        "whole store, applyImageStripping over the entries sent: an image the "
+        "summarised middle pushed out of the count is priced as a placeholder but sent",
+    )
 
     # The seed's removals that no variant carries: each undoes one part of the change.
     FLOOR_UNHELD = ("seed removal", "the combined pair floors every selected summary, held or not")
@@ -62,8 +87,10 @@ class Defect(Enum):
     NARROW_NO_CHUNK = ("seed removal", "chunk work counts in cleared_by whatever it folds")
     NARROW_NO_MERGE = ("seed removal", "merge work counts in cleared_by whatever it folds")
     COMBINED_PREFIX_AT_PAIR = ("seed removal", "the prefix at the combined pair leaves out its summaries")
-    COMBINED_PREFIX_AT_RAW = ("seed removal", "the prefix at a raw message after the combined pair "
-                              "leaves out the pair's summaries")
+    COMBINED_PREFIX_AT_RAW = (
+        "seed removal",
+        "the prefix at a raw message after the combined pair leaves out the pair's summaries",
+    )
 
     @property
     def source(self) -> str:
@@ -75,14 +102,16 @@ class Defect(Enum):
 
 
 #: The defects the seed's change fixes: present on main, gone in the PR.
-SEED_FIXED: frozenset[Defect] = frozenset({
-    Defect.COMBINED_UNCHECKED,
-    Defect.COMBINED_NO_FLOOR,
-    Defect.VIEW_NEVER_BOUND,
-    Defect.MEMO_SURVIVES_INITIALIZE,
-    Defect.HEAD_AS_MIDDLE,
-    Defect.CLEARED_BY_ANYWHERE,
-})
+SEED_FIXED: frozenset[Defect] = frozenset(
+    {
+        Defect.COMBINED_UNCHECKED,
+        Defect.COMBINED_NO_FLOOR,
+        Defect.VIEW_NEVER_BOUND,
+        Defect.MEMO_SURVIVES_INITIALIZE,
+        Defect.HEAD_AS_MIDDLE,
+        Defect.CLEARED_BY_ANYWHERE,
+    }
+)
 
 #: Switches that undo one part of the seed's change and belong to no variant (mutants only).
 REMOVALS: frozenset[Defect] = frozenset(d for d in Defect if d.source == "seed removal")
@@ -140,12 +169,12 @@ def parse_variant(spec: str) -> Defects:
     base = next((v for v in VARIANTS if spec == v or spec.startswith((v + "+", v + "-"))), None)
     if base is None:
         head = re.split(r"[+](?=[A-Za-z])", spec)[0]
-        short = {v[:len(head)]: v for v in VARIANTS}
+        short = {v[: len(head)]: v for v in VARIANTS}
         close = [short[c] for c in difflib.get_close_matches(head, list(short), cutoff=0.5)]
         hint = f"; did you mean {' or '.join(close)}?" if close else ""
         raise ValueError(f"unknown variant {head!r} in {spec!r}{hint} (known: {', '.join(VARIANTS)})")
     active = set(VARIANTS[base])
-    rest = spec[len(base):]
+    rest = spec[len(base) :]
     for sign, names in re.findall(r"([+-])([^+-]*)", rest):
         for name in names.split(","):
             key = name.strip().upper()

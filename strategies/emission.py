@@ -76,22 +76,24 @@ def positioned_item(s: Summary, config: Config, prices: Prices) -> Item:
     answer = positioned_answer(s, config)
     with owned_by(f"summary {s.id!r}"):
         price = prices.question(question) + prices.answer(s, answer)
-    entries = (Entry(QUESTION_PARTICIPANT, question, "question"),
-               Entry(config.summary_participant, answer, "answer", summary_ids=(s.id,)))
+    entries = (
+        Entry(QUESTION_PARTICIPANT, question, "question"),
+        Entry(config.summary_participant, answer, "answer", summary_ids=(s.id,)),
+    )
     charge = Charge(level_bucket(s.level), price, messages=2, count=1)
     return Item(f"recall pair for {s.id!r}", entries, price, (charge,), level=s.level, pairs=(s,))
 
 
-def combined_item(selected: Sequence[Summary], ordered: Sequence[Summary], config: Config,
-                  prices: Prices) -> Item:
+def combined_item(selected: Sequence[Summary], ordered: Sequence[Summary], config: Config, prices: Prices) -> Item:
     answer = combined_answer(ordered, config)
     question = (Text(config.summary_context_label),)
     floored = selected if prices.defects.on(Defect.FLOOR_UNHELD) else answer.held
     with owned_by("the combined recall pair"):
         price = prices.combined(question, answer.content, floored)
-    entries = (Entry(QUESTION_PARTICIPANT, question, "question"),
-               Entry(config.summary_participant, answer.content, "answer",
-                     summary_ids=tuple(s.id for s in answer.held)))
+    entries = (
+        Entry(QUESTION_PARTICIPANT, question, "question"),
+        Entry(config.summary_participant, answer.content, "answer", summary_ids=tuple(s.id for s in answer.held)),
+    )
     if prices.defects.on(Defect.COMBINED_STATS_TOKENS):
         charges = tuple(Charge(level_bucket(s.level), s.tokens, count=1) for s in selected)
         charges += (Charge("combined", 0, messages=2),)
@@ -99,15 +101,30 @@ def combined_item(selected: Sequence[Summary], ordered: Sequence[Summary], confi
         charges = (Charge("combined", price, messages=2),)
         charges += tuple(Charge(level_bucket(s.level), 0, count=1) for s in answer.held)
     level = max((s.level for s in answer.held), default=0)
-    return Item(f"the combined recall pair ({len(answer.held)} of {len(selected)} summaries)",
-                entries, price, charges, level=level, pairs=answer.held)
+    return Item(
+        f"the combined recall pair ({len(answer.held)} of {len(selected)} summaries)",
+        entries,
+        price,
+        charges,
+        level=level,
+        pairs=answer.held,
+    )
 
 
 # ----------------------------------------------------------------------------- refusals
 
 
-def _diagnostics(run: Running, price: Number, budget: Budget, *, head: bool, site: Site | None,
-                 level: int, cleared: frozenset[str], defects: Defects) -> Diagnostics:
+def _diagnostics(
+    run: Running,
+    price: Number,
+    budget: Budget,
+    *,
+    head: bool,
+    site: Site | None,
+    level: int,
+    cleared: frozenset[str],
+    defects: Defects,
+) -> Diagnostics:
     actual = run.total + price
     if head:
         head_tokens, middle_tokens, count, unit = actual, 0, 0, "selection-items"
@@ -116,32 +133,61 @@ def _diagnostics(run: Running, price: Number, budget: Budget, *, head: bool, sit
         head_tokens = 0 if defects.on(Defect.HEAD_AS_MIDDLE) else run.head_total
         middle_tokens = actual - head_tokens
         count, unit = site.count, site.unit
-    return Diagnostics(head_tokens=head_tokens, tail_tokens=0, middle_tokens=middle_tokens,
-                       middle_count=count, middle_count_unit=unit, deepest_level=level,
-                       configured_budget=budget.max_tokens,
-                       reserve_for_response=budget.reserve_for_response,
-                       input_budget=budget.input_budget, cleared_by=cleared)
+    return Diagnostics(
+        head_tokens=head_tokens,
+        tail_tokens=0,
+        middle_tokens=middle_tokens,
+        middle_count=count,
+        middle_count_unit=unit,
+        deepest_level=level,
+        configured_budget=budget.max_tokens,
+        reserve_for_response=budget.reserve_for_response,
+        input_budget=budget.input_budget,
+        cleared_by=cleared,
+    )
 
 
 def _refuse(run: Running, item: Item, diagnostics: Diagnostics) -> OverBudgetError:
-    return OverBudgetError(budget=run.limit, actual=run.total + item.price, stage=EMISSION_STAGE,
-                           diagnostics=diagnostics, item=item.name,
-                           refused=item.raw_ids or tuple(s.id for s in item.pairs))
+    return OverBudgetError(
+        budget=run.limit,
+        actual=run.total + item.price,
+        stage=EMISSION_STAGE,
+        diagnostics=diagnostics,
+        item=item.name,
+        refused=item.raw_ids or tuple(s.id for s in item.pairs),
+    )
 
 
 def emit_head(run: Running, item: Item, store: Store, budget: Budget, defects: Defects) -> None:
     if not run.fits(item.price):
-        diag = _diagnostics(run, item.price, budget, head=True, site=None, level=0,
-                            cleared=head_cleared_by(store, defects), defects=defects)
+        diag = _diagnostics(
+            run,
+            item.price,
+            budget,
+            head=True,
+            site=None,
+            level=0,
+            cleared=head_cleared_by(store, defects),
+            defects=defects,
+        )
         raise _refuse(run, item, diag)
     run.add(item)
     run.head_total = run.total
 
 
-def middle_refusal(run: Running, item: Item, site: Site, store: Store, budget: Budget,
-                   defects: Defects) -> OverBudgetError:
-    diag = _diagnostics(run, item.price, budget, head=False, site=site, level=item.level,
-                        cleared=cleared_by(store, site.within, defects), defects=defects)
+def middle_refusal(
+    run: Running, item: Item, site: Site, store: Store, budget: Budget, defects: Defects
+) -> OverBudgetError:
+    diag = _diagnostics(
+        run,
+        item.price,
+        budget,
+        head=False,
+        site=site,
+        level=item.level,
+        cleared=cleared_by(store, site.within, defects),
+        defects=defects,
+    )
     return _refuse(run, item, diag)
 
 
@@ -153,8 +199,15 @@ def _middle_sent(run: Running, head_items: int) -> tuple[list[str], list[Summary
     return ([m for it in middle for m in it.raw_ids], [s for it in middle for s in it.pairs])
 
 
-def emit_positioned(run: Running, store: Store, selection: Selection, raw_items: Sequence[Item],
-                    config: Config, budget: Budget, prices: Prices) -> tuple[Summary, ...]:
+def emit_positioned(
+    run: Running,
+    store: Store,
+    selection: Selection,
+    raw_items: Sequence[Item],
+    config: Config,
+    budget: Budget,
+    prices: Prices,
+) -> tuple[Summary, ...]:
     """One pair per selected summary and each raw message, in position order (pairs first on a tie).
 
     A blank summary gets no pair (it still counts as a middle item); returns the summaries sent.
@@ -170,16 +223,29 @@ def emit_positioned(run: Running, store: Store, selection: Selection, raw_items:
         item = positioned_item(thing, config, prices) if isinstance(thing, Summary) else thing
         if not run.fits(item.price):
             raw_before, pairs_before = _middle_sent(run, start)
-            within = refused_prefix(store, raw_before=raw_before, pairs_before=pairs_before,
-                                    refused_raw=item.raw_ids, refused_pairs=item.pairs, defects=defects)
+            within = refused_prefix(
+                store,
+                raw_before=raw_before,
+                pairs_before=pairs_before,
+                refused_raw=item.raw_ids,
+                refused_pairs=item.pairs,
+                defects=defects,
+            )
             site = Site("selection-items", len(keyed), within)
             raise middle_refusal(run, item, site, store, budget, defects)
         run.add(item)
     return tuple(s for it in run.items[start:] for s in it.pairs)
 
 
-def emit_combined(run: Running, store: Store, selection: Selection, raw_items: Sequence[Item],
-                  config: Config, budget: Budget, prices: Prices) -> tuple[Summary, ...]:
+def emit_combined(
+    run: Running,
+    store: Store,
+    selection: Selection,
+    raw_items: Sequence[Item],
+    config: Config,
+    budget: Budget,
+    prices: Prices,
+) -> tuple[Summary, ...]:
     """The combined pair (when anything is selected), then the raw middle messages; returns what it holds."""
     defects = prices.defects
     held: tuple[Summary, ...] = ()
@@ -189,8 +255,9 @@ def emit_combined(run: Running, store: Store, selection: Selection, raw_items: S
         held = pair.pairs
         if not defects.on(Defect.COMBINED_UNCHECKED) and not run.fits(pair.price):
             at_pair = () if defects.on(Defect.COMBINED_PREFIX_AT_PAIR) else held
-            within = refused_prefix(store, raw_before=(), pairs_before=(), refused_raw=(),
-                                    refused_pairs=at_pair, defects=defects)
+            within = refused_prefix(
+                store, raw_before=(), pairs_before=(), refused_raw=(), refused_pairs=at_pair, defects=defects
+            )
             site = Site("selection-items", len(selection.summaries), within)
             raise middle_refusal(run, pair, site, store, budget, defects)
         run.add(pair)
@@ -198,8 +265,14 @@ def emit_combined(run: Running, store: Store, selection: Selection, raw_items: S
     for k, item in enumerate(raw_items):
         if not run.fits(item.price):
             raw_before = [m for it in raw_items[:k] for m in it.raw_ids]
-            within = refused_prefix(store, raw_before=raw_before, pairs_before=pairs_before,
-                                    refused_raw=item.raw_ids, refused_pairs=(), defects=defects)
+            within = refused_prefix(
+                store,
+                raw_before=raw_before,
+                pairs_before=pairs_before,
+                refused_raw=item.raw_ids,
+                refused_pairs=(),
+                defects=defects,
+            )
             site = Site("raw-messages", len(raw_items), within)
             raise middle_refusal(run, item, site, store, budget, defects)
         run.add(item)
@@ -222,8 +295,7 @@ def accept_tail(run: Running, tail_items: Sequence[Item], config: Config) -> tup
     return accepted[::-1], []
 
 
-def check_coverage(store: Store, sent_raw: frozenset[str], recorded: Sequence[Summary],
-                   evicted: Sequence[str]) -> None:
+def check_coverage(store: Store, sent_raw: frozenset[str], recorded: Sequence[Summary], evicted: Sequence[str]) -> None:
     """Every message is sent raw or a leaf of a recorded summary; evicted ones are lost whatever covers them."""
     covered = leaves_of(store, recorded)
     evicted_set = frozenset(evicted)
@@ -243,4 +315,3 @@ def check_coverage(store: Store, sent_raw: frozenset[str], recorded: Sequence[Su
         dropped.append(m.id)
     if dropped:
         raise UncoveredDropError(tuple(dropped), categories)
-

@@ -35,8 +35,16 @@ class Diagnostics:
 class OverBudgetError(Exception):
     """An item would take the running total past the grace limit."""
 
-    def __init__(self, *, budget: Number, actual: Number, stage: str, diagnostics: Diagnostics,
-                 item: str, refused: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        *,
+        budget: Number,
+        actual: Number,
+        stage: str,
+        diagnostics: Diagnostics,
+        item: str,
+        refused: tuple[str, ...] = (),
+    ) -> None:
         self.budget = budget
         self.actual = actual
         self.stage = stage

@@ -73,8 +73,10 @@ class HierarchicalStrategy:
         if self._store is None:
             raise RuntimeError("compile before initialize: call initialize(store) first")
         if not isinstance(budget, Budget):
-            raise TypeError(f"compile(budget): budget must be a reference.model.Budget (e.g. Budget(max_tokens=8000)), "
-                            f"got {type(budget).__name__}")
+            raise TypeError(
+                f"compile(budget): budget must be a reference.model.Budget (e.g. Budget(max_tokens=8000)), "
+                f"got {type(budget).__name__}"
+            )
         store, defects = self._store, self.defects
         if not defects.on(Defect.UNCHECKED_BAD_VALUES):
             check_values(self.config, budget)
@@ -85,8 +87,7 @@ class HierarchicalStrategy:
         if bind:
             self._view = store
         try:
-            return compile_context(store, self.config, budget, Prices(store, self.config, defects,
-                                                                       self._view, memo))
+            return compile_context(store, self.config, budget, Prices(store, self.config, defects, self._view, memo))
         finally:
             if bind and not defects.on(Defect.VIEW_NOT_RESTORED):
                 self._view = prior
@@ -110,8 +111,13 @@ def compile_context(store: Store, config: Config, budget: Budget, prices: Prices
     for m, k in zip(store.messages, store_kept, strict=True):
         with owned_by(f"message {m.id!r}"):
             pse.append(E(strip(m.content, k)))
-    win = windows(message_prices, config.head_window_tokens, config.recent_window_tokens,
-                  recent_prices=pse, messages=store.messages)
+    win = windows(
+        message_prices,
+        config.head_window_tokens,
+        config.recent_window_tokens,
+        recent_prices=pse,
+        messages=store.messages,
+    )
 
     def planned(i: int, region: str):
         return finished_item(store, i, region, _unrepaired(store, i, config), store_kept[i], config, prices, E)
@@ -133,8 +139,7 @@ def compile_context(store: Store, config: Config, budget: Budget, prices: Prices
     run = Running(grace_limit(budget.input_budget, config))
     for i in range(win.head_end):
         emit_head(run, item(i, "head"), store, budget, defects)
-    recorded = _emit_middle(run, store, selection, [item(i, "middle") for i in selection.raw], config, budget,
-                            prices)
+    recorded = _emit_middle(run, store, selection, [item(i, "middle") for i in selection.raw], config, budget, prices)
     tail = [item(i, "tail") for i in range(win.middle_end, len(store.messages))]
     accepted, evicted = accept_tail(run, tail, config)
     for it in accepted:
@@ -142,12 +147,14 @@ def compile_context(store: Store, config: Config, budget: Budget, prices: Prices
     sent_raw = frozenset(m for it in run.items for m in it.raw_ids)
     check_coverage(store, sent_raw, recorded, evicted)
     entries = tuple(e for it in run.items for e in it.entries)
-    return CompileResult(entries, render_stats(c for it in run.items for c in it.charges),
-                         tuple(s.id for s in selection.summaries))
+    return CompileResult(
+        entries, render_stats(c for it in run.items for c in it.charges), tuple(s.id for s in selection.summaries)
+    )
 
 
-def _emit_middle(run: Running, store: Store, selection: Selection, middle_raw: list, config: Config,
-                 budget: Budget, prices: Prices) -> tuple[Summary, ...]:
+def _emit_middle(
+    run: Running, store: Store, selection: Selection, middle_raw: list, config: Config, budget: Budget, prices: Prices
+) -> tuple[Summary, ...]:
     """The middle, positioned or combined; returns the summaries the coverage check counts."""
     if config.positioned_recall_pairs:
         return emit_positioned(run, store, selection, middle_raw, config, budget, prices)
@@ -173,4 +180,3 @@ def _unrepaired(store: Store, i: int, config: Config) -> Finished:
     m = store.messages[i]
     entry = Entry(m.participant, truncate(m.content, config.cap), "raw", message_id=m.id)
     return Finished((entry,), (entry,), None)
-

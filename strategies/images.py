@@ -74,4 +74,3 @@ def strip(content: Content, kept: Kept) -> Content:
 def store_wide(contents: Sequence[Content], start: int, config: Config) -> list[Kept]:
     """``postStripEstimates``' decision: the image count runs over every message of the store."""
     return decide(range(len(contents)), [images_in(c) for c in contents], start, config)
-

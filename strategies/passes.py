@@ -41,8 +41,9 @@ def _image_decisions(store: Store, slots: Sequence[Slot], start: int, config: Co
     return decide(positions, [images_in(s.entry.content) for s in slots], start, config)
 
 
-def run_passes(store: Store, planned: Sequence[Item], config: Config, strip_start: int,
-               defects: Defects) -> dict[int, Finished]:
+def run_passes(
+    store: Store, planned: Sequence[Item], config: Config, strip_start: int, defects: Defects
+) -> dict[int, Finished]:
     """The passes over the planned items; the result maps each raw message's store index to what it became."""
     slots = [Slot(k, e) for k, it in enumerate(planned) for e in it.entries]
     if defects.on(Defect.TRIM_DROPS_TRAILING_TOOL_USE):
@@ -62,13 +63,20 @@ def run_passes(store: Store, planned: Sequence[Item], config: Config, strip_star
     return out
 
 
-
 def _main(entries: Sequence[Entry]) -> Content | None:
     return next((e.content for e in entries if e.kind == "raw"), None)
 
 
-def finished_item(store: Store, i: int, region: str, fin: Finished, store_kept: Kept, config: Config,
-                  prices: Prices, E: Callable[[Content], Number]) -> Item:
+def finished_item(
+    store: Store,
+    i: int,
+    region: str,
+    fin: Finished,
+    store_kept: Kept,
+    config: Config,
+    prices: Prices,
+    E: Callable[[Content], Number],
+) -> Item:
     """The raw item as sent, priced as the variant prices it (``sound``: the store's ``E`` of what is sent)."""
     defects = prices.defects
     m = store.messages[i]

@@ -73,8 +73,9 @@ class owned_by:
             return False
         text = f"text of {self.culprit} ({bad.text[:40]!r})"
         if bad.error is not None:
-            raise InvalidConfigError("text_estimator",
-                                     f"raised {type(bad.error).__name__}: {bad.error} on the {text}") from bad.error
+            raise InvalidConfigError(
+                "text_estimator", f"raised {type(bad.error).__name__}: {bad.error} on the {text}"
+            ) from bad.error
         raise InvalidConfigError("text_estimator", f"returned {bad.value!r} for {text}") from None
 
 
@@ -151,8 +152,9 @@ class Prices:
         """The memo key: the JSON text of (id, tokens, label, envelope, carrier policy, calibration)."""
         c = self.config
         calibration = self.view.calibration if self.view is not None else 1
-        return json_stringify([s.id, s.tokens, c.summary_context_label, c.recall_envelope,
-                               c.carrier_policy, calibration])
+        return json_stringify(
+            [s.id, s.tokens, c.summary_context_label, c.recall_envelope, c.carrier_policy, calibration]
+        )
 
     def _basis(self, s: Summary, basis: AnswerBasis, sent: Content | None) -> Content:
         prose = live_prose(s, self.config)

@@ -26,8 +26,7 @@ def header(s: Summary, config: Config, defects: Defects) -> str:
 
     Faithfully (``HEADER_REPLACE_CHAINED``) four chained JavaScript ``replace`` calls, as ``buildRecallHeader``.
     """
-    values = {"id": s.id, "level": js_number_string(s.level),
-              "first": s.source_range[0], "last": s.source_range[1]}
+    values = {"id": s.id, "level": js_number_string(s.level), "first": s.source_range[0], "last": s.source_range[1]}
     template = config.recall_header_template
     if defects.on(Defect.HEADER_REPLACE_CHAINED):
         for name in PLACEHOLDERS:

@@ -50,8 +50,14 @@ def waterfall_tokens(s: Summary, defects: Defects) -> Number:
     return t if is_number(t) and math.isfinite(t) and t >= 0 else 0
 
 
-def waterfall(pool: Sequence[Summary], config: Config, head_tokens: Number, input_budget: Number,
-              over_budget: Callable[[Number, Number], bool], defects: Defects) -> list[Summary]:
+def waterfall(
+    pool: Sequence[Summary],
+    config: Config,
+    head_tokens: Number,
+    input_budget: Number,
+    over_budget: Callable[[Number, Number], bool],
+    defects: Defects,
+) -> list[Summary]:
     """L3s, then L2s, then L1s, each level against its budget plus what the level above left."""
     level_budgets = {3: config.l3_budget_tokens, 2: config.l2_budget_tokens, 1: config.l1_budget_tokens}
     chosen: list[Summary] = []
@@ -71,8 +77,7 @@ def waterfall(pool: Sequence[Summary], config: Config, head_tokens: Number, inpu
     return chosen
 
 
-def complete(store: Store, chosen: Sequence[Summary], win: Windows,
-             claimers: Mapping[str, Summary]) -> Selection:
+def complete(store: Store, chosen: Sequence[Summary], win: Windows, claimers: Mapping[str, Summary]) -> Selection:
     """Coverage completion: each uncovered middle message's claimer joins, or the message goes raw.
 
     A claimer covers its own message, and a selected summary covers all its leaves, so a claimer met

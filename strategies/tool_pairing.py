@@ -88,8 +88,9 @@ def _stub_entry(owner: int, results: Sequence[ToolResult]) -> Slot:
     return Slot(owner, Entry(STUB_PARTICIPANT, tuple(results), "repair"))
 
 
-def _relocate_or_stub(slots: list[Slot], after: int, missing: Sequence[str],
-                      made: list[ToolResult]) -> list[ToolResult]:
+def _relocate_or_stub(
+    slots: list[Slot], after: int, missing: Sequence[str], made: list[ToolResult]
+) -> list[ToolResult]:
     """``relocateOrDropMissingResults``: move each missing result up from the next six entries, else stub it."""
     end = min(len(slots), after + 1 + LOOKAHEAD)
     found: list[ToolResult] = []
@@ -99,7 +100,7 @@ def _relocate_or_stub(slots: list[Slot], after: int, missing: Sequence[str],
             k = next((k for k, b in enumerate(content) if isinstance(b, ToolResult) and b.tool_use_id == uid), None)
             if k is None:
                 continue
-            rest = content[:k] + content[k + 1:]
+            rest = content[:k] + content[k + 1 :]
             slots[j] = _with(slots[j], rest or (Text(MOVED_TEXT),))
             found.append(content[k])  # type: ignore[arg-type]
             break

@@ -44,9 +44,14 @@ def recent_start(prices: Sequence[Number], recent_window: Number) -> int:
     return 0
 
 
-def windows(prices: Sequence[Number], head_window: Number, recent_window: Number, *,
-            recent_prices: Sequence[Number] | None = None,
-            messages: Sequence[Message] | None = None) -> Windows:
+def windows(
+    prices: Sequence[Number],
+    head_window: Number,
+    recent_window: Number,
+    *,
+    recent_prices: Sequence[Number] | None = None,
+    messages: Sequence[Message] | None = None,
+) -> Windows:
     """Both windows; the middle is empty when they meet.
 
     The head walks ``prices`` (the store's estimate), the recent window ``recent_prices`` (after image

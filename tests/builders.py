@@ -25,17 +25,34 @@ def msg(i: int, tokens: int = 10) -> Message:
     return Message(id=f"m{i}", participant="user" if i % 2 == 0 else "assistant", content=(Text(prose(tokens)),))
 
 
-def summary(sid: str, first: int, last: int, *, tokens: float = 10, content_tokens: int = 10,
-            level: int = 1, sources: Sequence[str] | None = None, parent: str | None = None,
-            carriers: tuple | None = None) -> Summary:
+def summary(
+    sid: str,
+    first: int,
+    last: int,
+    *,
+    tokens: float = 10,
+    content_tokens: int = 10,
+    level: int = 1,
+    sources: Sequence[str] | None = None,
+    parent: str | None = None,
+    carriers: tuple | None = None,
+) -> Summary:
     """A summary over messages ``m{first}..m{last}`` (an L1), or over ``sources`` (a merge)."""
     if sources is None:
         source_level, source_ids = 0, tuple(f"m{i}" for i in range(first, last + 1))
     else:
         source_level, source_ids = level - 1, tuple(sources)
-    return Summary(id=sid, level=level, content=prose(content_tokens), tokens=tokens,
-                   source_level=source_level, source_ids=source_ids, source_range=(f"m{first}", f"m{last}"),
-                   parent_id=parent, response_content=carriers)
+    return Summary(
+        id=sid,
+        level=level,
+        content=prose(content_tokens),
+        tokens=tokens,
+        source_level=source_level,
+        source_ids=source_ids,
+        source_range=(f"m{first}", f"m{last}"),
+        parent_id=parent,
+        response_content=carriers,
+    )
 
 
 def carriers(text_tokens: int = 10) -> tuple:
@@ -63,8 +80,15 @@ class Outcome:
         return self.error
 
 
-def compile_with(variant: str, st: Store, config: Config, max_tokens: float, *, dry_run: bool = False,
-                 strategy: HierarchicalStrategy | None = None) -> Outcome:
+def compile_with(
+    variant: str,
+    st: Store,
+    config: Config,
+    max_tokens: float,
+    *,
+    dry_run: bool = False,
+    strategy: HierarchicalStrategy | None = None,
+) -> Outcome:
     if strategy is None:
         strategy = HierarchicalStrategy(config, variant)
         strategy.initialize(st)

@@ -10,7 +10,7 @@ from typing import Any
 from reports.campaign import Settings
 from reports.mutants import Mutant
 
-FAKE_DEFECTS = '''
+FAKE_DEFECTS = """
 from enum import Enum
 
 
@@ -22,9 +22,9 @@ class Defect(Enum):
 
 
 VARIANTS = {"sound": frozenset(), "pr-8bb01ab8": frozenset()}
-'''
+"""
 
-FAKE_CALC = '''
+FAKE_CALC = """
 import time
 
 from strategies.defects import VARIANTS, Defect
@@ -36,9 +36,9 @@ def add(a, b, variant="sound"):
         time.sleep(120)
     off = Defect.OFF_BY_ONE in active or (Defect.OFF_FOR_LARGE in active and a >= 5)
     return a + b + (1 if off else 0)
-'''
+"""
 
-FAKE_TESTS = '''
+FAKE_TESTS = """
 import pytest
 from hypothesis import given, settings, strategies as st
 
@@ -75,7 +75,7 @@ def test_table():
 
 def test_red_on_baseline():
     assert False, "red on the unmutated code"
-'''
+"""
 
 MUTANTS = [
     Mutant("defect:OFF_BY_ONE", "defect", "sound", ("OFF_BY_ONE",), "adds one"),
@@ -101,5 +101,13 @@ def settings_for(root: Path, **kw: Any) -> Settings:
     """Settings running the fake project at ``root`` quickly (two workers, short timeouts); ``kw`` overrides."""
     kw.setdefault("progress", io.StringIO())
     kw.setdefault("hashed", FAKE_HASHED)
-    return Settings(root=root, out=root / "out", mutmut_dir=root / ".work", selection=("tests",), workers=2,
-                    timeout_factor=1.0, timeout_const=4.0, **kw)
+    return Settings(
+        root=root,
+        out=root / "out",
+        mutmut_dir=root / ".work",
+        selection=("tests",),
+        workers=2,
+        timeout_factor=1.0,
+        timeout_const=4.0,
+        **kw,
+    )

@@ -63,8 +63,13 @@ def refused(match: str, **kwargs) -> None:
 def _summary(**overrides: object) -> Summary:
     """An L1 over m1 whose fields the caller overrides one at a time."""
     fields: dict[str, object] = {
-        "id": "L1-0", "level": 1, "content": "x", "tokens": 1, "source_level": 0,
-        "source_ids": ("m1",), "source_range": ("m1", "m1"),
+        "id": "L1-0",
+        "level": 1,
+        "content": "x",
+        "tokens": 1,
+        "source_level": 0,
+        "source_ids": ("m1",),
+        "source_range": ("m1", "m1"),
     }
     fields.update(overrides)
     return Summary(**fields)

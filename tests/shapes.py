@@ -26,8 +26,10 @@ def violations(case: Case, variant: str, names: Sequence[str] = NEW) -> list:
 
 def with_shapes(shapes: Sequence[Case]) -> Callable[[Any], Any]:
     """Each shape as an explicit example of the decorated property (they run first, whatever the profile)."""
+
     def decorate(test: Any) -> Any:
         for case in reversed(shapes):
             test = example(case=case)(test)
         return test
+
     return decorate

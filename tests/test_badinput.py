@@ -54,8 +54,14 @@ def scenario_file(tmp_path: Path, edit, name: str = "s.json") -> Path:
 
 def cmharness(*argv: str) -> subprocess.CompletedProcess[str]:
     """The CLI in its own process, its output through real pipes (so an unprintable character would fail)."""
-    return subprocess.run([sys.executable, "-m", "reports.cli", *argv], cwd=ROOT, capture_output=True,
-                          text=True, encoding="utf-8", env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    return subprocess.run(
+        [sys.executable, "-m", "reports.cli", *argv],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
 
 
 def nested(depth: int, leaf: tuple = (Text("x"),)) -> tuple:
@@ -101,10 +107,13 @@ def test_check_on_a_window_of_308_digits_runs(tmp_path):
     assert "Traceback" not in done.stderr and "crashed" not in done.stdout
 
 
-@pytest.mark.parametrize("text, error", [
-    ("9" * 5000, "config.recent_window_tokens: expected a number, got a 5000-digit integer"),  # past 4,300 digits
-    ("[" * 5000 + "]" * 5000, f"scenario: nested deeper than {MAX_DEPTH} arrays and objects"),  # past its recursion
-])
+@pytest.mark.parametrize(
+    "text, error",
+    [
+        ("9" * 5000, "config.recent_window_tokens: expected a number, got a 5000-digit integer"),  # past 4,300 digits
+        ("[" * 5000 + "]" * 5000, f"scenario: nested deeper than {MAX_DEPTH} arrays and objects"),  # past its recursion
+    ],
+)
 def test_input_past_the_json_parsers_limits_is_one_line(tmp_path, text, error):
     raw = EXAMPLE.read_text(encoding="utf-8").replace('"recent_window_tokens": 120', f'"recent_window_tokens": {text}')
     path = tmp_path / "s.json"
@@ -156,8 +165,11 @@ def test_a_tool_use_input_nested_past_the_limit_is_refused_naming_the_message():
     value: object = 1
     for _ in range(5000):
         value = {"a": [value]}
-    with pytest.raises(InvalidStoreError, match=rf"^message 'm1': content nested deeper than {MAX_NESTING} levels "
-                                                r"\(the input of tool use 'u1'\)"):
+    with pytest.raises(
+        InvalidStoreError,
+        match=rf"^message 'm1': content nested deeper than {MAX_NESTING} levels "
+        r"\(the input of tool use 'u1'\)",
+    ):
         Store((Message("m1", "User", (ToolUse("u1", "read", value),)),))
 
 
@@ -165,8 +177,15 @@ def test_the_iterative_repr_is_repr():
     from invariants.text import iterative_repr
     from reference.model import Entry
 
-    values = [Entry("User", nested(3, (Text("a'b"), Image(1.5), ToolUse("u", "n", {"k": [1, None]}))), "raw", "m1"),
-              (), (1,), [Text("x")], (Thinking("t", None, math.nan), RedactedThinking(None)), "text", None]
+    values = [
+        Entry("User", nested(3, (Text("a'b"), Image(1.5), ToolUse("u", "n", {"k": [1, None]}))), "raw", "m1"),
+        (),
+        (1,),
+        [Text("x")],
+        (Thinking("t", None, math.nan), RedactedThinking(None)),
+        "text",
+        None,
+    ]
     for v in values:
         assert iterative_repr(v) == repr(v)
 
@@ -227,11 +246,22 @@ def test_an_error_naming_a_lone_surrogate_is_one_printable_line(tmp_path):
 
 
 @pytest.mark.harness
-@pytest.mark.parametrize("argv", [
-    ["--shard", "3/2"], ["--shard", "x"], ["--shard", "0/0"], ["--shard", "1/0"],
-    ["--budget", "-1"], ["--budget", "NaN"], ["--budget", "inf"], ["--budget", "0"],
-    ["--workers", "0"], ["--workers", "-3"], ["--workers", "two"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--shard", "3/2"],
+        ["--shard", "x"],
+        ["--shard", "0/0"],
+        ["--shard", "1/0"],
+        ["--budget", "-1"],
+        ["--budget", "NaN"],
+        ["--budget", "inf"],
+        ["--budget", "0"],
+        ["--workers", "0"],
+        ["--workers", "-3"],
+        ["--workers", "two"],
+    ],
+)
 def test_bad_report_options_are_refused_at_parsing(capsys, monkeypatch, argv):
     import reports.report_run
 
@@ -256,25 +286,28 @@ def test_an_out_folder_naming_a_regular_file_is_refused(capsys, monkeypatch, tmp
 # ----------------------------------------------------------------------------- the Python API
 
 
-@pytest.mark.parametrize("make, match", [
-    (lambda: Store(messages=None), "messages must be a sequence, got None"),
-    (lambda: Store(messages=5), "messages must be a sequence, got 5"),
-    (lambda: Store(messages="m1"), "messages must be a sequence, got 'm1'"),
-    (lambda: Store(messages=(), summaries=None), "summaries must be a sequence, got None"),
-    (lambda: Text(text=5), "Text.text must be a string, got 5"),
-    (lambda: Thinking(thinking=None), "Thinking.thinking must be a string"),
-    (lambda: Thinking("x", signature=7), "Thinking.signature must be a string or None, got 7"),
-    (lambda: Thinking("x", token_estimate="12"), "Thinking.token_estimate must be a number or None, got '12'"),
-    (lambda: RedactedThinking("d", token_estimate=True), "RedactedThinking.token_estimate must be a number"),
-    (lambda: Image(token_estimate="1"), "Image.token_estimate must be a number or None"),
-    (lambda: ToolUse(1, "read", {}), "ToolUse.id must be a string, got 1"),
-    (lambda: ToolResult("t", 5), "ToolResult.content must be a string or a tuple of blocks, got 5"),
-    (lambda: Message(id=1, participant="User", content=()), "Message.id must be a string, got 1"),
-    (lambda: Message(id="m1", participant=None, content=()), "message 'm1': participant must be a string"),
-    (lambda: store(2, text_estimator=lambda: 1), "text_estimator must take one argument"),
-    (lambda: store(2, text_estimator=lambda a, b: 1), "text_estimator must take one argument"),
-    (lambda: store(2, summaries=(replace(summary("L1-0", 0, 1), id=3),)), "Summary.id must be a string, got 3"),
-])
+@pytest.mark.parametrize(
+    "make, match",
+    [
+        (lambda: Store(messages=None), "messages must be a sequence, got None"),
+        (lambda: Store(messages=5), "messages must be a sequence, got 5"),
+        (lambda: Store(messages="m1"), "messages must be a sequence, got 'm1'"),
+        (lambda: Store(messages=(), summaries=None), "summaries must be a sequence, got None"),
+        (lambda: Text(text=5), "Text.text must be a string, got 5"),
+        (lambda: Thinking(thinking=None), "Thinking.thinking must be a string"),
+        (lambda: Thinking("x", signature=7), "Thinking.signature must be a string or None, got 7"),
+        (lambda: Thinking("x", token_estimate="12"), "Thinking.token_estimate must be a number or None, got '12'"),
+        (lambda: RedactedThinking("d", token_estimate=True), "RedactedThinking.token_estimate must be a number"),
+        (lambda: Image(token_estimate="1"), "Image.token_estimate must be a number or None"),
+        (lambda: ToolUse(1, "read", {}), "ToolUse.id must be a string, got 1"),
+        (lambda: ToolResult("t", 5), "ToolResult.content must be a string or a tuple of blocks, got 5"),
+        (lambda: Message(id=1, participant="User", content=()), "Message.id must be a string, got 1"),
+        (lambda: Message(id="m1", participant=None, content=()), "message 'm1': participant must be a string"),
+        (lambda: store(2, text_estimator=lambda: 1), "text_estimator must take one argument"),
+        (lambda: store(2, text_estimator=lambda a, b: 1), "text_estimator must take one argument"),
+        (lambda: store(2, summaries=(replace(summary("L1-0", 0, 1), id=3),)), "Summary.id must be a string, got 3"),
+    ],
+)
 def test_a_wrong_type_is_refused_by_the_constructor(make, match):
     with pytest.raises(InvalidStoreError, match=match):
         make()
@@ -306,8 +339,9 @@ def test_an_estimator_that_raises_is_named_with_the_text_owner_and_chained(owner
     label = "the label to fail on"
     s = store(3, summaries=(summary("L1-0", 0, 1, content_tokens=20),))
     s = Store((s.messages[0], replace(s.messages[1], content=(Text("m1's own text"),)), s.messages[2]), s.summaries)
-    bad = {"message 'm1'": "m1's own text", "summary 'L1-0'": s.summaries[0].content,
-           "summary_context_label": label}[owner]
+    bad = {"message 'm1'": "m1's own text", "summary 'L1-0'": s.summaries[0].content, "summary_context_label": label}[
+        owner
+    ]
     s = Store(s.messages, s.summaries, text_estimator=_raising_on(bad))
     strategy = HierarchicalStrategy(Config(summary_context_label=label), "sound")
     strategy.initialize(s)
@@ -321,19 +355,32 @@ def test_an_estimator_that_raises_is_named_with_the_text_owner_and_chained(owner
 # ----------------------------------------------------------------------------- structure
 
 
-@pytest.mark.parametrize("level, source_level, sources", [
-    (1, 1, ("L1-0",)),   # an L1 summarizing L1s
-    (1, 2, ("L2-0",)),   # an L1 summarizing L2s
-    (2, 0, ("m3",)),     # an L2 whose sources are messages
-    (3, 1, ("L1-0",)),   # an L3 over L1s
-])
+@pytest.mark.parametrize(
+    "level, source_level, sources",
+    [
+        (1, 1, ("L1-0",)),  # an L1 summarizing L1s
+        (1, 2, ("L2-0",)),  # an L1 summarizing L2s
+        (2, 0, ("m3",)),  # an L2 whose sources are messages
+        (3, 1, ("L1-0",)),  # an L3 over L1s
+    ],
+)
 def test_a_summary_level_not_one_above_its_sources_is_refused(level, source_level, sources):
     l1 = summary("L1-0", 0, 1, parent="L2-0")
     l2 = summary("L2-0", 0, 1, level=2, sources=("L1-0",))
-    bad = Summary(id="bad", level=level, content="x", tokens=1, source_level=source_level, source_ids=sources,
-                  source_range=("m3", "m3") if source_level == 0 else ("m0", "m1"))
-    with pytest.raises(InvalidStoreError, match=rf"^summary 'bad': level {level} must be one above its "
-                                                rf"source_level {source_level}"):
+    bad = Summary(
+        id="bad",
+        level=level,
+        content="x",
+        tokens=1,
+        source_level=source_level,
+        source_ids=sources,
+        source_range=("m3", "m3") if source_level == 0 else ("m0", "m1"),
+    )
+    with pytest.raises(
+        InvalidStoreError,
+        match=rf"^summary 'bad': level {level} must be one above its "
+        rf"source_level {source_level}",
+    ):
         store(4, summaries=(l1, l2, bad))
 
 

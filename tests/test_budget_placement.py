@@ -51,5 +51,6 @@ def test_render_with_the_bounds_given_is_render_with_them_computed() -> None:
     selection = Selection(frozenset({"m0", "m2", "m3"}), ())
     computed = bounds(store, config, Rules())
     assert entries_text(render(store, config, selection, bounds_=computed)) == entries_text(
-        render(store, config, selection))
+        render(store, config, selection)
+    )
     assert [e.message_id for e in render(store, config, selection, bounds_=(0, 0))] == ["m0", "m2", "m3"]

@@ -60,7 +60,9 @@ def test_extra_mutants_are_patches_run_with_the_named_mutants(campaign, tmp_path
     report = build({**records, **done}, fp, MUTANTS + extras, equivalents={})
     row = report.named.set_index("id").loc["extra:sum-plus-one"]
     assert row["wording"] == "Adds one to every sum." and row["status"] == "killed"
-    assert any("extra mutants (patches): 1/3 killed" in line for line in __import__("reports.report_summary")
-               .report_summary.summary_lines(report))
+    assert any(
+        "extra mutants (patches): 1/3 killed" in line
+        for line in __import__("reports.report_summary").report_summary.summary_lines(report)
+    )
     doc = mte_json(report, settings.root)
     assert {m["id"]: m["mutatorName"] for m in doc["files"]["calc.py"]["mutants"]}["extra:sum-plus-one"] == "Patch"

@@ -22,8 +22,9 @@ def test_journal_resumes_without_rerunning(campaign):
     lines = journal.read_text().count("\n")
     again = run_named_mutants(settings, MUTANTS, fp=fp)
     assert journal.read_text().count("\n") == lines
-    assert {k: v["status"] for k, v in again.items() if k != BASELINE} == \
-        {k: v["status"] for k, v in records.items() if k != BASELINE}
+    assert {k: v["status"] for k, v in again.items() if k != BASELINE} == {
+        k: v["status"] for k, v in records.items() if k != BASELINE
+    }
 
 
 def test_interrupted_journal_runs_only_what_is_missing(campaign, tmp_path):
@@ -47,8 +48,7 @@ def test_the_budget_stops_runs_without_journaling_them(campaign, tmp_path):
     budgeted.out = tmp_path / "out"
     Journal(budgeted.journal_dir, "all").write(records[BASELINE])
     start = time.time()
-    done = run_named_mutants(budgeted, [m for m in MUTANTS if m.id == "defect:HANGS"], fp=fp,
-                             deadline=start + 2)
+    done = run_named_mutants(budgeted, [m for m in MUTANTS if m.id == "defect:HANGS"], fp=fp, deadline=start + 2)
     assert time.time() - start < 15
     assert "defect:HANGS" not in done
     assert "defect:HANGS" not in load_journals(budgeted.journal_dir, fp)
@@ -66,7 +66,6 @@ def test_a_changed_test_changes_the_fingerprint(tmp_path):
     assert all("out" not in f.relative_to(root).parts for f in hashed_files(root, FAKE_HASHED))
 
 
-
 def test_the_campaigns_own_test_files_stay_out_of_the_fingerprint(tmp_path):
     root = make_project(tmp_path / "p")
     settings = settings_for(root)
@@ -76,6 +75,7 @@ def test_the_campaigns_own_test_files_stay_out_of_the_fingerprint(tmp_path):
     assert fingerprint(settings) == before
     (root / "tests" / "test_campaigns.py").write_text("def test_model():\n    pass\n")  # not the pattern
     assert fingerprint(settings) != before
+
 
 def test_shards_partition_the_mutants_stably():
     ids = [m.id for m in named_mutants()]
@@ -98,13 +98,15 @@ def test_shards_journal_apart_and_merge(campaign, tmp_path):
     Journal(sharded.journal_dir, "baseline").write(records[BASELINE])  # as if each machine had run it
     for i in (1, 2):
         run_named_mutants(sharded, quick, shard=(i, 2), fp=fp)
-        written = [json.loads(x)["mutant"] for x in (sharded.journal_dir / f"shard-{i}-of-2.jsonl").read_text()
-                   .splitlines()] if (sharded.journal_dir / f"shard-{i}-of-2.jsonl").exists() else []
+        written = (
+            [json.loads(x)["mutant"] for x in (sharded.journal_dir / f"shard-{i}-of-2.jsonl").read_text().splitlines()]
+            if (sharded.journal_dir / f"shard-{i}-of-2.jsonl").exists()
+            else []
+        )
         assert written == in_shard([m.id for m in quick], (i, 2))
     merged = load_journals(sharded.journal_dir, fp)
     assert set(merged) == {BASELINE, *(m.id for m in quick)}
-    assert {k: merged[k]["status"] for k in merged if k != BASELINE} == \
-        {m.id: records[m.id]["status"] for m in quick}
+    assert {k: merged[k]["status"] for k in merged if k != BASELINE} == {m.id: records[m.id]["status"] for m in quick}
     assert load_journals(sharded.journal_dir, "another-fingerprint") == {}
 
 
@@ -126,8 +128,9 @@ def test_after_a_change_only_the_named_mutants_it_touches_run_again(campaign, tm
     done = run_named_mutants(again, MUTANTS, fp=new_fp, on_record=lambda r: seen.append(r["mutant"]))
     assert seen == ["defect:HARMLESS"]  # its switch's site changed; the others are kept
     assert "incremental: 3 named mutant(s) kept" in again.progress.getvalue()
-    assert {k: v["status"] for k, v in done.items() if k != BASELINE} == \
-        {k: v["status"] for k, v in records.items() if k != BASELINE}
+    assert {k: v["status"] for k, v in done.items() if k != BASELINE} == {
+        k: v["status"] for k, v in records.items() if k != BASELINE
+    }
     tests.write_text(tests.read_text().replace("assert add(1, 2, variant) == 3", "assert add(2, 1, variant) == 3"))
     seen.clear()
     quick = [m for m in MUTANTS if m.id != "defect:HANGS"]

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.harness
 # ----------------------------------------------------------------------------- mutmut
 
 
-MUTMUT_CONFIG = '''
+MUTMUT_CONFIG = """
 [tool.mutmut]
 source_paths = ["strategies/", "reference/"]
 also_copy = ["reports/", "calc.py"]
@@ -28,12 +28,14 @@ pytest_add_cli_args = ["-p", "no:cacheprovider", "-p", "reports.mutant_plugin"]
 pytest_add_cli_args_test_selection = ["tests/"]
 timeout_multiplier = 3.0
 timeout_constant = 2.0
-'''
+"""
 
 
 @pytest.mark.slow  # about 45 s: two mutmut preparations and three executor runs (run with --cm-slow)
-@pytest.mark.skipif(shutil.which("mutmut") is None and not (Path(sys.executable).parent / "mutmut").exists(),
-                    reason="mutmut is not installed")
+@pytest.mark.skipif(
+    shutil.which("mutmut") is None and not (Path(sys.executable).parent / "mutmut").exists(),
+    reason="mutmut is not installed",
+)
 def test_mutmut_runs_in_its_own_copy_and_is_read_back(tmp_path):
     from reports.mutmut_run import run_mutmut
 
@@ -44,7 +46,8 @@ def test_mutmut_runs_in_its_own_copy_and_is_read_back(tmp_path):
     (root / "strategies" / "step.py").write_text("def inc(x):\n    return x + 1\n")
     (root / "tests" / "test_ops.py").write_text(
         "from reference.ops import double\nfrom strategies.step import inc\n\n\n"
-        "def test_double():\n    assert double(3) == 6\n\n\ndef test_inc():\n    assert inc(3) == 4\n")
+        "def test_double():\n    assert double(3) == 6\n\n\ndef test_inc():\n    assert inc(3) == 4\n"
+    )
     (root / "reports").mkdir()
     for name in ("__init__.py", "mutant_plugin.py"):
         shutil.copy(ROOT / "reports" / name, root / "reports" / name)
@@ -53,8 +56,12 @@ def test_mutmut_runs_in_its_own_copy_and_is_read_back(tmp_path):
     settings = settings_for(root, hashed=hashed)
     before = {f: f.read_bytes() for f in hashed_files(root, (*hashed, "reports"))}
     fp = fingerprint(settings)
-    baseline = {"tests": [{"nodeid": "tests/test_calc.py::test_red_on_baseline", "outcome": "failed", "duration": 0.01},
-                          {"nodeid": "tests/test_ops.py::test_double", "outcome": "passed", "duration": 0.01}]}
+    baseline = {
+        "tests": [
+            {"nodeid": "tests/test_calc.py::test_red_on_baseline", "outcome": "failed", "duration": 0.01},
+            {"nodeid": "tests/test_ops.py::test_double", "outcome": "passed", "duration": 0.01},
+        ]
+    }
     from reports.mutmut_exec import PreparedAhead
     from reports.mutmut_work import lay_work_copy
 

@@ -26,10 +26,23 @@ pytestmark = pytest.mark.harness
 def survivor(n: int, replacement: str) -> dict:
     """The journal record of mutmut's ``n``-th mutant of the fake project's ``add``, survived: ``return a + b`` on
     line 11 made ``replacement``."""
-    return {"mutant": f"mutmut:calc.x_add__mutmut_{n}", "kind": "mutmut", "status": "survived", "file": "calc.py",
-            "function": "add", "line": 11, "column": 12, "end_line": 11, "end_column": 13,
-            "mutator": "ArithmeticOperator", "original": "return a + b", "replacement": replacement, "killed_by": [],
-            "duration": 0.5, "diff": ""}
+    return {
+        "mutant": f"mutmut:calc.x_add__mutmut_{n}",
+        "kind": "mutmut",
+        "status": "survived",
+        "file": "calc.py",
+        "function": "add",
+        "line": 11,
+        "column": 12,
+        "end_line": 11,
+        "end_column": 13,
+        "mutator": "ArithmeticOperator",
+        "original": "return a + b",
+        "replacement": replacement,
+        "killed_by": [],
+        "duration": 0.5,
+        "diff": "",
+    }
 
 
 def test_report_renders_every_output(campaign, tmp_path):
@@ -61,8 +74,10 @@ def test_red_first_checks_flag_never_red_and_stale_red_on(campaign):
     assert "tests/test_calc.py::test_add" not in checks["never_red"]  # killed OFF_BY_ONE
     assert "tests/test_calc.py::test_red_on_baseline" not in checks["never_red"]
     problems = {(v["test"], v["problem"]) for v in checks["red_on_violations"]}
-    assert ("tests/test_calc.py::test_marked_but_never_red[pr-8bb01ab8]",
-            "marked red_on pr-8bb01ab8 but passed there") in problems
+    assert (
+        "tests/test_calc.py::test_marked_but_never_red[pr-8bb01ab8]",
+        "marked red_on pr-8bb01ab8 but passed there",
+    ) in problems
 
 
 MTE_STATUSES = {"Killed", "Survived", "NoCoverage", "CompileError", "RuntimeError", "Timeout", "Ignored", "Pending"}
@@ -72,8 +87,12 @@ def test_mutation_testing_elements_json_shape(campaign):
     settings, fp, records = campaign
     records = dict(records)
     records["mutmut:calc.x_add__mutmut_1"] = survivor(1, "return a - b")
-    records["mutmut-inventory:all"] = {"mutant": "mutmut-inventory:all", "kind": "inventory",
-                                       "names": ["calc.x_add__mutmut_1", "calc.x_add__mutmut_2"], "note": ""}
+    records["mutmut-inventory:all"] = {
+        "mutant": "mutmut-inventory:all",
+        "kind": "inventory",
+        "names": ["calc.x_add__mutmut_1", "calc.x_add__mutmut_2"],
+        "note": "",
+    }
     report = build(records, fp, MUTANTS, equivalents={})
     doc = json.loads(json.dumps(mte_json(report, settings.root)))
     assert doc["schemaVersion"] == "1"
@@ -84,8 +103,11 @@ def test_mutation_testing_elements_json_shape(campaign):
             assert {"id", "mutatorName", "location", "status"} <= set(m)
             assert m["status"] in MTE_STATUSES
             start, end = m["location"]["start"], m["location"]["end"]
-            assert start["line"] >= 1 and start["column"] >= 1 and (end["line"], end["column"]) >= \
-                (start["line"], start["column"])
+            assert (
+                start["line"] >= 1
+                and start["column"] >= 1
+                and (end["line"], end["column"]) >= (start["line"], start["column"])
+            )
             assert all(isinstance(t, str) for t in m.get("killedBy", []))
             ids.add(m["id"])
     assert {"defect:OFF_BY_ONE", "mutmut:calc.x_add__mutmut_1"} <= ids
@@ -102,9 +124,10 @@ def test_reviewed_equivalents_leave_the_score_and_go_stale_when_the_line_changes
     records = dict(records)
     for n, line in ((1, "return a - b"), (2, "return a + b + 0")):
         records[f"mutmut:calc.x_add__mutmut_{n}"] = survivor(n, line)
-    equivalents = {"mutmut:calc.x_add__mutmut_2": Equivalent("mutmut:calc.x_add__mutmut_2", "adds zero",
-                                                             "return a + b + 0"),
-                   "mutmut:calc.x_add__mutmut_1": Equivalent("mutmut:calc.x_add__mutmut_1", "stale", "return b")}
+    equivalents = {
+        "mutmut:calc.x_add__mutmut_2": Equivalent("mutmut:calc.x_add__mutmut_2", "adds zero", "return a + b + 0"),
+        "mutmut:calc.x_add__mutmut_1": Equivalent("mutmut:calc.x_add__mutmut_1", "stale", "return b"),
+    }
     report = build(records, fp, MUTANTS, equivalents=equivalents)
     status = dict(zip(report.mutmut["id"], report.mutmut["status"], strict=True))
     assert status == {"mutmut:calc.x_add__mutmut_1": "survived", "mutmut:calc.x_add__mutmut_2": "equivalent"}
@@ -124,13 +147,16 @@ def test_score_counts_only_failing_kills_with_timeouts_beside():
 
 
 def test_counterexamples_are_read_from_the_failure_text():
-    text = ("E   AssertionError: no\nE   Falsifying example: test_x(\nE       variant='sound',\n"
-            "E       store=Store(a=(1, 2)),\nE   )\nmore\nFalsifying explicit example: test_y(x=1)\n"
-            "E       Failing test case: test_z(\nE           x=0,  # or any other generated value\nE       )\n")
+    text = (
+        "E   AssertionError: no\nE   Falsifying example: test_x(\nE       variant='sound',\n"
+        "E       store=Store(a=(1, 2)),\nE   )\nmore\nFalsifying explicit example: test_y(x=1)\n"
+        "E       Failing test case: test_z(\nE           x=0,  # or any other generated value\nE       )\n"
+    )
     assert counterexamples(text) == [
         "Falsifying example: test_x(\n    variant='sound',\n    store=Store(a=(1, 2)),\n)",
         "Falsifying explicit example: test_y(x=1)",
-        "Failing test case: test_z(\n    x=0,  # or any other generated value\n)"]
+        "Failing test case: test_z(\n    x=0,  # or any other generated value\n)",
+    ]
 
 
 # ----------------------------------------------------------------------------- completeness and exit codes
@@ -154,8 +180,10 @@ def test_a_folder_in_scope_mutmut_never_started_leaves_the_report_incomplete(cam
 
     _, fp, records = campaign
     assert exit_status(build(records, fp, MUTANTS, equivalents={}, scope=("reference",))) == EXIT_INCOMPLETE
-    assert "mutmut over reference/ not started" in summary_lines(
-        build(records, fp, MUTANTS, equivalents={}, scope=("reference",)))[0]
+    assert (
+        "mutmut over reference/ not started"
+        in summary_lines(build(records, fp, MUTANTS, equivalents={}, scope=("reference",)))[0]
+    )
     complete = build(records, fp, MUTANTS, equivalents={})
     assert summary_lines(complete)[0].startswith("COMPLETE")
     assert exit_status(complete) == EXIT_FOUND  # HARMLESS survived
@@ -179,16 +207,27 @@ SCHEMA = ROOT / "reports" / "schema" / "mutation-testing-report-schema.json"
 
 
 def headless(page: Path, profile: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-             "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={profile}",
-             "--enable-logging=stderr", "--v=0", *extra]
+    flags = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        f"--user-data-dir={profile}",
+        "--enable-logging=stderr",
+        "--v=0",
+        *extra,
+    ]
     return subprocess.run([CHROMIUM, *flags, page.as_uri()], capture_output=True, text=True, timeout=120)
 
 
 def console_errors(stderr: str) -> list[str]:
     """Chromium's console lines for the page's errors (an uncaught exception, console.error)."""
-    return [line for line in stderr.splitlines() if "CONSOLE" in line
-            and re.search(r"Uncaught|Error|console\.error", line)]
+    return [
+        line for line in stderr.splitlines() if "CONSOLE" in line and re.search(r"Uncaught|Error|console\.error", line)
+    ]
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium; .ci/run does)")

@@ -29,8 +29,10 @@ def test_a_kill_names_every_killing_test_of_its_variant_only(campaign):
     _, _, records = campaign
     killed = records["defect:OFF_BY_ONE"]
     # every failing example test; the property test is skipped once one has failed
-    assert sorted(killed["killed_by"]) == ["tests/test_calc.py::test_add[sound]",
-                                           "tests/test_calc.py::test_marked_but_never_red[sound]"]
+    assert sorted(killed["killed_by"]) == [
+        "tests/test_calc.py::test_add[sound]",
+        "tests/test_calc.py::test_marked_but_never_red[sound]",
+    ]
     assert killed["outcomes"]["tests/test_calc.py::test_add_zero"] == "skipped"
     assert killed["time_to_kill"] is not None and 0 <= killed["time_to_kill"] <= killed["duration"]
     assert killed["shrunk"] == []
@@ -74,7 +76,8 @@ def test_quick_tests_run_first_in_an_order_drawn_from_the_mutant():
 
 
 def test_quick_killers_run_every_example_test_and_skip_the_property_tests_after_a_failure(pytester):
-    pytester.makepyfile(test_k="""
+    pytester.makepyfile(
+        test_k="""
         from hypothesis import given, strategies as st
 
         @given(st.integers())
@@ -90,7 +93,8 @@ def test_quick_killers_run_every_example_test_and_skip_the_property_tests_after_
 
         def test_example_fail_too():
             assert False
-    """)
+    """
+    )
     result = pytester.runpytest("-p", "reports.mutant_plugin", "--cm-quick-killers", "-rs")
     result.assert_outcomes(failed=2, skipped=2)
     result.stdout.fnmatch_lines(["*an example test has already killed this mutant*"])
@@ -99,7 +103,8 @@ def test_quick_killers_run_every_example_test_and_skip_the_property_tests_after_
 
 
 def test_under_a_mutmut_mutant_only_the_named_test_functions_are_collected(pytester, monkeypatch):
-    pytester.makepyfile(test_k="""
+    pytester.makepyfile(
+        test_k="""
         def pytest_generate_tests(metafunc):
             if metafunc.function.__name__ == "test_other":
                 raise RuntimeError("test_other was collected")
@@ -109,7 +114,8 @@ def test_under_a_mutmut_mutant_only_the_named_test_functions_are_collected(pytes
 
         def test_other():
             pass
-    """)
+    """
+    )
     monkeypatch.setenv("MUTANT_UNDER_TEST", "m.x_f__mutmut_1")
     pytester.runpytest("-p", "reports.mutant_plugin", "test_k.py::test_named").assert_outcomes(passed=1)
     pytester.runpytest("-p", "reports.mutant_plugin", "test_k.py").assert_outcomes(errors=1)  # a whole file
@@ -119,10 +125,19 @@ def test_under_a_mutmut_mutant_only_the_named_test_functions_are_collected(pytes
 
 def test_requested_functions_by_file(tmp_path):
     wanted = mutant_plugin.requested_functions(
-        ["tests/a.py::test_x[1-sound]", "tests/a.py::test_y", "tests/b.py::TestC::test_z", "tests/c.py",
-         "tests/c.py::test_w"], tmp_path)
-    assert wanted == {(tmp_path / "tests/a.py").resolve(): {"test_x", "test_y"},
-                      (tmp_path / "tests/b.py").resolve(): {"TestC", "test_z"}}
+        [
+            "tests/a.py::test_x[1-sound]",
+            "tests/a.py::test_y",
+            "tests/b.py::TestC::test_z",
+            "tests/c.py",
+            "tests/c.py::test_w",
+        ],
+        tmp_path,
+    )
+    assert wanted == {
+        (tmp_path / "tests/a.py").resolve(): {"test_x", "test_y"},
+        (tmp_path / "tests/b.py").resolve(): {"TestC", "test_z"},
+    }
 
 
 def test_baseline_records_outcome_variant_and_red_on(campaign):
@@ -151,12 +166,15 @@ def test_plugin_refuses_a_bad_mutant(spec):
         mutant_plugin.apply_mutant(spec)
 
 
-@pytest.mark.parametrize(("nodeid", "variant", "base"), [
-    ("t.py::f[sound]", "sound", "t.py::f"),
-    ("t.py::f[at-pair-main-48bb87a1]", "main-48bb87a1", "t.py::f[at-pair]"),
-    ("t.py::f[pr-8bb01ab8-nan]", "pr-8bb01ab8", "t.py::f[nan]"),
-    ("t.py::f[x]", None, "t.py::f[x]"),
-])
+@pytest.mark.parametrize(
+    ("nodeid", "variant", "base"),
+    [
+        ("t.py::f[sound]", "sound", "t.py::f"),
+        ("t.py::f[at-pair-main-48bb87a1]", "main-48bb87a1", "t.py::f[at-pair]"),
+        ("t.py::f[pr-8bb01ab8-nan]", "pr-8bb01ab8", "t.py::f[nan]"),
+        ("t.py::f[x]", None, "t.py::f[x]"),
+    ],
+)
 def test_base_id_drops_the_variant(nodeid, variant, base):
     assert mutant_plugin.base_id(nodeid, variant) == base
 

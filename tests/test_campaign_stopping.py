@@ -28,13 +28,18 @@ def _hanging_campaign(root: Path, tmp: Path) -> subprocess.Popen:
         from pathlib import Path
         from reports.campaign import Settings, run_named_mutants
         from reports.mutants import Mutant
-        s = Settings(root=Path({str(root)!r}), out=Path({str(root / 'out')!r}), selection=("tests",),
+        s = Settings(root=Path({str(root)!r}), out=Path({str(root / "out")!r}), selection=("tests",),
                      workers=1, timeout_const=100, hashed={FAKE_HASHED!r}, progress=None)
         run_named_mutants(s, [Mutant("defect:HANGS", "defect", "sound", ("HANGS",), "")])
     """)
     tmp.mkdir(exist_ok=True)
-    proc = subprocess.Popen([sys.executable, "-c", script], cwd=root.parent, start_new_session=True,
-                            env={**os.environ, "TMPDIR": str(tmp)}, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script],
+        cwd=root.parent,
+        start_new_session=True,
+        env={**os.environ, "TMPDIR": str(tmp)},
+        stderr=subprocess.DEVNULL,
+    )
     journal = root / "out" / "journal" / "all.jsonl"
     deadline = time.time() + 60
     while not (journal.exists() and journal.read_text()) and time.time() < deadline:  # the baseline is in

@@ -17,14 +17,22 @@ pytestmark = pytest.mark.harness
 def test_the_suite_runs_the_ranked_tests_in_rank_order_then_the_others_file_by_file_and_the_harness_last(pytester):
     from invariants.plugin import suite_order
 
-    pytester.makepyfile(test_a="import pytest\n\ndef test_weak():\n    pass\n\n"
-                               "@pytest.mark.harness\ndef test_tool():\n    pass\n\ndef test_strong():\n    pass\n\n"
-                               "def test_unranked():\n    pass\n",
-                        test_b="def test_mid():\n    pass\n\ndef test_other():\n    pass\n")
+    pytester.makepyfile(
+        test_a="import pytest\n\ndef test_weak():\n    pass\n\n"
+        "@pytest.mark.harness\ndef test_tool():\n    pass\n\ndef test_strong():\n    pass\n\n"
+        "def test_unranked():\n    pass\n",
+        test_b="def test_mid():\n    pass\n\ndef test_other():\n    pass\n",
+    )
     items, _ = pytester.inline_genitems()
     suite_order(items, ["test_a.py::test_strong", "test_b.py::test_mid", "test_a.py::test_weak"])
-    assert [it.nodeid for it in items] == ["test_a.py::test_strong", "test_b.py::test_mid", "test_a.py::test_weak",
-                                           "test_a.py::test_unranked", "test_b.py::test_other", "test_a.py::test_tool"]
+    assert [it.nodeid for it in items] == [
+        "test_a.py::test_strong",
+        "test_b.py::test_mid",
+        "test_a.py::test_weak",
+        "test_a.py::test_unranked",
+        "test_b.py::test_other",
+        "test_a.py::test_tool",
+    ]
 
 
 def test_the_order_file_ranks_test_functions_by_mutants_killed(campaign):
@@ -35,8 +43,17 @@ def test_the_order_file_ranks_test_functions_by_mutants_killed(campaign):
     def ranked(seconds_of_add: float) -> dict:
         """The order with the baseline's timings fixed (as measured they move with the machine's load): each test
         a hundredth of a second, the property test (which kills OFF_FOR_LARGE) a tenth, ``test_add`` as given."""
-        rows = [{**row, "duration": 0.1 if "test_add_zero" in row["nodeid"] else
-                 seconds_of_add if "::test_add[" in row["nodeid"] else 0.01} for row in records["baseline"]["tests"]]
+        rows = [
+            {
+                **row,
+                "duration": 0.1
+                if "test_add_zero" in row["nodeid"]
+                else seconds_of_add
+                if "::test_add[" in row["nodeid"]
+                else 0.01,
+            }
+            for row in records["baseline"]["tests"]
+        ]
         timed = {**records, "baseline": {**records["baseline"], "tests": rows}}
         return order_by_kills(build(timed, fp, MUTANTS, equivalents={}), timed)
 

@@ -112,14 +112,22 @@ def test_a_test_mutmuts_coverage_misses_finds_its_witness_by_recording_its_calls
     pytest.importorskip("mutmut", reason="mutmut is not installed (the mutation extra)")
     from reports.witness import DISCOVER, NO_CODE, ONLY_EQUIVALENT, REAL_GAP, _reason
 
-    pytester.makepyfile(calc=DISCOVERED, test_c="from calc import add\n\ndef test_add():\n    assert add(1, 2) == 3\n",
-                        test_none="def test_nothing():\n    assert 1 + 1 == 2\n")
+    pytester.makepyfile(
+        calc=DISCOVERED,
+        test_c="from calc import add\n\ndef test_add():\n    assert add(1, 2) == 3\n",
+        test_none="def test_nothing():\n    assert 1 + 1 == 2\n",
+    )
     plan = pytester.path / "plan.json"
     first = [[DISCOVER, "", ""], ["named", "sound", "defect:NONE"]]  # the discovered mutants come before the rest
-    plan.write_text(json.dumps({"tests": {"test_c.py::test_add": first,
-                                          "test_none.py::test_nothing": [[DISCOVER, "", ""]]},
-                                "killed": {"calc.x_add": ["calc.x_add__mutmut_1"],
-                                           "calc.x_inc": ["calc.x_inc__mutmut_1"]}, "max": 400}))
+    plan.write_text(
+        json.dumps(
+            {
+                "tests": {"test_c.py::test_add": first, "test_none.py::test_nothing": [[DISCOVER, "", ""]]},
+                "killed": {"calc.x_add": ["calc.x_add__mutmut_1"], "calc.x_inc": ["calc.x_inc__mutmut_1"]},
+                "max": 400,
+            }
+        )
+    )
     monkeypatch.delenv("MUTANT_UNDER_TEST", raising=False)
     out = pytester.path / "found.jsonl"
     pytester.runpytest_inprocess("-p", "reports.witness_plugin", f"--cm-witness={plan}", f"--cm-witness-out={out}")
@@ -145,15 +153,21 @@ def test_the_witness_plan_reads_mutmuts_coverage_for_candidates(campaign):
     _, _, records = campaign
     records = {k: v for k, v in records.items() if k == BASELINE}
     for n, status in ((1, "killed"), (2, "survived"), (3, "equivalent")):
-        records[f"mutmut:calc.x_add__mutmut_{n}"] = {"mutant": f"mutmut:calc.x_add__mutmut_{n}", "kind": "mutmut",
-                                                     "status": status, "killed_by": []}
+        records[f"mutmut:calc.x_add__mutmut_{n}"] = {
+            "mutant": f"mutmut:calc.x_add__mutmut_{n}",
+            "kind": "mutmut",
+            "status": status,
+            "killed_by": [],
+        }
     records["mutmut:calc.x_sub__mutmut_1"] = {"kind": "mutmut", "status": "survived", "killed_by": []}
     coverage = {"calc.x_add": {"tests/test_calc.py::test_plain"}, "calc.x_sub": {"tests/test_calc.py::test_table"}}
     todo, reasons = plan(records, coverage)
     assert todo["tests/test_calc.py::test_plain"] == [["mutmut", "calc.x_add__mutmut_1", "mutmut:calc.x_add__mutmut_1"]]
     assert "tests/test_calc.py::test_table" not in todo  # reads the defect table: no named candidate, no coverage
-    assert reasons.get("tests/test_calc.py::test_add") is None or reasons["tests/test_calc.py::test_add"] != \
-        ONLY_EQUIVALENT
+    assert (
+        reasons.get("tests/test_calc.py::test_add") is None
+        or reasons["tests/test_calc.py::test_add"] != ONLY_EQUIVALENT
+    )
 
 
 def test_the_witness_plan_tries_first_the_mutants_of_what_a_test_killed_in_the_last_report(campaign):
@@ -187,6 +201,7 @@ def test_the_witness_plan_tries_first_the_mutant_a_test_killed_first_in_the_last
         records[f"mutmut:calc.{fn}__mutmut_1"] = {"kind": "mutmut", "status": "killed", "killed_by": []}
     test = never_red(records)["tests/test_calc.py::test_marked_but_never_red"]
     coverage = {"calc.x_add": {test}, "calc.x_sub": {test}}
-    hinted, _ = plan(records, coverage, kills={"tests/test_calc.py::test_marked_but_never_red":
-                                               "mutmut:calc.x_sub__mutmut_1"})
+    hinted, _ = plan(
+        records, coverage, kills={"tests/test_calc.py::test_marked_but_never_red": "mutmut:calc.x_sub__mutmut_1"}
+    )
     assert [c[1] for c in hinted[test]] == ["calc.x_sub__mutmut_1", "calc.x_add__mutmut_1"]

@@ -23,19 +23,22 @@ def cut(text: str, units: int) -> str:
 # ----------------------------------------------------------------------------- text_only
 
 
-@pytest.mark.parametrize(("block", "expected"), [
-    (Text("abcdefghi"), 3),                                  # ceil(9 / 4)
-    (Thinking("abcdefghi", "sig" * 40), 3),                  # the thinking text only, never the signature
-    (Thinking("abcd"), 1),
-    (ToolUse("t1", "search", {"q": "xxxxxxxx"}), 4 + 20),  # json {"q":"xxxxxxxx"} is 16 units: 4, plus 20
-    (ToolUse("t1", "search", ["a", 1, True]), 3 + 20),       # json ["a",1,true] is 12 units
-    (ToolResult("t1", "abcdefghijklm"), 4),                  # a str result: ceil(13 / 4)
-    (ToolResult("t1", (Text("abcdefgh"),)), 0),              # a nested result counts nothing
-    (RedactedThinking("cipher" * 10), 0),
-    (Image(), 0),
-    (Image(token_estimate=500), 0),
-    (Document(), 0),
-])
+@pytest.mark.parametrize(
+    ("block", "expected"),
+    [
+        (Text("abcdefghi"), 3),  # ceil(9 / 4)
+        (Thinking("abcdefghi", "sig" * 40), 3),  # the thinking text only, never the signature
+        (Thinking("abcd"), 1),
+        (ToolUse("t1", "search", {"q": "xxxxxxxx"}), 4 + 20),  # json {"q":"xxxxxxxx"} is 16 units: 4, plus 20
+        (ToolUse("t1", "search", ["a", 1, True]), 3 + 20),  # json ["a",1,true] is 12 units
+        (ToolResult("t1", "abcdefghijklm"), 4),  # a str result: ceil(13 / 4)
+        (ToolResult("t1", (Text("abcdefgh"),)), 0),  # a nested result counts nothing
+        (RedactedThinking("cipher" * 10), 0),
+        (Image(), 0),
+        (Image(token_estimate=500), 0),
+        (Document(), 0),
+    ],
+)
 def test_text_only_per_block_kind(block: Block, expected: int) -> None:
     """Each block kind's chars/4 estimate (The message cap): Text, Thinking text, ToolUse json + 20, str results."""
     assert text_only((block,)) == expected
@@ -66,12 +69,15 @@ def test_a_positive_cap_is_on(cap: float) -> None:
     assert cap_on(cap)
 
 
-@pytest.mark.parametrize("content", [
-    (Text("abcd"), Text("efgh")),                               # 1 + 1 == cap
-    (Thinking("abcd"), Text("efgh")),                           # the thinking counts toward text_only
-    (ToolResult("t", "abcd"), Text("e")),
-    (Text("abcdefg"),),                                         # ceil(7 / 4) == 2
-])
+@pytest.mark.parametrize(
+    "content",
+    [
+        (Text("abcd"), Text("efgh")),  # 1 + 1 == cap
+        (Thinking("abcd"), Text("efgh")),  # the thinking counts toward text_only
+        (ToolResult("t", "abcd"), Text("e")),
+        (Text("abcdefg"),),  # ceil(7 / 4) == 2
+    ],
+)
 def test_content_whose_estimate_equals_the_cap_is_returned_unchanged(content: Content) -> None:
     """``text_only(content) <= cap`` returns the very same object (The message cap: not a copy, even an equal one)."""
     assert text_only(content) == 2

@@ -71,8 +71,9 @@ def test_sound_alone_holds_and_exits_0(capsys, question_305):
 
 
 def test_defect_runs_sound_with_just_that_defect(capsys, question_305):
-    code, out, _ = run(capsys, "check", question_305, "--defect", "QUESTION_PRICED_AS_LABEL", "--explain",
-                       "--invariant", "never-over")
+    code, out, _ = run(
+        capsys, "check", question_305, "--defect", "QUESTION_PRICED_AS_LABEL", "--explain", "--invariant", "never-over"
+    )
     assert code == check.EXIT_REPRODUCED
     part = section(out, "sound+QUESTION_PRICED_AS_LABEL")
     assert "explained by QUESTION_PRICED_AS_LABEL" in part and "determinism" not in out
@@ -86,15 +87,21 @@ def test_json_carries_entries_and_groups(capsys, question_305):
     v = doc["variants"][0]
     question = next(e for e in v["entries"] if e["kind"] == "question")
     assert question["charged"] < question["reference"]
-    assert v["groups"][0] == {"role": "main", "defects": ["QUESTION_PRICED_AS_LABEL"],
-                              "invariants": ["stats-total", "never-over", "exact-budget"]}
+    assert v["groups"][0] == {
+        "role": "main",
+        "defects": ["QUESTION_PRICED_AS_LABEL"],
+        "invariants": ["stats-total", "never-over", "exact-budget"],
+    }
 
 
-@pytest.mark.parametrize(("argv", "fragment"), [
-    (["--defect", "QUESTION_PRICED"], "did you mean QUESTION_PRICED_AS_LABEL"),
-    (["--variant", "mian"], "did you mean main-48bb87a1?"),
-    (["--invariant", "never_over"], "did you mean never-over?"),
-])
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (["--defect", "QUESTION_PRICED"], "did you mean QUESTION_PRICED_AS_LABEL"),
+        (["--variant", "mian"], "did you mean main-48bb87a1?"),
+        (["--invariant", "never_over"], "did you mean never-over?"),
+    ],
+)
 def test_bad_names_are_one_line_errors(capsys, question_305, argv, fragment):
     code, out, err = run(capsys, "check", question_305, *argv)
     assert code == 2 and out == ""
@@ -103,8 +110,9 @@ def test_bad_names_are_one_line_errors(capsys, question_305, argv, fragment):
 
 def test_a_break_with_no_defect_switched_on_exits_3():
     broke = check.VariantCheck("sound", Defects(), None, (), (check.Break(Violation("never-over", "x"), ()),), ())
-    reproduced = check.VariantCheck("pr-8bb01ab8", Defects(frozenset(check.Defect)), None, (),
-                                    (check.Break(Violation("never-over", "x"), ()),), ())
+    reproduced = check.VariantCheck(
+        "pr-8bb01ab8", Defects(frozenset(check.Defect)), None, (), (check.Break(Violation("never-over", "x"), ()),), ()
+    )
     assert check.exit_code([reproduced]) == check.EXIT_REPRODUCED
     assert check.exit_code([reproduced, broke]) == check.EXIT_SOUND_BROKE
     assert check.exit_code([]) == check.EXIT_OK
@@ -114,13 +122,21 @@ def test_a_break_no_defect_explains_alone_names_the_pair_apart(capsys, tmp_path)
     """#307: the cap leaves a combined summary out; nothing-lost is COVERAGE_COUNTS_LEFT_OUT's, and the stats'
     total only breaks with COMBINED_STATS_TOKENS as well (alone, the compile would refuse)."""
     st = store(6, [summary("L1-1", 1, 2), summary("L1-2", 3, 4)])
-    config = Config(over_budget_grace_ratio=0, head_window_tokens=10, positioned_recall_pairs=False,
-                    recall_envelope="xml", max_message_tokens=10)
+    config = Config(
+        over_budget_grace_ratio=0,
+        head_window_tokens=10,
+        positioned_recall_pairs=False,
+        recall_envelope="xml",
+        max_message_tokens=10,
+    )
     path = tmp_path / "coverage-307.scenario.json"
     save_scenario(Scenario(st, config), path)
     code, out, _ = run(capsys, "check", str(path), "--explain", "--variant", "pr-8bb01ab8", "--json")
     groups = json.loads(out)["variants"][0]["groups"]
     assert code == check.EXIT_REPRODUCED
     assert groups[0] == {"role": "main", "defects": ["COVERAGE_COUNTS_LEFT_OUT"], "invariants": ["nothing-lost"]}
-    assert {"role": "together", "defects": ["COVERAGE_COUNTS_LEFT_OUT", "COMBINED_STATS_TOKENS"],
-            "invariants": ["stats-total"]} in groups
+    assert {
+        "role": "together",
+        "defects": ["COVERAGE_COUNTS_LEFT_OUT", "COMBINED_STATS_TOKENS"],
+        "invariants": ["stats-total"],
+    } in groups

@@ -31,21 +31,29 @@ def _refusal(st: Store, config: Config, budget: Budget) -> InvalidConfigError:
     return info.value
 
 
-@pytest.mark.parametrize(("budget", "config", "field", "shown"), [
-    (Budget(max_tokens=-1), Config(), "max_tokens", ["-1"]),
-    (Budget(max_tokens=NAN), Config(), "max_tokens", ["nan"]),
-    (Budget(max_tokens=-INF), Config(), "max_tokens", ["-inf"]),
-    (Budget(max_tokens=100, reserve_for_response=-1), Config(), "reserve_for_response", ["-1"]),
-    (Budget(max_tokens=100, reserve_for_response=NAN), Config(), "reserve_for_response", ["nan"]),
-    (Budget(max_tokens=INF, reserve_for_response=INF), Config(), "reserve_for_response", ["inf"]),
-    (Budget(max_tokens=100, reserve_for_response=250), Config(), "reserve_for_response",
-     ["250", "input budget", "-150", "max_tokens 100"]),
-    (Budget(max_tokens=100), Config(over_budget_grace_ratio=-0.5), "over_budget_grace_ratio", ["-0.5"]),
-    (Budget(max_tokens=100), Config(over_budget_grace_ratio=INF), "over_budget_grace_ratio", ["inf"]),
-    (Budget(max_tokens=100), Config(over_budget_grace_ratio=NAN), "over_budget_grace_ratio", ["nan"]),
-])
-def test_bad_budget_or_grace_is_refused_naming_field_and_value(budget: Budget, config: Config, field: str,
-                                                               shown: list[str]) -> None:
+@pytest.mark.parametrize(
+    ("budget", "config", "field", "shown"),
+    [
+        (Budget(max_tokens=-1), Config(), "max_tokens", ["-1"]),
+        (Budget(max_tokens=NAN), Config(), "max_tokens", ["nan"]),
+        (Budget(max_tokens=-INF), Config(), "max_tokens", ["-inf"]),
+        (Budget(max_tokens=100, reserve_for_response=-1), Config(), "reserve_for_response", ["-1"]),
+        (Budget(max_tokens=100, reserve_for_response=NAN), Config(), "reserve_for_response", ["nan"]),
+        (Budget(max_tokens=INF, reserve_for_response=INF), Config(), "reserve_for_response", ["inf"]),
+        (
+            Budget(max_tokens=100, reserve_for_response=250),
+            Config(),
+            "reserve_for_response",
+            ["250", "input budget", "-150", "max_tokens 100"],
+        ),
+        (Budget(max_tokens=100), Config(over_budget_grace_ratio=-0.5), "over_budget_grace_ratio", ["-0.5"]),
+        (Budget(max_tokens=100), Config(over_budget_grace_ratio=INF), "over_budget_grace_ratio", ["inf"]),
+        (Budget(max_tokens=100), Config(over_budget_grace_ratio=NAN), "over_budget_grace_ratio", ["nan"]),
+    ],
+)
+def test_bad_budget_or_grace_is_refused_naming_field_and_value(
+    budget: Budget, config: Config, field: str, shown: list[str]
+) -> None:
     """Each bad value is refused with its field named and the offending value in the message.
 
     An infinite reserve is refused as not finite even against an unlimited budget (where the input
@@ -75,15 +83,20 @@ def _estimator(bad_text: str):
     return lambda s: NAN if bad_text in s else len(s)
 
 
-@pytest.mark.parametrize(("content", "config", "bad_text", "culprit"), [
-    (f"answer {MARK}", Config(), MARK, "summary 'L1-0'"),
-    ("answer", Config(recall_header_template="[Recall {id}] " + MARK), MARK, "summary 'L1-0'"),
-    ("answer", Config(summary_context_label="Earlier? " + MARK), MARK, "summary_context_label"),
-    ("answer", Config(), SEPARATOR, "separator"),
-], ids=["answer", "question", "label", "separator"])
+@pytest.mark.parametrize(
+    ("content", "config", "bad_text", "culprit"),
+    [
+        (f"answer {MARK}", Config(), MARK, "summary 'L1-0'"),
+        ("answer", Config(recall_header_template="[Recall {id}] " + MARK), MARK, "summary 'L1-0'"),
+        ("answer", Config(summary_context_label="Earlier? " + MARK), MARK, "summary_context_label"),
+        ("answer", Config(), SEPARATOR, "separator"),
+    ],
+    ids=["answer", "question", "label", "separator"],
+)
 @pytest.mark.parametrize("positioned", [True, False])
-def test_bad_estimate_names_whose_text_it_was(content: str, config: Config, bad_text: str, culprit: str,
-                                              positioned: bool) -> None:
+def test_bad_estimate_names_whose_text_it_was(
+    content: str, config: Config, bad_text: str, culprit: str, positioned: bool
+) -> None:
     """A bad estimate on a summary's answer or question names the summary; on the label, its config field;
     on the separator, ``"separator"`` -- checked up front, whatever the mode, before any budget matters."""
     s = dataclasses.replace(summary("L1-0", 1, 2), content=content)

@@ -17,11 +17,19 @@ class Sent:
 
 
 def over(item: str = "message 'm3' (middle)", head: int = 10, middle: int = 40, cleared=()) -> OverBudgetError:
-    d = Diagnostics(head_tokens=head, tail_tokens=0, middle_tokens=middle, middle_count=2,
-                    middle_count_unit="raw-messages", deepest_level=0, configured_budget=45,
-                    reserve_for_response=0, input_budget=45, cleared_by=frozenset(cleared))
-    return OverBudgetError(budget=45, actual=head + middle, stage="stage", diagnostics=d, item=item,
-                           refused=("m3",))
+    d = Diagnostics(
+        head_tokens=head,
+        tail_tokens=0,
+        middle_tokens=middle,
+        middle_count=2,
+        middle_count_unit="raw-messages",
+        deepest_level=0,
+        configured_budget=45,
+        reserve_for_response=0,
+        input_budget=45,
+        cleared_by=frozenset(cleared),
+    )
+    return OverBudgetError(budget=45, actual=head + middle, stage="stage", diagnostics=d, item=item, refused=("m3",))
 
 
 def lost(*ids: str) -> UncoveredDropError:

@@ -28,12 +28,15 @@ def _refusal(variant: str, st: Store, max_tokens: int) -> OverBudgetError:
     return info.value
 
 
-@pytest.mark.parametrize(("work", "in_prefix"), [
-    (Work("chunk", "queued", frozenset({"m0"})), True),        # a raw message sent before the refused one
-    (Work("chunk", "running", frozenset({"m2"})), True),       # the refused message itself
-    (Work("chunk", "queued", frozenset({"m3"})), False),       # after the refused one
-    (Work("chunk", "running", None), True),                    # in flight, nothing recorded
-])
+@pytest.mark.parametrize(
+    ("work", "in_prefix"),
+    [
+        (Work("chunk", "queued", frozenset({"m0"})), True),  # a raw message sent before the refused one
+        (Work("chunk", "running", frozenset({"m2"})), True),  # the refused message itself
+        (Work("chunk", "queued", frozenset({"m3"})), False),  # after the refused one
+        (Work("chunk", "running", None), True),  # in flight, nothing recorded
+    ],
+)
 @pytest.mark.parametrize("variant", VARIANT_NAMES)
 def test_raw_prefix_names_compression(variant: str, work: Work, in_prefix: bool) -> None:
     """Four raw middle messages of 10 at B = 20: m0 and m1 go out, m2 refuses.  Work folding m0 or m2 could
@@ -44,11 +47,14 @@ def test_raw_prefix_names_compression(variant: str, work: Work, in_prefix: bool)
     assert err.diagnostics.cleared_by == expected
 
 
-@pytest.mark.parametrize(("work", "in_prefix"), [
-    (Work("chunk", "queued", frozenset({"m1"})), True),        # a leaf of the pair sent before
-    (Work("merge", "queued", frozenset({"L1-1"})), True),      # a merge of that pair's summary
-    (Work("merge", "queued", frozenset({"L1-2"})), False),     # a merge of a summary after the refusal
-])
+@pytest.mark.parametrize(
+    ("work", "in_prefix"),
+    [
+        (Work("chunk", "queued", frozenset({"m1"})), True),  # a leaf of the pair sent before
+        (Work("merge", "queued", frozenset({"L1-1"})), True),  # a merge of that pair's summary
+        (Work("merge", "queued", frozenset({"L1-2"})), False),  # a merge of a summary after the refusal
+    ],
+)
 @pytest.mark.parametrize("variant", VARIANT_NAMES)
 def test_leaves_of_pairs_sent_before_are_in_the_prefix(variant: str, work: Work, in_prefix: bool) -> None:
     """A pair over m0..m1 goes out, then raw m2 refuses at B = 24 (the pair costs at most 22 in every
@@ -82,8 +88,9 @@ def test_refused_prefix_and_its_removal_switches(switch: Defect | None) -> None:
     switch leaves out exactly its part."""
     st = _st()
     defects = Defects(frozenset() if switch is None else frozenset({switch}))
-    within = refused_prefix(st, raw_before=["m2"], pairs_before=[st.summary("L1-1")], refused_raw=["m3"],
-                            refused_pairs=[], defects=defects)
+    within = refused_prefix(
+        st, raw_before=["m2"], pairs_before=[st.summary("L1-1")], refused_raw=["m3"], refused_pairs=[], defects=defects
+    )
     assert within == frozenset(SWITCHED_PREFIX[switch])
 
 
@@ -95,10 +102,13 @@ def test_refused_pairs_leaves_are_in_the_prefix_and_cleared_by_anywhere_gives_no
     assert refused_prefix(st, defects=Defects(frozenset({Defect.CLEARED_BY_ANYWHERE})), **kw) is None
 
 
-@pytest.mark.parametrize(("work", "switch"), [
-    (Work("chunk", "queued", frozenset({"m3"})), Defect.NARROW_NO_CHUNK),
-    (Work("merge", "queued", frozenset({"L1-2"})), Defect.NARROW_NO_MERGE),
-])
+@pytest.mark.parametrize(
+    ("work", "switch"),
+    [
+        (Work("chunk", "queued", frozenset({"m3"})), Defect.NARROW_NO_CHUNK),
+        (Work("merge", "queued", frozenset({"L1-2"})), Defect.NARROW_NO_MERGE),
+    ],
+)
 def test_narrowing_switches_count_work_whatever_it_folds(work: Work, switch: Defect) -> None:
     """Work folding nothing in the prefix {m0} does not count; with its kind's seed-removal switch on it does,
     and the other kind's switch changes nothing."""

@@ -40,8 +40,20 @@ def folder(tmp_path):
 
 
 def test_corpus_reads_a_folder_of_scenario_files(capsys, folder):
-    code, out, _ = run(capsys, "compare", "--corpus", str(folder), "--base", "pr-8bb01ab8", "--head", "sound",
-                       "--json", "--workers", "1", "--quiet")
+    code, out, _ = run(
+        capsys,
+        "compare",
+        "--corpus",
+        str(folder),
+        "--base",
+        "pr-8bb01ab8",
+        "--head",
+        "sound",
+        "--json",
+        "--workers",
+        "1",
+        "--quiet",
+    )
     doc = json.loads(out)
     assert code == 0 and doc["cells"] == 2
     assert doc["counts"]["both sent the same bytes"] == 1
@@ -79,8 +91,18 @@ def test_the_plot_is_a_valid_png(capsys, tmp_path):
 
 def test_out_and_saved_cells_hold_every_differing_cell(capsys, tmp_path):
     out_dir, cells = tmp_path / "out", tmp_path / "cells"
-    code, out, _ = run(capsys, "compare", *SMALL, "--cell", "t0/calibrated", "--json", "--out", str(out_dir),
-                       "--save-cells", str(cells))
+    code, out, _ = run(
+        capsys,
+        "compare",
+        *SMALL,
+        "--cell",
+        "t0/calibrated",
+        "--json",
+        "--out",
+        str(out_dir),
+        "--save-cells",
+        str(cells),
+    )
     doc = json.loads(out)
     assert code == (1 if doc["counts"]["both sent different bytes"] else 0)
     differing = doc["differing"]
@@ -93,8 +115,9 @@ def test_out_and_saved_cells_hold_every_differing_cell(capsys, tmp_path):
     saved = sorted(cells.glob("*.scenario.json"))
     assert len(saved) == len(differing)
     first = differing[0]
-    assert first["command"] == (f"cmharness check {cells / corpus_file(first['cell'])} --variant main-48bb87a1 "
-                                "--variant pr-8bb01ab8 --explain")
+    assert first["command"] == (
+        f"cmharness check {cells / corpus_file(first['cell'])} --variant main-48bb87a1 --variant pr-8bb01ab8 --explain"
+    )
     scenario = load_scenario(saved[0])
     assert scenario.store.calibration == corpus.CALIBRATION
 

@@ -113,14 +113,18 @@ def test_combined_pair_stats_record_its_price(variant):
 
 
 @pytest.mark.red_on(*FAITHFUL)
-@pytest.mark.parametrize(("field", "budget", "config"), [
-    ("max_tokens", Budget(max_tokens=math.nan), BASE),
-    ("max_tokens", Budget(max_tokens=-1), BASE),
-    ("reserve_for_response", Budget(max_tokens=100, reserve_for_response=200), BASE),
-    ("reserve_for_response", Budget(max_tokens=100, reserve_for_response=math.inf), BASE),
-    ("over_budget_grace_ratio", Budget(max_tokens=100), with_(BASE, over_budget_grace_ratio=math.nan)),
-    ("recent_window_tokens", Budget(max_tokens=100), with_(BASE, recent_window_tokens=math.nan)),
-], ids=["nan-budget", "negative-budget", "reserve-over-budget", "infinite-reserve", "nan-grace", "nan-window"])
+@pytest.mark.parametrize(
+    ("field", "budget", "config"),
+    [
+        ("max_tokens", Budget(max_tokens=math.nan), BASE),
+        ("max_tokens", Budget(max_tokens=-1), BASE),
+        ("reserve_for_response", Budget(max_tokens=100, reserve_for_response=200), BASE),
+        ("reserve_for_response", Budget(max_tokens=100, reserve_for_response=math.inf), BASE),
+        ("over_budget_grace_ratio", Budget(max_tokens=100), with_(BASE, over_budget_grace_ratio=math.nan)),
+        ("recent_window_tokens", Budget(max_tokens=100), with_(BASE, recent_window_tokens=math.nan)),
+    ],
+    ids=["nan-budget", "negative-budget", "reserve-over-budget", "infinite-reserve", "nan-grace", "nan-window"],
+)
 def test_bad_values_are_refused_naming_the_field(variant, field, budget, config):
     strategy = HierarchicalStrategy(config, variant)
     strategy.initialize(store(5, [summary("L1-1", 1, 3)]))
@@ -143,10 +147,15 @@ def test_nan_measured_tokens_compile_as_zero(variant):
     """A NaN ``tokens`` reads as 0: it must not poison the waterfall's level total and let everything in."""
 
     def compiled(first_tokens: float) -> tuple:
-        st = store(8, [summary("L1-x", 1, 2, tokens=first_tokens), summary("L1-z", 5, 6, tokens=70),
-                       summary("L1-y", 3, 4, tokens=10)])
-        config = with_(BASE, positioned_recall_pairs=False, l1_budget_tokens=60, l2_budget_tokens=0,
-                       l3_budget_tokens=0)
+        st = store(
+            8,
+            [
+                summary("L1-x", 1, 2, tokens=first_tokens),
+                summary("L1-z", 5, 6, tokens=70),
+                summary("L1-y", 3, 4, tokens=10),
+            ],
+        )
+        config = with_(BASE, positioned_recall_pairs=False, l1_budget_tokens=60, l2_budget_tokens=0, l3_budget_tokens=0)
         return compile_with(variant, st, config, math.inf).result.entries
 
     assert compiled(math.nan) == compiled(0)

@@ -188,8 +188,9 @@ def test_cleared_by_at_a_raw_message_after_the_combined_pair_ignores_later_messa
     assert err.diagnostics.cleared_by == frozenset()
 
 
-@pytest.mark.parametrize("work", [chunk("m1"), chunk("m3"), chunk("m2", "m4")],
-                         ids=["held-summary", "refused-itself", "held-and-later"])
+@pytest.mark.parametrize(
+    "work", [chunk("m1"), chunk("m3"), chunk("m2", "m4")], ids=["held-summary", "refused-itself", "held-and-later"]
+)
 def test_cleared_by_at_a_raw_message_after_the_combined_pair_names_its_prefix(variant, work):
     st = store(5, [summary("L1-1", 1, 2)], [work])
     err = compile_with(variant, st, with_(COMBINED, **WITH_HEAD), 35).refusal()
@@ -300,4 +301,3 @@ def test_initialize_over_a_second_store_forgets_the_first_stores_prices(variant)
         again = compile_with(variant, second, POSITIONED, budget, strategy=strategy)
         fresh = compile_with(variant, second, POSITIONED, budget)
         assert again == fresh or (type(again.error), str(again.error)) == (type(fresh.error), str(fresh.error))
-

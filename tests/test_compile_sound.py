@@ -22,16 +22,26 @@ def _mixed() -> Store:
         msg(0),
         Message("m1", "assistant", (Thinking("plan " * 20, "sig" * 40), ToolUse("t1", "read", {"path": "/a/b"}))),
         Message("m2", "user", (ToolResult("t1", "contents " * 30),)),
-        Message("m3", "user", (Image(), Text("what is this? 😀")), ),
+        Message(
+            "m3",
+            "user",
+            (Image(), Text("what is this? 😀")),
+        ),
         Message("m4", "assistant", (Document(), ToolResult("t2", (Text("nested"), Image(12))))),
-        msg(5), msg(6), msg(7),
+        msg(5),
+        msg(6),
+        msg(7),
     )
     l1a = summary("L1-1", 1, 2, parent="L2-1", tokens=80, carriers=carriers())
     l1b = summary("L1-2", 3, 4, parent="L2-1")
     l2 = summary("L2-1", 1, 4, level=2, sources=("L1-1", "L1-2"), tokens=300, carriers=carriers(30))
     l1c = summary("L1-3", 5, 6, tokens=math.nan)
-    return Store(messages=messages, summaries=(l1a, l1b, l2, l1c), work=(Work("chunk", "queued", frozenset({"m6"})),),
-                 calibration=1.1)
+    return Store(
+        messages=messages,
+        summaries=(l1a, l1b, l2, l1c),
+        work=(Work("chunk", "queued", frozenset({"m6"})),),
+        calibration=1.1,
+    )
 
 
 CATALOGUE = {
@@ -40,8 +50,7 @@ CATALOGUE = {
     "carriers": store(6, [summary("L1-1", 1, 2, tokens=500, carriers=carriers()), summary("L1-2", 3, 4)]),
     "mixed-blocks": _mixed(),
     "custom-estimator": store(5, [summary("L1-1", 1, 3)], text_estimator=lambda s: len(s) / 3),
-    "epoch-0": Store(messages=(msg(0), Message("m1", "assistant", (Thinking("", "s" * 90),)), msg(2)),
-                     pricing_epoch=0),
+    "epoch-0": Store(messages=(msg(0), Message("m1", "assistant", (Thinking("", "s" * 90),)), msg(2)), pricing_epoch=0),
 }
 CONFIGS = {
     "positioned": Config(head_window_tokens=10, recent_window_tokens=10),

@@ -49,8 +49,11 @@ def test_the_grace_limit_is_floored():
 
 
 def _pool():
-    return [summary("L2-0", 0, 1, level=2, tokens=30), summary("L1-0", 2, 2, tokens=50),
-            summary("L1-1", 3, 3, tokens=5)]
+    return [
+        summary("L2-0", 0, 1, level=2, tokens=30),
+        summary("L1-0", 2, 2, tokens=50),
+        summary("L1-1", 3, 3, tokens=5),
+    ]
 
 
 def test_the_waterfall_stops_at_the_first_misfit():

@@ -44,8 +44,10 @@ def test_defects_pass_through() -> None:
     switches (here a negative image stamp read verbatim, -5 + 11, where ``sound`` prices the image 1600 + 11)."""
     given = Defects(frozenset({Defect.STAMPS_VERBATIM}))
     assert resolve_variant(given) is given
-    st = Store((Message("m0", "user", (Image(token_estimate=-5),)), Message("m1", "user", (Text("hello world"),))),
-               text_estimator=len)
+    st = Store(
+        (Message("m0", "user", (Image(token_estimate=-5),)), Message("m1", "user", (Text("hello world"),))),
+        text_estimator=len,
+    )
     totals = []
     for variant in (given, "sound"):
         strategy = HierarchicalStrategy(Config(), variant)  # type: ignore[arg-type]

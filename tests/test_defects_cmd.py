@@ -21,13 +21,32 @@ def run(capsys, *argv):
 def write_journal(directory, fp="0123456789abcdef"):
     directory.mkdir(parents=True)
     records = [
-        {"mutant": "baseline", "fingerprint": fp, "kind": "baseline", "finished": 1.0,
-         "tests": [{"nodeid": "tests/a.py::t1", "outcome": "passed", "variants_used": ["sound"]},
-                   {"nodeid": "tests/a.py::t2", "outcome": "passed", "variants_used": ["pr-8bb01ab8", "sound"]}]},
-        {"mutant": "defect:QUESTION_PRICED_AS_LABEL", "fingerprint": fp, "kind": "defect", "status": "killed",
-         "killed_by": ["tests/a.py::t1", "tests/a.py::t2"], "finished": 2.0},
-        {"mutant": "defect:HEAD_AS_MIDDLE", "fingerprint": "old", "kind": "defect", "status": "killed",
-         "killed_by": ["tests/old.py::t"], "finished": 0.5},
+        {
+            "mutant": "baseline",
+            "fingerprint": fp,
+            "kind": "baseline",
+            "finished": 1.0,
+            "tests": [
+                {"nodeid": "tests/a.py::t1", "outcome": "passed", "variants_used": ["sound"]},
+                {"nodeid": "tests/a.py::t2", "outcome": "passed", "variants_used": ["pr-8bb01ab8", "sound"]},
+            ],
+        },
+        {
+            "mutant": "defect:QUESTION_PRICED_AS_LABEL",
+            "fingerprint": fp,
+            "kind": "defect",
+            "status": "killed",
+            "killed_by": ["tests/a.py::t1", "tests/a.py::t2"],
+            "finished": 2.0,
+        },
+        {
+            "mutant": "defect:HEAD_AS_MIDDLE",
+            "fingerprint": "old",
+            "kind": "defect",
+            "status": "killed",
+            "killed_by": ["tests/old.py::t"],
+            "finished": 0.5,
+        },
     ]
     (directory / "all.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records) + "{cut short", "utf-8")
 
@@ -47,8 +66,13 @@ def test_coverage_comes_from_the_journal(capsys, tmp_path):
     rows = {r["defect"]: r for r in doc["defects"]}
     q = rows["QUESTION_PRICED_AS_LABEL"]
     assert q["variants"] == ["main-48bb87a1", "pr-8bb01ab8"]
-    assert q["mutants"] == [{"mutant": "defect:QUESTION_PRICED_AS_LABEL", "status": "killed",
-                             "killed_by": ["tests/a.py::t1", "tests/a.py::t2"]}]
+    assert q["mutants"] == [
+        {
+            "mutant": "defect:QUESTION_PRICED_AS_LABEL",
+            "status": "killed",
+            "killed_by": ["tests/a.py::t1", "tests/a.py::t2"],
+        }
+    ]
     assert q["tests_looking_up_a_carrier"] == 1
     assert rows["HEAD_AS_MIDDLE"]["mutants"] == [], "a record of another fingerprint is not this run's"
     assert rows["FLOOR_UNHELD"]["variants"] == []

@@ -45,13 +45,19 @@ SHOWN_ONLY_WITH: dict[Defect, Defect] = {Defect.FLOOR_UNHELD: Defect.COVERAGE_CO
 #: with the reference price of what is sent whatever the question says.
 PINNED_BY_EXAMPLES: dict[Defect, str] = {
     Defect.HEADER_REPLACE_CHAINED: "only the question's bytes change, priced as sent; pinned by "
-                                   "tests/test_fidelity.py and tests/test_js_oracle.py",
+    "tests/test_fidelity.py and tests/test_js_oracle.py",
 }
 
 #: Defects of the structural passes: the general cases hold no tool cycles or image limits, so these are
 #: searched for over the tool-cycle cases (docs/model.md, "Structural passes"), still unaimed.
-TOOL_CYCLE_DEFECTS = frozenset({Defect.TOOL_PASSES_UNPRICED, Defect.TRIM_DROPS_TRAILING_TOOL_USE,
-                                Defect.TAIL_PRICED_PRE_STRIP, Defect.IMAGE_COUNT_STORE_WIDE})
+TOOL_CYCLE_DEFECTS = frozenset(
+    {
+        Defect.TOOL_PASSES_UNPRICED,
+        Defect.TRIM_DROPS_TRAILING_TOOL_USE,
+        Defect.TAIL_PRICED_PRE_STRIP,
+        Defect.IMAGE_COUNT_STORE_WIDE,
+    }
+)
 
 
 def _budget(defect: Defect) -> int:

@@ -56,7 +56,7 @@ def cited_headings(rest: str) -> list[str]:
         quoted = re.match(r'"([^"]+)"', rest)
         if quoted:
             out.append(quoted.group(1))
-            rest = rest[quoted.end():]
+            rest = rest[quoted.end() :]
             if rest.startswith(', "'):
                 rest = rest[2:]
                 continue
@@ -65,7 +65,7 @@ def cited_headings(rest: str) -> list[str]:
         if not plain:
             return out
         out.append(plain.group(0).strip())
-        rest = rest[plain.end():]
+        rest = rest[plain.end() :]
         if not re.match(r"; [A-Z]", rest):
             return out
         rest = rest[2:]
@@ -147,9 +147,12 @@ def test_the_old_section_map_names_existing_headings(model_text: str) -> None:
     lines = OLD_SECTION_MAP.read_text(encoding="utf-8").splitlines()
     assert lines[0].startswith("#") and "docs/model.md" in lines[0], "the first line must say what the file is"
     names = [heading_name(h) for h in headings(model_text)]
-    targets = [re.sub(r"\s*\(.*?\)", "", t).strip() for line in lines
-               if line and not line.startswith("#") and "\t" in line
-               for t in line.split("\t", 1)[1].split(" | ")]
+    targets = [
+        re.sub(r"\s*\(.*?\)", "", t).strip()
+        for line in lines
+        if line and not line.startswith("#") and "\t" in line
+        for t in line.split("\t", 1)[1].split(" | ")
+    ]
     assert targets, "no mapping lines found"
     assert [t for t in targets if t != "docs/model.md" and not names_a_heading(t, names)] == []
 

@@ -125,8 +125,9 @@ def test_js_round_half_witnesses_are_the_smallest_raw_per_calibration():
     smallest = {}
     for d in edges.CALIBRATIONS:
         c = d / edges.CALIBRATION_STEP
-        smallest[c] = next((r for r in range(1, edges.RAW_MAX + 1)
-                            if (r * c) % 1 == 0.5 and math.floor(r * c) % 2 == 0), None)
+        smallest[c] = next(
+            (r for r in range(1, edges.RAW_MAX + 1) if (r * c) % 1 == 0.5 and math.floor(r * c) % 2 == 0), None
+        )
     found = {w["calibration"]: w["raw"] for w in WITNESSES["js-round-half"] if "raw" in w}
     assert found == {c: r for c, r in smallest.items() if r is not None}
     proved = CORPUS["edges"]["js-round-half"]["proofs"]
@@ -158,9 +159,13 @@ def test_epoch_predicate_witnesses():
         assert w["budget"] == smallest_budget(priced, 0.02) and w["grace_limit"] == grace_limit(w["budget"], 0.02)
         assert other > w["grace_limit"]
         size = w["thinking_units"] + w["signature_units"]
-        smaller = [(t, s) for t in range(size) for s in range(1, size - t)
-                   if thinking_price(t, s, 1 - budget_epoch) > grace_limit(
-                       smallest_budget(thinking_price(t, s, budget_epoch), 0.02), 0.02)]
+        smaller = [
+            (t, s)
+            for t in range(size)
+            for s in range(1, size - t)
+            if thinking_price(t, s, 1 - budget_epoch)
+            > grace_limit(smallest_budget(thinking_price(t, s, budget_epoch), 0.02), 0.02)
+        ]
         assert smaller == [], f"a smaller store than {size} units refuses after the flip"
     fallback = ws["main-fallback-prices-carriers-at-epoch1"]
     assert fallback["main_charged"] <= fallback["grace_limit"] < fallback["reference_price"]
@@ -181,8 +186,11 @@ def test_grace_limit_witnesses():
         assert b * (1 + g) == w["product"]
         assert math.floor(b * (1 + g)) == w["double_limit"]
         assert math.floor(b * (1 + Fraction(w["grace_decimal"]))) == w["exact_limit"] != w["double_limit"]
-        assert w["direction"] == ("refuses-a-total-expected-to-pass" if w["double_limit"] < w["exact_limit"]
-                                  else "passes-a-total-expected-to-refuse")
+        assert w["direction"] == (
+            "refuses-a-total-expected-to-pass"
+            if w["double_limit"] < w["exact_limit"]
+            else "passes-a-total-expected-to-refuse"
+        )
         d = round(g * 100)
         assert all(math.floor(x * (1 + g)) == x * (100 + d) // 100 for x in range(1, b)), "not the smallest budget"
     # The default grace and every ratio proved empty: checked here for budgets up to 20000.
@@ -241,9 +249,14 @@ def test_density_comparison_is_exact_for_every_probe_length():
 
 #: What ``sound`` does with each scenario at its budget.
 SOUND_OUTCOME = {
-    "ieee-division": "sends", "js-round-half": "sends", "density-threshold": "sends",
-    "grace-limit": OverBudgetError, "cap-units/marker": OverBudgetError, "cap-units/cap-plus-50": OverBudgetError,
-    "cap-units/xml-drop-at-boundary": UncoveredDropError, "cap-units/xml-admit": "sends",
+    "ieee-division": "sends",
+    "js-round-half": "sends",
+    "density-threshold": "sends",
+    "grace-limit": OverBudgetError,
+    "cap-units/marker": OverBudgetError,
+    "cap-units/cap-plus-50": OverBudgetError,
+    "cap-units/xml-drop-at-boundary": UncoveredDropError,
+    "cap-units/xml-admit": "sends",
     "epoch-predicate/main-fallback": OverBudgetError,
 }
 
@@ -345,10 +358,7 @@ def test_an_unknown_corpus_version_is_refused(tmp_path):
         load_corpus(path)
 
 
-
-
 # ----------------------------------------------------------------------------- (d) faithful-variant breaks
-
 
 
 def sent_over_the_grace_limit(name: str, variant: str) -> None:

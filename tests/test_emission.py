@@ -60,7 +60,8 @@ def test_raw_messages_keep_their_participant_and_charge_their_region(variant: st
     result = compile_with(variant, st, config, math.inf).result
     assert result is not None
     assert [(e.participant, e.kind, e.message_id) for e in result.entries] == [
-        (m.participant, "raw", m.id) for m in st.messages]
+        (m.participant, "raw", m.id) for m in st.messages
+    ]
     assert [e.content for e in result.entries] == [m.content for m in st.messages]
     stats = result.stats
     assert (stats.head, stats.middle_raw, stats.tail) == (RawBucket(1, 10), RawBucket(3, 30), RawBucket(2, 20))
@@ -90,8 +91,11 @@ def test_positioned_pair_entries_and_stats(variant: str) -> None:
     result = compile_with(variant, st, POSITIONED, math.inf).result
     assert result is not None
     question, answer = result.entries[1], result.entries[2]
-    assert (question.participant, question.kind, question.content) == (QUESTION_PARTICIPANT, "question",
-                                                                        (Text("[Recall L1-1]"),))
+    assert (question.participant, question.kind, question.content) == (
+        QUESTION_PARTICIPANT,
+        "question",
+        (Text("[Recall L1-1]"),),
+    )
     assert (answer.participant, answer.kind, answer.summary_ids) == (PARTICIPANT, "answer", ("L1-1",))
     stats = result.stats
     assert stats.l1.count == 1 and stats.l2 == stats.l3 == LevelBucket()
@@ -111,7 +115,10 @@ def test_combined_pair_entries_and_stats(variant: str) -> None:
     assert result is not None
     question, answer = result.entries[1], result.entries[2]
     assert (question.participant, question.kind, question.content) == (
-        QUESTION_PARTICIPANT, "question", (Text(COMBINED.summary_context_label),))
+        QUESTION_PARTICIPANT,
+        "question",
+        (Text(COMBINED.summary_context_label),),
+    )
     assert (answer.participant, answer.kind, answer.summary_ids) == (PARTICIPANT, "answer", ("L1-1",))
     stats = result.stats
     assert stats.total.messages == 1 + 2 + 1
@@ -207,8 +214,10 @@ def test_combined_prefix_switches_leave_the_pairs_summaries_out_of_the_prefix() 
     st_pair = store(6, [summary("L1-1", 1, 2)], [chunk("m1")])
     st_raw = store(5, [summary("L1-1", 1, 2)], [chunk("m1")])
     pr = VARIANTS[PR]
-    for st, budget, switch, refused in ((st_pair, 25, Defect.COMBINED_PREFIX_AT_PAIR, ("L1-1",)),
-                                        (st_raw, 35, Defect.COMBINED_PREFIX_AT_RAW, ("m3",))):
+    for st, budget, switch, refused in (
+        (st_pair, 25, Defect.COMBINED_PREFIX_AT_PAIR, ("L1-1",)),
+        (st_raw, 35, Defect.COMBINED_PREFIX_AT_RAW, ("m3",)),
+    ):
         assert refusal_under(pr, st, COMBINED, budget).diagnostics.cleared_by == {"compression"}
         err = refusal_under(pr | {switch}, st, COMBINED, budget)
         assert err.refused == refused and err.diagnostics.cleared_by == frozenset()
@@ -235,12 +244,20 @@ def _refuses_cut_text(text: str) -> float:
     return math.nan if "[truncated" in text else len(text) / 3
 
 
-@pytest.mark.parametrize(("messages", "summaries", "config", "culprit"), [
-    ((msg(0), Message("m1", "assistant", (Text(prose(100)),)), msg(2)), (), POSITIONED, "message 'm1'"),
-    (tuple(msg(i) for i in range(4)), (summary("L1-1", 1, 2, content_tokens=100),), POSITIONED, "summary 'L1-1'"),
-    (tuple(msg(i) for i in range(4)), (summary("L1-1", 1, 2, content_tokens=100),), COMBINED,
-     "the combined recall pair"),
-], ids=["raw", "positioned", "combined"])
+@pytest.mark.parametrize(
+    ("messages", "summaries", "config", "culprit"),
+    [
+        ((msg(0), Message("m1", "assistant", (Text(prose(100)),)), msg(2)), (), POSITIONED, "message 'm1'"),
+        (tuple(msg(i) for i in range(4)), (summary("L1-1", 1, 2, content_tokens=100),), POSITIONED, "summary 'L1-1'"),
+        (
+            tuple(msg(i) for i in range(4)),
+            (summary("L1-1", 1, 2, content_tokens=100),),
+            COMBINED,
+            "the combined recall pair",
+        ),
+    ],
+    ids=["raw", "positioned", "combined"],
+)
 def test_a_bad_estimate_of_cut_text_names_what_it_belongs_to(messages, summaries, config, culprit) -> None:
     """Bad-value refusals: a bad estimator output on cut text (checked where it is called) names its message or summary,
     or, for the combined pair, the pair."""
@@ -275,10 +292,13 @@ def _tail_item(i: int) -> Item:
     return Item(f"message 'm{i}' (tail)", (), 10, (), raw_ids=(f"m{i}",))
 
 
-@pytest.mark.parametrize(("limit", "accepted", "evicted"), [
-    (25, ["m2", "m3"], ["m0", "m1"]),
-    (45, ["m0", "m1", "m2", "m3"], []),
-])
+@pytest.mark.parametrize(
+    ("limit", "accepted", "evicted"),
+    [
+        (25, ["m2", "m3"], ["m0", "m1"]),
+        (45, ["m0", "m1", "m2", "m3"], []),
+    ],
+)
 def test_accept_tail_returns_the_accepted_oldest_first(limit: int, accepted: list[str], evicted: list[str]) -> None:
     """``accept_tail`` accepts newest first but hands back the accepted in emission order (oldest first), with
     or without an eviction; the running total (5 already sent) counts against the limit."""
@@ -301,11 +321,21 @@ def test_coverage_names_summaries_the_xml_cap_left_out_as_unemitted() -> None:
     assert outcome.error.categories == {"m3": "covered-by-unemitted-summary", "m4": "covered-by-unemitted-summary"}
 
 
-@pytest.mark.parametrize(("recorded", "expected"), [
-    ((), {"m1": "covered-by-unemitted-summary", "m2": "covered-by-unemitted-summary", "m4": "not-covered",
-          "m5": "in-tail-not-rendered"}),
-    (("L1-1",), {"m4": "not-covered", "m5": "in-tail-not-rendered"}),
-])
+@pytest.mark.parametrize(
+    ("recorded", "expected"),
+    [
+        (
+            (),
+            {
+                "m1": "covered-by-unemitted-summary",
+                "m2": "covered-by-unemitted-summary",
+                "m4": "not-covered",
+                "m5": "in-tail-not-rendered",
+            },
+        ),
+        (("L1-1",), {"m4": "not-covered", "m5": "in-tail-not-rendered"}),
+    ],
+)
 def test_coverage_categories_take_the_first_that_applies(recorded: tuple[str, ...], expected: dict) -> None:
     """Coverage: evicted first (even when a summary covers it), then a leaf of an unrecorded unmerged summary,
     else not covered; sent raw or a leaf of a recorded summary is not dropped."""
@@ -322,4 +352,9 @@ def test_emission_goes_head_middle_in_position_order_then_tail(variant: str) -> 
     result = compile_with(variant, st, replace(POSITIONED, recent_window_tokens=10), math.inf).result
     assert result is not None
     assert [(e.kind, e.message_id) for e in result.entries] == [
-        ("raw", "m0"), ("question", None), ("answer", None), ("raw", "m3"), ("raw", "m4")]
+        ("raw", "m0"),
+        ("question", None),
+        ("answer", None),
+        ("raw", "m3"),
+        ("raw", "m4"),
+    ]

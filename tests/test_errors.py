@@ -22,9 +22,18 @@ STAGE = "Hierarchical emission overran the budget"  # docs/model.md, Emission an
 
 
 def _diagnostics(cleared_by: frozenset[str]) -> Diagnostics:
-    return Diagnostics(head_tokens=0, tail_tokens=0, middle_tokens=30, middle_count=3,
-                       middle_count_unit="selection-items", deepest_level=0, configured_budget=25,
-                       reserve_for_response=0, input_budget=25, cleared_by=cleared_by)
+    return Diagnostics(
+        head_tokens=0,
+        tail_tokens=0,
+        middle_tokens=30,
+        middle_count=3,
+        middle_count_unit="selection-items",
+        deepest_level=0,
+        configured_budget=25,
+        reserve_for_response=0,
+        input_budget=25,
+        cleared_by=cleared_by,
+    )
 
 
 def _middle_refusal(st: Store) -> OverBudgetError:
@@ -35,10 +44,13 @@ def _middle_refusal(st: Store) -> OverBudgetError:
     return outcome.refusal()
 
 
-@pytest.mark.parametrize(("work", "clearer"), [
-    ((), "nothing but a larger budget"),
-    ((Work("chunk", "queued", frozenset({"m2"})),), "compression"),
-])
+@pytest.mark.parametrize(
+    ("work", "clearer"),
+    [
+        ((), "nothing but a larger budget"),
+        ((Work("chunk", "queued", frozenset({"m2"})),), "compression"),
+    ],
+)
 def test_over_budget_message_names_stage_total_excess_and_clearer(work: tuple[Work, ...], clearer: str) -> None:
     """The refusal names its stage and item, the total and how far over the limit, and what clears it.
 
@@ -60,16 +72,27 @@ def test_over_budget_message_names_stage_total_excess_and_clearer(work: tuple[Wo
 
 def test_over_budget_message_lists_every_clearer() -> None:
     """With several ways out, the message offers each of them, in a stable order, as alternatives."""
-    err = OverBudgetError(budget=25, actual=30, stage=STAGE, diagnostics=_diagnostics(
-        frozenset({"raising reserve", "compression"})), item="message 'm2' (middle)", refused=("m2",))
+    err = OverBudgetError(
+        budget=25,
+        actual=30,
+        stage=STAGE,
+        diagnostics=_diagnostics(frozenset({"raising reserve", "compression"})),
+        item="message 'm2' (middle)",
+        refused=("m2",),
+    )
     assert str(err).endswith("cleared by: compression or raising reserve")
     assert err.refused == ("m2",) and err.item == "message 'm2' (middle)"
 
 
 def test_over_budget_message_survives_an_excess_it_cannot_compute() -> None:
     """A total the limit cannot be subtracted from still yields a readable refusal (no TypeError)."""
-    err = OverBudgetError(budget=25.0, actual=Decimal("30.5"), stage=STAGE, diagnostics=_diagnostics(frozenset()),
-                          item="message 'm2' (middle)")
+    err = OverBudgetError(
+        budget=25.0,
+        actual=Decimal("30.5"),
+        stage=STAGE,
+        diagnostics=_diagnostics(frozenset()),
+        item="message 'm2' (middle)",
+    )
     assert "takes the context to 30.5 tokens, over the grace limit 25.0 (" in str(err)
 
 

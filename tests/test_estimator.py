@@ -403,4 +403,13 @@ def test_nested_tool_results_sum_every_block_at_every_depth():
     assert raw_price(inner, REFERENCE) == 10 + 1600
     assert raw_price(middle, REFERENCE) == 2 + 1610 + 1000
     assert raw_price(outer, REFERENCE) == 10 + 2612 + 20
-    assert raw_price(ToolResult("t4", (ToolResult("t5", ()), ToolResult("t6", "")), ), REFERENCE) == 0
+    assert (
+        raw_price(
+            ToolResult(
+                "t4",
+                (ToolResult("t5", ()), ToolResult("t6", "")),
+            ),
+            REFERENCE,
+        )
+        == 0
+    )

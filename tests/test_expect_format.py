@@ -12,8 +12,10 @@ CATEGORIES = "in-tail-not-rendered, covered-by-unemitted-summary, not-covered"
 
 
 def minimal(**extra: object) -> dict:
-    return {"store": {"messages": [{"id": "m1", "participant": "User", "content": [{"type": "text", "text": "hi"}]}]},
-            **extra}
+    return {
+        "store": {"messages": [{"id": "m1", "participant": "User", "content": [{"type": "text", "text": "hi"}]}]},
+        **extra,
+    }
 
 
 def expect_of(section: object) -> dict[str, Expectation]:
@@ -52,19 +54,40 @@ def test_all_applies_when_nothing_closer_does():
 def test_sends_reads_every_field():
     raw = {"entries": 3, "total": 12.5, "rawIds": ["m1", "m2"], "summaries": [["L1-0"], ["L2-0", "L1-1"]]}
     assert expect_of({"sound": {"sends": raw}})["sound"].sends == Sends(
-        entries=3, total=12.5, raw_ids=("m1", "m2"), summaries=(("L1-0",), ("L2-0", "L1-1")))
+        entries=3, total=12.5, raw_ids=("m1", "m2"), summaries=(("L1-0",), ("L2-0", "L1-1"))
+    )
 
 
 def test_refuses_reads_every_field_under_each_of_its_names():
-    raw = {"error": "OverBudgetError", "site": "combined-pair", "middleCountUnit": "raw-messages",
-           "clearedBy": ["L1-0"], "headTokens": 10, "middleTokens": 20.5, "actual": 31, "refused": ["L2-0"],
-           "droppedIds": ["m2"], "categories": {"m2": "not-covered"}, "field": "max_tokens"}
+    raw = {
+        "error": "OverBudgetError",
+        "site": "combined-pair",
+        "middleCountUnit": "raw-messages",
+        "clearedBy": ["L1-0"],
+        "headTokens": 10,
+        "middleTokens": 20.5,
+        "actual": 31,
+        "refused": ["L2-0"],
+        "droppedIds": ["m2"],
+        "categories": {"m2": "not-covered"},
+        "field": "max_tokens",
+    }
     assert expect_of({"sound": {"refuses": raw}})["sound"].refuses == Refuses(
-        error="OverBudgetError", site="combined-pair", unit="raw-messages", cleared_by=("L1-0",), head_tokens=10,
-        middle_tokens=20.5, actual=31, refused=("L2-0",), dropped=("m2",), categories={"m2": "not-covered"},
-        field="max_tokens")
-    assert expect_of({"sound": {"refuses": {"unit": "selection-items", "dropped": ["m1"]}}})["sound"].refuses == \
-        Refuses(unit="selection-items", dropped=("m1",))
+        error="OverBudgetError",
+        site="combined-pair",
+        unit="raw-messages",
+        cleared_by=("L1-0",),
+        head_tokens=10,
+        middle_tokens=20.5,
+        actual=31,
+        refused=("L2-0",),
+        dropped=("m2",),
+        categories={"m2": "not-covered"},
+        field="max_tokens",
+    )
+    assert expect_of({"sound": {"refuses": {"unit": "selection-items", "dropped": ["m1"]}}})[
+        "sound"
+    ].refuses == Refuses(unit="selection-items", dropped=("m1",))
 
 
 def test_true_is_an_empty_part_and_false_leaves_it_out():
@@ -80,12 +103,14 @@ def test_categories_are_an_object_of_message_ids_to_drop_categories():
 
 def test_a_bad_category_is_refused_at_its_message_id():
     assert error({"sound": {"refuses": {"categories": {"m1": "not-covered", "m2": "lost"}}}}) == (
-        f'expect.sound.refuses.categories.m2: expected one of {CATEGORIES}, got "lost"')
+        f'expect.sound.refuses.categories.m2: expected one of {CATEGORIES}, got "lost"'
+    )
 
 
 def test_categories_must_be_an_object():
     assert error({"sound": {"refuses": {"categories": ["m1"]}}}) == (
-        "expect.sound.refuses.categories: expected an object, got an array")
+        "expect.sound.refuses.categories: expected an object, got an array"
+    )
 
 
 # ----------------------------------------------------------------------------- the variant keys

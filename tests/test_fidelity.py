@@ -63,19 +63,23 @@ def _over(first: str, last: str, sid: str = "L1-1") -> tuple[Store, Config]:
 CHAINED = Defects(frozenset({Defect.HEADER_REPLACE_CHAINED}))
 
 
-@pytest.mark.parametrize(("template", "first", "last", "sid", "chained", "one_pass"), [
-    # A value inserted by an earlier replace is scanned by the later ones.
-    ("{first}", "a{last}", "z", "L1-1", "az", "a{last}"),
-    ("{id}|{level}", "m1", "m2", "L1-{level}", "L1-1|1", "L1-{level}|1"),
-    # Replacement patterns in a value: $& the match, $$ a dollar, $` before, $' after; $1 and $< literal.
-    ("[{first}]", "m$&", "m2", "L1-1", "[m{first}]", "[m$&]"),
-    ("[{first}]", "m$$", "m2", "L1-1", "[m$]", "[m$$]"),
-    ("<{first}>", "m$`", "m2", "L1-1", "<m<>", "<m$`>"),
-    ("<{first}>", "m$'", "m2", "L1-1", "<m>>", "<m$'>"),
-    ("{first}", "m$1$<n>", "m2", "L1-1", "m$1$<n>", "m$1$<n>"),
-])
+@pytest.mark.parametrize(
+    ("template", "first", "last", "sid", "chained", "one_pass"),
+    [
+        # A value inserted by an earlier replace is scanned by the later ones.
+        ("{first}", "a{last}", "z", "L1-1", "az", "a{last}"),
+        ("{id}|{level}", "m1", "m2", "L1-{level}", "L1-1|1", "L1-{level}|1"),
+        # Replacement patterns in a value: $& the match, $$ a dollar, $` before, $' after; $1 and $< literal.
+        ("[{first}]", "m$&", "m2", "L1-1", "[m{first}]", "[m$&]"),
+        ("[{first}]", "m$$", "m2", "L1-1", "[m$]", "[m$$]"),
+        ("<{first}>", "m$`", "m2", "L1-1", "<m<>", "<m$`>"),
+        ("<{first}>", "m$'", "m2", "L1-1", "<m>>", "<m$'>"),
+        ("{first}", "m$1$<n>", "m2", "L1-1", "m$1$<n>", "m$1$<n>"),
+    ],
+)
 def test_the_header_is_four_chained_js_replaces_faithfully_and_one_pass_in_sound(
-        template: str, first: str, last: str, sid: str, chained: str, one_pass: str) -> None:
+    template: str, first: str, last: str, sid: str, chained: str, one_pass: str
+) -> None:
     """``buildRecallHeader`` (autobiographical.ts@1c779181)::
 
         return template
@@ -97,16 +101,19 @@ def test_the_header_is_four_chained_js_replaces_faithfully_and_one_pass_in_sound
         assert question.content == (Text(one_pass if variant == SOUND else chained),)
 
 
-@pytest.mark.parametrize(("subject", "pattern", "replacement", "expected"), [
-    ("x{a}y{a}z", "{a}", "$&$&", "x{a}{a}y{a}{a}z"),
-    ("x{a}y", "{a}", "[$`|$']", "x[x|y]y"),
-    ("x{a}y{a}", "{a}", "$`", "xxyx{a}y"),
-    ("ab", "b", "$", "a$"),
-    ("ab", "b", "$$$", "a$$"),
-    ("ab", "b", "$0$9$10$<x>", "a$0$9$10$<x>"),
-    ("aaa", "aa", "b", "ba"),
-    ("none", "{a}", "$&", "none"),
-])
+@pytest.mark.parametrize(
+    ("subject", "pattern", "replacement", "expected"),
+    [
+        ("x{a}y{a}z", "{a}", "$&$&", "x{a}{a}y{a}{a}z"),
+        ("x{a}y", "{a}", "[$`|$']", "x[x|y]y"),
+        ("x{a}y{a}", "{a}", "$`", "xxyx{a}y"),
+        ("ab", "b", "$", "a$"),
+        ("ab", "b", "$$$", "a$$"),
+        ("ab", "b", "$0$9$10$<x>", "a$0$9$10$<x>"),
+        ("aaa", "aa", "b", "ba"),
+        ("none", "{a}", "$&", "none"),
+    ],
+)
 def test_js_replace_all_follows_get_substitution(subject: str, pattern: str, replacement: str, expected: str) -> None:
     """``subject.replace(/pattern/g, replacement)`` for a literal pattern (no groups): ECMA-262 GetSubstitution."""
     assert js_replace_all(subject, pattern, replacement) == expected
@@ -188,22 +195,25 @@ def test_blank_summaries_selected_is_a_faithful_defect() -> None:
 # ----------------------------------------------------------------------------- 4. a cut at a lone low surrogate
 
 
-@pytest.mark.parametrize(("s", "end", "expected"), [
-    ("a\udc00bc", 1, ""),  # the unit at the cut is a lone low surrogate: one unit earlier
-    ("a\udc00bc", 2, "a\udc00"),
-    ("\U0001f600\udc00", 2, "\ud83d"),  # one unit earlier splits the pair before it
-    ("a\U0001f600b", 2, "a"),  # a real pair: as before
-    ("a\U0001f600b", 3, "a\U0001f600"),
-    ("ab", 5, "ab"),
-    ("\ud800\udc00x", 1, ""),  # a pair written as two halves is a pair
-])
+@pytest.mark.parametrize(
+    ("s", "end", "expected"),
+    [
+        ("a\udc00bc", 1, ""),  # the unit at the cut is a lone low surrogate: one unit earlier
+        ("a\udc00bc", 2, "a\udc00"),
+        ("\U0001f600\udc00", 2, "\ud83d"),  # one unit earlier splits the pair before it
+        ("a\U0001f600b", 2, "a"),  # a real pair: as before
+        ("a\U0001f600b", 3, "a\U0001f600"),
+        ("ab", 5, "ab"),
+        ("\ud800\udc00x", 1, ""),  # a pair written as two halves is a pair
+    ],
+)
 def test_js_safe_slice_moves_back_at_any_low_surrogate(s: str, end: int, expected: str) -> None:
     """``safeSlice`` (autobiographical.ts@1c779181)::
 
-        if (end >= str.length) return str.slice(start);
-        const code = str.charCodeAt(end);
-        if (code >= 0xDC00 && code <= 0xDFFF) return str.slice(start, end - 1);
-        return str.slice(start, end);
+    if (end >= str.length) return str.slice(start);
+    const code = str.charCodeAt(end);
+    if (code >= 0xDC00 && code <= 0xDFFF) return str.slice(start, end - 1);
+    return str.slice(start, end);
     """
     assert js_safe_slice(s, end) == expected
 

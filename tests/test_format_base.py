@@ -27,8 +27,10 @@ def problem(tp: Any, raw: object) -> tuple[str, str]:
 
 
 def minimal(**extra: object) -> dict:
-    return {"store": {"messages": [{"id": "m1", "participant": "User", "content": [{"type": "text", "text": "hi"}]}]},
-            **extra}
+    return {
+        "store": {"messages": [{"id": "m1", "participant": "User", "content": [{"type": "text", "text": "hi"}]}]},
+        **extra,
+    }
 
 
 def load_error(raw: dict) -> str:
@@ -94,7 +96,9 @@ def test_one_of_accepts_exactly_its_choices():
 
 def test_one_of_suggests_the_closest_choice():
     assert problem(one_of(SITES), "haed") == (
-        'expected one of head, middle-raw, positioned-pair, got "haed"; did you mean "head"?', "")
+        'expected one of head, middle-raw, positioned-pair, got "haed"; did you mean "head"?',
+        "",
+    )
 
 
 def test_one_of_suggests_nothing_when_nothing_is_close():
@@ -140,7 +144,8 @@ def test_unknown_field_suggests_only_a_close_name():
         source_ids: Int
 
     assert unknown_field("sourceId", Part) == (
-        'unknown field "sourceId"; did you mean "sourceIds"? (allowed: source_ids)')
+        'unknown field "sourceId"; did you mean "sourceIds"? (allowed: source_ids)'
+    )
     assert unknown_field("xyz", Part) == 'unknown field "xyz" (allowed: source_ids)'
 
 
@@ -152,14 +157,18 @@ def test_a_number_per_tool_name_is_read_with_the_number_strings():
     assert sc.config.tool_result_max_last_n == (("bash", 2), ("grep", float("inf")), ("ls", 0.5))
 
 
-@pytest.mark.parametrize(("value", "shown"), [
-    ("x", '"x"'),
-    (10**400, "a 401-digit integer (at most 308 digits)"),
-    (True, "true"),
-    (None, "null"),
-    ([1], "an array"),
-    ({"n": 1}, "an object"),
-])
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        ("x", '"x"'),
+        (10**400, "a 401-digit integer (at most 308 digits)"),
+        (True, "true"),
+        (None, "null"),
+        ([1], "an array"),
+        ({"n": 1}, "an object"),
+    ],
+)
 def test_a_bad_number_per_tool_name_is_refused_at_the_tool_name(value: object, shown: str):
     assert load_error(minimal(config={"toolResultMaxLastN": {"bash": 1, "grep": value}})) == (
-        f"config.toolResultMaxLastN.grep: expected a number, got {shown}")
+        f"config.toolResultMaxLastN.grep: expected a number, got {shown}"
+    )

@@ -24,12 +24,14 @@ def test_a_case_costs_a_few_choices_on_average():
     Hypothesis's, not part of its documented API, as in bench_properties.py)."""
     counts: list[int] = []
 
-    @settings(max_examples=DRAWS, derandomize=True, database=None, deadline=None,
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=DRAWS, derandomize=True, database=None, deadline=None, suppress_health_check=list(HealthCheck)
+    )
     @given(cases())
     def collect(case):
         counts.append(len(current_build_context().data.choices))
 
     collect()
     assert statistics.mean(counts) <= MOST_CHOICES, (
-        f"a case costs {statistics.mean(counts):.1f} Hypothesis choices on average over {len(counts)} draws")
+        f"a case costs {statistics.mean(counts):.1f} Hypothesis choices on average over {len(counts)} draws"
+    )

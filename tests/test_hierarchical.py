@@ -153,18 +153,36 @@ def test_each_message_is_priced_once(variant: str) -> None:
 
 def _merged_store(estimator) -> Store:
     """m0..m3; a merged L1 over m0..m1 (its parent L2 is the live summary) with a text of its own."""
-    inner = Summary(id="L1-1", level=1, content="merged summary text", tokens=10, source_level=0,
-                    source_ids=("m0", "m1"), source_range=("m0", "m1"), parent_id="L2-1")
-    outer = Summary(id="L2-1", level=2, content="live summary text", tokens=10, source_level=1,
-                    source_ids=("L1-1",), source_range=("m0", "m1"))
+    inner = Summary(
+        id="L1-1",
+        level=1,
+        content="merged summary text",
+        tokens=10,
+        source_level=0,
+        source_ids=("m0", "m1"),
+        source_range=("m0", "m1"),
+        parent_id="L2-1",
+    )
+    outer = Summary(
+        id="L2-1",
+        level=2,
+        content="live summary text",
+        tokens=10,
+        source_level=1,
+        source_ids=("L1-1",),
+        source_range=("m0", "m1"),
+    )
     return store(4, [inner, outer], text_estimator=estimator)
 
 
-@pytest.mark.parametrize(("bad_text", "culprit"), [
-    ("merged summary text", "summary 'L1-1'"),
-    (LABEL, "summary_context_label"),
-    (SEPARATOR, "separator"),
-])
+@pytest.mark.parametrize(
+    ("bad_text", "culprit"),
+    [
+        ("merged summary text", "summary 'L1-1'"),
+        (LABEL, "summary_context_label"),
+        (SEPARATOR, "separator"),
+    ],
+)
 def test_sound_checks_the_estimator_on_every_summary_text_first(bad_text: str, culprit: str) -> None:
     """Bad-value refusals: ``sound`` runs a custom estimator over every summary's answer and question, the label and the
     separator before pricing, so a bad output is refused even for text this positioned compile never sends
@@ -201,11 +219,14 @@ def _compiled(variant: str, st: Store, config: Config, max_tokens: float = math.
 
 def test_a_bad_estimate_of_a_stripped_message_names_the_message() -> None:
     """Only the placeholder is new text once m0's image is stripped; the refusal still names m0."""
+
     def estimate(text: str) -> float:
         return -1 if text == "[image omitted]" else len(text)
 
-    st = Store(messages=(Message("m0", "user", (Text("a"), Image())), Message("m1", "user", (Image(),))),
-               text_estimator=estimate)
+    st = Store(
+        messages=(Message("m0", "user", (Text("a"), Image())), Message("m1", "user", (Image(),))),
+        text_estimator=estimate,
+    )
     with pytest.raises(InvalidConfigError) as info:
         _compiled(SOUND, st, Config(max_live_images=1))
     assert str(info.value) == "text_estimator: returned -1 for text of message 'm0' ('[image omitted]')"
@@ -235,8 +256,10 @@ def test_the_faithful_plan_prices_the_head_by_the_store_wide_image_count() -> No
     placeholder (9 tokens, not 1602) and under a budget of 80 the waterfall itself takes both L1s, in the store's
     order (L1-b first); coverage completion would have added them in message order."""
     m0 = Message("m0", "user", (Text("hello"), Image()))
-    st = Store(messages=(m0, msg(1), Message("m2", "assistant", (Image(),)), msg(3), msg(4), msg(5)),
-               summaries=(summary("L1-b", 3, 4), summary("L1-a", 1, 2)))
+    st = Store(
+        messages=(m0, msg(1), Message("m2", "assistant", (Image(),)), msg(3), msg(4), msg(5)),
+        summaries=(summary("L1-b", 3, 4), summary("L1-a", 1, 2)),
+    )
     config = Config(max_live_images=1, head_window_tokens=content_tokens(m0.content, st), recent_window_tokens=10)
     result = _compiled(MAIN, st, config, 80)
     assert result.stats.head.tokens == content_tokens((Text("hello"), Text(PLACEHOLDER)), st) == 9
@@ -246,8 +269,10 @@ def test_the_faithful_plan_prices_the_head_by_the_store_wide_image_count() -> No
 def test_the_waterfall_counts_the_planned_head() -> None:
     """Each L1 reads 50 tokens to the waterfall; after the capped head (27) a budget of 70 has room for none, so
     coverage completion adds both in message order; under 80 the waterfall takes L1-b (store order) itself."""
-    st = Store(messages=(Message("m0", "user", (Text("a" * 290),)), *(msg(i) for i in range(1, 6))),
-               summaries=(summary("L1-b", 3, 4, tokens=50), summary("L1-a", 1, 2, tokens=50)))
+    st = Store(
+        messages=(Message("m0", "user", (Text("a" * 290),)), *(msg(i) for i in range(1, 6))),
+        summaries=(summary("L1-b", 3, 4, tokens=50), summary("L1-a", 1, 2, tokens=50)),
+    )
     config = Config(max_message_tokens=10, head_window_tokens=100, recent_window_tokens=10)
     assert _compiled(SOUND, st, config, 70).selected == ("L1-a", "L1-b")
     assert _compiled(SOUND, st, config, 80).selected == ("L1-b", "L1-a")

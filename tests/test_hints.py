@@ -29,8 +29,11 @@ def test_hints_rank_each_functions_killers_and_keep_each_tests_witness():
         "mutmut:reference.cap.x_walk__mutmut_4": {"kind": "mutmut", "status": "survived", "killed_by": []},
         "mutmut:reference.cap.x_other__mutmut_1": {"kind": "mutmut", "status": "survived", "killed_by": []},
         "defect:X": {"kind": "defect", "status": "killed", "killed_by": ["tests/test_x.py::test_x"]},
-        "witness:tests/test_cap.py::test_c": {"kind": "witness", "test": "tests/test_cap.py::test_c",
-                                              "witness": "mutmut:reference.cap.x_walk__mutmut_4"},
+        "witness:tests/test_cap.py::test_c": {
+            "kind": "witness",
+            "test": "tests/test_cap.py::test_c",
+            "witness": "mutmut:reference.cap.x_walk__mutmut_4",
+        },
         "witness:tests/test_cap.py::test_d": {"kind": "witness", "test": None, "witness": None},
     }
     hints = learn(records)
@@ -41,15 +44,21 @@ def test_hints_rank_each_functions_killers_and_keep_each_tests_witness():
 def test_hints_keep_a_mutant_each_test_killed_first_by_the_tests_base():
     """Next time the test may be searched on another variant, or beaten to that kill: the mutant is its witness."""
     records = {
-        "baseline": {"tests": [{"nodeid": f"tests/test_cap.py::test_a[{v}]", "base": "tests/test_cap.py::test_a"}
-                               for v in ("pr-8bb01ab8", "sound")]},
+        "baseline": {
+            "tests": [
+                {"nodeid": f"tests/test_cap.py::test_a[{v}]", "base": "tests/test_cap.py::test_a"}
+                for v in ("pr-8bb01ab8", "sound")
+            ]
+        },
         "mutmut:reference.cap.x_walk__mutmut_2": _killed("tests/test_cap.py::test_a[pr-8bb01ab8]"),
         "mutmut:reference.cap.x_walk__mutmut_3": _killed("tests/test_cap.py::test_a[sound]"),
         "mutmut:reference.cap.x_walk__mutmut_4": {"kind": "mutmut", "status": "survived", "killed_by": []},
         "defect:X": {"kind": "defect", "status": "killed", "killed_by": ["tests/test_x.py::test_x"]},
     }
-    assert learn(records).kills == {"tests/test_cap.py::test_a": "mutmut:reference.cap.x_walk__mutmut_2",
-                                    "tests/test_x.py::test_x": "defect:X"}
+    assert learn(records).kills == {
+        "tests/test_cap.py::test_a": "mutmut:reference.cap.x_walk__mutmut_2",
+        "tests/test_x.py::test_x": "defect:X",
+    }
 
 
 def test_hints_round_trip_and_an_unreadable_file_gives_none(tmp_path):
@@ -64,15 +73,23 @@ def test_hints_round_trip_and_an_unreadable_file_gives_none(tmp_path):
 def test_function_of_strips_the_mutant_number_and_the_journal_prefix():
     assert function_of("mutmut:reference.cap.x__units__mutmut_12") == "reference.cap.x__units"
     assert function_of("strategies.pricing.xǁPricesǁmessages__mutmut_3") == "strategies.pricing.xǁPricesǁmessages"
-    assert own_test_files("strategies.pricing.xǁPricesǁmessages__mutmut_3") == {"tests/test_pricing.py",
-                                                                                "tests/test_strategies_pricing.py"}
+    assert own_test_files("strategies.pricing.xǁPricesǁmessages__mutmut_3") == {
+        "tests/test_pricing.py",
+        "tests/test_strategies_pricing.py",
+    }
     assert "tests/test_reference_cap.py" in own_test_files("reference.cap.x__units__mutmut_1")
 
 
 def test_known_killers_run_first_then_the_modules_own_tests_then_the_rest():
-    durations = {"tests/test_other.py::q1": 0.001, "tests/test_other.py::q2": 0.002, "tests/test_cap.py::own": 0.001,
-                 "tests/test_other.py::slow": 3.0, "tests/test_other.py::slower": 9.0,
-                 "tests/test_other.py::killer": 2.0, "tests/test_cap.py::own_slow": 1.0}
+    durations = {
+        "tests/test_other.py::q1": 0.001,
+        "tests/test_other.py::q2": 0.002,
+        "tests/test_cap.py::own": 0.001,
+        "tests/test_other.py::slow": 3.0,
+        "tests/test_other.py::slower": 9.0,
+        "tests/test_other.py::killer": 2.0,
+        "tests/test_cap.py::own_slow": 1.0,
+    }
     tests = sorted(durations)
     order = running_order("reference.cap.x_walk__mutmut_1", tests, durations, first=["tests/test_other.py::killer"])
     assert order[0] == "tests/test_other.py::killer"  # a known killer first, however slow
@@ -111,17 +128,25 @@ def test_a_test_without_coverage_discovers_its_calls_first_after_its_known_witne
 @pytest.fixture
 def campaign_records_for_witness():
     nodeid = "tests/test_calc.py::test_plain"
-    records = {"baseline": {"kind": "baseline", "tests": [
-        {"nodeid": nodeid, "outcome": "passed", "duration": 0.01, "variants_used": []}]}}
+    records = {
+        "baseline": {
+            "kind": "baseline",
+            "tests": [{"nodeid": nodeid, "outcome": "passed", "duration": 0.01, "variants_used": []}],
+        }
+    }
     for n in (1, 2):
-        records[f"mutmut:calc.x_add__mutmut_{n}"] = {"kind": "mutmut", "status": "killed",
-                                                     "killed_by": ["tests/test_calc.py::test_other"]}
+        records[f"mutmut:calc.x_add__mutmut_{n}"] = {
+            "kind": "mutmut",
+            "status": "killed",
+            "killed_by": ["tests/test_calc.py::test_other"],
+        }
     return records, {"calc.x_add": {nodeid}}, nodeid
 
 
 def test_a_test_past_its_own_limit_ends_the_mutant_as_a_timeout_at_once(pytester, monkeypatch):
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
-    pytester.makepyfile(test_slow=textwrap.dedent("""
+    pytester.makepyfile(
+        test_slow=textwrap.dedent("""
         import time
 
         def test_quick():
@@ -129,18 +154,30 @@ def test_a_test_past_its_own_limit_ends_the_mutant_as_a_timeout_at_once(pytester
 
         def test_hangs():
             time.sleep(60)
-    """))
+    """)
+    )
     plan = pytester.path / "plan.json"
     out = pytester.path / "out.jsonl"
-    plan.write_text(json.dumps({
-        "workers": 1, "per_test": [10.0, 0.5],
-        "durations": {"test_slow.py::test_quick": 0.01, "test_slow.py::test_hangs": 0.01},
-        "functions": {"m.x_f": {"tests": ["test_slow.py::test_quick", "test_slow.py::test_hangs"], "first": []}},
-        "mutants": [{"name": "m.x_f__mutmut_1", "function": "m.x_f", "limit": 50.0},
-                    {"name": "m.x_g__mutmut_1", "tests": ["test_slow.py::test_quick"], "limit": 50.0}]}))
+    plan.write_text(
+        json.dumps(
+            {
+                "workers": 1,
+                "per_test": [10.0, 0.5],
+                "durations": {"test_slow.py::test_quick": 0.01, "test_slow.py::test_hangs": 0.01},
+                "functions": {
+                    "m.x_f": {"tests": ["test_slow.py::test_quick", "test_slow.py::test_hangs"], "first": []}
+                },
+                "mutants": [
+                    {"name": "m.x_f__mutmut_1", "function": "m.x_f", "limit": 50.0},
+                    {"name": "m.x_g__mutmut_1", "tests": ["test_slow.py::test_quick"], "limit": 50.0},
+                ],
+            }
+        )
+    )
     started = time.time()
-    pytester.runpytest_subprocess("-p", "reports.executor", f"--cm-execute={plan}", f"--cm-execute-out={out}",
-                                  "-p", "no:cacheprovider")
+    pytester.runpytest_subprocess(
+        "-p", "reports.executor", f"--cm-execute={plan}", f"--cm-execute-out={out}", "-p", "no:cacheprovider"
+    )
     took = time.time() - started
     rows = {r["name"]: r for r in map(json.loads, out.read_text().splitlines()) if "exit" in r}
     assert rows["m.x_f__mutmut_1"]["exit"] == 36 and rows["m.x_f__mutmut_1"]["seconds"] < 20
@@ -152,8 +189,9 @@ def _fake_work(tmp_path: Path, codes: dict[str, int | None]) -> Path:
     work = tmp_path / "work"
     (work / "mutants" / "reference").mkdir(parents=True)
     (work / "mutants" / "reference" / "ops.py.meta").write_text(json.dumps({"exit_code_by_key": codes}))
-    (work / "mutants" / "mutmut-stats.json").write_text(json.dumps(
-        {"tests_by_mangled_function_name": {"reference.ops.x_f": ["tests/test_ops.py::test_f"]}}))
+    (work / "mutants" / "mutmut-stats.json").write_text(
+        json.dumps({"tests_by_mangled_function_name": {"reference.ops.x_f": ["tests/test_ops.py::test_f"]}})
+    )
     return work
 
 
@@ -161,16 +199,29 @@ def test_reviewed_equivalents_are_not_run_unless_their_line_changed(tmp_path, mo
     from reports import mutmut_describe, mutmut_exec, report_build
     from reports.report_build import Equivalent
 
-    listed = {"mutmut:reference.ops.x_f__mutmut_1": Equivalent("mutmut:reference.ops.x_f__mutmut_1", "same", "x = 1"),
-              "mutmut:reference.ops.x_f__mutmut_2": Equivalent("mutmut:reference.ops.x_f__mutmut_2", "same", "y = 2"),
-              "mutmut:reference.ops.x_f__mutmut_4": Equivalent("mutmut:reference.ops.x_f__mutmut_4", "same", "w = 4")}
-    lines = {"reference.ops.x_f__mutmut_1": "x = 1", "reference.ops.x_f__mutmut_2": "y = 3",
-             "reference.ops.x_f__mutmut_4": "w = 4"}
-    monkeypatch.setattr(mutmut_describe, "describe",
-                        lambda work, source, names: {n: {"replacement": lines[n]} for n in names})
+    listed = {
+        "mutmut:reference.ops.x_f__mutmut_1": Equivalent("mutmut:reference.ops.x_f__mutmut_1", "same", "x = 1"),
+        "mutmut:reference.ops.x_f__mutmut_2": Equivalent("mutmut:reference.ops.x_f__mutmut_2", "same", "y = 2"),
+        "mutmut:reference.ops.x_f__mutmut_4": Equivalent("mutmut:reference.ops.x_f__mutmut_4", "same", "w = 4"),
+    }
+    lines = {
+        "reference.ops.x_f__mutmut_1": "x = 1",
+        "reference.ops.x_f__mutmut_2": "y = 3",
+        "reference.ops.x_f__mutmut_4": "w = 4",
+    }
+    monkeypatch.setattr(
+        mutmut_describe, "describe", lambda work, source, names: {n: {"replacement": lines[n]} for n in names}
+    )
     monkeypatch.setattr(report_build, "load_equivalents", lambda: listed)
-    work = _fake_work(tmp_path, {"reference.ops.x_f__mutmut_1": None, "reference.ops.x_f__mutmut_2": None,
-                                 "reference.ops.x_f__mutmut_3": None, "reference.ops.x_f__mutmut_4": 34})
+    work = _fake_work(
+        tmp_path,
+        {
+            "reference.ops.x_f__mutmut_1": None,
+            "reference.ops.x_f__mutmut_2": None,
+            "reference.ops.x_f__mutmut_3": None,
+            "reference.ops.x_f__mutmut_4": 34,
+        },
+    )
     baseline = {"tests": [{"nodeid": "tests/test_ops.py::test_f", "outcome": "passed", "duration": 0.01}]}
     planned = mutmut_exec.plan(work, ["reference.ops"], baseline)
     assert [m["name"] for m in planned["reviewed"]] == ["reference.ops.x_f__mutmut_1"]  # 4 was skipped already
@@ -184,7 +235,8 @@ def test_reviewed_equivalents_are_not_run_unless_their_line_changed(tmp_path, mo
 def test_a_test_marked_search_counts_as_a_property_test_for_the_named_mutants(pytester):
     from reports.mutant_plugin import is_property_test
 
-    pytester.makepyfile(test_s=textwrap.dedent("""
+    pytester.makepyfile(
+        test_s=textwrap.dedent("""
         import pytest
         from hypothesis import given, strategies as st
 
@@ -198,7 +250,11 @@ def test_a_test_marked_search_counts_as_a_property_test_for_the_named_mutants(py
 
         def test_plain():
             pass
-    """))
+    """)
+    )
     items, _ = pytester.inline_genitems()
-    assert {it.name: is_property_test(it) for it in items} == {"test_given": True, "test_searches_inside": True,
-                                                               "test_plain": False}
+    assert {it.name: is_property_test(it) for it in items} == {
+        "test_given": True,
+        "test_searches_inside": True,
+        "test_plain": False,
+    }

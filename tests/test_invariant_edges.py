@@ -41,9 +41,22 @@ def test_the_known_edges_show_what_they_say():
 
 @pytest.mark.harness
 def test_every_invariant_is_named():
-    assert set(INVARIANTS) == {"stats-total", "exact-budget", "never-over", "nothing-lost", "diagnostics",
-                               "bad-values", "determinism", "well-formed", "rendering", "selection",
-                               "exactly-once", "chronological", "tail-suffix", "diagnostics-full"}
+    assert set(INVARIANTS) == {
+        "stats-total",
+        "exact-budget",
+        "never-over",
+        "nothing-lost",
+        "diagnostics",
+        "bad-values",
+        "determinism",
+        "well-formed",
+        "rendering",
+        "selection",
+        "exactly-once",
+        "chronological",
+        "tail-suffix",
+        "diagnostics-full",
+    }
 
 
 def test_violations_explain_themselves_with_numbers():
@@ -59,8 +72,9 @@ def test_violations_explain_themselves_with_numbers():
 def test_polish_keeps_only_the_store_settings_the_break_needs():
     """A break that needs an epoch-0 store keeps epoch 0; the calibration and the estimator it does not need
     go back to the plain store's (1.0, the default estimator)."""
-    store = Store((Message("m0", "user", (Text("hello"),)),), calibration=2.0, pricing_epoch=0,
-                  text_estimator=ESTIMATORS[0])
+    store = Store(
+        (Message("m0", "user", (Text("hello"),)),), calibration=2.0, pricing_epoch=0, text_estimator=ESTIMATORS[0]
+    )
     polished = polish(Case(store, Config(), Budget(max_tokens=100)), lambda c: c.store.pricing_epoch == 0)
     assert (polished.store.calibration, polished.store.pricing_epoch, polished.store.text_estimator) == (1.0, 0, None)
 
@@ -69,9 +83,20 @@ def test_polish_keeps_only_the_store_settings_the_break_needs():
 def test_polish_plainens_the_summary_fields_the_break_does_not_need():
     """A break that needs L1-0's measured tokens keeps them; its carriers and the other summary's tokens go."""
     messages = (Message("m0", "user", (Text("hello"),)), Message("m1", "user", (Text("there"),)))
-    summaries = tuple(Summary(id=f"L1-{k}", level=1, content="s", tokens=40 + k, source_level=0,
-                              source_ids=(f"m{k}",), source_range=(f"m{k}", f"m{k}"), parent_id=None,
-                              response_content=(Text("carried"),)) for k in range(2))
+    summaries = tuple(
+        Summary(
+            id=f"L1-{k}",
+            level=1,
+            content="s",
+            tokens=40 + k,
+            source_level=0,
+            source_ids=(f"m{k}",),
+            source_range=(f"m{k}", f"m{k}"),
+            parent_id=None,
+            response_content=(Text("carried"),),
+        )
+        for k in range(2)
+    )
     case = Case(Store(messages, summaries), Config(), Budget(max_tokens=100))
     polished = polish(case, lambda c: any(s.id == "L1-0" and s.tokens == 40 for s in c.store.summaries))
     assert [(s.id, s.tokens, s.response_content) for s in polished.store.summaries] == [("L1-0", 40, None)]

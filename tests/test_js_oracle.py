@@ -46,8 +46,14 @@ class Oracle:
     """A running ``node js_oracle.mjs``: one line of requests in, one line of results out."""
 
     def __init__(self, node: str) -> None:
-        self._proc = subprocess.Popen([node, str(SCRIPT)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                      text=True, encoding="utf-8", errors="strict")
+        self._proc = subprocess.Popen(
+            [node, str(SCRIPT)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+            errors="strict",
+        )
 
     def ask(self, requests: Sequence[Sequence[Any]]) -> list[Any]:
         assert self._proc.stdin is not None and self._proc.stdout is not None
@@ -97,17 +103,77 @@ def units(s: str) -> bytes:
 
 # ----------------------------------------------------------------------------- inputs
 
-EDGE_DOUBLES = (0.5, -0.5, 1.5, 2.5, -2.5, 0.49999999999999994, -0.49999999999999994, 4503599627370495.5,
-                2.0 ** 52 + 1, 2.0 ** 53, -0.0, 0.0, 1e21, 1e21 - 65536, 9.999999999999999e20, 1e-6, 1e-7,
-                1.5e-7, 123e-20, 5e-324, 1.7976931348623157e308, 0.1, 100.0, 1e16, 1.2345678901234567e-5,
-                math.nan, math.inf, -math.inf)
-doubles = st.one_of(st.floats(), st.sampled_from(EDGE_DOUBLES), st.integers(-10**6, 10**6).map(lambda n: n / 8))
+EDGE_DOUBLES = (
+    0.5,
+    -0.5,
+    1.5,
+    2.5,
+    -2.5,
+    0.49999999999999994,
+    -0.49999999999999994,
+    4503599627370495.5,
+    2.0**52 + 1,
+    2.0**53,
+    -0.0,
+    0.0,
+    1e21,
+    1e21 - 65536,
+    9.999999999999999e20,
+    1e-6,
+    1e-7,
+    1.5e-7,
+    123e-20,
+    5e-324,
+    1.7976931348623157e308,
+    0.1,
+    100.0,
+    1e16,
+    1.2345678901234567e-5,
+    math.nan,
+    math.inf,
+    -math.inf,
+)
+doubles = st.one_of(st.floats(), st.sampled_from(EDGE_DOUBLES), st.integers(-(10**6), 10**6).map(lambda n: n / 8))
 
 #: Characters the model's rules turn on: surrogate halves (paired and lone), JavaScript-only and
 #: Python-only whitespace, replacement-pattern characters, placeholders' braces, dense punctuation.
-ODD_CHARS = ("\ud83d", "\ude00", "\udc00", "\udbff", "\U0001f600", "\ufeff", "\u3000", "\u2028", "\u00a0", "\x1c",
-           "\x85", "\u200b", " ", "\t", "\n", "$", "&", "`", "'", "<", "{", "}", "[", "]", '"', ":", "_", "/",
-           "=", "\\", "\x00", "\x7f", "é", "a", "b")
+ODD_CHARS = (
+    "\ud83d",
+    "\ude00",
+    "\udc00",
+    "\udbff",
+    "\U0001f600",
+    "\ufeff",
+    "\u3000",
+    "\u2028",
+    "\u00a0",
+    "\x1c",
+    "\x85",
+    "\u200b",
+    " ",
+    "\t",
+    "\n",
+    "$",
+    "&",
+    "`",
+    "'",
+    "<",
+    "{",
+    "}",
+    "[",
+    "]",
+    '"',
+    ":",
+    "_",
+    "/",
+    "=",
+    "\\",
+    "\x00",
+    "\x7f",
+    "é",
+    "a",
+    "b",
+)
 chars = st.one_of(st.sampled_from(ODD_CHARS), st.characters(exclude_categories=()))
 texts = st.text(chars, max_size=24)
 
@@ -130,8 +196,9 @@ def test_math_round_ceil_floor_and_string_match_javascript(js: Oracle, xs: list[
             got, want = fn(x), parse_double(next(answers))
             assert same(float(got), want), f"{name}({x!r}): model {got!r}, JavaScript {want!r}"
             assert js_number_string(got) == (want_text := js_number_string(want)), (name, x, want_text)
-        assert js_number_string(x) == (want := next(answers)), f"String({x!r}): model {js_number_string(x)!r}, " \
-                                                               f"JavaScript {want!r}"
+        assert js_number_string(x) == (want := next(answers)), (
+            f"String({x!r}): model {js_number_string(x)!r}, JavaScript {want!r}"
+        )
 
 
 # ----------------------------------------------------------------------------- JSON.stringify
@@ -149,15 +216,30 @@ def tagged(value: Any) -> Any:
 
 
 keys = st.one_of(texts, st.sampled_from(("0", "1", "10", "2", "01", "-1", "4294967294", "4294967295", "1.5")))
-scalars = st.one_of(st.none(), st.booleans(), doubles, st.integers(-2**60, 2**60), st.text(chars, max_size=8))
-values = st.recursive(scalars, lambda inner: st.one_of(
-    st.lists(inner, max_size=4),
-    st.dictionaries(keys.filter(lambda k: k != "$f"), inner, max_size=4)), max_leaves=8)
+scalars = st.one_of(st.none(), st.booleans(), doubles, st.integers(-(2**60), 2**60), st.text(chars, max_size=8))
+values = st.recursive(
+    scalars,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.dictionaries(keys.filter(lambda k: k != "$f"), inner, max_size=4)
+    ),
+    max_leaves=8,
+)
 
 
 @given(xs=batch(values))
-@example(xs=["\ud83d", "\ude00\ud83d", "a\U0001f600\udc00", -0.0, 1e21, 1e-7, [{"b": 1, "2": [None, math.nan]}],
-             {"1": 1, "0": 0, "a": -math.inf}, 2**60 + 1])
+@example(
+    xs=[
+        "\ud83d",
+        "\ude00\ud83d",
+        "a\U0001f600\udc00",
+        -0.0,
+        1e21,
+        1e-7,
+        [{"b": 1, "2": [None, math.nan]}],
+        {"1": 1, "0": 0, "a": -math.inf},
+        2**60 + 1,
+    ]
+)
 def test_json_stringify_matches_javascript(js: Oracle, xs: list[Any]) -> None:
     """Well-formed ``JSON.stringify``: lone surrogates escaped, -0 as 0, 1e21 as 1e+21, index keys first."""
     answers = js.ask([["stringify", tagged(x)] for x in xs])
@@ -172,8 +254,7 @@ def test_json_stringify_matches_javascript(js: Oracle, xs: list[Any]) -> None:
 @example(items=[("a\udc00bc", 1), ("\U0001f600\udc00", 2), ("a\U0001f600b", 2), ("\ud800\udc00x", 1)])
 def test_utf16_lengths_slices_cuts_and_trim_match_javascript(js: Oracle, items: list[tuple[str, int]]) -> None:
     """``s.length``, ``s.slice(0, end)``, the cap's surrogate-safe cut (``end`` > 0) and ``s.trim()``."""
-    requests = [r for s, end in items
-                for r in (["length", s], ["slice", s, end], ["cut", s, max(end, 1)], ["trim", s])]
+    requests = [r for s, end in items for r in (["length", s], ["slice", s, end], ["cut", s, max(end, 1)], ["trim", s])]
     answers = iter(js.ask(requests))
     for s, end in items:
         assert len16(s) == next(answers), f"length of {s!r}"
@@ -192,30 +273,43 @@ def test_replace_with_replacement_patterns_matches_javascript(js: Oracle, items:
         assert units(got) == units(want), f"{subject!r}.replace(/{pattern}/g, {replacement!r}): model {got!r}"
 
 
-placeholder_texts = st.lists(st.sampled_from(("{id}", "{level}", "{first}", "{last}", "$&", "$`", "$'", "$$", "$1",
-                                               "$<n>", *ODD_CHARS)), max_size=6).map("".join)
+placeholder_texts = st.lists(
+    st.sampled_from(("{id}", "{level}", "{first}", "{last}", "$&", "$`", "$'", "$$", "$1", "$<n>", *ODD_CHARS)),
+    max_size=6,
+).map("".join)
 CHAINED = Defects(frozenset({Defect.HEADER_REPLACE_CHAINED}))
 
 
-@given(items=batch(st.tuples(placeholder_texts, placeholder_texts, st.integers(1, 12), placeholder_texts,
-                             placeholder_texts)))
+@given(
+    items=batch(
+        st.tuples(placeholder_texts, placeholder_texts, st.integers(1, 12), placeholder_texts, placeholder_texts)
+    )
+)
 @example(items=[("[Recall {id}]", "a{last}", 1, "m$&", "z$`"), ("{first}{last}{id}", "{level}", 3, "$'", "$$")])
 def test_the_chained_header_matches_javascript(js: Oracle, items: list[tuple[str, str, int, str, str]]) -> None:
     """The faithful positioned question: four chained ``replace`` calls over ``{id}``, ``{level}``, ``{first}``,
     ``{last}`` (``buildRecallHeader``)."""
-    answers = js.ask([["header", template, sid, double(float(level)), first, last]
-                      for template, sid, level, first, last in items])
+    answers = js.ask(
+        [["header", template, sid, double(float(level)), first, last] for template, sid, level, first, last in items]
+    )
     for (template, sid, level, first, last), want in zip(items, answers, strict=True):
-        s = Summary(id=sid, level=level, content="x", tokens=1, source_level=0, source_ids=(first,),
-                    source_range=(first, last))
+        s = Summary(
+            id=sid, level=level, content="x", tokens=1, source_level=0, source_ids=(first,), source_range=(first, last)
+        )
         got = header(s, Config(recall_header_template=template), CHAINED)
         assert units(got) == units(want), f"header {template!r} over {sid!r}, {first!r}, {last!r}: model {got!r}"
 
 
 #: Long texts built by repetition (cheap to draw): the density probe's 2,000-unit edge, astral characters across it.
-dense_texts = st.one_of(texts, st.builds(lambda unit, times, tail: unit * times + tail,
-                                         st.text(st.sampled_from("ab {}é\U0001f600"), min_size=1, max_size=4),
-                                         st.integers(300, 2100), texts))
+dense_texts = st.one_of(
+    texts,
+    st.builds(
+        lambda unit, times, tail: unit * times + tail,
+        st.text(st.sampled_from("ab {}é\U0001f600"), min_size=1, max_size=4),
+        st.integers(300, 2100),
+        texts,
+    ),
+)
 
 
 @given(xs=batch(dense_texts))

@@ -21,22 +21,37 @@ from strategies.defects import Defect
 from strategies.hierarchical import HierarchicalStrategy
 from tests.builders import store, summary
 
-MACHINE_SETTINGS = settings(max_examples=25, stateful_step_count=6, deadline=None, database=None,
-                            derandomize=True, report_multiple_bugs=False, suppress_health_check=list(HealthCheck))
+MACHINE_SETTINGS = settings(
+    max_examples=25,
+    stateful_step_count=6,
+    deadline=None,
+    database=None,
+    derandomize=True,
+    report_multiple_bugs=False,
+    suppress_health_check=list(HealthCheck),
+)
 #: Finding a defect needs no minimal example: generation only, and more of it.
-FINDING_SETTINGS = settings(MACHINE_SETTINGS, max_examples=150, stateful_step_count=15,
-                            phases=(Phase.explicit, Phase.generate))
+FINDING_SETTINGS = settings(
+    MACHINE_SETTINGS, max_examples=150, stateful_step_count=15, phases=(Phase.explicit, Phase.generate)
+)
 
 
 #: Configs without bad values, where every price is the memo's business (positioned or combined, capped or not).
-PLAIN_CONFIGS = st.builds(Config, head_window_tokens=st.sampled_from((0, 20)),
-                          recent_window_tokens=st.sampled_from((0, 20)),
-                          max_message_tokens=st.sampled_from((0, 5, 20)), positioned_recall_pairs=st.booleans(),
-                          recall_envelope=st.sampled_from(("none", "xml")))
+PLAIN_CONFIGS = st.builds(
+    Config,
+    head_window_tokens=st.sampled_from((0, 20)),
+    recent_window_tokens=st.sampled_from((0, 20)),
+    max_message_tokens=st.sampled_from((0, 5, 20)),
+    positioned_recall_pairs=st.booleans(),
+    recall_envelope=st.sampled_from(("none", "xml")),
+)
 UNLIMITED = Budget(max_tokens=float("inf"))
 #: A few messages and one summary whose measured tokens do not hide its text (no floor above the estimate).
-PLAIN_STORES = st.builds(lambda n, tokens: store(n, [summary("L1-0", 1, 2, tokens=tokens)]),
-                         st.integers(3, 6), st.sampled_from((None, 5, 10)))
+PLAIN_STORES = st.builds(
+    lambda n, tokens: store(n, [summary("L1-0", 1, 2, tokens=tokens)]),
+    st.integers(3, 6),
+    st.sampled_from((None, 5, 10)),
+)
 
 
 def lifecycle(defects: frozenset[Defect]) -> type[RuleBasedStateMachine]:
@@ -48,8 +63,11 @@ def lifecycle(defects: frozenset[Defect]) -> type[RuleBasedStateMachine]:
         current: Store
         strategy: HierarchicalStrategy
 
-        @initialize(store=st.one_of(PLAIN_STORES, stores(max_messages=6)), config=st.one_of(PLAIN_CONFIGS, configs()),
-                    data=st.data())
+        @initialize(
+            store=st.one_of(PLAIN_STORES, stores(max_messages=6)),
+            config=st.one_of(PLAIN_CONFIGS, configs()),
+            data=st.data(),
+        )
         def start(self, store: Store, config: Config, data: st.DataObject) -> None:
             self.config, self.base, self.data = config, store, data
             self.strategy = HierarchicalStrategy(config, defects)
@@ -66,8 +84,11 @@ def lifecycle(defects: frozenset[Defect]) -> type[RuleBasedStateMachine]:
 
         @rule(which=st.sampled_from(("same", "twin", "calibration")))
         def reinitialize(self, which: str) -> None:
-            store = {"same": self.base, "twin": history_store(self.base),
-                     "calibration": self.base.with_calibration(2.0 if self.base.calibration != 2.0 else 0.5)}[which]
+            store = {
+                "same": self.base,
+                "twin": history_store(self.base),
+                "calibration": self.base.with_calibration(2.0 if self.base.calibration != 2.0 else 0.5),
+            }[which]
             self.current = store
             self.strategy.initialize(store)
             self.follows(UNLIMITED)  # prices follow the store just initialized
@@ -76,7 +97,8 @@ def lifecycle(defects: frozenset[Defect]) -> type[RuleBasedStateMachine]:
             got = attempt(self.strategy, budget)
             assert got.signature() == self.fresh(budget).signature(), (
                 f"the outcome does not follow the current store: {got.describe()} where a fresh strategy "
-                f"{self.fresh(budget).describe()}")
+                f"{self.fresh(budget).describe()}"
+            )
 
         @rule()
         def compile(self) -> None:
@@ -88,10 +110,12 @@ def lifecycle(defects: frozenset[Defect]) -> type[RuleBasedStateMachine]:
             memo, view = self.strategy.memo, self.strategy.view
             got = attempt(self.strategy, budget, dry_run=True)
             assert repr(sorted(self.strategy.memo.items())) == repr(sorted(memo.items())), (
-                f"a dry run changed the memo ({len(memo)} entries before, {len(self.strategy.memo)} after)")
+                f"a dry run changed the memo ({len(memo)} entries before, {len(self.strategy.memo)} after)"
+            )
             assert self.strategy.view is view, "a dry run changed the view"
             assert got.signature() == self.fresh(budget, dry_run=True).signature(), (
-                f"the dry run's outcome does not follow the current store: {got.describe()}")
+                f"the dry run's outcome does not follow the current store: {got.describe()}"
+            )
 
         @invariant()
         def view_unbound(self) -> None:
@@ -106,12 +130,15 @@ def test_sound_lives_a_lifecycle_without_fault():
     run_state_machine_as_test(lifecycle(frozenset()), settings=MACHINE_SETTINGS)
 
 
-@pytest.mark.parametrize("defect, says", [
-    (Defect.MEMO_SURVIVES_INITIALIZE, "does not follow the current store"),
-    (Defect.VIEW_NOT_RESTORED, "view is bound between compiles|dry run changed the view"),
-    (Defect.DRY_RUN_FILLS_MEMO, "dry run changed the memo"),
-], ids=lambda x: x.name if isinstance(x, Defect) else "")
+@pytest.mark.parametrize(
+    "defect, says",
+    [
+        (Defect.MEMO_SURVIVES_INITIALIZE, "does not follow the current store"),
+        (Defect.VIEW_NOT_RESTORED, "view is bound between compiles|dry run changed the view"),
+        (Defect.DRY_RUN_FILLS_MEMO, "dry run changed the memo"),
+    ],
+    ids=lambda x: x.name if isinstance(x, Defect) else "",
+)
 def test_the_machine_finds_each_lifecycle_defect_alone(defect, says):
     with pytest.raises(AssertionError, match=says):
         run_state_machine_as_test(lifecycle(frozenset({defect})), settings=FINDING_SETTINGS)
-

@@ -49,8 +49,10 @@ def test_source_ids_given_as_a_string_is_refused_by_name():
         ({"content": 5}, "'L1-0': content must be a string"),
         ({"tokens": "10"}, "'L1-0': tokens must be a number or None, got '10'"),
         ({"tokens": True}, "'L1-0': tokens must be a number or None, got True"),
-        ({"response_content": (Text("ok"), Message("m9", "User", ()))},
-         r"'L1-0': response_content\[1\] must be Thinking, RedactedThinking or Text"),
+        (
+            {"response_content": (Text("ok"), Message("m9", "User", ()))},
+            r"'L1-0': response_content\[1\] must be Thinking, RedactedThinking or Text",
+        ),
     ],
 )
 def test_bad_summary_fields_are_refused_naming_summary_and_field(messages, overrides, message):
@@ -100,12 +102,15 @@ def test_a_non_message_in_messages_is_refused_with_its_index(messages):
     refused(r"messages\[2\]: not a Message", messages=(*messages[:2], "m3"))
 
 
-@pytest.mark.parametrize(("make", "message"), [
-    (lambda: RedactedThinking(5), "RedactedThinking.data must be a string or None, got 5"),
-    (lambda: ToolResult(5, "x"), "ToolResult.tool_use_id must be a string, got 5"),
-    (lambda: ToolUse("t1", 5, {}), "ToolUse.name must be a string, got 5"),
-    (lambda: Message("m1", 5, ()), "message 'm1': participant must be a string, got 5"),
-])
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda: RedactedThinking(5), "RedactedThinking.data must be a string or None, got 5"),
+        (lambda: ToolResult(5, "x"), "ToolResult.tool_use_id must be a string, got 5"),
+        (lambda: ToolUse("t1", 5, {}), "ToolUse.name must be a string, got 5"),
+        (lambda: Message("m1", 5, ()), "message 'm1': participant must be a string, got 5"),
+    ],
+)
 def test_a_bad_block_or_message_field_is_refused_naming_it(make, message):
     with pytest.raises(InvalidStoreError) as info:
         make()
@@ -127,10 +132,22 @@ def nest(depth: int) -> object:
     return value
 
 
-@pytest.mark.parametrize(("value", "depth"), [
-    (5, 0), ("s", 0), ([], 1), ({}, 1), ([1, 2], 1), ({"a": 1}, 1), ([[[1]], 2], 3), ([2, [[1]]], 3),
-    ({"a": {"b": []}}, 3), ({"a": 1, "b": [[]]}, 3), (nest(256), 256),
-])
+@pytest.mark.parametrize(
+    ("value", "depth"),
+    [
+        (5, 0),
+        ("s", 0),
+        ([], 1),
+        ({}, 1),
+        ([1, 2], 1),
+        ({"a": 1}, 1),
+        ([[[1]], 2], 3),
+        ([2, [[1]]], 3),
+        ({"a": {"b": []}}, 3),
+        ({"a": 1, "b": [[]]}, 3),
+        (nest(256), 256),
+    ],
+)
 def test_json_depth_counts_the_deepest_list_or_dict(value, depth):
     assert json_depth(value) == depth
 
@@ -142,5 +159,7 @@ def test_json_depth_of_a_value_past_the_limit_is_past_the_limit():
 def test_a_tool_use_input_at_the_nesting_limit_is_accepted_and_one_deeper_refused():
     """The message's content is depth 1, so an input 255 deep reaches 256, the limit; 256 deep is over it."""
     Store(messages=(Message("m1", "User", (ToolUse("t1", "f", nest(MAX_NESTING - 1)),)),))
-    refused(r"^message 'm1': content nested deeper than 256 levels \(the input of tool use 't1'\)$",
-            messages=(Message("m1", "User", (ToolUse("t1", "f", nest(MAX_NESTING)),)),))
+    refused(
+        r"^message 'm1': content nested deeper than 256 levels \(the input of tool use 't1'\)$",
+        messages=(Message("m1", "User", (ToolUse("t1", "f", nest(MAX_NESTING)),)),),
+    )

@@ -74,21 +74,33 @@ def test_config_errors_name_field_and_value(field, value, message):
 
 @pytest.mark.parametrize(
     ("field", "value"),
-    [("carrier_policy", "live-strip"), ("carrier_policy", "full"), ("recall_envelope", "xml"),
-     ("recall_envelope", "none"), ("max_message_tokens", None), ("max_message_tokens", 2.5)],
+    [
+        ("carrier_policy", "live-strip"),
+        ("carrier_policy", "full"),
+        ("recall_envelope", "xml"),
+        ("recall_envelope", "none"),
+        ("max_message_tokens", None),
+        ("max_message_tokens", 2.5),
+    ],
 )
 def test_config_accepts_every_documented_value(field, value):
     """Every value docs/model.md, Config and budget, lists is accepted and kept."""
     assert getattr(Config(**{field: value}), field) == value
 
 
-@pytest.mark.parametrize(("field", "value", "message"), [
-    ("max_live_images", "3", "must be a number, got '3'"),
-    ("tool_use_input_max_tokens", None, "must be a number, got None"),
-    ("tool_result_max_last_n", "x", "must be None, a number or a mapping tool name -> number, got 'x'"),
-    ("tool_result_max_last_n", {"read": "2"}, "must be None, a number or a mapping tool name -> number, "
-                                             "got {'read': '2'}"),
-])
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("max_live_images", "3", "must be a number, got '3'"),
+        ("tool_use_input_max_tokens", None, "must be a number, got None"),
+        ("tool_result_max_last_n", "x", "must be None, a number or a mapping tool name -> number, got 'x'"),
+        (
+            "tool_result_max_last_n",
+            {"read": "2"},
+            "must be None, a number or a mapping tool name -> number, got {'read': '2'}",
+        ),
+    ],
+)
 def test_tool_and_image_field_errors_name_field_and_value(field, value, message):
     with pytest.raises(InvalidConfigError) as info:
         Config(**{field: value})

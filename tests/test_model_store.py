@@ -152,8 +152,11 @@ def test_empty_source_ids(messages):
 def test_source_range_error_names_the_true_first_and_last_leaf(messages):
     """With three leaves, the message gives (first, last) in store order, not a middle leaf."""
     s = _summary(source_ids=("m1", "m2", "m3"), source_range=("m1", "m2"))
-    refused(r"'L1-0': source_range \('m1', 'm2'\) is not its first and last leaf \('m1', 'm3'\)",
-            messages=messages, summaries=(s,))
+    refused(
+        r"'L1-0': source_range \('m1', 'm2'\) is not its first and last leaf \('m1', 'm3'\)",
+        messages=messages,
+        summaries=(s,),
+    )
 
 
 @pytest.fixture
@@ -177,8 +180,11 @@ def test_source_range_in_string_order_is_refused_when_store_order_differs(unsort
 
 def test_parent_chain_running_into_a_cycle_is_refused(messages):
     """A summary whose parent chain enters a cycle it is not part of is refused (a loop here is a campaign timeout)."""
-    summaries = (l1("L1-0", ("m1",), parent="L1-1"), l1("L1-1", ("m2",), parent="L1-2"),
-                 l1("L1-2", ("m3",), parent="L1-1"))
+    summaries = (
+        l1("L1-0", ("m1",), parent="L1-1"),
+        l1("L1-1", ("m2",), parent="L1-2"),
+        l1("L1-2", ("m3",), parent="L1-1"),
+    )
     refused("summary 'L1-0': cycle through parent_id", messages=messages, summaries=summaries)
 
 
@@ -208,26 +214,41 @@ def test_a_non_summary_in_summaries_is_refused(messages):
 
 
 def test_a_bad_parent_id_is_refused_naming_summary_and_value(messages):
-    refused(r"^summary 'L1-0': parent_id must be a string or None, got 5$", messages=messages,
-            summaries=(_summary(parent_id=5),))
+    refused(
+        r"^summary 'L1-0': parent_id must be a string or None, got 5$",
+        messages=messages,
+        summaries=(_summary(parent_id=5),),
+    )
 
 
-@pytest.mark.parametrize(("level", "source_level", "what"), [
-    (1, 1, "an L1 summarizes messages"),
-    (2, 0, "an L2 summarizes L1 summaries"),
-    (3, 0, "an L3 summarizes L2 summaries"),
-])
+@pytest.mark.parametrize(
+    ("level", "source_level", "what"),
+    [
+        (1, 1, "an L1 summarizes messages"),
+        (2, 0, "an L2 summarizes L1 summaries"),
+        (3, 0, "an L3 summarizes L2 summaries"),
+    ],
+)
 def test_a_level_not_one_above_its_source_level_says_what_it_summarizes(messages, level, source_level, what):
     s = _summary(level=level, source_level=source_level)
-    refused(rf"^summary 'L1-0': level {level} must be one above its source_level {source_level} \({what}\)$",
-            messages=messages, summaries=(s,))
+    refused(
+        rf"^summary 'L1-0': level {level} must be one above its source_level {source_level} \({what}\)$",
+        messages=messages,
+        summaries=(s,),
+    )
 
 
 def test_a_parent_cycle_is_shown_link_by_link(messages):
-    summaries = (l1("L1-0", ("m1",), parent="L1-1"), l1("L1-1", ("m2",), parent="L1-2"),
-                 l1("L1-2", ("m3",), parent="L1-1"))
-    refused(r"^summary 'L1-0': cycle through parent_id \('L1-0' -> 'L1-1' -> 'L1-2' -> 'L1-1'\)$",
-            messages=messages, summaries=summaries)
+    summaries = (
+        l1("L1-0", ("m1",), parent="L1-1"),
+        l1("L1-1", ("m2",), parent="L1-2"),
+        l1("L1-2", ("m3",), parent="L1-1"),
+    )
+    refused(
+        r"^summary 'L1-0': cycle through parent_id \('L1-0' -> 'L1-1' -> 'L1-2' -> 'L1-1'\)$",
+        messages=messages,
+        summaries=summaries,
+    )
 
 
 def test_a_parent_chain_without_a_cycle_is_accepted(tree):

@@ -61,8 +61,11 @@ def test_index_and_has_message(tree):
 
 def test_store_sequences_are_stored_as_tuples(messages):
     """Lists passed to the store are kept as tuples, so a store is immutable and hashable."""
-    s = Store(messages=list(messages), summaries=[l1("L1-0", ("m1",))],
-              work=[Work(kind="chunk", state="queued", folds=frozenset({"m2"}))])
+    s = Store(
+        messages=list(messages),
+        summaries=[l1("L1-0", ("m1",))],
+        work=[Work(kind="chunk", state="queued", folds=frozenset({"m2"}))],
+    )
     assert isinstance(s.messages, tuple) and s.messages == messages
     assert isinstance(s.summaries, tuple) and [x.id for x in s.summaries] == ["L1-0"]
     assert isinstance(s.work, tuple) and len(s.work) == 1
@@ -91,8 +94,12 @@ def test_a_text_estimator_taking_two_arguments_is_refused_showing_its_signature(
     def two(a, b):
         return 0
 
-    refused(r"^text_estimator must take one argument \(the text\), got <function .*two at 0x[0-9a-f]+> "
-            r"taking \(a, b\)$", messages=messages, text_estimator=two)
+    refused(
+        r"^text_estimator must take one argument \(the text\), got <function .*two at 0x[0-9a-f]+> "
+        r"taking \(a, b\)$",
+        messages=messages,
+        text_estimator=two,
+    )
 
 
 # ----------------------------------------------------------------------------- with_calibration keeps everything
@@ -105,8 +112,14 @@ def test_with_calibration_keeps_every_other_field(tree):
         return len(text)
 
     work = (Work(kind="chunk", state="queued", folds=frozenset({"m6"})),)
-    s = Store(messages=tree.messages, summaries=tree.summaries, calibration=1.5, pricing_epoch=0,
-              text_estimator=estimator, work=work)
+    s = Store(
+        messages=tree.messages,
+        summaries=tree.summaries,
+        calibration=1.5,
+        pricing_epoch=0,
+        text_estimator=estimator,
+        work=work,
+    )
     s2 = s.with_calibration(2.0)
     assert s2.calibration == 2.0
     assert s2.messages == s.messages

@@ -246,12 +246,17 @@ def test_js_number_string_matches_string_of_x(x: Any, expected: str) -> None:
 # ----------------------------------------------------------------------------- the edges the operator mutants probe
 
 
-@pytest.mark.parametrize(("x", "expected"), [
-    (2**53, 2**53), (-(2**53), -(2**53)),           # exact integers stay ints
-    (2**53 + 1, float(2**53)),                      # beyond: the nearest double
-    (-(2**53) - 1, -float(2**53)),
-    (10**400, math.inf), (-(10**400), -math.inf),   # past the largest double: +-Infinity, as JSON.parse reads it
-])
+@pytest.mark.parametrize(
+    ("x", "expected"),
+    [
+        (2**53, 2**53),
+        (-(2**53), -(2**53)),  # exact integers stay ints
+        (2**53 + 1, float(2**53)),  # beyond: the nearest double
+        (-(2**53) - 1, -float(2**53)),
+        (10**400, math.inf),
+        (-(10**400), -math.inf),  # past the largest double: +-Infinity, as JSON.parse reads it
+    ],
+)
 def test_js_number_holds_integers_as_javascript_does(x: int | float, expected: int | float) -> None:
     """Integers up to 2**53 in magnitude are kept as they are (ints), larger ones become doubles."""
     got = js_number(x)
@@ -259,33 +264,52 @@ def test_js_number_holds_integers_as_javascript_does(x: int | float, expected: i
     assert type(got) is type(expected)
 
 
-@pytest.mark.parametrize(("s", "end", "expected"), [
-    ("\udbff\udfffz", 1, ""),      # 0xDFFF, the last low surrogate: one unit earlier
-    ("\udbff\udc00z", 1, ""),      # 0xDC00, the first
-    ("a\ue000", 1, "a"),           # 0xE000 is no surrogate
-    ("a\udbffb", 1, "a"),          # nor is a high one
-])
+@pytest.mark.parametrize(
+    ("s", "end", "expected"),
+    [
+        ("\udbff\udfffz", 1, ""),  # 0xDFFF, the last low surrogate: one unit earlier
+        ("\udbff\udc00z", 1, ""),  # 0xDC00, the first
+        ("a\ue000", 1, "a"),  # 0xE000 is no surrogate
+        ("a\udbffb", 1, "a"),  # nor is a high one
+    ],
+)
 def test_js_safe_slice_steps_back_off_exactly_the_low_surrogates(s: str, end: int, expected: str) -> None:
     assert js_safe_slice(s, end) == expected
 
 
-@pytest.mark.parametrize(("s", "end", "expected"), [
-    ("\U00010000", 1, "\ud800"),          # the first astral character: a cut inside keeps its high half
-    ("\U00010000ab", 2, "\U00010000"),    # it is two units
-    ("\uffffab", 2, "\uffffa"),           # U+FFFF, the last BMP character, is one unit
-    ("\uffffa", 1, "\uffff"),
-    ("ab", 0, ""),
-])
+@pytest.mark.parametrize(
+    ("s", "end", "expected"),
+    [
+        ("\U00010000", 1, "\ud800"),  # the first astral character: a cut inside keeps its high half
+        ("\U00010000ab", 2, "\U00010000"),  # it is two units
+        ("\uffffab", 2, "\uffffa"),  # U+FFFF, the last BMP character, is one unit
+        ("\uffffa", 1, "\uffff"),
+        ("ab", 0, ""),
+    ],
+)
 def test_js_slice_counts_astral_characters_as_two_units(s: str, end: int, expected: str) -> None:
     assert js_slice(s, end) == expected
 
 
-@pytest.mark.parametrize(("x", "expected"), [
-    (0.05, "0.05"), (0.000123, "0.000123"), (0.5, "0.5"), (1e-7, "1e-7"), (1.5e-7, "1.5e-7"), (123.25, "123.25"),
-    (-0.05, "-0.05"), (0, "0"), (-5, "-5"), (123, "123"), (2**53 - 1, "9007199254740991"),
-    (2**53 + 1, "9007199254740992"),      # an int is read as the double JavaScript would hold
-    (10**21, "1e+21"), (1.5e300, "1.5e+300"),
-])
+@pytest.mark.parametrize(
+    ("x", "expected"),
+    [
+        (0.05, "0.05"),
+        (0.000123, "0.000123"),
+        (0.5, "0.5"),
+        (1e-7, "1e-7"),
+        (1.5e-7, "1.5e-7"),
+        (123.25, "123.25"),
+        (-0.05, "-0.05"),
+        (0, "0"),
+        (-5, "-5"),
+        (123, "123"),
+        (2**53 - 1, "9007199254740991"),
+        (2**53 + 1, "9007199254740992"),  # an int is read as the double JavaScript would hold
+        (10**21, "1e+21"),
+        (1.5e300, "1.5e+300"),
+    ],
+)
 def test_js_number_string_lays_out_digits_as_javascript(x: int | float, expected: str) -> None:
     """Number::toString: plain from 1e-6 up to 1e21 (leading zeros after the point counted), else exponent form."""
     assert js_number_string(x) == expected
@@ -296,29 +320,36 @@ def test_json_stringify_refuses_a_value_json_cannot_hold() -> None:
         json_stringify({"a": [object()]})
 
 
-@pytest.mark.parametrize(("subject", "pattern", "replacement", "expected"), [
-    ("a-b-c", "-", "[$`|$']", "a[a|b-c]b[a-b|c]c"),   # what precedes and follows each match in the subject
-    ("a-b", "-", "<$&>", "a<->b"),
-    ("a-b", "-", "$$&", "a$&b"),                     # $$ is $, then & is literal
-    ("a-b", "-", "$X$1$<$", "a$X$1$<$b"),            # anything else after $ (or nothing) stays literal
-    ("aaa", "aa", "X", "Xa"),                        # matches do not overlap
-    ("abc", "-", "X", "abc"),
-    ("", "-", "X", ""),
-    ("--", "-", "$'", "-"),
-])
-def test_js_replace_all_is_get_substitution_at_every_match(subject: str, pattern: str, replacement: str,
-                                                            expected: str) -> None:
+@pytest.mark.parametrize(
+    ("subject", "pattern", "replacement", "expected"),
+    [
+        ("a-b-c", "-", "[$`|$']", "a[a|b-c]b[a-b|c]c"),  # what precedes and follows each match in the subject
+        ("a-b", "-", "<$&>", "a<->b"),
+        ("a-b", "-", "$$&", "a$&b"),  # $$ is $, then & is literal
+        ("a-b", "-", "$X$1$<$", "a$X$1$<$b"),  # anything else after $ (or nothing) stays literal
+        ("aaa", "aa", "X", "Xa"),  # matches do not overlap
+        ("abc", "-", "X", "abc"),
+        ("", "-", "X", ""),
+        ("--", "-", "$'", "-"),
+    ],
+)
+def test_js_replace_all_is_get_substitution_at_every_match(
+    subject: str, pattern: str, replacement: str, expected: str
+) -> None:
     assert js_replace_all(subject, pattern, replacement) == expected
 
 
-@pytest.mark.parametrize(("s", "expected"), [
-    ("\ud83d\ude00", "\ud83d\ude00"),
-    ("x\ud83d\ude00y", "x\ud83d\ude00y"),
-    ("\ud83d\ud83d\ude00", "\\ud83d\ud83d\ude00"),   # a high half followed by a pair
-    ("\ud83d\ude00\ude00", "\ud83d\ude00\\ude00"),   # a pair followed by a low half
-    ("\ude00\ud83d", "\\ude00\\ud83d"),              # low then high is no pair
-    ("plain", "plain"),
-])
+@pytest.mark.parametrize(
+    ("s", "expected"),
+    [
+        ("\ud83d\ude00", "\ud83d\ude00"),
+        ("x\ud83d\ude00y", "x\ud83d\ude00y"),
+        ("\ud83d\ud83d\ude00", "\\ud83d\ud83d\ude00"),  # a high half followed by a pair
+        ("\ud83d\ude00\ude00", "\ud83d\ude00\\ude00"),  # a pair followed by a low half
+        ("\ude00\ud83d", "\\ude00\\ud83d"),  # low then high is no pair
+        ("plain", "plain"),
+    ],
+)
 def test_escape_lone_surrogates_pairs_each_high_with_the_low_after_it(s: str, expected: str) -> None:
     assert _escape_lone_surrogates(s) == expected
 

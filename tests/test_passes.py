@@ -49,8 +49,9 @@ def test_faithful_raw_cap_plus_50_is_read_on_the_original_with_its_images_stripp
 def test_a_message_the_trim_pops_is_charged_nothing_when_the_passes_are_priced():
     """TRIM_DROPS_TRAILING_TOOL_USE alone: the trailing call is popped after planning; pricing what is sent, it
     costs 0 tokens and 0 messages."""
-    st = Store((Message("m0", "User", (Text("hello"),)),
-                Message("m1", "Claude", (ToolUse("u0", "read", {"path": "a"}),))))
+    st = Store(
+        (Message("m0", "User", (Text("hello"),)), Message("m1", "Claude", (ToolUse("u0", "read", {"path": "a"}),)))
+    )
     result = compiled("sound+TRIM_DROPS_TRAILING_TOOL_USE", st, Config(recent_window_tokens=1000), 1000)
     assert [e.message_id for e in result.entries] == ["m0"]
     assert result.stats.total.tokens == content_tokens(st.messages[0].content, st)
@@ -61,8 +62,10 @@ def test_the_waterfall_reads_a_capped_head_at_its_capped_price():
     """Planned prices (docs/model.md, Selection): sound's head m0 is priced as cut by the cap (27 tokens, not 100),
     so under a budget of 70 the waterfall itself takes both L1s, in the store's order (L1-b first); coverage
     completion would have added them in message order."""
-    st = Store(messages=(Message("m0", "user", (Text(prose(100)),)), *(msg(i) for i in range(1, 6))),
-               summaries=(summary("L1-b", 3, 4), summary("L1-a", 1, 2)))
+    st = Store(
+        messages=(Message("m0", "user", (Text(prose(100)),)), *(msg(i) for i in range(1, 6))),
+        summaries=(summary("L1-b", 3, 4), summary("L1-a", 1, 2)),
+    )
     assert content_tokens(truncate(st.messages[0].content, 10), st) + 10 + 10 <= 70
     config = Config(max_message_tokens=10, head_window_tokens=100, recent_window_tokens=10)
     assert compiled("sound", st, config, 70).selected == ("L1-b", "L1-a")

@@ -111,13 +111,16 @@ def test_profile():
 """
 
 
-@pytest.mark.parametrize(("args", "env", "expected"), [
-    ((), None, "MAX 100 DERANDOMIZE True"),
-    (("--cm-profile=dev",), None, "MAX 200 DERANDOMIZE False"),
-    ((), "deep", "MAX 2000 DERANDOMIZE False"),
-    (("--cm-profile=ci",), "deep", "MAX 100 DERANDOMIZE True"),
-    (("--hypothesis-profile=dev",), None, "MAX 200 DERANDOMIZE False"),
-])
+@pytest.mark.parametrize(
+    ("args", "env", "expected"),
+    [
+        ((), None, "MAX 100 DERANDOMIZE True"),
+        (("--cm-profile=dev",), None, "MAX 200 DERANDOMIZE False"),
+        ((), "deep", "MAX 2000 DERANDOMIZE False"),
+        (("--cm-profile=ci",), "deep", "MAX 100 DERANDOMIZE True"),
+        (("--hypothesis-profile=dev",), None, "MAX 200 DERANDOMIZE False"),
+    ],
+)
 def test_profiles(pytester, run, monkeypatch, args, env, expected):
     if env:
         monkeypatch.setenv("CMHARNESS_PROFILE", env)
@@ -150,9 +153,10 @@ def test_conftest_loads_the_plugin(pytester, run):
 def test_collecting_the_suite_loads_no_numpy():
     """Collecting imports every test module and what it imports; none may load numpy, or Hypothesis reseeds
     numpy's global random state around every example of the session (reports/__init__.py)."""
-    code = ("import sys, pytest; pytest.main(['--collect-only', '-q', '-p', 'no:cacheprovider', 'tests']); "
-            "print('numpy loaded:', 'numpy' in sys.modules)")
+    code = (
+        "import sys, pytest; pytest.main(['--collect-only', '-q', '-p', 'no:cacheprovider', 'tests']); "
+        "print('numpy loaded:', 'numpy' in sys.modules)"
+    )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
-                          timeout=600)
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert done.stdout.splitlines()[-1] == "numpy loaded: False", done.stdout[-2000:] + done.stderr[-2000:]

@@ -29,41 +29,75 @@ from tests.shapes import violations, with_shapes
 # ----------------------------------------------------------------------------- the shapes that break them
 
 #: Combined mode, two summaries: the separator and the order of the combined answer are sent.
-COMBINED_TWO = Case(store(5, [summary("L1-0", 0, 1), summary("L1-1", 2, 3)]),
-                    Config(positioned_recall_pairs=False), Budget(max_tokens=10**6))
+COMBINED_TWO = Case(
+    store(5, [summary("L1-0", 0, 1), summary("L1-1", 2, 3)]),
+    Config(positioned_recall_pairs=False),
+    Budget(max_tokens=10**6),
+)
 #: A head window of two messages, a recent window of two, five messages: the tail is m3, m4.
 WINDOWS_OVERLAP = Case(store(5), Config(head_window_tokens=35, recent_window_tokens=35), Budget(max_tokens=10**6))
 #: A tail of three where the budget cuts into it: m2 and m3 (the oldest two) are evicted.
 TAIL_CUT = Case(store(5), Config(recent_window_tokens=35), Budget(max_tokens=30))
 #: A refusal in the middle after a head of several messages.
-MIDDLE_AFTER_HEAD = Case(store(5, [summary("L1-0", 3, 4, tokens=40, content_tokens=40)]),
-                         Config(head_window_tokens=25), Budget(max_tokens=40))
+MIDDLE_AFTER_HEAD = Case(
+    store(5, [summary("L1-0", 3, 4, tokens=40, content_tokens=40)]),
+    Config(head_window_tokens=25),
+    Budget(max_tokens=40),
+)
 #: A summary that straddles the middle and the recent window while the budget cuts into the tail.
-STRADDLE_TAIL = Case(store(5, [summary("L1-0", 2, 3)]), Config(recent_window_tokens=15),
-                     Budget(max_tokens=45))
+STRADDLE_TAIL = Case(store(5, [summary("L1-0", 2, 3)]), Config(recent_window_tokens=15), Budget(max_tokens=45))
 #: A summary wholly in the head: no candidate, so the selection leaves it out.
-HEAD_ONLY_SUMMARY = Case(store(4, [summary("L1-0", 0, 0), summary("L1-1", 2, 3)]),
-                         Config(head_window_tokens=15), Budget(max_tokens=10**6))
+HEAD_ONLY_SUMMARY = Case(
+    store(4, [summary("L1-0", 0, 0), summary("L1-1", 2, 3)]), Config(head_window_tokens=15), Budget(max_tokens=10**6)
+)
 
 #: The combined pair refused while it holds an L1 before an L2: its deepest level is 2.
-COMBINED_LEVELS_REFUSED = Case(store(5, [summary("L1-0", 0, 1), summary("L1-1", 2, 2, parent="L2-0"),
-                                         summary("L1-2", 3, 3, parent="L2-0"),
-                                         summary("L2-0", 2, 3, level=2, sources=["L1-1", "L1-2"])]),
-                               Config(positioned_recall_pairs=False), Budget(max_tokens=5))
+COMBINED_LEVELS_REFUSED = Case(
+    store(
+        5,
+        [
+            summary("L1-0", 0, 1),
+            summary("L1-1", 2, 2, parent="L2-0"),
+            summary("L1-2", 3, 3, parent="L2-0"),
+            summary("L2-0", 2, 3, level=2, sources=["L1-1", "L1-2"]),
+        ],
+    ),
+    Config(positioned_recall_pairs=False),
+    Budget(max_tokens=5),
+)
 #: The combined pair refused under a cap that leaves its second summary out: it counts both selected.
-COMBINED_LEFT_OUT_REFUSED = Case(store(5, [summary("L1-0", 0, 1), summary("L1-1", 2, 3)]),
-                                 Config(positioned_recall_pairs=False, recall_envelope="xml", max_message_tokens=2),
-                                 Budget(max_tokens=5))
+COMBINED_LEFT_OUT_REFUSED = Case(
+    store(5, [summary("L1-0", 0, 1), summary("L1-1", 2, 3)]),
+    Config(positioned_recall_pairs=False, recall_envelope="xml", max_message_tokens=2),
+    Budget(max_tokens=5),
+)
 #: A cap of 0.3 tokens: 1.2 characters remain, and the cut keeps floor(1.2) = 1 unit and the marker.
 CUT_FRACTIONAL = Case(Store(messages=(msg(0), msg(1))), Config(max_message_tokens=0.3), Budget(max_tokens=10**6))
 #: A positioned xml answer longer than a cap of 5: the prose is capped, then wrapped (the tags pass whole).
-CAPPED_ENVELOPE = Case(store(4, [summary("L1-0", 1, 2, content_tokens=40)]),
-                       Config(recall_envelope="xml", max_message_tokens=5), Budget(max_tokens=10**6))
+CAPPED_ENVELOPE = Case(
+    store(4, [summary("L1-0", 1, 2, content_tokens=40)]),
+    Config(recall_envelope="xml", max_message_tokens=5),
+    Budget(max_tokens=10**6),
+)
 #: A header template with every placeholder.
-FULL_HEADER = Case(store(4, [summary("L1-0", 1, 2)]),
-                   Config(recall_header_template="[Recall {id} L{level} {first}..{last}]"), Budget(max_tokens=10**6))
-SHAPES = (CAPPED_ENVELOPE, FULL_HEADER, CUT_FRACTIONAL, COMBINED_TWO, WINDOWS_OVERLAP, TAIL_CUT, MIDDLE_AFTER_HEAD,
-          STRADDLE_TAIL, HEAD_ONLY_SUMMARY, COMBINED_LEVELS_REFUSED, COMBINED_LEFT_OUT_REFUSED)
+FULL_HEADER = Case(
+    store(4, [summary("L1-0", 1, 2)]),
+    Config(recall_header_template="[Recall {id} L{level} {first}..{last}]"),
+    Budget(max_tokens=10**6),
+)
+SHAPES = (
+    CAPPED_ENVELOPE,
+    FULL_HEADER,
+    CUT_FRACTIONAL,
+    COMBINED_TWO,
+    WINDOWS_OVERLAP,
+    TAIL_CUT,
+    MIDDLE_AFTER_HEAD,
+    STRADDLE_TAIL,
+    HEAD_ONLY_SUMMARY,
+    COMBINED_LEVELS_REFUSED,
+    COMBINED_LEFT_OUT_REFUSED,
+)
 
 
 @given(case=cases())
@@ -159,8 +193,11 @@ def test_chronological_sees_a_tail_sent_newest_first(monkeypatch):
 
 def test_chronological_sees_a_combined_answer_newest_first(monkeypatch):
     assert violations(COMBINED_TWO, "sound", ["chronological"]) == []
-    monkeypatch.setattr(emission, "combined_order", lambda store_, sel, d: tuple(reversed(
-        sorted(sel.summaries, key=lambda s: store_.index(s.source_range[0])))))
+    monkeypatch.setattr(
+        emission,
+        "combined_order",
+        lambda store_, sel, d: tuple(reversed(sorted(sel.summaries, key=lambda s: store_.index(s.source_range[0])))),
+    )
     assert violations(COMBINED_TWO, "sound", ["chronological"])
 
 
@@ -173,8 +210,7 @@ def test_tail_suffix_sees_a_tail_with_a_hole(monkeypatch):
                 total += item.price
         return accepted[::-1], []
 
-    case = Case(Store(messages=(msg(0), msg(1, 40), msg(2))), Config(recent_window_tokens=1000),
-                Budget(max_tokens=25))
+    case = Case(Store(messages=(msg(0), msg(1, 40), msg(2))), Config(recent_window_tokens=1000), Budget(max_tokens=25))
     assert violations(case, "sound", ["tail-suffix"]) == []
     monkeypatch.setattr(hierarchical, "accept_tail", skipping)
     [v] = violations(case, "sound", ["tail-suffix"])
@@ -192,8 +228,16 @@ def test_tail_suffix_sees_an_eviction_that_is_not_the_oldest_run(monkeypatch):
     assert "['m2'] are dropped" in v.message
 
 
-@pytest.mark.parametrize("field, value", [("middle_count", 99), ("middle_count_unit", "raw-messages"),
-                                          ("deepest_level", 7), ("configured_budget", 1), ("head_tokens", -1)])
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("middle_count", 99),
+        ("middle_count_unit", "raw-messages"),
+        ("deepest_level", 7),
+        ("configured_budget", 1),
+        ("head_tokens", -1),
+    ],
+)
 def test_diagnostics_full_sees_each_field(monkeypatch, field, value):
     assert violations(MIDDLE_AFTER_HEAD, "sound", ["diagnostics-full"]) == []
     original = emission._diagnostics

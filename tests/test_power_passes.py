@@ -45,38 +45,92 @@ def _result(k: int) -> ToolResult:
 TEXT = Text(prose(10))  # priced 10; a call with text 36, a result 6
 #: m1 calls, m2 answers. A head window of 50 first exceeds at m2 (10 + 36 + 6), so the head ends at 2, then
 #: steps back to 1: the call leaves the head with its result. L1-a holds the pair, L1-b the next two.
-_HEAD_CALL_STORE = (_m(0, TEXT), _m(1, TEXT, _use(1), participant="assistant"), _m(2, _result(1)), _m(3, TEXT),
-                    _m(4, TEXT, participant="assistant"), _m(5, TEXT))
-HEAD_CALL = Case(Store(_HEAD_CALL_STORE, (_l1("L1-a", 1, 2), _l1("L1-b", 3, 4))),
-                 Config(head_window_tokens=50, recent_window_tokens=10), Budget(max_tokens=10**6))
+_HEAD_CALL_STORE = (
+    _m(0, TEXT),
+    _m(1, TEXT, _use(1), participant="assistant"),
+    _m(2, _result(1)),
+    _m(3, TEXT),
+    _m(4, TEXT, participant="assistant"),
+    _m(5, TEXT),
+)
+HEAD_CALL = Case(
+    Store(_HEAD_CALL_STORE, (_l1("L1-a", 1, 2), _l1("L1-b", 3, 4))),
+    Config(head_window_tokens=50, recent_window_tokens=10),
+    Budget(max_tokens=10**6),
+)
 #: The same messages with no summaries and a budget that the raw call (36) breaks after m0 (10).
-HEAD_CALL_REFUSED = Case(Store(_HEAD_CALL_STORE), Config(head_window_tokens=50, recent_window_tokens=10),
-                         Budget(max_tokens=30))
+HEAD_CALL_REFUSED = Case(
+    Store(_HEAD_CALL_STORE), Config(head_window_tokens=50, recent_window_tokens=10), Budget(max_tokens=30)
+)
 #: m3 calls, m4 answers. A recent window of 20 first exceeds at m3 (10 + 6 + 36), so it opens on the result
 #: m4, then retreats to 3: the tail takes the call. L1-0 holds m2 and m3, straddling the middle and the tail.
-RECENT_RESULT = Case(Store((_m(0, TEXT), _m(1, TEXT, participant="assistant"), _m(2, TEXT),
-                            _m(3, TEXT, _use(1), participant="assistant"), _m(4, _result(1)), _m(5, TEXT)),
-                           (_l1("L1-0", 2, 3),)),
-                     Config(recent_window_tokens=20), Budget(max_tokens=10**6))
+RECENT_RESULT = Case(
+    Store(
+        (
+            _m(0, TEXT),
+            _m(1, TEXT, participant="assistant"),
+            _m(2, TEXT),
+            _m(3, TEXT, _use(1), participant="assistant"),
+            _m(4, _result(1)),
+            _m(5, TEXT),
+        ),
+        (_l1("L1-0", 2, 3),),
+    ),
+    Config(recent_window_tokens=20),
+    Budget(max_tokens=10**6),
+)
 #: m1's call is answered two entries down: the pairing pass moves the result up into a repair entry.
-DISPLACED_RESULT = Case(Store((_m(0, TEXT), _m(1, TEXT, _use(1), participant="assistant"), _m(2, TEXT),
-                               _m(3, _result(1)), _m(4, TEXT))), Config(), Budget(max_tokens=10**6))
+DISPLACED_RESULT = Case(
+    Store((_m(0, TEXT), _m(1, TEXT, _use(1), participant="assistant"), _m(2, TEXT), _m(3, _result(1)), _m(4, TEXT))),
+    Config(),
+    Budget(max_tokens=10**6),
+)
 #: Two reads, one result kept: the older result says one more recent result follows.
-TWO_READS = Case(Store((_m(0, _use(1), participant="assistant"), _m(1, _result(1)),
-                        _m(2, _use(2), participant="assistant"), _m(3, _result(2)))),
-                 Config(tool_result_max_last_n=1), Budget(max_tokens=10**6))
+TWO_READS = Case(
+    Store(
+        (
+            _m(0, _use(1), participant="assistant"),
+            _m(1, _result(1)),
+            _m(2, _use(2), participant="assistant"),
+            _m(3, _result(2)),
+        )
+    ),
+    Config(tool_result_max_last_n=1),
+    Budget(max_tokens=10**6),
+)
 #: One message with two images, one live image allowed: the first is stripped, the last kept.
-TWO_IMAGES = Case(Store((_m(0, Image(), TEXT, Image()), _m(1, TEXT))), Config(max_live_images=1),
-                  Budget(max_tokens=10**6))
+TWO_IMAGES = Case(
+    Store((_m(0, Image(), TEXT, Image()), _m(1, TEXT))), Config(max_live_images=1), Budget(max_tokens=10**6)
+)
 #: An image in the oldest of a tail of three text messages.
-IMAGE_TAIL = Case(Store((_m(0, Image(), TEXT), _m(1, TEXT, participant="assistant"), _m(2, TEXT))),
-                  Config(recent_window_tokens=10**6), Budget(max_tokens=10**6))
+IMAGE_TAIL = Case(
+    Store((_m(0, Image(), TEXT), _m(1, TEXT, participant="assistant"), _m(2, TEXT))),
+    Config(recent_window_tokens=10**6),
+    Budget(max_tokens=10**6),
+)
 #: L2-0 holds m1 (head) and m4, m5 (middle), not m2, m3 between: its pair stands at m1, before m2 and m3.
-GAP_STRADDLE = Case(store(6, [summary("L1-a", 1, 1, parent="L2-0"), summary("L1-b", 4, 5, parent="L2-0"),
-                              summary("L2-0", 1, 5, level=2, sources=["L1-a", "L1-b"])]),
-                    Config(head_window_tokens=25, recent_window_tokens=0), Budget(max_tokens=10**6))
-SHAPES = (GAP_STRADDLE, IMAGE_TAIL, HEAD_CALL, HEAD_CALL_REFUSED, RECENT_RESULT, DISPLACED_RESULT, TWO_READS,
-          TWO_IMAGES)
+GAP_STRADDLE = Case(
+    store(
+        6,
+        [
+            summary("L1-a", 1, 1, parent="L2-0"),
+            summary("L1-b", 4, 5, parent="L2-0"),
+            summary("L2-0", 1, 5, level=2, sources=["L1-a", "L1-b"]),
+        ],
+    ),
+    Config(head_window_tokens=25, recent_window_tokens=0),
+    Budget(max_tokens=10**6),
+)
+SHAPES = (
+    GAP_STRADDLE,
+    IMAGE_TAIL,
+    HEAD_CALL,
+    HEAD_CALL_REFUSED,
+    RECENT_RESULT,
+    DISPLACED_RESULT,
+    TWO_READS,
+    TWO_IMAGES,
+)
 
 
 @settings(max_examples=max(20, settings().max_examples // 5))
@@ -100,8 +154,14 @@ def test_the_reference_renders_the_passes():
     """Rule B moves the displaced result into a repair entry before m2; m3, left empty, says so."""
     store, config, _ = DISPLACED_RESULT
     sent = render(store, config, Selection(frozenset(m.id for m in store.messages), ()))
-    assert [(e.kind, e.message_id) for e in sent] == [("raw", "m0"), ("raw", "m1"), ("repair", None),
-                                                       ("raw", "m2"), ("raw", "m3"), ("raw", "m4")]
+    assert [(e.kind, e.message_id) for e in sent] == [
+        ("raw", "m0"),
+        ("raw", "m1"),
+        ("repair", None),
+        ("raw", "m2"),
+        ("raw", "m3"),
+        ("raw", "m4"),
+    ]
     assert sent[2].content == (_result(1),)
     assert sent[4].content == (Text("[tool result moved during context repair]"),)
 
@@ -182,8 +242,13 @@ def test_diagnostics_full_sees_a_head_that_keeps_the_call(monkeypatch):
 
 
 #: A call whose input is over the cap and has an array-index key after a plain one.
-INDEX_KEY_INPUT = Case(Store((_m(0, ToolUse("u1", "read", {"b": "x" * 40, "1": "y", "a": 3}), participant="assistant"),
-                              _m(1, _result(1)))), Config(tool_use_input_max_tokens=2), Budget(max_tokens=10**6))
+INDEX_KEY_INPUT = Case(
+    Store(
+        (_m(0, ToolUse("u1", "read", {"b": "x" * 40, "1": "y", "a": 3}), participant="assistant"), _m(1, _result(1)))
+    ),
+    Config(tool_use_input_max_tokens=2),
+    Budget(max_tokens=10**6),
+)
 
 
 def test_a_capped_input_lists_its_keys_in_object_keys_order():
@@ -201,6 +266,12 @@ def test_a_pair_straddling_the_head_stands_before_the_unclaimed_middle_messages_
     strategy = hierarchical.HierarchicalStrategy(GAP_STRADDLE.config, "sound")
     strategy.initialize(GAP_STRADDLE.store)
     sent = strategy.compile(GAP_STRADDLE.budget).entries
-    assert [(e.kind, e.message_id) for e in sent] == [("raw", "m0"), ("raw", "m1"), ("question", None),
-                                                      ("answer", None), ("raw", "m2"), ("raw", "m3")]
+    assert [(e.kind, e.message_id) for e in sent] == [
+        ("raw", "m0"),
+        ("raw", "m1"),
+        ("question", None),
+        ("answer", None),
+        ("raw", "m2"),
+        ("raw", "m3"),
+    ]
     assert violations(GAP_STRADDLE, "sound") == []

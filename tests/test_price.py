@@ -36,13 +36,22 @@ def cfg(policy: str) -> Config:
 
 
 def make_summary(*, tokens: float | None = 50, carriers: tuple | None = None, content: str = TEN) -> Summary:
-    return Summary(id="L1-0", level=1, content=content, tokens=tokens, source_level=0, source_ids=("m1",),
-                   source_range=("m1", "m1"), response_content=carriers)
+    return Summary(
+        id="L1-0",
+        level=1,
+        content=content,
+        tokens=tokens,
+        source_level=0,
+        source_ids=("m1",),
+        source_range=("m1", "m1"),
+        response_content=carriers,
+    )
 
 
 def make_store(s: Summary | None = None) -> Store:
-    return Store(messages=(Message(id="m1", participant="User", content=(Text(TEN),)),),
-                 summaries=() if s is None else (s,))
+    return Store(
+        messages=(Message(id="m1", participant="User", content=(Text(TEN),)),), summaries=() if s is None else (s,)
+    )
 
 
 # ----------------------------------------------------------------------------- prose and live_prose
@@ -181,7 +190,8 @@ def test_reference_price_sums_entries_and_the_held_summaries_excess():
     raw = Entry(participant="User", content=(Text(TEN), Text(TEN)), kind="raw", message_id="m1")
     assert reference_price([question, answer, raw], st, cfg(FULL)) == 10 + (20 + 30) + 20
     assert reference_price([question, answer, raw], st, cfg(FULL)) == sum(
-        content_tokens(e.content, st) for e in (question, answer, raw)) + excess(s, st, cfg(FULL))
+        content_tokens(e.content, st) for e in (question, answer, raw)
+    ) + excess(s, st, cfg(FULL))
 
 
 def test_reference_price_adds_excess_only_for_answers():

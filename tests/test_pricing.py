@@ -27,8 +27,9 @@ LABEL = Config().summary_context_label
 INF = math.inf
 
 
-def compiled(variant: str, st: Store, config: Config,
-             max_tokens: float = INF) -> tuple[HierarchicalStrategy, CompileResult]:
+def compiled(
+    variant: str, st: Store, config: Config, max_tokens: float = INF
+) -> tuple[HierarchicalStrategy, CompileResult]:
     """A strategy of ``variant`` that has compiled ``st`` once (and must have sent), and what it sent."""
     strategy = HierarchicalStrategy(config, variant)
     strategy.initialize(st)
@@ -86,8 +87,7 @@ def test_raw_message_price_under_a_cap(variant: str) -> None:
     if variant == SOUND:
         expected = content_tokens(sent_long, st) + content_tokens(short.content, st)
     else:
-        expected = (min(content_tokens(long.content, st), cap + 50)
-                    + min(content_tokens(short.content, st), cap + 50))
+        expected = min(content_tokens(long.content, st), cap + 50) + min(content_tokens(short.content, st), cap + 50)
     assert stats.total.tokens == expected
 
 
@@ -157,8 +157,10 @@ def test_combined_pair_floor_per_variant(variant: str) -> None:
 
 def _json(value: object) -> str:
     """``JSON.stringify`` of a list of simple values (NaN becomes null)."""
+
     def js(v: object) -> object:
         return None if isinstance(v, float) and not math.isfinite(v) else v
+
     return json.dumps([js(v) for v in value], separators=(",", ":"), ensure_ascii=False)
 
 
@@ -186,13 +188,16 @@ def test_memo_holds_the_forms_each_variant_prices(variant: str) -> None:
 # ----------------------------------------------------------------------------- the grace limit
 
 
-@pytest.mark.parametrize(("budget", "grace", "expected"), [
-    (1000, 0.1, 1100),     # 1000 * 1.1 == 1100.0000000000002 in doubles; floored
-    (101, 0.02, 103),      # 103.02 floored
-    (77, 0.5, 115),        # 115.5 floored
-    (50, 0, 50),
-    (100, -0.5, 100),      # a negative grace is max(0, g) == 0
-])
+@pytest.mark.parametrize(
+    ("budget", "grace", "expected"),
+    [
+        (1000, 0.1, 1100),  # 1000 * 1.1 == 1100.0000000000002 in doubles; floored
+        (101, 0.02, 103),  # 103.02 floored
+        (77, 0.5, 115),  # 115.5 floored
+        (50, 0, 50),
+        (100, -0.5, 100),  # a negative grace is max(0, g) == 0
+    ],
+)
 def test_grace_limit_is_the_floor_of_budget_times_one_plus_grace(budget: int, grace: float, expected: int) -> None:
     """docs/model.md, Config and budget: ``grace_limit = floor(B * (1 + max(0, g)))`` in doubles."""
     limit = grace_limit(budget, Config(over_budget_grace_ratio=grace))
@@ -237,7 +242,6 @@ def test_waterfall_takes_a_summary_whose_tokens_exactly_fill_the_budget(variant:
         strategy.initialize(st)
         (answer,) = (e for e in strategy.compile(Budget(max_tokens=budget)).entries if e.kind == "answer")
         assert answer.summary_ids == (("L1-1", "L2-1") if variant == SOUND else faithful_order)
-
 
 
 # ----------------------------------------------------------------------------- the estimator's errors and purity

@@ -24,8 +24,9 @@ def drawn() -> list[Case]:
     """The ``ci`` profile's first ``DRAWS`` cases."""
     got: list[Case] = []
 
-    @settings(max_examples=DRAWS, derandomize=True, database=None, deadline=None,
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=DRAWS, derandomize=True, database=None, deadline=None, suppress_health_check=list(HealthCheck)
+    )
     @given(cases())
     def collect(case):
         got.append(case)

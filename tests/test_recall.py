@@ -21,8 +21,9 @@ CLOSE = "</cm-recall>"
 
 def bare(sid: str = "L1-1", level: float = 1, span: tuple[str, str] = ("m0", "m1"), content: str = "x") -> Summary:
     """A summary built without a store, so that the open tag's empty and non-finite cases can be shown."""
-    return Summary(id=sid, level=level, content=content, tokens=10, source_level=0, source_ids=("m0",),
-                   source_range=span)
+    return Summary(
+        id=sid, level=level, content=content, tokens=10, source_level=0, source_ids=("m0",), source_range=span
+    )
 
 
 def cut(text: str, units: int) -> str:
@@ -32,25 +33,29 @@ def cut(text: str, units: int) -> str:
 
 def tagged(s: Summary, body: str) -> Text:
     """One Text block that gets both tags (Recall answers: the first and the last Text may be the same block)."""
-    return Text(f'<cm-recall id="{s.id}" level="{s.level}" span="{s.source_range[0]}..{s.source_range[1]}">\n'
-                f"{body}\n{CLOSE}")
+    return Text(
+        f'<cm-recall id="{s.id}" level="{s.level}" span="{s.source_range[0]}..{s.source_range[1]}">\n{body}\n{CLOSE}'
+    )
 
 
 # ----------------------------------------------------------------------------- the open tag
 
 
-@pytest.mark.parametrize(("s", "expected"), [
-    (bare(), '<cm-recall id="L1-1" level="1" span="m0..m1">'),
-    (bare(sid=""), '<cm-recall level="1" span="m0..m1">'),
-    (bare(level=math.nan), '<cm-recall id="L1-1" span="m0..m1">'),
-    (bare(level=math.inf), '<cm-recall id="L1-1" span="m0..m1">'),
-    (bare(level=-math.inf), '<cm-recall id="L1-1" span="m0..m1">'),
-    (bare(span=("", "m1")), '<cm-recall id="L1-1" level="1">'),
-    (bare(span=("m0", "")), '<cm-recall id="L1-1" level="1">'),
-    (bare(span=("", "")), '<cm-recall id="L1-1" level="1">'),
-    (bare(sid="", level=math.nan, span=("", "")), "<cm-recall>"),
-    (bare(sid='a"b<c', level=2, span=("m&0", "m>1")), '<cm-recall id="a"b<c" level="2" span="m&0..m>1">'),
-])
+@pytest.mark.parametrize(
+    ("s", "expected"),
+    [
+        (bare(), '<cm-recall id="L1-1" level="1" span="m0..m1">'),
+        (bare(sid=""), '<cm-recall level="1" span="m0..m1">'),
+        (bare(level=math.nan), '<cm-recall id="L1-1" span="m0..m1">'),
+        (bare(level=math.inf), '<cm-recall id="L1-1" span="m0..m1">'),
+        (bare(level=-math.inf), '<cm-recall id="L1-1" span="m0..m1">'),
+        (bare(span=("", "m1")), '<cm-recall id="L1-1" level="1">'),
+        (bare(span=("m0", "")), '<cm-recall id="L1-1" level="1">'),
+        (bare(span=("", "")), '<cm-recall id="L1-1" level="1">'),
+        (bare(sid="", level=math.nan, span=("", "")), "<cm-recall>"),
+        (bare(sid='a"b<c', level=2, span=("m&0", "m>1")), '<cm-recall id="a"b<c" level="2" span="m&0..m>1">'),
+    ],
+)
 def test_open_tag_has_each_attribute_only_when_its_value_is_there(s: Summary, expected: str) -> None:
     """``id`` when non-empty, ``level`` when finite, ``span`` when both ends are non-empty; nothing escaped."""
     assert open_tag(s) == expected

@@ -22,20 +22,23 @@ def cut(text: str, units: int) -> str:
 # ----------------------------------------------------------------------------- safe_slice
 
 
-@pytest.mark.parametrize(("s", "end", "expected"), [
-    ("abc", 0, ""),                          # nothing kept at 0
-    ("abc", -2, ""),                         # a negative end keeps nothing
-    ("abc", 1.9, "a"),                       # a fractional end is truncated
-    ("abc", 3, "abc"),
-    ("abc", 10, "abc"),
-    ("\ud83d\ude00x", 1, ""),                # the unit at 1 is a low surrogate: one unit earlier
-    ("a\ud83d\ude00", 2, "a"),
-    ("\udbff\udfffz", 1, ""),                # 0xDFFF is the last low surrogate
-    ("\udbff\udc00z", 1, ""),                # 0xDC00 the first
-    ("a\ue000", 1, "a"),                     # 0xE000 is not a surrogate
-    ("a\udbff", 1, "a"),                     # nor is a high surrogate
-    ("\ud800abc", 2, "\ud800a"),             # a lone surrogate kept as it is
-])
+@pytest.mark.parametrize(
+    ("s", "end", "expected"),
+    [
+        ("abc", 0, ""),  # nothing kept at 0
+        ("abc", -2, ""),  # a negative end keeps nothing
+        ("abc", 1.9, "a"),  # a fractional end is truncated
+        ("abc", 3, "abc"),
+        ("abc", 10, "abc"),
+        ("\ud83d\ude00x", 1, ""),  # the unit at 1 is a low surrogate: one unit earlier
+        ("a\ud83d\ude00", 2, "a"),
+        ("\udbff\udfffz", 1, ""),  # 0xDFFF is the last low surrogate
+        ("\udbff\udc00z", 1, ""),  # 0xDC00 the first
+        ("a\ue000", 1, "a"),  # 0xE000 is not a surrogate
+        ("a\udbff", 1, "a"),  # nor is a high surrogate
+        ("\ud800abc", 2, "\ud800a"),  # a lone surrogate kept as it is
+    ],
+)
 def test_safe_slice_steps_back_off_a_low_surrogate(s: str, end: float, expected: str) -> None:
     """``safeSlice(s, 0, end)`` (The message cap): the first ``end`` units, one fewer if the unit at ``end`` is low."""
     assert safe_slice(s, end) == expected
@@ -44,17 +47,20 @@ def test_safe_slice_steps_back_off_a_low_surrogate(s: str, end: float, expected:
 # ----------------------------------------------------------------------------- the cap's estimate
 
 
-@pytest.mark.parametrize(("block", "expected"), [
-    (Text("abcdefghi"), 3),
-    (Thinking("abcdefghi", "sig" * 40), 3),
-    (ToolUse("t1", "search", {"q": "xxxxxxxx"}), 4 + 20),
-    (ToolUse("t1", "search", None), 1 + 20),   # json null is 4 units
-    (ToolResult("t1", "abcdefghijklm"), 4),
-    (ToolResult("t1", (Text("abcdefgh"),)), 0),
-    (RedactedThinking("cipher" * 10), 0),
-    (Image(token_estimate=500), 0),
-    (Document(), 0),
-])
+@pytest.mark.parametrize(
+    ("block", "expected"),
+    [
+        (Text("abcdefghi"), 3),
+        (Thinking("abcdefghi", "sig" * 40), 3),
+        (ToolUse("t1", "search", {"q": "xxxxxxxx"}), 4 + 20),
+        (ToolUse("t1", "search", None), 1 + 20),  # json null is 4 units
+        (ToolResult("t1", "abcdefghijklm"), 4),
+        (ToolResult("t1", (Text("abcdefgh"),)), 0),
+        (RedactedThinking("cipher" * 10), 0),
+        (Image(token_estimate=500), 0),
+        (Document(), 0),
+    ],
+)
 def test_estimate_per_block_kind(block: Block, expected: int) -> None:
     """Each block kind's chars/4 estimate: Text, Thinking text, ToolUse json + 20, str results; 0 for the rest."""
     assert text_only_estimate((block,)) == expected
@@ -71,10 +77,20 @@ def test_estimate_sums_the_blocks_in_any_order() -> None:
 # ----------------------------------------------------------------------------- on, off, under the cap
 
 
-@pytest.mark.parametrize(("cap", "on"), [
-    (None, False), (math.nan, False), (0, False), (-0.0, False), (-3, False), (-math.inf, False),
-    (1e-9, True), (1, True), (math.inf, True),
-])
+@pytest.mark.parametrize(
+    ("cap", "on"),
+    [
+        (None, False),
+        (math.nan, False),
+        (0, False),
+        (-0.0, False),
+        (-3, False),
+        (-math.inf, False),
+        (1e-9, True),
+        (1, True),
+        (math.inf, True),
+    ],
+)
 def test_only_a_positive_cap_is_on(cap: float | None, on: bool) -> None:
     """None, NaN, 0 and negatives are no cap; anything > 0 (+inf too) is on (Config and budget)."""
     assert cap_is_on(cap) is on

@@ -73,8 +73,14 @@ def test_the_depth_starts_after_the_sum_first_exceeds_it():
 
 def test_bounds_step_back_around_a_pair():
     text = Text("a" * 29)  # priced 10
-    store = Store(tuple(Message(f"m{i}", "user", c) for i, c in enumerate(
-        [(text,), (text, USE), (RESULT,), (text,), (text, ToolUse("u2", "read", 1)), (ToolResult("u2", "x"),)])))
+    store = Store(
+        tuple(
+            Message(f"m{i}", "user", c)
+            for i, c in enumerate(
+                [(text,), (text, USE), (RESULT,), (text,), (text, ToolUse("u2", "read", 1)), (ToolResult("u2", "x"),)]
+            )
+        )
+    )
     # the head (window 40) first exceeds at m2 and steps back from after m1's call; the recent window (window
     # 5) opens on m5's result and retreats to its call
     assert bounds(store, Config(head_window_tokens=40, recent_window_tokens=5), Rules()) == (1, 4)
@@ -162,14 +168,20 @@ def test_a_moved_result_is_genuine_and_counts_for_pruning():
 def test_pruning_says_how_many_newer_results_follow():
     out = passes.prune(_cycles(("r1", "read"), ("r2", "read"), ("r3", "read")), Config(tool_result_max_last_n=1))
     assert [c[0].content for c in _contents(out)[1::2]] == [
-        _truncated("read", "2 more recent results"), _truncated("read", "1 more recent result"), "out r3"]
+        _truncated("read", "2 more recent results"),
+        _truncated("read", "1 more recent result"),
+        "out r3",
+    ]
 
 
 def test_pruning_limits_by_tool_name_and_a_limit_of_zero_truncates_every_result():
     config = Config(tool_result_max_last_n=(("read", 0),))  # grep has no limit, so its results stay
     out = passes.prune(_cycles(("g1", "grep"), ("r1", "read"), ("g2", "grep")), config)
     assert [c[0].content for c in _contents(out)[1::2]] == [
-        "out g1", _truncated("read", "0 more recent results"), "out g2"]
+        "out g1",
+        _truncated("read", "0 more recent results"),
+        "out g2",
+    ]
 
 
 def test_an_input_at_the_cap_is_kept_and_one_over_it_is_capped():
@@ -193,8 +205,10 @@ def test_object_keys_of_an_array_or_a_string_are_its_indices():
 
 def test_the_passes_keep_each_block_s_stub_flag():
     store = Store((Message("m0", "assistant", (USE,)), Message("m1", "user", (Text("a"),))))
-    pieces = [passes.Piece.of(k, Entry(m.participant, m.content, "raw", message_id=m.id))
-              for k, m in enumerate(store.messages)]
+    pieces = [
+        passes.Piece.of(k, Entry(m.participant, m.content, "raw", message_id=m.id))
+        for k, m in enumerate(store.messages)
+    ]
     out = passes.run(store, Config(), pieces, 0, trim_first=False)
     assert [p.stubs for p in out] == [(False,), (True,), (False,)]
     assert out[1].entry.content == (ToolResult("u1", passes.STUB_TEXT),)

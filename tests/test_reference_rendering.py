@@ -60,8 +60,13 @@ def test_xml_combined_takes_each_summarys_estimate_and_separator_off_remaining()
     """Cap 20: a (5) leaves 15; b (5 + separator 2) leaves 8; c gets 8 - 2 = 6 tokens, 24 units."""
     a, b, c = s1("a", "a" * 20), s1("b", "b" * 20), s1("c", "c" * 40)
     _, answer = combined_pair([a, b, c], Config(max_message_tokens=20, **XML))
-    assert answer.content == (wrapped(a, "a" * 20), Text(SEPARATOR_TEXT), wrapped(b, "b" * 20),
-                              Text(SEPARATOR_TEXT), wrapped(c, "c" * 24 + marker("c" * 40)))
+    assert answer.content == (
+        wrapped(a, "a" * 20),
+        Text(SEPARATOR_TEXT),
+        wrapped(b, "b" * 20),
+        Text(SEPARATOR_TEXT),
+        wrapped(c, "c" * 24 + marker("c" * 40)),
+    )
     assert answer.summary_ids == ("a", "b", "c")
 
 
@@ -158,14 +163,20 @@ def test_positioned_pairs_stand_at_their_first_leaf_before_a_raw_message_there()
     config = Config(head_window_tokens=10, recent_window_tokens=10)
     items = layout(st, config, [0, 1, 3, 4], [st.summary("S"), st.summary("T")], (1, 4))
     assert [(it.site, it.raw, [s.id for s in it.held]) for it in items] == [
-        ("head", ("m0",), []), ("positioned", (), ["S"]), ("positioned", ("m1",), []),
-        ("positioned", (), ["T"]), ("positioned", ("m3",), []), ("tail", ("m4",), []),
+        ("head", ("m0",), []),
+        ("positioned", (), ["S"]),
+        ("positioned", ("m1",), []),
+        ("positioned", (), ["T"]),
+        ("positioned", ("m3",), []),
+        ("tail", ("m4",), []),
     ]
 
 
 def test_a_blank_selected_summary_sends_no_positioned_pair() -> None:
-    st = Store((Message("m0", "user", (Text("a"),)), Message("m1", "user", (Text("b"),))),
-               (s1("B", " \n ", "m0", "m0"), s1("S", "sss", "m1", "m1")))
+    st = Store(
+        (Message("m0", "user", (Text("a"),)), Message("m1", "user", (Text("b"),))),
+        (s1("B", " \n ", "m0", "m0"), s1("S", "sss", "m1", "m1")),
+    )
     items = layout(st, Config(), [], [st.summary("B"), st.summary("S")], (0, 2))
     assert [[s.id for s in it.held] for it in items] == [["S"]]
 
@@ -176,7 +187,9 @@ def test_combined_layout_sites() -> None:
     config = Config(head_window_tokens=10, recent_window_tokens=10, positioned_recall_pairs=False)
     items = layout(st, config, [0, 1, 4], [st.summary("T")], (1, 4))
     assert [(it.site, it.raw, [s.id for s in it.held]) for it in items] == [
-        ("head", ("m0",), []), ("combined-pair", (), ["T"]), ("raw-after-combined", ("m1",), []),
+        ("head", ("m0",), []),
+        ("combined-pair", (), ["T"]),
+        ("raw-after-combined", ("m1",), []),
         ("tail", ("m4",), []),
     ]
 
@@ -190,8 +203,11 @@ def test_render_recomputes_the_windows_under_the_stamp_switch() -> None:
     selection = Selection(frozenset({"m1"}), ("S",))
     kinds = [e.kind for e in render(st, config, selection)]
     assert kinds == ["question", "answer", "raw"]
-    assert [e.kind for e in render(st, config, selection, Switches(verbatim_stamps=True))] == ["raw", "question",
-                                                                                              "answer"]
+    assert [e.kind for e in render(st, config, selection, Switches(verbatim_stamps=True))] == [
+        "raw",
+        "question",
+        "answer",
+    ]
 
 
 def test_render_passes_the_header_switch_to_the_pairs() -> None:
@@ -217,8 +233,7 @@ def test_the_plan_under_the_trim_is_what_was_sent_and_every_head_tail_and_unclai
     """Head m0, middle m1..m2, tail m3..m4; S claims m2 and m3. With TRIM_DROPS_TRAILING_TOOL_USE the plan the passes
     ran over holds every message sent (m2 here) and every head, tail (m3 too, though claimed) and unclaimed middle
     message (m1); without it, just those sent."""
-    st = Store(tuple(Message(f"m{i}", "user", (Text("a"),)) for i in range(5)),
-               (s1("S", "sss", "m2", "m3"),))
+    st = Store(tuple(Message(f"m{i}", "user", (Text("a"),)) for i in range(5)), (s1("S", "sss", "m2", "m3"),))
     selection = Selection(frozenset({"m2"}), ("S",))
     assert planned_raw(st, selection, (1, 3), Switches(trim_trailing_calls=True)) == {0, 1, 2, 3, 4}
     assert planned_raw(st, Selection(frozenset(), ("S",)), (1, 3), Switches(trim_trailing_calls=True)) == {0, 1, 3, 4}

@@ -56,14 +56,19 @@ def test_sound_sends_the_reference_rendering_of_a_combined_xml_answer():
 
 _THINKING_ONLY = (Thinking("reasoning", "s" * 33),)
 FIDELITY_CASES = {
-    "carrier-only-envelope": (store(3, [Summary("L1-0", 1, "x", 10, 0, ("m1",), ("m1", "m1"),
-                                                response_content=_THINKING_ONLY)]),
-                              Config(recall_envelope="xml")),
-    "header-replace-semantics": (Store(messages=(msg(0), msg(1)), summaries=(
-        Summary("a$&b", 1, "text", 10, 0, ("m0",), ("m0", "m0")),)), Config()),
+    "carrier-only-envelope": (
+        store(3, [Summary("L1-0", 1, "x", 10, 0, ("m1",), ("m1", "m1"), response_content=_THINKING_ONLY)]),
+        Config(recall_envelope="xml"),
+    ),
+    "header-replace-semantics": (
+        Store(messages=(msg(0), msg(1)), summaries=(Summary("a$&b", 1, "text", 10, 0, ("m0",), ("m0", "m0")),)),
+        Config(),
+    ),
     "blank-summary": (store(3, [Summary("L1-0", 1, "   ", 10, 0, ("m1",), ("m1", "m1"))]), Config()),
-    "lone-low-surrogate-cut": (Store(messages=(msg(0), Message("m1", "user", (Text("ab\udc00" + "c" * 20),)))),
-                               Config(max_message_tokens=0.5)),
+    "lone-low-surrogate-cut": (
+        Store(messages=(msg(0), Message("m1", "user", (Text("ab\udc00" + "c" * 20),)))),
+        Config(max_message_tokens=0.5),
+    ),
 }
 
 

@@ -81,14 +81,20 @@ def test_reproduce_json_and_stdin(monkeypatch, capsys) -> None:
     assert main(["reproduce", "-", "--json"]) == 0
     got = json.loads(capsys.readouterr().out)
     assert got["ok"] and [v["variant"] for v in got["scenarios"][0]["variants"]] == [
-        "main-48bb87a1", "pr-8bb01ab8", "sound"]
+        "main-48bb87a1",
+        "pr-8bb01ab8",
+        "sound",
+    ]
 
 
-@pytest.mark.parametrize(("content", "message"), [
-    ("{", "invalid JSON"),
-    ('{"store": {"messages": []}}', "no expect section"),
-    ('{"store": {"messages": []}, "expect": {"sond": {"holds": true}}}', 'did you mean "sound"?'),
-])
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{", "invalid JSON"),
+        ('{"store": {"messages": []}}', "no expect section"),
+        ('{"store": {"messages": []}, "expect": {"sond": {"holds": true}}}', 'did you mean "sound"?'),
+    ],
+)
 def test_reproduce_unreadable_exits_2(tmp_path, capsys, content, message) -> None:
     path = tmp_path / "bad.scenario.json"
     path.write_text(content, encoding="utf-8")
@@ -118,8 +124,11 @@ def test_export_round_trips(tmp_path, capsys) -> None:
 
 def test_export_reads_a_failing_tests_output(tmp_path, capsys) -> None:
     sc = load_scenario(ISSUE_307)
-    text = "E   cmharness.InvariantViolation: [nothing-lost] ...\nthe case:\n" + json.dumps(
-        dump_scenario(replace(sc, expect={})), indent=2) + "\nsave it with: cmharness export ...\n"
+    text = (
+        "E   cmharness.InvariantViolation: [nothing-lost] ...\nthe case:\n"
+        + json.dumps(dump_scenario(replace(sc, expect={})), indent=2)
+        + "\nsave it with: cmharness export ...\n"
+    )
     path = tmp_path / "out.txt"
     path.write_text(text, encoding="utf-8")
     assert main(["export", str(path)]) == 0
@@ -156,10 +165,13 @@ def test_pytest_collects_scenario_files_and_shows_mismatches(pytester) -> None:
     assert "broken.scenario.json: store: expected an object, got 5" in out
 
 
-@pytest.mark.parametrize(("tb", "shown", "not_shown"), [
-    ("native", "Traceback (most recent call last):", "def boom"),
-    ("long", "def boom", "Traceback (most recent call last):"),
-])
+@pytest.mark.parametrize(
+    ("tb", "shown", "not_shown"),
+    [
+        ("native", "Traceback (most recent call last):", "def boom"),
+        ("long", "def boom", "Traceback (most recent call last):"),
+    ],
+)
 def test_a_crashing_scenario_item_follows_the_tb_option(pytester, monkeypatch, tb, shown, not_shown) -> None:
     """A crash (not a mismatch) is shown in the ``--tb`` style asked for; the mutation runs ask for a cheap one."""
     from invariants import scenario_items
@@ -178,7 +190,8 @@ def test_a_crashing_scenario_item_follows_the_tb_option(pytester, monkeypatch, t
 
 
 def test_a_failing_property_test_prints_a_scenario_and_the_command_that_keeps_it(pytester) -> None:
-    pytester.makepyfile(test_found='''
+    pytester.makepyfile(
+        test_found="""
 from reference.model import Budget, Config, Message, Store, Text
 from invariants import assert_holds
 
@@ -193,13 +206,16 @@ def test_fake_break():
     from invariants.properties import InvariantViolation, Violation
     store = Store(messages=(Message("m0", "user", (Text("hi"),)),))
     raise InvariantViolation([Violation("never-over", "made up")], case=(store, Config(), Budget(max_tokens=5)))
-''')
+"""
+    )
     result = pytester.runpytest("-p", "invariants.plugin")
     result.assert_outcomes(passed=1, failed=1)
     out = result.stdout.str()
     assert "cmharness: the counterexample as a scenario file" in out
-    assert "cmharness export .cmharness/counterexamples/test_found-test_fake_break.scenario.json --out " \
-           "tests/scenarios/found/test_found-test_fake_break.scenario.json" in out
+    assert (
+        "cmharness export .cmharness/counterexamples/test_found-test_fake_break.scenario.json --out "
+        "tests/scenarios/found/test_found-test_fake_break.scenario.json" in out
+    )
     saved = pytester.path / ".cmharness" / "counterexamples" / "test_found-test_fake_break.scenario.json"
     sc = load_scenario(saved)
     assert [m.id for m in sc.store.messages] == ["m0"] and sc.budget.max_tokens == 5
@@ -284,8 +300,13 @@ def test_a_lone_surrogate_in_an_id_is_printed_escaped(tmp_path, command) -> None
     path = tmp_path / "s.scenario.json"
     path.write_text(json.dumps(raw, ensure_ascii=True), encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONIOENCODING": "utf-8"}
-    done = subprocess.run([sys.executable, "-m", "reports.cli", command, str(path)], env=env, cwd=tmp_path,
-                          capture_output=True, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "reports.cli", command, str(path)],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        check=False,
+    )
     assert done.returncode in (0, 1), done.stderr.decode("utf-8", "replace")
     assert b"Traceback" not in done.stderr
     if command == "price":

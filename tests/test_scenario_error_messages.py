@@ -63,8 +63,9 @@ def test_block_errors_give_the_whole_message(minimal: dict, block: object, messa
 
 def test_carrier_type_error_lists_the_allowed_types(minimal: dict) -> None:
     """A non-carrier block in response_content names the carrier types it could have been."""
-    raw = _edit(minimal, [S, "summaries", 0, "response_content"], [{"type": "tool_use", "id": "t", "name": "n",
-                                                                    "input": {}}])
+    raw = _edit(
+        minimal, [S, "summaries", 0, "response_content"], [{"type": "tool_use", "id": "t", "name": "n", "input": {}}]
+    )
     assert _error(raw) == (
         'summaries[0].response_content[0].type: block type "tool_use" is not allowed here'
         " (expected one of text, thinking, redacted_thinking)"
@@ -82,9 +83,12 @@ def test_carrier_type_error_lists_the_allowed_types(minimal: dict) -> None:
         ([S, M, 0, "content"], "hello", 'messages[0].content: expected an array of blocks, got "hello"'),
         ([S, M, 0, "content"], {"type": "text"}, "messages[0].content: expected an array of blocks, got an object"),
         # summaries
-        ([*SUM, "colour"], "red",
-         'summaries[0]: unknown field "colour" (allowed: id, level, content, tokens, source_level, '
-         'source_ids, source_range, parent_id, response_content)'),
+        (
+            [*SUM, "colour"],
+            "red",
+            'summaries[0]: unknown field "colour" (allowed: id, level, content, tokens, source_level, '
+            "source_ids, source_range, parent_id, response_content)",
+        ),
         ([*SUM, "content"], _DELETE, 'summaries[0]: missing field "content"'),
         ([*SUM, "id"], 5, "summaries[0].id: expected a string, got 5"),
         ([*SUM, "content"], 5, "summaries[0].content: expected a string, got 5"),
@@ -98,8 +102,11 @@ def test_carrier_type_error_lists_the_allowed_types(minimal: dict) -> None:
         ([*SUM, "tokens"], [12], "summaries[0].tokens: expected a number, got an array"),
         # work
         ([S, "work"], 5, "work: expected an array, got 5"),
-        ([S, "work"], [{"kind": "chunk", "state": "queued", "x": 1}],
-         'work[0]: unknown field "x" (allowed: kind, state, folds)'),
+        (
+            [S, "work"],
+            [{"kind": "chunk", "state": "queued", "x": 1}],
+            'work[0]: unknown field "x" (allowed: kind, state, folds)',
+        ),
         ([S, "work"], [{"kind": 5, "state": "queued"}], "work[0].kind: expected a string, got 5"),
         ([S, "work"], [{"kind": "chunk", "state": None}], "work[0].state: expected a string, got null"),
         (
@@ -109,8 +116,11 @@ def test_carrier_type_error_lists_the_allowed_types(minimal: dict) -> None:
         ),
         # the store object
         ([S], 5, "store: expected an object, got 5"),
-        ([S, "colour"], "red",
-         'store: unknown field "colour" (allowed: messages, summaries, calibration, pricing_epoch, work)'),
+        (
+            [S, "colour"],
+            "red",
+            'store: unknown field "colour" (allowed: messages, summaries, calibration, pricing_epoch, work)',
+        ),
         ([S, M], _DELETE, 'store: missing field "messages"'),
         ([S, M], "m1", 'messages: expected an array, got "m1"'),
         ([S, "summaries"], 5, "summaries: expected an array, got 5"),
@@ -167,4 +177,5 @@ def test_bad_values_are_shown_short_and_readable(minimal: dict, bad: object, sho
 def test_unknown_field_names_are_shown_unescaped(minimal: dict) -> None:
     """An unknown key is rendered as JSON text with its non-ASCII characters kept."""
     assert _error(_edit(minimal, [S, M, 0, "größe"], 1)) == (
-        'messages[0]: unknown field "größe" (allowed: id, participant, content)')
+        'messages[0]: unknown field "größe" (allowed: id, participant, content)'
+    )

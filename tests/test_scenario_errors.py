@@ -109,16 +109,25 @@ def test_pydantic_errors_of_other_kinds_are_one_line_at_their_path() -> None:
     from reference.scenario import _message
 
     assert _message({"loc": ("config", "x"), "type": "int_type", "msg": "Input should be a valid integer"}) == (
-        "config.x: Input should be a valid integer")
+        "config.x: Input should be a valid integer"
+    )
     assert _message({"loc": (), "type": "int_type", "msg": "Input should be a valid integer"}) == (
-        "scenario: Input should be a valid integer")
+        "scenario: Input should be a valid integer"
+    )
     assert _message({"loc": ("store", "messages", 0), "type": "dict_type", "msg": "Input should be a dict"}) == (
-        "messages[0]: expected an object")
+        "messages[0]: expected an object"
+    )
     assert _message({"loc": (), "type": "model_type", "msg": "Input should be an object"}) == (
-        "scenario: expected an object")
-    assert _message({"loc": ("budget",), "type": "cmharness", "msg": "m",
-                     "ctx": {"message": "expected a number, got null", "suffix": ".x"}}) == (
-        "budget.x: expected a number, got null")
+        "scenario: expected an object"
+    )
+    assert _message(
+        {
+            "loc": ("budget",),
+            "type": "cmharness",
+            "msg": "m",
+            "ctx": {"message": "expected a number, got null", "suffix": ".x"},
+        }
+    ) == ("budget.x: expected a number, got null")
 
 
 def test_json_paths_drop_the_store_section_and_write_indices_in_brackets() -> None:

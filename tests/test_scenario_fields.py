@@ -107,15 +107,28 @@ def test_store_fields_are_read_and_written(minimal: dict) -> None:
     assert sc.description == "a store"
     assert sc.store.calibration == 2.0 and sc.store.pricing_epoch == 0
     assert sc.store.summaries[0] == Summary(
-        id="L1-0", level=1, content="both", tokens=12, source_level=0, source_ids=("m1", "m2"),
-        source_range=("m1", "m2"), parent_id=None, response_content=(Text("both"),),
+        id="L1-0",
+        level=1,
+        content="both",
+        tokens=12,
+        source_level=0,
+        source_ids=("m1", "m2"),
+        source_range=("m1", "m2"),
+        parent_id=None,
+        response_content=(Text("both"),),
     )
     out = dump_scenario(sc)
     assert out["description"] == "a store"
     assert out["store"]["calibration"] == 2.0 and out["store"]["pricing_epoch"] == 0
     assert out["store"]["summaries"][0] == {
-        "id": "L1-0", "level": 1, "content": "both", "tokens": 12, "source_level": 0,
-        "source_ids": ["m1", "m2"], "source_range": ["m1", "m2"], "parent_id": None,
+        "id": "L1-0",
+        "level": 1,
+        "content": "both",
+        "tokens": 12,
+        "source_level": 0,
+        "source_ids": ["m1", "m2"],
+        "source_range": ["m1", "m2"],
+        "parent_id": None,
         "response_content": [{"type": "text", "text": "both"}],
     }
     assert load_scenario(out) == sc
@@ -132,12 +145,24 @@ def test_no_description_is_not_written(minimal: dict) -> None:
 def test_every_config_field_is_read_and_written(minimal: dict) -> None:
     """Any subset of Config's fields is read with its own type and the whole config is written back."""
     values = {
-        "head_window_tokens": 11, "recent_window_tokens": 12.5, "max_message_tokens": 300,
-        "positioned_recall_pairs": False, "recall_envelope": "xml", "carrier_policy": "live-strip",
-        "summary_context_label": "Earlier?", "recall_header_template": "<{id}>", "summary_participant": "Bot",
-        "l1_budget_tokens": 1, "l2_budget_tokens": 2, "l3_budget_tokens": 3, "over_budget_grace_ratio": 0.5,
-        "enforce_budget": False, "max_live_images": 6, "image_strip_depth_tokens": 30000,
-        "tool_use_input_max_tokens": 50, "tool_result_max_last_n": 2,
+        "head_window_tokens": 11,
+        "recent_window_tokens": 12.5,
+        "max_message_tokens": 300,
+        "positioned_recall_pairs": False,
+        "recall_envelope": "xml",
+        "carrier_policy": "live-strip",
+        "summary_context_label": "Earlier?",
+        "recall_header_template": "<{id}>",
+        "summary_participant": "Bot",
+        "l1_budget_tokens": 1,
+        "l2_budget_tokens": 2,
+        "l3_budget_tokens": 3,
+        "over_budget_grace_ratio": 0.5,
+        "enforce_budget": False,
+        "max_live_images": 6,
+        "image_strip_depth_tokens": 30000,
+        "tool_use_input_max_tokens": 50,
+        "tool_result_max_last_n": 2,
     }
     assert set(values) == {f for f in Config.__dataclass_fields__}
     sc = load_scenario(_edit(minimal, ["config"], values))
@@ -179,13 +204,20 @@ def test_expectations_are_written_with_only_their_checked_fields() -> None:
     from reference.scenario import dump_expectation
 
     sends = Expectation(sends=Sends(entries=2, total=math.inf, raw_ids=("m1",), summaries=(("L1-0", "L1-1"),)))
-    assert dump_expectation(sends) == {"sends": {"entries": 2, "total": "Infinity", "raw_ids": ["m1"],
-                                                 "summaries": [["L1-0", "L1-1"]]}}
-    refuses = Expectation(refuses=Refuses(head_tokens=math.nan, actual=10**400, dropped=("m2",),
-                                          categories=MappingProxyType({"m2": "not-covered"})), holds=True)
+    assert dump_expectation(sends) == {
+        "sends": {"entries": 2, "total": "Infinity", "raw_ids": ["m1"], "summaries": [["L1-0", "L1-1"]]}
+    }
+    refuses = Expectation(
+        refuses=Refuses(
+            head_tokens=math.nan, actual=10**400, dropped=("m2",), categories=MappingProxyType({"m2": "not-covered"})
+        ),
+        holds=True,
+    )
     out = dump_expectation(refuses)
-    assert out == {"refuses": {"head_tokens": "NaN", "actual": 10**400, "dropped": ["m2"],
-                               "categories": {"m2": "not-covered"}}, "holds": True}
+    assert out == {
+        "refuses": {"head_tokens": "NaN", "actual": 10**400, "dropped": ["m2"], "categories": {"m2": "not-covered"}},
+        "holds": True,
+    }
     assert type(out["refuses"]["categories"]) is dict  # JSON can write it
 
 

@@ -19,8 +19,10 @@ SCHEMA = ROOT / "docs" / "scenario.schema.json"
 
 
 def minimal(**extra: object) -> dict:
-    return {"store": {"messages": [{"id": "m1", "participant": "User", "content": [{"type": "text", "text": "hi"}]}]},
-            **extra}
+    return {
+        "store": {"messages": [{"id": "m1", "participant": "User", "content": [{"type": "text", "text": "hi"}]}]},
+        **extra,
+    }
 
 
 def error(raw: object) -> str:
@@ -36,18 +38,44 @@ def text_error(text: str) -> str:
 
 
 def test_typescript_names_are_accepted():
-    raw = {"store": {"messages": [{"id": "m1", "participant": "User", "content": [
-        {"type": "thinking", "thinking": "t", "tokenEstimate": 5},
-        {"type": "tool_result", "toolUseId": "t1", "content": "ok"}]}],
-        "summaries": [{"id": "L1", "level": 1, "content": "c", "sourceLevel": 0, "sourceIds": ["m1"],
-                       "sourceRange": {"first": "m1", "last": "m1"}, "parentId": None, "responseContent": None}],
-        "pricingEpoch": 0},
-        "config": {"maxMessageTokens": 10, "positionedRecallPairs": False, "overBudgetGraceRatio": 0,
-                   "l1BudgetTokens": 5},
-        "budget": {"maxTokens": 100, "reserveForResponse": 10}}
+    raw = {
+        "store": {
+            "messages": [
+                {
+                    "id": "m1",
+                    "participant": "User",
+                    "content": [
+                        {"type": "thinking", "thinking": "t", "tokenEstimate": 5},
+                        {"type": "tool_result", "toolUseId": "t1", "content": "ok"},
+                    ],
+                }
+            ],
+            "summaries": [
+                {
+                    "id": "L1",
+                    "level": 1,
+                    "content": "c",
+                    "sourceLevel": 0,
+                    "sourceIds": ["m1"],
+                    "sourceRange": {"first": "m1", "last": "m1"},
+                    "parentId": None,
+                    "responseContent": None,
+                }
+            ],
+            "pricingEpoch": 0,
+        },
+        "config": {
+            "maxMessageTokens": 10,
+            "positionedRecallPairs": False,
+            "overBudgetGraceRatio": 0,
+            "l1BudgetTokens": 5,
+        },
+        "budget": {"maxTokens": 100, "reserveForResponse": 10},
+    }
     sc = load_scenario(raw)
-    assert sc.config == Config(max_message_tokens=10, positioned_recall_pairs=False, over_budget_grace_ratio=0,
-                               l1_budget_tokens=5)
+    assert sc.config == Config(
+        max_message_tokens=10, positioned_recall_pairs=False, over_budget_grace_ratio=0, l1_budget_tokens=5
+    )
     assert sc.budget == Budget(max_tokens=100, reserve_for_response=10)
     assert sc.store.summaries[0].source_range == ("m1", "m1")
     assert sc.store.messages[0].content[0].token_estimate == 5
@@ -56,15 +84,25 @@ def test_typescript_names_are_accepted():
 
 def test_unknown_field_suggests_the_closest_name():
     msg = error(minimal(config={"positionedRecallPair": True}))
-    assert msg.startswith('config: unknown field "positionedRecallPair"; did you mean "positionedRecallPairs"? '
-                          "(allowed: head_window_tokens, ")
+    assert msg.startswith(
+        'config: unknown field "positionedRecallPair"; did you mean "positionedRecallPairs"? '
+        "(allowed: head_window_tokens, "
+    )
     assert "\n" not in msg
 
 
 def test_source_range_object_errors_name_the_member():
     raw = minimal()
-    raw["store"]["summaries"] = [{"id": "L1", "level": 1, "content": "c", "source_level": 0, "source_ids": ["m1"],
-                                  "source_range": {"first": "m1", "last": 5}}]
+    raw["store"]["summaries"] = [
+        {
+            "id": "L1",
+            "level": 1,
+            "content": "c",
+            "source_level": 0,
+            "source_ids": ["m1"],
+            "source_range": {"first": "m1", "last": 5},
+        }
+    ]
     assert error(raw) == "summaries[0].source_range.last: expected a string, got 5"
 
 
@@ -80,12 +118,14 @@ def test_schema_key_description_and_source_are_accepted():
 def test_an_integer_past_the_digit_limit_in_text_names_its_path():
     text = json.dumps(minimal(budget={"max_tokens": 1})).replace('"max_tokens": 1', '"max_tokens": ' + "9" * 5000)
     assert text_error(text) == (
-        f"budget.max_tokens: expected a number, got a 5000-digit integer (at most {MAX_DIGITS} digits)")
+        f"budget.max_tokens: expected a number, got a 5000-digit integer (at most {MAX_DIGITS} digits)"
+    )
 
 
 def test_an_integer_of_hundreds_of_digits_names_its_path():
     assert error(minimal(config={"head_window_tokens": 10**400})) == (
-        f"config.head_window_tokens: expected a number, got a 401-digit integer (at most {MAX_DIGITS} digits)")
+        f"config.head_window_tokens: expected a number, got a 401-digit integer (at most {MAX_DIGITS} digits)"
+    )
 
 
 def test_a_huge_integer_inside_a_tool_input_names_its_path():
@@ -117,7 +157,8 @@ def test_nesting_past_the_limit_from_python_names_its_path():
     raw["store"]["messages"][0]["content"] = [_nested_tool_results(5000)]
     msg = error(raw)
     assert msg.startswith("messages[0].content[0].content[0].content[0]") and msg.endswith(
-        f": nested deeper than {MAX_DEPTH} arrays and objects")
+        f": nested deeper than {MAX_DEPTH} arrays and objects"
+    )
 
 
 def test_brackets_inside_strings_do_not_count():
@@ -143,12 +184,20 @@ def test_a_lone_surrogate_is_kept():
 
 
 def test_expectations_are_read_per_variant_and_group():
-    sc = load_scenario(minimal(expect={
-        "sound": {"refuses": {"site": "positioned-pair", "refused": ["L1-1"], "clearedBy": [], "headTokens": 10}},
-        "faithful": {"sends": {"entries": 3, "rawIds": ["m1"]}, "breaks": ["never-over"]},
-        "all": {"holds": True}}))
-    assert sc.expect["sound"] == Expectation(refuses=Refuses(site="positioned-pair", refused=("L1-1",),
-                                                             cleared_by=(), head_tokens=10))
+    sc = load_scenario(
+        minimal(
+            expect={
+                "sound": {
+                    "refuses": {"site": "positioned-pair", "refused": ["L1-1"], "clearedBy": [], "headTokens": 10}
+                },
+                "faithful": {"sends": {"entries": 3, "rawIds": ["m1"]}, "breaks": ["never-over"]},
+                "all": {"holds": True},
+            }
+        )
+    )
+    assert sc.expect["sound"] == Expectation(
+        refuses=Refuses(site="positioned-pair", refused=("L1-1",), cleared_by=(), head_tokens=10)
+    )
     assert sc.expect["faithful"] == Expectation(sends=Sends(entries=3, raw_ids=("m1",)), breaks=("never-over",))
     assert expectation_for(sc.expect, "pr-8bb01ab8") is sc.expect["faithful"]
     assert variants_named(sc.expect) == ("main-48bb87a1", "pr-8bb01ab8", "sound")
@@ -156,16 +205,19 @@ def test_expectations_are_read_per_variant_and_group():
     assert again.expect == sc.expect
 
 
-@pytest.mark.parametrize(("expect", "message"), [
-    ({"sond": {"holds": True}}, 'expect: unknown variant "sond"; did you mean "sound"?'),
-    ({"sound": {"breaks": ["never_over"]}}, 'expect.sound.breaks[0]: expected one of stats-total, '),
-    ({"sound": {"refuses": {"site": "pair"}}}, "expect.sound.refuses.site: expected one of head, "),
-    ({"sound": {"refuses": {"clearedBy": "compression"}}}, 'expect.sound.refuses.clearedBy: expected an array'),
-    ({"sound": {}}, "expect.sound: expects nothing; give sends, refuses, breaks or holds"),
-    ({"sound": {"sends": {}, "refuses": {}}}, "expect.sound: expects both sends and refuses; give one"),
-    ({"sound": {"sends": {"entries": "3"}}}, 'expect.sound.sends.entries: expected an integer, got "3"'),
-    ({"sound": {"sends": {"count": 3}}}, 'expect.sound.sends: unknown field "count"'),
-])
+@pytest.mark.parametrize(
+    ("expect", "message"),
+    [
+        ({"sond": {"holds": True}}, 'expect: unknown variant "sond"; did you mean "sound"?'),
+        ({"sound": {"breaks": ["never_over"]}}, "expect.sound.breaks[0]: expected one of stats-total, "),
+        ({"sound": {"refuses": {"site": "pair"}}}, "expect.sound.refuses.site: expected one of head, "),
+        ({"sound": {"refuses": {"clearedBy": "compression"}}}, "expect.sound.refuses.clearedBy: expected an array"),
+        ({"sound": {}}, "expect.sound: expects nothing; give sends, refuses, breaks or holds"),
+        ({"sound": {"sends": {}, "refuses": {}}}, "expect.sound: expects both sends and refuses; give one"),
+        ({"sound": {"sends": {"entries": "3"}}}, 'expect.sound.sends.entries: expected an integer, got "3"'),
+        ({"sound": {"sends": {"count": 3}}}, 'expect.sound.sends: unknown field "count"'),
+    ],
+)
 def test_bad_expectations_are_path_precise(expect, message):
     assert error(minimal(expect=expect)).startswith(message)
 
@@ -180,8 +232,9 @@ def test_invariant_names_match_the_invariants():
 
 def test_the_shipped_schema_is_up_to_date():
     """docs/scenario.schema.json is what ``cmharness schema`` writes; rerun it after changing the format."""
-    assert json.loads(SCHEMA.read_text(encoding="utf-8")) == json_schema(), \
+    assert json.loads(SCHEMA.read_text(encoding="utf-8")) == json_schema(), (
         "docs/scenario.schema.json is stale: run `cmharness schema --out docs/scenario.schema.json`"
+    )
 
 
 def test_the_schema_accepts_the_example_and_both_spellings():
@@ -203,8 +256,9 @@ def test_every_shipped_scenario_validates_against_the_schema_it_names(path):
 
 def test_the_schema_accepts_every_spelling_of_a_refusal_field():
     jsonschema = pytest.importorskip("jsonschema")
-    doc = minimal(expect={"sound": {"refuses": {"droppedIds": ["m1"], "middleCountUnit": "raw-messages",
-                                                "clearedBy": []}}})
+    doc = minimal(
+        expect={"sound": {"refuses": {"droppedIds": ["m1"], "middleCountUnit": "raw-messages", "clearedBy": []}}}
+    )
     jsonschema.validate(doc, json_schema())
     load_scenario(doc)
 
@@ -232,18 +286,25 @@ def test_a_block_union_reads_each_allowed_type():
 
     blocks = TypeAdapter(list[_block_union(("text", "image"))])
     assert blocks.validate_python([{"type": "text", "text": "a"}, {"type": "image", "tokenEstimate": 3}]) == [
-        TextBlock(type="text", text="a"), ImageBlock(type="image", token_estimate=3)]
+        TextBlock(type="text", text="a"),
+        ImageBlock(type="image", token_estimate=3),
+    ]
 
 
-@pytest.mark.parametrize(("block", "message"), [
-    (5, "[1]: expected a block object, got 5"),
-    ({"text": "a"}, '[1]: missing field "type"'),
-    ({"type": "video"}, '[1].type: unknown block type "video"'),
-    ({"type": 5}, "[1].type: unknown block type 5"),
-    ({"type": "tool_use", "id": "t", "name": "n", "input": {}},
-     '[1].type: block type "tool_use" is not allowed here (expected one of text, image)'),
-    ({"type": "image", "tokenEstimate": "x"}, '[1].tokenEstimate: expected a number, got "x"'),
-])
+@pytest.mark.parametrize(
+    ("block", "message"),
+    [
+        (5, "[1]: expected a block object, got 5"),
+        ({"text": "a"}, '[1]: missing field "type"'),
+        ({"type": "video"}, '[1].type: unknown block type "video"'),
+        ({"type": 5}, "[1].type: unknown block type 5"),
+        (
+            {"type": "tool_use", "id": "t", "name": "n", "input": {}},
+            '[1].type: block type "tool_use" is not allowed here (expected one of text, image)',
+        ),
+        ({"type": "image", "tokenEstimate": "x"}, '[1].tokenEstimate: expected a number, got "x"'),
+    ],
+)
 def test_a_block_union_refuses_each_kind_of_bad_block_at_its_path(block: object, message: str):
     from reference.scenario_format import _block_union
 
@@ -254,26 +315,44 @@ def test_the_config_model_is_built_from_config_and_reads_every_field():
     from reference.scenario import Scenario
     from reference.scenario_format import _config_model, build_config
 
-    config = Config(head_window_tokens=5, recent_window_tokens=6, max_message_tokens=None,
-                    positioned_recall_pairs=False, recall_envelope="xml", carrier_policy="live-strip",
-                    summary_context_label="L", recall_header_template="[R {id}]", summary_participant="P",
-                    l1_budget_tokens=1, l2_budget_tokens=2, l3_budget_tokens=3, over_budget_grace_ratio=0.5,
-                    enforce_budget=False, max_live_images=4, image_strip_depth_tokens=7, tool_use_input_max_tokens=8,
-                    tool_result_max_last_n={"bash": 2})
+    config = Config(
+        head_window_tokens=5,
+        recent_window_tokens=6,
+        max_message_tokens=None,
+        positioned_recall_pairs=False,
+        recall_envelope="xml",
+        carrier_policy="live-strip",
+        summary_context_label="L",
+        recall_header_template="[R {id}]",
+        summary_participant="P",
+        l1_budget_tokens=1,
+        l2_budget_tokens=2,
+        l3_budget_tokens=3,
+        over_budget_grace_ratio=0.5,
+        enforce_budget=False,
+        max_live_images=4,
+        image_strip_depth_tokens=7,
+        tool_use_input_max_tokens=8,
+        tool_result_max_last_n={"bash": 2},
+    )
     raw = dump_scenario(Scenario(store=load_scenario(minimal()).store, config=config))["config"]
     fresh = _config_model()
     assert build_config(fresh.model_validate(raw)) == config
     assert build_config(fresh.model_validate({"maxMessageTokens": None, "toolResultMaxLastN": 3})) == Config(
-        max_message_tokens=None, tool_result_max_last_n=3)
+        max_message_tokens=None, tool_result_max_last_n=3
+    )
 
 
-@pytest.mark.parametrize(("raw", "message"), [
-    ({"head_window_tokens": None}, "head_window_tokens: expected a number, got null"),
-    ({"tool_result_max_last_n": "x"}, 'tool_result_max_last_n: expected a number, got "x"'),
-    ({"positioned_recall_pairs": "yes"}, 'positioned_recall_pairs: expected true or false, got "yes"'),
-    ({"recall_envelope": 5}, "recall_envelope: expected a string, got 5"),
-    ({"summary_participant": None}, "summary_participant: expected a string, got null"),
-])
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        ({"head_window_tokens": None}, "head_window_tokens: expected a number, got null"),
+        ({"tool_result_max_last_n": "x"}, 'tool_result_max_last_n: expected a number, got "x"'),
+        ({"positioned_recall_pairs": "yes"}, 'positioned_recall_pairs: expected true or false, got "yes"'),
+        ({"recall_envelope": 5}, "recall_envelope: expected a string, got 5"),
+        ({"summary_participant": None}, "summary_participant: expected a string, got null"),
+    ],
+)
 def test_the_config_model_reads_each_field_by_the_type_of_its_default(raw: dict, message: str):
     from reference.scenario_format import _config_model
 
@@ -284,7 +363,8 @@ def test_the_config_model_refuses_unknown_fields():
     from reference.scenario_format import _config_model
 
     assert line(_config_model(), {"maxMessageTokns": 1}).startswith(
-        'scenario: unknown field "maxMessageTokns"; did you mean "maxMessageTokens"? (allowed: head_window_tokens, ')
+        'scenario: unknown field "maxMessageTokns"; did you mean "maxMessageTokens"? (allowed: head_window_tokens, '
+    )
 
 
 def test_the_config_model_is_the_one_the_shipped_schema_documents():
@@ -297,16 +377,20 @@ def test_the_config_model_is_the_one_the_shipped_schema_documents():
     assert schema["properties"]["summary_participant"]["type"] == "string"
 
 
-@pytest.mark.parametrize(("source_range", "message"), [
-    ({"first": "m1", "lst": "m1"}, 'summaries[0].source_range: unknown field "lst" (allowed: first, last)'),
-    ({"first": "m1"}, 'summaries[0].source_range: missing field "last"'),
-    ({"first": "m1", "last": 5}, "summaries[0].source_range.last: expected a string, got 5"),
-    (["m1", 5], "summaries[0].source_range[1]: expected a string, got 5"),
-    (["m1"], "summaries[0].source_range: expected [first, last], got 1 ids"),
-    ("m1", 'summaries[0].source_range: expected an array, got "m1"'),
-])
+@pytest.mark.parametrize(
+    ("source_range", "message"),
+    [
+        ({"first": "m1", "lst": "m1"}, 'summaries[0].source_range: unknown field "lst" (allowed: first, last)'),
+        ({"first": "m1"}, 'summaries[0].source_range: missing field "last"'),
+        ({"first": "m1", "last": 5}, "summaries[0].source_range.last: expected a string, got 5"),
+        (["m1", 5], "summaries[0].source_range[1]: expected a string, got 5"),
+        (["m1"], "summaries[0].source_range: expected [first, last], got 1 ids"),
+        ("m1", 'summaries[0].source_range: expected an array, got "m1"'),
+    ],
+)
 def test_a_bad_source_range_is_refused_at_its_path(source_range: object, message: str):
     raw = minimal()
-    raw["store"]["summaries"] = [{"id": "L1", "level": 1, "content": "c", "source_level": 0, "source_ids": ["m1"],
-                                  "source_range": source_range}]
+    raw["store"]["summaries"] = [
+        {"id": "L1", "level": 1, "content": "c", "source_level": 0, "source_ids": ["m1"], "source_range": source_range}
+    ]
     assert error(raw) == message

@@ -25,22 +25,45 @@ from reference.scenario import Scenario, ScenarioError, load_scenario, loads_sce
 from reports.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
-BASES = [json.loads(p.read_text(encoding="utf-8")) for p in (
-    ROOT / "examples" / "small-store.json",
-    ROOT / "tests" / "scenarios" / "seed" / "cleared-by-positioned-pair-chunk-after.scenario.json",
-    ROOT / "tests" / "scenarios" / "reports" / "307-coverage-counts-left-out.scenario.json",
-)]
+BASES = [
+    json.loads(p.read_text(encoding="utf-8"))
+    for p in (
+        ROOT / "examples" / "small-store.json",
+        ROOT / "tests" / "scenarios" / "seed" / "cleared-by-positioned-pair-chunk-after.scenario.json",
+        ROOT / "tests" / "scenarios" / "reports" / "307-coverage-counts-left-out.scenario.json",
+    )
+]
 #: "<path>: <what>", the path free of spaces (ids and keys here have none).
 ONE_LINE_ERROR = re.compile(r"^\S+: \S")
 
-NAMES = ["id", "type", "text", "content", "tokens", "level", "source_ids", "sourceRange", "maxMessageTokens",
-         "budget", "config", "expect", "sound", "refuses", "sends", "breaks", "x", "größe"]
+NAMES = [
+    "id",
+    "type",
+    "text",
+    "content",
+    "tokens",
+    "level",
+    "source_ids",
+    "sourceRange",
+    "maxMessageTokens",
+    "budget",
+    "config",
+    "expect",
+    "sound",
+    "refuses",
+    "sends",
+    "breaks",
+    "x",
+    "größe",
+]
 HUGE = st.integers(min_value=300, max_value=6000).map(lambda d: 10**d)
 ODD_TEXT = st.sampled_from(["\ud800", "a\udfffb", "NaN", "Infinity", "", "m1", "💥"])
 SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.floats(allow_nan=True), HUGE, ODD_TEXT)
-VALUES = st.recursive(SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=3),
-                                                       st.dictionaries(st.sampled_from(NAMES), inner, max_size=3)),
-                      max_leaves=6)
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(NAMES), inner, max_size=3)),
+    max_leaves=6,
+)
 
 
 def _paths(value: Any, path: tuple = ()) -> list[tuple]:
@@ -82,9 +105,11 @@ def mutated(draw: st.DrawFn) -> Any:
         elif kind == "nest":
             value = parent[key]
             for _ in range(draw(st.integers(1, 120))):
-                value = draw(st.sampled_from([[value], {"content": [value]}, {"type": "tool_result",
-                                                                               "tool_use_id": "t",
-                                                                               "content": [value]}]))
+                value = draw(
+                    st.sampled_from(
+                        [[value], {"content": [value]}, {"type": "tool_result", "tool_use_id": "t", "content": [value]}]
+                    )
+                )
             parent[key] = value
         elif kind == "huge":
             parent[key] = draw(HUGE) * draw(st.sampled_from([1, -1]))
@@ -136,8 +161,10 @@ CLI_EXAMPLES = max(5, settings.default.max_examples // 10)
 
 
 @pytest.mark.parametrize("command", ["check", "price", "reproduce"])
-@settings(max_examples=CLI_EXAMPLES, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                                           HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=CLI_EXAMPLES,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture],
+)
 @given(doc=mutated())
 def test_the_cli_answers_every_mutation_cleanly(command: str, doc: Any) -> None:
     text = _dumps(doc)

@@ -22,10 +22,13 @@ from strategies.windows import Windows
 # ----------------------------------------------------------------------------- candidates
 
 
-@pytest.mark.parametrize(("variant", "expected"), [
-    (SOUND, ["L1-2", "L1-3"]),
-    *[(v, ["L1-1", "L1-2", "L1-3"]) for v in FAITHFUL],  # BLANK_SUMMARIES_SELECTED: no content test
-])
+@pytest.mark.parametrize(
+    ("variant", "expected"),
+    [
+        (SOUND, ["L1-2", "L1-3"]),
+        *[(v, ["L1-1", "L1-2", "L1-3"]) for v in FAITHFUL],  # BLANK_SUMMARIES_SELECTED: no content test
+    ],
+)
 def test_a_summary_without_content_is_skipped_not_an_end(variant: str, expected: list[str]) -> None:
     """An unmerged summary with empty content is no candidate; later summaries still are. Faithfully
     (``getAntiRedundantSummaries``) it is one."""
@@ -37,19 +40,25 @@ def test_a_summary_without_content_is_skipped_not_an_end(variant: str, expected:
 def window_store() -> Store:
     """m0 is the head, m6..m7 the tail; in creation order: L1-4 (tail), L2-1 (over m0..m3, touches the head),
     L1-3 (inside the middle); L1-1 and L1-2 are merged into L2-1."""
-    return store(8, [
-        summary("L1-1", 0, 1, parent="L2-1"),
-        summary("L1-2", 2, 3, parent="L2-1"),
-        summary("L1-4", 6, 7),
-        summary("L2-1", 0, 3, level=2, sources=["L1-1", "L1-2"]),
-        summary("L1-3", 4, 5),
-    ])
+    return store(
+        8,
+        [
+            summary("L1-1", 0, 1, parent="L2-1"),
+            summary("L1-2", 2, 3, parent="L2-1"),
+            summary("L1-4", 6, 7),
+            summary("L2-1", 0, 3, level=2, sources=["L1-1", "L1-2"]),
+            summary("L1-3", 4, 5),
+        ],
+    )
 
 
-@pytest.mark.parametrize(("variant", "expected"), [
-    (SOUND, ["L1-3"]),                    # every summary touching a window is excluded
-    *[(v, ["L2-1", "L1-3"]) for v in FAITHFUL],  # only L1s touching a window are excluded
-])
+@pytest.mark.parametrize(
+    ("variant", "expected"),
+    [
+        (SOUND, ["L1-3"]),  # every summary touching a window is excluded
+        *[(v, ["L2-1", "L1-3"]) for v in FAITHFUL],  # only L1s touching a window are excluded
+    ],
+)
 def test_summaries_touching_a_window_are_skipped_not_an_end(variant: str, expected: list[str]) -> None:
     """Exclusion of a window-touching summary skips it: unmerged summaries created after it are still candidates."""
     st = window_store()
@@ -60,10 +69,21 @@ def test_summaries_touching_a_window_are_skipped_not_an_end(variant: str, expect
 # ----------------------------------------------------------------------------- how the waterfall reads tokens
 
 
-@pytest.mark.parametrize(("tokens", "expected"), [
-    (10, 10), (0.5, 0.5), (0, 0), (1, 1), (12345.25, 12345.25),
-    (math.nan, 0), (math.inf, 0), (-math.inf, 0), (-5, 0), (-0.5, 0),
-])
+@pytest.mark.parametrize(
+    ("tokens", "expected"),
+    [
+        (10, 10),
+        (0.5, 0.5),
+        (0, 0),
+        (1, 1),
+        (12345.25, 12345.25),
+        (math.nan, 0),
+        (math.inf, 0),
+        (-math.inf, 0),
+        (-5, 0),
+        (-0.5, 0),
+    ],
+)
 def test_sound_reads_tokens_that_are_not_a_finite_number_at_least_0_as_0(tokens: float, expected: float) -> None:
     """``sound`` takes a finite ``tokens`` >= 0 as it is, and reads anything else as 0 (docs/model.md, Selection)."""
     assert waterfall_tokens(summary("L1-1", 0, 1, tokens=tokens), resolve_variant(SOUND)) == expected
@@ -89,8 +109,15 @@ def pool_of(*specs: tuple[str, int, float]) -> list[Summary]:
     return [summary(sid, 2 * k, 2 * k + 1, level=level, tokens=tokens) for k, (sid, level, tokens) in enumerate(specs)]
 
 
-def run_waterfall(pool: Sequence[Summary], *, l1: float = 30000, l2: float = 30000, l3: float = 30000,
-                  head: float = 0, budget: float = math.inf) -> list[str]:
+def run_waterfall(
+    pool: Sequence[Summary],
+    *,
+    l1: float = 30000,
+    l2: float = 30000,
+    l3: float = 30000,
+    head: float = 0,
+    budget: float = math.inf,
+) -> list[str]:
     config = Config(l1_budget_tokens=l1, l2_budget_tokens=l2, l3_budget_tokens=l3)
     return [s.id for s in waterfall(pool, config, head, budget, over_budget(config), resolve_variant(SOUND))]
 
@@ -114,8 +141,7 @@ def test_the_top_level_has_no_carry_in() -> None:
 
 def test_unused_budget_carries_down_level_by_level() -> None:
     """L3 30 uses 10, so L2 gets 30 + 20 = 50: 30 + 20 fits, + 1 does not; L2 leaves 0, so L1 gets only 5."""
-    pool = pool_of(("L3-1", 3, 10), ("L2-1", 2, 30), ("L2-2", 2, 20), ("L2-3", 2, 1),
-                   ("L1-1", 1, 5), ("L1-2", 1, 1))
+    pool = pool_of(("L3-1", 3, 10), ("L2-1", 2, 30), ("L2-2", 2, 20), ("L2-3", 2, 1), ("L1-1", 1, 5), ("L1-2", 1, 1))
     assert run_waterfall(pool, l3=30, l2=30, l1=5) == ["L3-1", "L2-1", "L2-2", "L1-1"]
 
 
@@ -125,18 +151,22 @@ def test_carry_is_what_the_level_left_not_more() -> None:
     assert run_waterfall(pool, l3=20, l2=10, l1=4) == ["L3-1", "L2-1", "L1-1", "L1-2"]
 
 
-@pytest.mark.parametrize(("head", "budget", "specs", "expected"), [
-    # head 10 + 10 + 10 == 30 is not over 30; + 10 more is.
-    (10, 30, [("L1-1", 1, 10), ("L1-2", 1, 10), ("L1-3", 1, 10)], ["L1-1", "L1-2"]),
-    # no head: exactly the budget fits.
-    (0, 20, [("L1-1", 1, 10), ("L1-2", 1, 10), ("L1-3", 1, 1)], ["L1-1", "L1-2"]),
-    # the selected total runs across levels: L3 10 and L2 10 leave no room for the L1 under 30 with head 10.
-    (10, 30, [("L3-1", 3, 10), ("L2-1", 2, 10), ("L1-1", 1, 10)], ["L3-1", "L2-1"]),
-    # the selected total keeps growing: five 5s make 25, which fits 25; the sixth (30) does not.
-    (0, 25, [(f"L1-{k}", 1, 5) for k in range(1, 7)], [f"L1-{k}" for k in range(1, 6)]),
-])
+@pytest.mark.parametrize(
+    ("head", "budget", "specs", "expected"),
+    [
+        # head 10 + 10 + 10 == 30 is not over 30; + 10 more is.
+        (10, 30, [("L1-1", 1, 10), ("L1-2", 1, 10), ("L1-3", 1, 10)], ["L1-1", "L1-2"]),
+        # no head: exactly the budget fits.
+        (0, 20, [("L1-1", 1, 10), ("L1-2", 1, 10), ("L1-3", 1, 1)], ["L1-1", "L1-2"]),
+        # the selected total runs across levels: L3 10 and L2 10 leave no room for the L1 under 30 with head 10.
+        (10, 30, [("L3-1", 3, 10), ("L2-1", 2, 10), ("L1-1", 1, 10)], ["L3-1", "L2-1"]),
+        # the selected total keeps growing: five 5s make 25, which fits 25; the sixth (30) does not.
+        (0, 25, [(f"L1-{k}", 1, 5) for k in range(1, 7)], [f"L1-{k}" for k in range(1, 6)]),
+    ],
+)
 def test_the_waterfall_stops_where_head_plus_selected_would_go_over_the_input_budget(
-        head: float, budget: float, specs: list[tuple[str, int, float]], expected: list[str]) -> None:
+    head: float, budget: float, specs: list[tuple[str, int, float]], expected: list[str]
+) -> None:
     """``over_budget(head + selected + s.tokens, B)`` stops the level (Selection), ``selected`` over all levels."""
     assert run_waterfall(pool_of(*specs), head=head, budget=budget) == expected
 
@@ -146,18 +176,40 @@ def test_the_waterfall_stops_where_head_plus_selected_would_go_over_the_input_bu
 
 def test_position_is_the_index_of_the_first_leaf() -> None:
     """A summary's position is the index of ``source_range.first``, not of its last leaf."""
-    st = store(5, [Summary(id="L1-1", level=1, content="x", tokens=1, source_level=0, source_ids=("m1", "m3"),
-                           source_range=("m1", "m3"))])
+    st = store(
+        5,
+        [
+            Summary(
+                id="L1-1",
+                level=1,
+                content="x",
+                tokens=1,
+                source_level=0,
+                source_ids=("m1", "m3"),
+                source_range=("m1", "m3"),
+            )
+        ],
+    )
     assert position(st, st.summaries[0]) == 1
 
 
 def test_positioned_pairs_stand_at_their_first_leaf(variant: str) -> None:
     """A summary over m0 and m2 is emitted before the raw m1 between its leaves (position = first leaf)."""
-    s = Summary(id="L1-1", level=1, content="a" * 29, tokens=10, source_level=0, source_ids=("m0", "m2"),
-                source_range=("m0", "m2"))
+    s = Summary(
+        id="L1-1",
+        level=1,
+        content="a" * 29,
+        tokens=10,
+        source_level=0,
+        source_ids=("m0", "m2"),
+        source_range=("m0", "m2"),
+    )
     st = store(3, [s])
     outcome = compile_with(variant, st, Config(), math.inf)
     assert outcome.result is not None
     entries = outcome.result.entries
     assert [(e.kind, e.message_id, e.summary_ids) for e in entries] == [
-        ("question", None, ()), ("answer", None, ("L1-1",)), ("raw", "m1", ())]
+        ("question", None, ()),
+        ("answer", None, ("L1-1",)),
+        ("raw", "m1", ()),
+    ]

@@ -26,13 +26,19 @@ def test_level_bucket(level: int, bucket: str) -> None:
 def test_render_stats_folds_charges_per_bucket() -> None:
     """Charges to one bucket add up (messages, count, tokens); the total sums every bucket."""
     charges = [
-        Charge("head", 10, messages=1), Charge("head", 12, messages=1),
+        Charge("head", 10, messages=1),
+        Charge("head", 12, messages=1),
         Charge("middle_raw", 7, messages=1),
-        Charge("tail", 5, messages=1), Charge("tail", 6, messages=1), Charge("tail", 4, messages=1),
+        Charge("tail", 5, messages=1),
+        Charge("tail", 6, messages=1),
+        Charge("tail", 4, messages=1),
         Charge("combined", 40, messages=2),
-        Charge("l1", 30, messages=2, count=1), Charge("l1", 0, count=1), Charge("l1", 20, messages=2, count=1),
+        Charge("l1", 30, messages=2, count=1),
+        Charge("l1", 0, count=1),
+        Charge("l1", 20, messages=2, count=1),
         Charge("l2", 25, messages=2, count=1),
-        Charge("l3", 11, messages=2, count=1), Charge("l3", 13, messages=2, count=1),
+        Charge("l3", 11, messages=2, count=1),
+        Charge("l3", 13, messages=2, count=1),
     ]
     stats = render_stats(iter(charges))
     assert stats.head == RawBucket(messages=2, tokens=22)
@@ -55,18 +61,21 @@ def test_render_stats_of_nothing_is_all_zero() -> None:
 
 def _leveled_store() -> Store:
     """Head m0-m1, tail m10-m11 (windows of 20), and a middle with an L1, an L2, an L3, an L4 and a raw m9."""
-    return store(12, [
-        summary("L1-0", 2, 3),
-        summary("L1-1", 4, 5, parent="L2-0"),
-        summary("L2-0", 4, 5, level=2, sources=("L1-1",)),
-        summary("L1-2", 6, 7, parent="L2-1"),
-        summary("L2-1", 6, 7, level=2, sources=("L1-2",), parent="L3-0"),
-        summary("L3-0", 6, 7, level=3, sources=("L2-1",)),
-        summary("L1-3", 8, 8, parent="L2-2"),
-        summary("L2-2", 8, 8, level=2, sources=("L1-3",), parent="L3-1"),
-        summary("L3-1", 8, 8, level=3, sources=("L2-2",), parent="L4-0"),
-        summary("L4-0", 8, 8, level=4, sources=("L3-1",)),
-    ])
+    return store(
+        12,
+        [
+            summary("L1-0", 2, 3),
+            summary("L1-1", 4, 5, parent="L2-0"),
+            summary("L2-0", 4, 5, level=2, sources=("L1-1",)),
+            summary("L1-2", 6, 7, parent="L2-1"),
+            summary("L2-1", 6, 7, level=2, sources=("L1-2",), parent="L3-0"),
+            summary("L3-0", 6, 7, level=3, sources=("L2-1",)),
+            summary("L1-3", 8, 8, parent="L2-2"),
+            summary("L2-2", 8, 8, level=2, sources=("L1-3",), parent="L3-1"),
+            summary("L3-1", 8, 8, level=3, sources=("L2-2",), parent="L4-0"),
+            summary("L4-0", 8, 8, level=4, sources=("L3-1",)),
+        ],
+    )
 
 
 def _pairs(entries: tuple[Entry, ...]) -> list[tuple[Entry, Entry]]:

@@ -11,8 +11,11 @@ pytestmark = pytest.mark.harness
 
 def test_a_quick_test_that_kills_a_named_mutant_runs_before_a_slow_one_that_kills_more():
     kills = {"t.py::slow": 3, "t.py::quick": 1, "u.py::other": 1}
-    named = {"defect:A": frozenset({"t.py::slow", "t.py::quick"}), "defect:B": frozenset({"t.py::slow"}),
-             "defect:C": frozenset({"t.py::slow"})}
+    named = {
+        "defect:A": frozenset({"t.py::slow", "t.py::quick"}),
+        "defect:B": frozenset({"t.py::slow"}),
+        "defect:C": frozenset({"t.py::slow"}),
+    }
     seconds = {"t.py::slow": 10.0, "t.py::quick": 0.1, "u.py::other": 0.1}
     # quick: 1 named per 0.1 s; slow: 3 per 10 s; then B and C are left, only slow kills them
     assert rank(kills, named, seconds) == ["t.py::quick", "t.py::slow", "u.py::other"]
@@ -33,9 +36,14 @@ def test_a_test_covering_nothing_new_waits_behind_one_that_does():
 
 def test_the_order_file_reads_kills_killers_and_seconds_from_the_records():
     records = {
-        "baseline": {"kind": "baseline", "tests": [
-            {"nodeid": "t.py::f[sound]", "duration": 0.5}, {"nodeid": "t.py::f[main]", "duration": 0.5},
-            {"nodeid": "t.py::g", "duration": 0.01}]},
+        "baseline": {
+            "kind": "baseline",
+            "tests": [
+                {"nodeid": "t.py::f[sound]", "duration": 0.5},
+                {"nodeid": "t.py::f[main]", "duration": 0.5},
+                {"nodeid": "t.py::g", "duration": 0.01},
+            ],
+        },
         "defect:A": {"kind": "defect", "status": "killed", "killed_by": ["t.py::f[sound]", "t.py::g"]},
         "defect:B": {"kind": "defect", "status": "survived", "killed_by": []},
         "mutmut:m1": {"kind": "mutmut", "status": "killed", "killed_by": ["t.py::f[main]"]},

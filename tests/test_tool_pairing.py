@@ -87,21 +87,24 @@ def test_a_stub_entry_is_a_user_repair_entry_owned_by_the_calling_item():
 def test_after_a_stub_entry_the_entry_keeps_its_own_results_and_its_calls_are_answered():
     """m1 answers m0 and calls u1; m2 does not answer u1, so a stub entry goes before m2 and m1 is unchanged."""
     out, _ = enforce_tool_pairing(slots([use("u0")], [result("u0"), use("u1")], [Text("a")]))
-    assert sent(out) == [(0, (use("u0"),)), (1, (result("u0"), use("u1"))), (1, (stub("u1"),)),
-                         (2, (Text("a"),))]
+    assert sent(out) == [(0, (use("u0"),)), (1, (result("u0"), use("u1"))), (1, (stub("u1"),)), (2, (Text("a"),))]
 
 
 def test_each_unanswered_call_in_a_row_gets_its_own_stub_entry():
     out, stubs = enforce_tool_pairing(slots([use("u0")], [use("u1")], [Text("a")]))
-    assert sent(out) == [(0, (use("u0"),)), (0, (stub("u0"),)), (1, (use("u1"),)), (1, (stub("u1"),)),
-                         (2, (Text("a"),))]
+    assert sent(out) == [
+        (0, (use("u0"),)),
+        (0, (stub("u0"),)),
+        (1, (use("u1"),)),
+        (1, (stub("u1"),)),
+        (2, (Text("a"),)),
+    ]
     assert len(stubs.blocks) == 2
 
 
 def test_a_moved_result_leaves_the_rest_of_its_entry_in_place():
     out, stubs = enforce_tool_pairing(slots([use("u0")], [Text("a")], [result("u0"), Text("b"), Text("c")]))
-    assert sent(out) == [(0, (use("u0"),)), (0, (result("u0"),)), (1, (Text("a"),)),
-                         (2, (Text("b"), Text("c")))]
+    assert sent(out) == [(0, (use("u0"),)), (0, (result("u0"),)), (1, (Text("a"),)), (2, (Text("b"), Text("c")))]
     assert stubs.blocks == ()
 
 
@@ -125,8 +128,7 @@ def test_a_result_in_the_seventh_entry_after_the_answering_one_is_out_of_reach()
 def test_results_are_looked_for_only_after_the_answering_entry():
     """An earlier orphan result for the same id (dropped by Rule A) is not moved forward: the call gets a stub."""
     out, stubs = enforce_tool_pairing(slots([result("u0")], [use("u0")], [Text("a")]))
-    assert sent(out) == [(0, (Text("[tool call omitted]"),)), (1, (use("u0"),)), (1, (stub("u0"),)),
-                         (2, (Text("a"),))]
+    assert sent(out) == [(0, (Text("[tool call omitted]"),)), (1, (use("u0"),)), (1, (stub("u0"),)), (2, (Text("a"),))]
     assert stubs.blocks == (stub("u0"),)
 
 
@@ -134,8 +136,7 @@ def test_a_result_in_the_calling_entry_itself_is_not_moved():
     """The bundled cycle (docs/model.md, "Tool pairing", its notes for the maintainers): m1's own u0 result
     answers m0's u0 and the u0 m1 calls again gets a stub, though m1 held a real result for that id."""
     out, _ = enforce_tool_pairing(slots([use("u0")], [use("u0"), result("u0")], [Text("a")]))
-    assert sent(out) == [(0, (use("u0"),)), (1, (use("u0"), result("u0"))), (1, (stub("u0"),)),
-                         (2, (Text("a"),))]
+    assert sent(out) == [(0, (use("u0"),)), (1, (use("u0"), result("u0"))), (1, (stub("u0"),)), (2, (Text("a"),))]
 
 
 def test_a_call_left_open_at_the_end_is_answered_by_a_stub_entry_of_the_last_item():

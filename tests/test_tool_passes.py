@@ -43,34 +43,49 @@ def _l1(sid: str, *ids: str) -> Summary:
 
 #: The call raw in the middle (no summary), its answer folded into L1-0: the pairing pass inserts a
 #: stub result after the call, which the stats and the grace checks never see (TOOL_PASSES_UNPRICED).
-STUB_AFTER_CALL = Case(Store((_m(0, USE, participant="Claude"), _m(1, RESULT)), (_l1("L1-0", "m1"),)),
-                       Config(), Budget(46))
+STUB_AFTER_CALL = Case(
+    Store((_m(0, USE, participant="Claude"), _m(1, RESULT)), (_l1("L1-0", "m1"),)), Config(), Budget(46)
+)
 
 #: The newest message is an unanswered call: trimOrphanedToolUse pops it after the coverage check, so
 #: it is lost with no refusal (TRIM_DROPS_TRAILING_TOOL_USE); sound answers it with a priced stub.
-TRAILING_CALL = Case(Store((_m(0, Text("hello")), _m(1, USE, participant="Claude"))),
-                     Config(recent_window_tokens=1000), Budget(1000))
+TRAILING_CALL = Case(
+    Store((_m(0, Text("hello")), _m(1, USE, participant="Claude"))), Config(recent_window_tokens=1000), Budget(1000)
+)
 
 #: Two images in the tail, one live image allowed: the older is sent as a placeholder but the tail
 #: is priced before stripping (TAIL_PRICED_PRE_STRIP).
-TAIL_IMAGES = Case(Store((_m(0, Image()), _m(1, Image()))),
-                   Config(recent_window_tokens=10**6, max_live_images=1), Budget(10**6))
+TAIL_IMAGES = Case(
+    Store((_m(0, Image()), _m(1, Image()))), Config(recent_window_tokens=10**6, max_live_images=1), Budget(10**6)
+)
 
 #: m0's image is raw in the middle, m1's is folded into L1-0: over the whole store m1's is the newest,
 #: so m0 is priced as a placeholder, but among the entries sent m0's is the only image and goes out
 #: whole (IMAGE_COUNT_STORE_WIDE): 1614 tokens sent under a grace limit of 30.
-MIDDLE_IMAGE = Case(Store((_m(0, Image()), _m(1, Image())), (_l1("L1-0", "m1"),)),
-                    Config(max_live_images=1), Budget(30))
+MIDDLE_IMAGE = Case(
+    Store((_m(0, Image()), _m(1, Image())), (_l1("L1-0", "m1"),)), Config(max_live_images=1), Budget(30)
+)
 
 #: The head's orphan result is repaired (Rule A) and a middle refusal follows, while the unlimited
 #: compile refuses too (the cap leaves L1-1 out of the combined answer): the head as sent is priced 7.
 _U = {k: ToolUse(f"u{k}", "read", {"path": "a"}) for k in range(1, 5)}
 HEAD_REPAIRED_REFUSED = Case(
-    Store((_m(0, ToolResult("gone0", "agent")), _m(1, Text("agent"), _U[1]), _m(2, ToolResult("u1", "agent")),
-           _m(3, Text("agent"), _U[2]), _m(4, ToolResult("u2", "agent")), _m(5, Text("agent"), _U[3]),
-           _m(6, ToolResult("u3", "agent")), _m(7, Text("agent"), _U[4])),
-          (_l1("L1-0", "m5"), _l1("L1-1", "m6"))),
-    Config(head_window_tokens=5, max_message_tokens=1, positioned_recall_pairs=False), Budget(110))
+    Store(
+        (
+            _m(0, ToolResult("gone0", "agent")),
+            _m(1, Text("agent"), _U[1]),
+            _m(2, ToolResult("u1", "agent")),
+            _m(3, Text("agent"), _U[2]),
+            _m(4, ToolResult("u2", "agent")),
+            _m(5, Text("agent"), _U[3]),
+            _m(6, ToolResult("u3", "agent")),
+            _m(7, Text("agent"), _U[4]),
+        ),
+        (_l1("L1-0", "m5"), _l1("L1-1", "m6")),
+    ),
+    Config(head_window_tokens=5, max_message_tokens=1, positioned_recall_pairs=False),
+    Budget(110),
+)
 
 SCENARIOS = {
     Defect.TOOL_PASSES_UNPRICED: (STUB_AFTER_CALL, {"stats-total", "never-over"}),
@@ -144,8 +159,11 @@ def test_sound_holds_every_invariant_over_tool_cycles(case):
 
 
 def test_pairing_faults_name_both_directions():
-    entries = (Entry("Claude", (USE,), "raw", "m0"), Entry("User", (Text("x"),), "raw", "m1"),
-               Entry("User", (RESULT,), "raw", "m2"))
+    entries = (
+        Entry("Claude", (USE,), "raw", "m0"),
+        Entry("User", (Text("x"),), "raw", "m1"),
+        Entry("User", (RESULT,), "raw", "m2"),
+    )
     faults = pairing_faults(entries)
     assert len(faults) == 2
     assert "does not answer" in faults[0] and "no tool_use of entry 1" in faults[1]
@@ -213,8 +231,9 @@ def test_pairing_answers_a_call_left_open_at_the_end():
 
 def test_prune_keeps_the_newest_results_per_tool_and_caps_inputs():
     uses = [ToolUse(f"u{k}", "read", {"path": "x" * 40}) for k in range(3)]
-    slots = _slots([uses[0]], [ToolResult("u0", "r0")], [uses[1]], [ToolResult("u1", "r1")],
-                   [uses[2]], [ToolResult("u2", "r2")])
+    slots = _slots(
+        [uses[0]], [ToolResult("u0", "r0")], [uses[1]], [ToolResult("u1", "r1")], [uses[2]], [ToolResult("u2", "r2")]
+    )
     out = prune_tool_entries(slots, Config(tool_result_max_last_n=1, tool_use_input_max_tokens=5), Stubs())
     assert out[1].entry.content[0].content == result_marker("read", 2)
     assert out[3].entry.content[0].content == result_marker("read", 1)

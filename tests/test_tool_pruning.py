@@ -23,7 +23,7 @@ def test_input_keys_are_object_keys():
     """``Object.keys``: an array's and a string's indices as strings (a string's in UTF-16 units)."""
     assert input_keys({"b": 1, "a": 2}) == ["b", "a"]
     assert input_keys([10, 20, 30]) == ["0", "1", "2"]
-    assert input_keys("a\U0001F600") == ["0", "1", "2"]
+    assert input_keys("a\U0001f600") == ["0", "1", "2"]
     assert input_keys(7) == []
 
 
@@ -44,8 +44,9 @@ def test_a_cap_of_one_token_truncates_every_input_over_it():
 
 def test_a_per_tool_limit_applies_to_its_tool_only():
     uses = [ToolUse("u0", "read", {}), ToolUse("u1", "read", {}), ToolUse("u2", "grep", {})]
-    entries = slots([uses[0]], [ToolResult("u0", "r0")], [uses[1]], [ToolResult("u1", "r1")],
-                    [uses[2]], [ToolResult("u2", "g2")])
+    entries = slots(
+        [uses[0]], [ToolResult("u0", "r0")], [uses[1]], [ToolResult("u1", "r1")], [uses[2]], [ToolResult("u2", "g2")]
+    )
     out = prune_tool_entries(entries, Config(tool_result_max_last_n={"read": 1}), Stubs())
     assert [s.entry.content[0].content for s in out[1::2]] == [result_marker("read", 1), "r1", "g2"]
 
@@ -76,8 +77,13 @@ def test_a_tool_with_no_limit_a_negative_one_or_none_to_spare_leaves_the_next_to
     """A tool that is unlisted, has a negative limit (off) or is within its limit does not end the pruning: the
     next tool's results beyond its own limit are still marked."""
     limits = {"grep": 1} if first_limit is None else {"read": first_limit, "grep": 1}
-    entries = slots([ToolUse("u0", "read", {})], [ToolResult("u0", "r0")],
-                    [ToolUse("u1", "grep", {})], [ToolResult("u1", "g1")],
-                    [ToolUse("u2", "grep", {})], [ToolResult("u2", "g2")])
+    entries = slots(
+        [ToolUse("u0", "read", {})],
+        [ToolResult("u0", "r0")],
+        [ToolUse("u1", "grep", {})],
+        [ToolResult("u1", "g1")],
+        [ToolUse("u2", "grep", {})],
+        [ToolResult("u2", "g2")],
+    )
     out = prune_tool_entries(entries, Config(tool_result_max_last_n=limits), Stubs())
     assert [s.entry.content[0].content for s in out[1::2]] == ["r0", result_marker("grep", 1), "g2"]

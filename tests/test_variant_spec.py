@@ -27,22 +27,30 @@ def test_minus_switches_a_defect_off_from_a_hyphenated_base():
 def test_plus_and_minus_combine_in_order():
     spec = "pr-8bb01ab8+COMBINED_UNCHECKED-QUESTION_PRICED_AS_LABEL+HEAD_AS_MIDDLE"
     expected = (VARIANTS["pr-8bb01ab8"] | {Defect.COMBINED_UNCHECKED, Defect.HEAD_AS_MIDDLE}) - {
-        Defect.QUESTION_PRICED_AS_LABEL}
+        Defect.QUESTION_PRICED_AS_LABEL
+    }
     assert parse_variant(spec).active == expected
 
 
 def test_the_campaigns_mutant_spec_reads_the_same():
     assert parse_variant("sound+COMBINED_UNCHECKED+VIEW_NEVER_BOUND").active == {
-        Defect.COMBINED_UNCHECKED, Defect.VIEW_NEVER_BOUND}
+        Defect.COMBINED_UNCHECKED,
+        Defect.VIEW_NEVER_BOUND,
+    }
 
 
-@pytest.mark.parametrize(("spec", "fragment"), [
-    ("sound+QUESTION_PRICED", "unknown defect 'QUESTION_PRICED' in 'sound+QUESTION_PRICED'; did you mean "
-                              "QUESTION_PRICED_AS_LABEL"),
-    ("mian", "did you mean main-48bb87a1?"),
-    ("pr", "did you mean pr-8bb01ab8?"),
-    ("sound+", "a defect name is missing after '+'"),
-])
+@pytest.mark.parametrize(
+    ("spec", "fragment"),
+    [
+        (
+            "sound+QUESTION_PRICED",
+            "unknown defect 'QUESTION_PRICED' in 'sound+QUESTION_PRICED'; did you mean QUESTION_PRICED_AS_LABEL",
+        ),
+        ("mian", "did you mean main-48bb87a1?"),
+        ("pr", "did you mean pr-8bb01ab8?"),
+        ("sound+", "a defect name is missing after '+'"),
+    ],
+)
 def test_a_bad_spec_is_one_line_naming_the_closest(spec, fragment):
     with pytest.raises(ValueError) as info:
         parse_variant(spec)
@@ -50,32 +58,50 @@ def test_a_bad_spec_is_one_line_naming_the_closest(spec, fragment):
     assert "\n" not in str(info.value)
 
 
-@pytest.mark.parametrize(("spec", "message"), [
-    # The head is the text before the first "+" that starts a name, whatever its case.
-    ("mian+HEAD_AS_MIDDLE", "unknown variant 'mian' in 'mian+HEAD_AS_MIDDLE'; did you mean main-48bb87a1? "
-                            "(known: main-48bb87a1, pr-8bb01ab8, sound)"),
-    ("mian+head_as_middle", "unknown variant 'mian' in 'mian+head_as_middle'; did you mean main-48bb87a1? "
-                            "(known: main-48bb87a1, pr-8bb01ab8, sound)"),
-    # "mr" is as close (ratio 0.5) to "ma" and "pr", the names cut to its length: both are named, closest first.
-    ("mr", "unknown variant 'mr' in 'mr'; did you mean pr-8bb01ab8 or main-48bb87a1? "
-           "(known: main-48bb87a1, pr-8bb01ab8, sound)"),
-    ("xyz", "unknown variant 'xyz' in 'xyz' (known: main-48bb87a1, pr-8bb01ab8, sound)"),
-])
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        # The head is the text before the first "+" that starts a name, whatever its case.
+        (
+            "mian+HEAD_AS_MIDDLE",
+            "unknown variant 'mian' in 'mian+HEAD_AS_MIDDLE'; did you mean main-48bb87a1? "
+            "(known: main-48bb87a1, pr-8bb01ab8, sound)",
+        ),
+        (
+            "mian+head_as_middle",
+            "unknown variant 'mian' in 'mian+head_as_middle'; did you mean main-48bb87a1? "
+            "(known: main-48bb87a1, pr-8bb01ab8, sound)",
+        ),
+        # "mr" is as close (ratio 0.5) to "ma" and "pr", the names cut to its length: both are named, closest first.
+        (
+            "mr",
+            "unknown variant 'mr' in 'mr'; did you mean pr-8bb01ab8 or main-48bb87a1? "
+            "(known: main-48bb87a1, pr-8bb01ab8, sound)",
+        ),
+        ("xyz", "unknown variant 'xyz' in 'xyz' (known: main-48bb87a1, pr-8bb01ab8, sound)"),
+    ],
+)
 def test_an_unknown_variant_is_named_with_the_closest_and_the_known(spec, message):
     with pytest.raises(ValueError) as info:
         parse_variant(spec)
     assert str(info.value) == message
 
 
-@pytest.mark.parametrize(("spec", "message"), [
-    # STAMPS_VERBATIM is 0.57 close to STAMPS: above the 0.5 cutoff, below difflib's default 0.6.
-    ("sound+STAMPS", "unknown defect 'STAMPS' in 'sound+STAMPS'; did you mean STAMPS_VERBATIM?"),
-    ("sound+stamps", "unknown defect 'stamps' in 'sound+stamps'; did you mean STAMPS_VERBATIM?"),
-    # Six defects start COMBINED_: the three closest are named.
-    ("sound+COMBINED_X", "unknown defect 'COMBINED_X' in 'sound+COMBINED_X'; did you mean COMBINED_NO_FLOOR or "
-                         "COMBINED_UNCHECKED or COMBINED_PREFIX_AT_RAW?"),
-    ("sound+XYZ", "unknown defect 'XYZ' in 'sound+XYZ'; `cmharness defects` lists them"),
-])
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        # STAMPS_VERBATIM is 0.57 close to STAMPS: above the 0.5 cutoff, below difflib's default 0.6.
+        ("sound+STAMPS", "unknown defect 'STAMPS' in 'sound+STAMPS'; did you mean STAMPS_VERBATIM?"),
+        ("sound+stamps", "unknown defect 'stamps' in 'sound+stamps'; did you mean STAMPS_VERBATIM?"),
+        # Six defects start COMBINED_: the three closest are named.
+        (
+            "sound+COMBINED_X",
+            "unknown defect 'COMBINED_X' in 'sound+COMBINED_X'; did you mean COMBINED_NO_FLOOR or "
+            "COMBINED_UNCHECKED or COMBINED_PREFIX_AT_RAW?",
+        ),
+        ("sound+XYZ", "unknown defect 'XYZ' in 'sound+XYZ'; `cmharness defects` lists them"),
+    ],
+)
 def test_an_unknown_defect_is_named_with_the_closest_or_where_to_look(spec, message):
     with pytest.raises(ValueError) as info:
         parse_variant(spec)

@@ -12,26 +12,32 @@ from strategies import HierarchicalStrategy
 from strategies.windows import Windows, head_end, recent_start, windows
 
 
-@pytest.mark.parametrize(("prices", "head_window", "expected"), [
-    ([0, 0, 10], 0, 0),        # head_window <= 0: the head is empty, even over messages priced 0
-    ([0, 0, 10], -5, 0),
-    ([1, 5], 1, 1),            # a window of 1 holds a first message of 1 (1 does not exceed 1)
-    ([0, 1, 5], 0.5, 1),       # 0 then 1 > 0.5 at index 1
-    ([3, 3], 10, 2),           # never exceeded: the whole store
-])
+@pytest.mark.parametrize(
+    ("prices", "head_window", "expected"),
+    [
+        ([0, 0, 10], 0, 0),  # head_window <= 0: the head is empty, even over messages priced 0
+        ([0, 0, 10], -5, 0),
+        ([1, 5], 1, 1),  # a window of 1 holds a first message of 1 (1 does not exceed 1)
+        ([0, 1, 5], 0.5, 1),  # 0 then 1 > 0.5 at index 1
+        ([3, 3], 10, 2),  # never exceeded: the whole store
+    ],
+)
 def test_head_end(prices: list[float], head_window: float, expected: int) -> None:
     """Windows: empty when ``head_window_tokens <= 0``; else the first index where the running sum from the
     oldest exceeds the window, or ``n``."""
     assert head_end(prices, head_window) == expected
 
 
-@pytest.mark.parametrize(("prices", "recent_window", "expected"), [
-    ([], 0, 0),                # an empty history has no tail
-    ([], 10, 0),
-    ([5, 5, 5], 100, 0),       # never exceeded: everything is recent
-    ([5, 5, 5], 7, 2),         # 5 then 10 > 7 at index 1: recent_start = 2
-    ([5, 0, 0], 0, 1),         # no <= 0 shortcut: the zero-priced newest messages stay in the tail
-])
+@pytest.mark.parametrize(
+    ("prices", "recent_window", "expected"),
+    [
+        ([], 0, 0),  # an empty history has no tail
+        ([], 10, 0),
+        ([5, 5, 5], 100, 0),  # never exceeded: everything is recent
+        ([5, 5, 5], 7, 2),  # 5 then 10 > 7 at index 1: recent_start = 2
+        ([5, 0, 0], 0, 1),  # no <= 0 shortcut: the zero-priced newest messages stay in the tail
+    ],
+)
 def test_recent_start(prices: list[float], recent_window: float, expected: int) -> None:
     """Windows: one past the first index, from the newest, where the running sum exceeds the window; else 0."""
     assert recent_start(prices, recent_window) == expected
@@ -47,13 +53,16 @@ def test_an_empty_store_compiles_to_nothing(variant: str) -> None:
     assert result.entries == () and result.stats.total.tokens == 0
 
 
-@pytest.mark.parametrize(("indices", "touches"), [
-    ({2, 3, 4}, False),        # all in the middle [2, 5)
-    ({5}, True),               # the first tail index
-    ({4, 5}, True),
-    ({1}, True),               # the last head index
-    ({9}, True),
-])
+@pytest.mark.parametrize(
+    ("indices", "touches"),
+    [
+        ({2, 3, 4}, False),  # all in the middle [2, 5)
+        ({5}, True),  # the first tail index
+        ({4, 5}, True),
+        ({1}, True),  # the last head index
+        ({9}, True),
+    ],
+)
 def test_touches_window(indices: set[int], touches: bool) -> None:
     """The head is ``[0, head_end)``, the tail ``[middle_end, n)``: an index equal to ``middle_end`` is tail."""
     assert Windows(head_end=2, middle_end=5).touches_window(frozenset(indices)) is touches

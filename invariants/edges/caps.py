@@ -40,12 +40,15 @@ def search_cap_units(cap_max: int = CAP_MAX) -> EdgeResult:
     start = time.perf_counter()
     confirm(not division_witnesses(2.9, 29, 10, PROSE_MAX), "ceil(L / 2.9) is not exact")
     witnesses = [_raw_cap_witness(kind, cap_max) for kind in ("marker", "cap-plus-50")]
-    witnesses += [_xml_witness(kind) for kind in ("xml-drop-at-boundary", "xml-admit-at-boundary",
-                                                  "xml-admit-at-half")]
-    return edge_result("cap-units", start, witnesses,
-                       f"raw: one prose Text, L in 1..{PROSE_MAX}, integer cap 1..{cap_max}; xml: two prose summaries "
-                       f"of 1..{XML_LENGTH_MAX} units, cap 0.5..{XML_HALF_CAP_MAX // 2} in halves",
-                       [f"ceil(L / 2.9) is exact for L <= {PROSE_MAX}"])
+    witnesses += [_xml_witness(kind) for kind in ("xml-drop-at-boundary", "xml-admit-at-boundary", "xml-admit-at-half")]
+    return edge_result(
+        "cap-units",
+        start,
+        witnesses,
+        f"raw: one prose Text, L in 1..{PROSE_MAX}, integer cap 1..{cap_max}; xml: two prose summaries "
+        f"of 1..{XML_LENGTH_MAX} units, cap 0.5..{XML_HALF_CAP_MAX // 2} in halves",
+        [f"ceil(L / 2.9) is exact for L <= {PROSE_MAX}"],
+    )
 
 
 def _digits(s: z3.Solver, n: z3.ArithRef, name: str) -> z3.ArithRef:
@@ -89,9 +92,17 @@ def _raw_cap_witness(kind: str, cap_max: int) -> Witness:
     budget = exact_budget(faithful, config)
     outcomes = {name: compile_outcome(store, config, Budget(max_tokens=budget), name) for name in VARIANT_NAMES}
     confirm(outcomes["pr-8bb01ab8"] == "sends" and outcomes["sound"] == "OverBudgetError", f"{kind}: {outcomes}")
-    return {"kind": kind, "cap": c, "length": size, "original_tokens": e_original, "faithful_price": faithful,
-            "sent_tokens": e_sent, "budget": budget, "grace_limit": grace_limit(budget, config),
-            "outcomes": outcomes}
+    return {
+        "kind": kind,
+        "cap": c,
+        "length": size,
+        "original_tokens": e_original,
+        "faithful_price": faithful,
+        "sent_tokens": e_sent,
+        "budget": budget,
+        "grace_limit": grace_limit(budget, config),
+        "outcomes": outcomes,
+    }
 
 
 def raw_cap_store(length: int) -> Store:
@@ -121,8 +132,14 @@ def _xml_witness(kind: str) -> Witness:
     held = [x.id for x in answer.held]
     confirm(held == (["L1-0"] if kind == "xml-drop-at-boundary" else ["L1-0", "L1-1"]), f"{kind}: held {held}")
     left = Fraction(int_value(model, twice_left), 2)
-    return {"kind": kind, "cap": cap, "lengths": lengths, "first_takes": int_value(model, taken),
-            "left_for_second": int(left) if left.denominator == 1 else float(left), "held": held}
+    return {
+        "kind": kind,
+        "cap": cap,
+        "lengths": lengths,
+        "first_takes": int_value(model, taken),
+        "left_for_second": int(left) if left.denominator == 1 else float(left),
+        "held": held,
+    }
 
 
 def xml_summaries(lengths: Sequence[int]) -> tuple[Summary, ...]:
@@ -130,6 +147,9 @@ def xml_summaries(lengths: Sequence[int]) -> tuple[Summary, ...]:
     out = []
     for k, size in enumerate(lengths):
         ids = (f"m{2 * k + 1}", f"m{2 * k + 2}")
-        out.append(Summary(id=f"L1-{k}", level=1, content="a" * size, tokens=1, source_level=0, source_ids=ids,
-                           source_range=ids))
+        out.append(
+            Summary(
+                id=f"L1-{k}", level=1, content="a" * size, tokens=1, source_level=0, source_ids=ids, source_range=ids
+            )
+        )
     return tuple(out)

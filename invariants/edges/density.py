@@ -41,10 +41,16 @@ def search_density_threshold() -> EdgeResult:
     searches = (
         ("exact-threshold", [25 * dense == 3 * probe, tail_dense == 0, length <= DENSITY_PROBE], (length,)),
         ("probe-edge", [length == DENSITY_PROBE, z3.Not(probe_dense)], (-dense,)),
-        ("past-probe-dense-uncounted", [length > DENSITY_PROBE, z3.Not(probe_dense), whole_dense],
-         (length, tail_dense, -dense)),
-        ("probe-dense-whole-sparse", [length > DENSITY_PROBE, probe_dense, z3.Not(whole_dense)],
-         (length, dense, tail_dense)),
+        (
+            "past-probe-dense-uncounted",
+            [length > DENSITY_PROBE, z3.Not(probe_dense), whole_dense],
+            (length, tail_dense, -dense),
+        ),
+        (
+            "probe-dense-whole-sparse",
+            [length > DENSITY_PROBE, probe_dense, z3.Not(whole_dense)],
+            (length, dense, tail_dense),
+        ),
     )
     witnesses = []
     for kind, constraints, order in searches:
@@ -55,8 +61,13 @@ def search_density_threshold() -> EdgeResult:
         confirm(model is not None, f"no {kind} string")
         size, d, x = (int_value(model, t) for t in (length, dense, tail_dense))
         witnesses.append(_density_record(kind, size, d, x))
-    return edge_result("density-threshold", start, witnesses,
-                       f"strings of 1..{DENSITY_LENGTH_MAX} units: D dense in the probe, X dense after it", proofs)
+    return edge_result(
+        "density-threshold",
+        start,
+        witnesses,
+        f"strings of 1..{DENSITY_LENGTH_MAX} units: D dense in the probe, X dense after it",
+        proofs,
+    )
 
 
 def _density_comparison_exact(probe: int) -> bool:
@@ -76,8 +87,7 @@ def _density_comparison_exact(probe: int) -> bool:
 def density_string(length: int, probe_dense: int, tail_dense: int) -> str:
     """``'{' * D + 'a' * (P - D)`` for the probe ``P = min(L, 2000)``, then ``'{' * X`` and ``'a'`` to ``L``."""
     probe = min(length, DENSITY_PROBE)
-    return ("{" * probe_dense + "a" * (probe - probe_dense) + "{" * tail_dense
-            + "a" * (length - probe - tail_dense))
+    return "{" * probe_dense + "a" * (probe - probe_dense) + "{" * tail_dense + "a" * (length - probe - tail_dense)
 
 
 def _density_tokens(length: int, dense: int, counted: int) -> tuple[float, int]:
@@ -89,8 +99,14 @@ def _density_record(kind: str, length: int, dense: int, tail_dense: int) -> Witn
     probe = min(length, DENSITY_PROBE)
     rate, tokens = _density_tokens(length, dense, probe)
     confirm(text_tokens(density_string(length, dense, tail_dense)) == tokens, f"{kind}: text_tokens")
-    record: Witness = {"kind": kind, "length": length, "probe_dense": dense, "tail_dense": tail_dense,
-                       "rate": rate, "tokens": tokens}
+    record: Witness = {
+        "kind": kind,
+        "length": length,
+        "probe_dense": dense,
+        "tail_dense": tail_dense,
+        "rate": rate,
+        "tokens": tokens,
+    }
     if kind in ("exact-threshold", "probe-edge"):  # one more dense unit in the probe
         record["tokens_one_more_dense"] = _density_tokens(length, dense + 1, probe)[1]
     else:  # were the whole string probed

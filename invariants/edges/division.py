@@ -29,11 +29,17 @@ def search_ieee_division(max_length: int = DIVISION_MAX) -> EdgeResult:
     for rate, num, den in DIVISION_RATES:
         found = division_witnesses(rate, num, den, max_length)
         if not found:
-            proofs.append(f"rate {rate}: ceil(L / {rate}) equals the exact ceil(L * {den} / {num}) "
-                          f"for every L in 1..{max_length}")
+            proofs.append(
+                f"rate {rate}: ceil(L / {rate}) equals the exact ceil(L * {den} / {num}) for every L in 1..{max_length}"
+            )
         witnesses += found
-    return edge_result("ieee-division", start, witnesses,
-                       f"L in 1..{max_length}, rates 2.3 and 2.9 (the smallest L per binade of the exact ceil)", proofs)
+    return edge_result(
+        "ieee-division",
+        start,
+        witnesses,
+        f"L in 1..{max_length}, rates 2.3 and 2.9 (the smallest L per binade of the exact ceil)",
+        proofs,
+    )
 
 
 def division_witnesses(rate: float, num: int, den: int, max_length: int) -> list[Witness]:
@@ -58,6 +64,13 @@ def division_witnesses(rate: float, num: int, den: int, max_length: int) -> list
         quotient = fp_div(n, rate)
         exact_ceil = -((-n * den) // num)
         confirm(fp_ceil(quotient) != exact_ceil, f"ceil({n} / {rate}) is the exact {exact_ceil}")
-        out.append({"rate": rate, "length": n, "quotient": quotient, "double_ceil": fp_ceil(quotient),
-                    "exact_ceil": exact_ceil})
+        out.append(
+            {
+                "rate": rate,
+                "length": n,
+                "quotient": quotient,
+                "double_ceil": fp_ceil(quotient),
+                "exact_ceil": exact_ceil,
+            }
+        )
     return out

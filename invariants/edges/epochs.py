@@ -48,14 +48,14 @@ def search_epoch_predicate() -> EdgeResult:
     proofs = _epoch_prerequisites()
     witnesses: list[Witness] = []
     s, v = _epoch_block_solver()
-    for label, extra in (("a stamped", v["stamped"]),
-                         ("an unsigned", z3.And(z3.Not(v["stamped"]), v["S"] == 0))):
+    for label, extra in (("a stamped", v["stamped"]), ("an unsigned", z3.And(z3.Not(v["stamped"]), v["S"] == 0))):
         s.push()
         s.add(extra, v["p0"] != v["p1"])
         confirm(s.check() == z3.unsat, f"{label} thinking block's price depends on the epoch")
         s.pop()
-        proofs.append(f"{label} thinking block prices the same at epochs 0 and 1 "
-                      f"(T <= {THINKING_MAX}, S <= {SIGNATURE_MAX})")
+        proofs.append(
+            f"{label} thinking block prices the same at epochs 0 and 1 (T <= {THINKING_MAX}, S <= {SIGNATURE_MAX})"
+        )
     for kind, extra in (("signed-empty", v["T"] == 0), ("signed-text", v["T"] >= 1)):
         s.push()
         s.add(z3.Not(v["stamped"]), v["S"] >= 1, extra, v["p0"] != v["p1"])
@@ -63,14 +63,26 @@ def search_epoch_predicate() -> EdgeResult:
         s.pop()
         confirm(model is not None, f"no {kind} thinking block differs between the epochs")
         t, sig = int_value(model, v["T"]), int_value(model, v["S"])
-        witnesses.append({"kind": kind, "thinking_units": t, "signature_units": sig,
-                          "price_epoch0": _thinking_price(t, sig, 0), "price_epoch1": _thinking_price(t, sig, 1)})
+        witnesses.append(
+            {
+                "kind": kind,
+                "thinking_units": t,
+                "signature_units": sig,
+                "price_epoch0": _thinking_price(t, sig, 0),
+                "price_epoch1": _thinking_price(t, sig, 1),
+            }
+        )
     for budget_epoch in (1, 0):
         witnesses.append(_epoch_store_witness(s, v, budget_epoch))
     witnesses.append(_main_fallback_witness(witnesses[0]))
-    return edge_result("epoch-predicate", start, witnesses,
-                       f"one Thinking block: T in 0..{THINKING_MAX} prose units, S in 0..{SIGNATURE_MAX} signature "
-                       "units, stamped or not; stores: one message of that block, default grace 0.02", proofs)
+    return edge_result(
+        "epoch-predicate",
+        start,
+        witnesses,
+        f"one Thinking block: T in 0..{THINKING_MAX} prose units, S in 0..{SIGNATURE_MAX} signature "
+        "units, stamped or not; stores: one message of that block, default grace 0.02",
+        proofs,
+    )
 
 
 def _epoch_prerequisites() -> list[str]:
@@ -79,9 +91,11 @@ def _epoch_prerequisites() -> list[str]:
     confirm(not division_witnesses(2.9, 29, 10, THINKING_MAX), "ceil(T / 2.9) is not exact")
     confirm(_signature_rounding_witness(SIGNATURE_MAX) is None, "js_round(S / 3.3) is not exact")
     confirm(grace_witness(DEFAULT_GRACE_PERCENT, 100, 2**31) is None, "floor(B * 1.02) is not exact")
-    return [f"ceil(T / 2.9) is the exact ceil(10 T / 29) for T <= {THINKING_MAX}",
-            f"js_round(S / 3.3) is the exact half-up rounding of 10 S / 33 for S <= {SIGNATURE_MAX}",
-            "floor(B * (1 + 0.02)) is the exact floor(102 B / 100) for B <= 2**31"]
+    return [
+        f"ceil(T / 2.9) is the exact ceil(10 T / 29) for T <= {THINKING_MAX}",
+        f"js_round(S / 3.3) is the exact half-up rounding of 10 S / 33 for S <= {SIGNATURE_MAX}",
+        "floor(B * (1 + 0.02)) is the exact floor(102 B / 100) for B <= 2**31",
+    ]
 
 
 def _signature_rounding_witness(max_units: int) -> int | None:
@@ -147,14 +161,23 @@ def _epoch_store_witness(s: z3.Solver, v: dict[str, Any], budget_epoch: int) -> 
     confirm(model is not None, "no store refuses after the epoch flips")
     t, sig, b = int_value(model, v["T"]), int_value(model, v["S"]), int_value(model, budget)
     store = epoch_store(t, sig, budget_epoch)
-    sends, refuses = compile_outcome(store, Config(), Budget(max_tokens=b)), compile_outcome(
-        epoch_store(t, sig, 1 - budget_epoch), Config(), Budget(max_tokens=b))
-    confirm(sends == "sends" and refuses == "OverBudgetError",
-            f"HierarchicalStrategy: epoch {budget_epoch} {sends}, flipped {refuses}")
-    return {"kind": f"store-budget-at-epoch{budget_epoch}-refuses-at-epoch{1 - budget_epoch}",
-            "thinking_units": t, "signature_units": sig, "budget": b,
-            "grace_limit": b * (100 + DEFAULT_GRACE_PERCENT) // 100,
-            "price_epoch0": _thinking_price(t, sig, 0), "price_epoch1": _thinking_price(t, sig, 1)}
+    sends, refuses = (
+        compile_outcome(store, Config(), Budget(max_tokens=b)),
+        compile_outcome(epoch_store(t, sig, 1 - budget_epoch), Config(), Budget(max_tokens=b)),
+    )
+    confirm(
+        sends == "sends" and refuses == "OverBudgetError",
+        f"HierarchicalStrategy: epoch {budget_epoch} {sends}, flipped {refuses}",
+    )
+    return {
+        "kind": f"store-budget-at-epoch{budget_epoch}-refuses-at-epoch{1 - budget_epoch}",
+        "thinking_units": t,
+        "signature_units": sig,
+        "budget": b,
+        "grace_limit": b * (100 + DEFAULT_GRACE_PERCENT) // 100,
+        "price_epoch0": _thinking_price(t, sig, 0),
+        "price_epoch1": _thinking_price(t, sig, 1),
+    }
 
 
 def epoch_store(thinking_units: int, signature_units: int, epoch: int) -> Store:
@@ -169,10 +192,21 @@ MAIN_FALLBACK_SUMMARY_TEXT = "The user asked about the weather."
 def main_fallback_store(thinking_units: int, signature_units: int) -> Store:
     """An epoch-0 store whose one summary carries the signed block as reasoning (``tokens`` 1: the floor never wins)."""
     carriers = (Thinking("a" * thinking_units, "s" * signature_units or None), Text(MAIN_FALLBACK_SUMMARY_TEXT))
-    summary = Summary(id="L1-0", level=1, content=MAIN_FALLBACK_SUMMARY_TEXT, tokens=1, source_level=0,
-                      source_ids=("m1",), source_range=("m1", "m1"), response_content=carriers)
-    return Store(messages=(Message(id="m1", participant="User", content=(Text("What is the weather?"),)),),
-                 summaries=(summary,), pricing_epoch=0)
+    summary = Summary(
+        id="L1-0",
+        level=1,
+        content=MAIN_FALLBACK_SUMMARY_TEXT,
+        tokens=1,
+        source_level=0,
+        source_ids=("m1",),
+        source_range=("m1", "m1"),
+        response_content=carriers,
+    )
+    return Store(
+        messages=(Message(id="m1", participant="User", content=(Text("What is the weather?"),)),),
+        summaries=(summary,),
+        pricing_epoch=0,
+    )
 
 
 def _main_fallback_witness(block: Witness) -> Witness:
@@ -188,9 +222,17 @@ def _main_fallback_witness(block: Witness) -> Witness:
     strategy.initialize(store)
     sent = strategy.compile(Budget(max_tokens=budget), dry_run=True)
     price = reference_price(sent.entries, store, config)
-    confirm(outcomes["main-48bb87a1"] == "sends" and price > grace_limit(budget, config),
-            f"main's fallback: {outcomes}, reference price {price}")
-    return {"kind": "main-fallback-prices-carriers-at-epoch1", "thinking_units": block["thinking_units"],
-            "signature_units": block["signature_units"], "budget": budget,
-            "grace_limit": grace_limit(budget, config), "main_charged": charged, "reference_price": price,
-            "outcomes": outcomes}
+    confirm(
+        outcomes["main-48bb87a1"] == "sends" and price > grace_limit(budget, config),
+        f"main's fallback: {outcomes}, reference price {price}",
+    )
+    return {
+        "kind": "main-fallback-prices-carriers-at-epoch1",
+        "thinking_units": block["thinking_units"],
+        "signature_units": block["signature_units"],
+        "budget": budget,
+        "grace_limit": grace_limit(budget, config),
+        "main_charged": charged,
+        "reference_price": price,
+        "outcomes": outcomes,
+    }

@@ -33,8 +33,13 @@ def search_grace_limit(percents: Sequence[int] = GRACE_PERCENTS, budget_max: int
         else:
             witnesses.append(w)
     proofs = [f"grace {', '.join(empty)}: floor(B * (1 + g)) is exact for every B in 1..{budget_max}"] if empty else []
-    return edge_result("grace-limit", start, witnesses,
-                       f"B in 1..{budget_max}, g in 0.01..0.50 step 0.01 (as written, read as a double)", proofs)
+    return edge_result(
+        "grace-limit",
+        start,
+        witnesses,
+        f"B in 1..{budget_max}, g in 0.01..0.50 step 0.01 (as written, read as a double)",
+        proofs,
+    )
 
 
 def _satisfiable(solver: z3.Solver, *constraints: z3.BoolRef) -> bool:
@@ -59,11 +64,18 @@ def grace_witness(d: int, den: int, budget_max: int) -> Witness | None:
     # Necessary first, free of binades: the double limit is below N only when x < N - d(N), with
     # d(N) > N 2**-55; it reaches N + 1 only when x >= N + 1 - d(N + 1), with d(N + 1) <= (N + 1) 2**-53.
     # Most ratios fail both in one check each; the rest are searched binade by binade, exactly.
-    directions = [(direction, exact) for direction, necessary, exact in (
-        ("refuses-a-total-expected-to-pass", diff < -n * (z >> 55),
-         lambda bn: diff < -bn.down * (z // SCALE)),
-        ("passes-a-total-expected-to-refuse", diff >= z - (n + 1) * (z >> 53),
-         lambda bn: diff >= z - bn.down * (z // SCALE))) if _satisfiable(s, necessary)]
+    directions = [
+        (direction, exact)
+        for direction, necessary, exact in (
+            ("refuses-a-total-expected-to-pass", diff < -n * (z >> 55), lambda bn: diff < -bn.down * (z // SCALE)),
+            (
+                "passes-a-total-expected-to-refuse",
+                diff >= z - (n + 1) * (z >> 53),
+                lambda bn: diff >= z - bn.down * (z // SCALE),
+            ),
+        )
+        if _satisfiable(s, necessary)
+    ]
     best: tuple[int, str] | None = None
     for e in range(0, math.ceil(math.log2(budget_max * c)) + 2):
         for direction, exact in directions:
@@ -81,5 +93,12 @@ def grace_witness(d: int, den: int, budget_max: int) -> Witness | None:
     b, direction = best
     product, exact = fp_mul(b, c), b * (den + d) // den
     confirm(fp_floor(product) != exact, f"floor({b} * {c}) is the exact {exact}")
-    return {"grace": g, "grace_decimal": as_decimal(d, den), "budget": b, "product": product,
-            "double_limit": fp_floor(product), "exact_limit": exact, "direction": direction}
+    return {
+        "grace": g,
+        "grace_decimal": as_decimal(d, den),
+        "budget": b,
+        "product": product,
+        "double_limit": fp_floor(product),
+        "exact_limit": exact,
+        "direction": direction,
+    }

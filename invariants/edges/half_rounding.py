@@ -39,9 +39,13 @@ def search_js_round_half(calibrations: Sequence[int] = CALIBRATIONS, raw_max: in
     proofs = [f"calibration {c}: no raw in 1..{raw_max} lands on an even k + 0.5" for c in empty]
     witnesses += _per_block_witnesses(calibrations)
     lo, hi = as_decimal(calibrations[0], CALIBRATION_STEP), as_decimal(calibrations[-1], CALIBRATION_STEP)
-    return edge_result("js-round-half", start, witnesses,
-                       f"raw in 1..{raw_max}, calibration in {lo}..{hi} step 0.05; per-block: two blocks of raw 1..50",
-                       proofs)
+    return edge_result(
+        "js-round-half",
+        start,
+        witnesses,
+        f"raw in 1..{raw_max}, calibration in {lo}..{hi} step 0.05; per-block: two blocks of raw 1..50",
+        proofs,
+    )
 
 
 def _half_witness(d: int, den: int, raw_max: int) -> Witness | None:
@@ -62,17 +66,24 @@ def _half_witness(d: int, den: int, raw_max: int) -> Witness | None:
     lowest = (int_value(relaxed, k2) // 2).bit_length() - 1  # the binade of h = k2 / 2 (-1 for h = 0.5)
     for e in range(lowest, 16):  # the smallest r lies in the lowest binade of h that has one
         binade = Binade(k2, 1, e)
-        model = minimize_under(s, r, binade.within, diff >= -binade.down * (z // SCALE),
-                               diff <= binade.up * (z // SCALE))
+        model = minimize_under(
+            s, r, binade.within, diff >= -binade.down * (z // SCALE), diff <= binade.up * (z // SCALE)
+        )
         if model is None:
             continue
         raw = int_value(model, r)
         product = fp_mul(raw, c)
         js, py = fp_js_round(product), fp_python_round(product)
         confirm(product % 1 == 0.5 and js == py + 1, f"{raw} * {c} = {product} is no even half")
-        return {"kind": "exact-tie" if Fraction(raw) * exact_fraction(c) == exact_fraction(product) else "landing",
-                "raw": raw, "calibration": c, "calibration_decimal": as_decimal(d, den),
-                "product": product, "js_round": js, "python_round": py}
+        return {
+            "kind": "exact-tie" if Fraction(raw) * exact_fraction(c) == exact_fraction(product) else "landing",
+            "raw": raw,
+            "calibration": c,
+            "calibration_decimal": as_decimal(d, den),
+            "product": product,
+            "js_round": js,
+            "python_round": py,
+        }
     return None
 
 
@@ -103,7 +114,14 @@ def _per_block_witnesses(calibrations: Sequence[int], raw_max: int = 50) -> list
         per_block = fp_js_round(fp_mul(a, c)) + fp_js_round(fp_mul(b, c))
         summed = fp_js_round(fp_mul(a + b, c))
         confirm(sign * (per_block - summed) >= 1, f"{a}, {b} at {c}: {per_block} vs {summed}")
-        out.append({"kind": kind, "raws": [a, b], "calibration": c,
-                    "calibration_decimal": as_decimal(int_value(model, d), den), "per_block": per_block,
-                    "summed": summed})
+        out.append(
+            {
+                "kind": kind,
+                "raws": [a, b],
+                "calibration": c,
+                "calibration_decimal": as_decimal(int_value(model, d), den),
+                "per_block": per_block,
+                "summed": summed,
+            }
+        )
     return out

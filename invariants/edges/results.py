@@ -28,8 +28,12 @@ class EdgeResult:
 
     def corpus_entry(self) -> dict[str, Any]:
         """The JSON the corpus keeps for this edge (everything but the time it took)."""
-        return {"status": self.status, "range_searched": self.range_searched,
-                "proofs": list(self.proofs), "witnesses": [dict(w) for w in self.witnesses]}
+        return {
+            "status": self.status,
+            "range_searched": self.range_searched,
+            "proofs": list(self.proofs),
+            "witnesses": [dict(w) for w in self.witnesses],
+        }
 
 
 def as_decimal(d: int, den: int) -> str:
@@ -41,11 +45,18 @@ def as_decimal(d: int, den: int) -> str:
     return f"{digits[:-places]}.{digits[-places:]}" if places else digits
 
 
-def edge_result(edge: str, start: float, witnesses: Iterable[Witness], range_searched: str,
-                proofs: Iterable[str] = ()) -> EdgeResult:
+def edge_result(
+    edge: str, start: float, witnesses: Iterable[Witness], range_searched: str, proofs: Iterable[str] = ()
+) -> EdgeResult:
     found = tuple(witnesses)
-    return EdgeResult(edge, "found" if found else "proved-empty", found, range_searched,
-                      round(time.perf_counter() - start, 3), tuple(proofs))
+    return EdgeResult(
+        edge,
+        "found" if found else "proved-empty",
+        found,
+        range_searched,
+        round(time.perf_counter() - start, 3),
+        tuple(proofs),
+    )
 
 
 class EdgeEncodingError(AssertionError):

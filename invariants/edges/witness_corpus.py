@@ -19,8 +19,11 @@ def corpus_json(results: Iterable[EdgeResult], base: dict[str, Any] | None = Non
     edges = dict(base["edges"]) if base is not None else {}
     for r in results:
         edges[r.edge] = r.corpus_entry()
-    return {"version": CORPUS_VERSION, "generated_by": "cmharness edges --write",
-            "edges": {name: edges[name] for name in EDGES if name in edges}}
+    return {
+        "version": CORPUS_VERSION,
+        "generated_by": "cmharness edges --write",
+        "edges": {name: edges[name] for name in EDGES if name in edges},
+    }
 
 
 def load_corpus(path: Path | str | None = None) -> dict[str, Any]:
@@ -54,9 +57,13 @@ def format_corpus(corpus: dict[str, Any]) -> str:
 
     edges = []
     for name, entry in corpus["edges"].items():
-        edges.append(f'  {dumps(name)}: {{\n   "status": {dumps(entry["status"])},\n'
-                     f'   "range_searched": {dumps(entry["range_searched"])},\n'
-                     f'   "proofs": [\n{block(entry["proofs"], "    ")}\n   ],\n'
-                     f'   "witnesses": [\n{block(entry["witnesses"], "    ")}\n   ]\n  }}')
-    return (f'{{\n "version": {dumps(corpus["version"])},\n "generated_by": {dumps(corpus["generated_by"])},\n'
-            f' "edges": {{\n' + ",\n".join(edges) + "\n }\n}\n")
+        edges.append(
+            f'  {dumps(name)}: {{\n   "status": {dumps(entry["status"])},\n'
+            f'   "range_searched": {dumps(entry["range_searched"])},\n'
+            f'   "proofs": [\n{block(entry["proofs"], "    ")}\n   ],\n'
+            f'   "witnesses": [\n{block(entry["witnesses"], "    ")}\n   ]\n  }}'
+        )
+    return (
+        f'{{\n "version": {dumps(corpus["version"])},\n "generated_by": {dumps(corpus["generated_by"])},\n'
+        f' "edges": {{\n' + ",\n".join(edges) + "\n }\n}\n"
+    )

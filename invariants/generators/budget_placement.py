@@ -79,8 +79,19 @@ def unlimited_price(store: Store, config: Config) -> Number | None:
 #: the boundary after any one item sent, so that the next one is refused), sometimes anywhere inside,
 #: ordinary, or malformed.
 budget_edges = weights(
-    (3, "exact"), (2, "grace"), (3, "grace-1"), (1, "below"), (4, "item"), (2, "inside"), (1, "reserve"),
-    (1, "zero"), (1, "huge"), (1, "inf"), (1, "malformed"), (6, "middle"), (3, "head"),
+    (3, "exact"),
+    (2, "grace"),
+    (3, "grace-1"),
+    (1, "below"),
+    (4, "item"),
+    (2, "inside"),
+    (1, "reserve"),
+    (1, "zero"),
+    (1, "huge"),
+    (1, "inf"),
+    (1, "malformed"),
+    (6, "middle"),
+    (3, "head"),
     (3, "raw-after-combined"),
 )
 
@@ -90,11 +101,18 @@ budget_edges = weights(
 MIDDLE_RESERVE = 7
 _MIDDLE_TARGETS = st.sampled_from((1, 1, 0))
 _RESERVES = st.integers(1, 500)
-_MALFORMED_BUDGETS = st.sampled_from((
-    Budget(max_tokens=NAN), Budget(max_tokens=-1), Budget(max_tokens=-INF),
-    Budget(max_tokens=100, reserve_for_response=NAN), Budget(max_tokens=100, reserve_for_response=-1),
-    Budget(max_tokens=100, reserve_for_response=INF), Budget(max_tokens=100, reserve_for_response=200),
-    Budget(max_tokens=INF, reserve_for_response=INF)))
+_MALFORMED_BUDGETS = st.sampled_from(
+    (
+        Budget(max_tokens=NAN),
+        Budget(max_tokens=-1),
+        Budget(max_tokens=-INF),
+        Budget(max_tokens=100, reserve_for_response=NAN),
+        Budget(max_tokens=100, reserve_for_response=-1),
+        Budget(max_tokens=100, reserve_for_response=INF),
+        Budget(max_tokens=100, reserve_for_response=200),
+        Budget(max_tokens=INF, reserve_for_response=INF),
+    )
+)
 
 
 def _raw_middle(store: Store, entry: Entry, window_bounds: tuple[int, int]) -> bool:
@@ -117,8 +135,9 @@ def _whole_price(sent: Unlimited | None, store: Store, config: Config) -> int:
     return _finite_price(raw_total, 1000)
 
 
-def draw_budget(draw: st.DrawFn, store: Store, config: Config, edge: str | None = None,
-                sent: Unlimited | Unknown | None = UNKNOWN) -> Budget:
+def draw_budget(
+    draw: st.DrawFn, store: Store, config: Config, edge: str | None = None, sent: Unlimited | Unknown | None = UNKNOWN
+) -> Budget:
     """A budget around the store's own edges (see the module docstring), on ``edge`` when given (``sent``: what
     is sent unlimited, when the caller has it)."""
     if edge is None:
@@ -152,8 +171,12 @@ def draw_budget(draw: st.DrawFn, store: Store, config: Config, edge: str | None 
     if edge == "head" and entries and head_end > 0:
         # One token short of the whole head: the last head message is refused.
         at = max(0, after(head_end) - 1)
-    elif edge == "raw-after-combined" and entries and not config.positioned_recall_pairs and any(
-            _raw_middle(store, e, window_bounds) for e in entries):
+    elif (
+        edge == "raw-after-combined"
+        and entries
+        and not config.positioned_recall_pairs
+        and any(_raw_middle(store, e, window_bounds) for e in entries)
+    ):
         # One token short of the first raw middle message, sent after the combined pair.
         end = next(i + 1 for i, e in enumerate(entries) if _raw_middle(store, e, window_bounds))
         at = max(0, after(end) - 1)
@@ -200,7 +223,7 @@ def _raw_after_pair(store: Store, sent: Unlimited | None) -> bool:
     if sent is None:
         return False
     first = next((i for i, e in enumerate(sent.entries) if e.kind == "question"), None)
-    return first is not None and any(_raw_middle(store, e, sent.bounds) for e in sent.entries[first + 2:])
+    return first is not None and any(_raw_middle(store, e, sent.bounds) for e in sent.entries[first + 2 :])
 
 
 def fitted(store: Store, config: Config, edge: str) -> tuple[Config, Unlimited | Unknown | None]:

@@ -25,8 +25,12 @@ class Case:
 
 
 @st.composite
-def cases(draw: st.DrawFn, max_messages: int = 8, store_strategy: st.SearchStrategy | None = None,
-          config_strategy: st.SearchStrategy | None = None) -> Case:
+def cases(
+    draw: st.DrawFn,
+    max_messages: int = 8,
+    store_strategy: st.SearchStrategy | None = None,
+    config_strategy: st.SearchStrategy | None = None,
+) -> Case:
     """A store, a config, and a budget on that store's edges."""
     store = draw_store(draw, max_messages) if store_strategy is None else draw(store_strategy)
     config = draw_config(draw) if config_strategy is None else draw(config_strategy)

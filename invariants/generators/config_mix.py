@@ -11,15 +11,30 @@ from invariants.generators.content import INF, NAN
 from invariants.generators.draws import choice
 from reference.model import Config
 
-window_sizes = choice((5, [0]), (3, [1, 2, 3, 5, 8, 13, 21, 34, 55]), (1, [89, 144, 233, 377]),
-                      (1, [-1, NAN, INF, 10**9]))
-caps = choice((6, [0]), (1, [None]), (3, [1, 2, 3, 4, 5, 6, 8, 10, 13, 16, 20]), (1, [25, 40, 60, 100, 150, 200]),
-              (1, [0.5, 2.5, 1e-9]), (1, [NAN, -5, -INF, INF, -0.5]))
+window_sizes = choice(
+    (5, [0]), (3, [1, 2, 3, 5, 8, 13, 21, 34, 55]), (1, [89, 144, 233, 377]), (1, [-1, NAN, INF, 10**9])
+)
+caps = choice(
+    (6, [0]),
+    (1, [None]),
+    (3, [1, 2, 3, 4, 5, 6, 8, 10, 13, 16, 20]),
+    (1, [25, 40, 60, 100, 150, 200]),
+    (1, [0.5, 2.5, 1e-9]),
+    (1, [NAN, -5, -INF, INF, -0.5]),
+)
 level_budgets = choice((6, [30000]), (2, [0, 1, 5, 20, 50, 100, 300]), (1, [10**12, NAN, -1]))
 grace_ratios = choice((12, [0.02]), (5, [0, 0.1, 0.5, 1e-9]), (1, [NAN, -0.1, INF]))
 labels = st.sampled_from(("What do you remember from earlier?", "", "Recall?", "{id}", "Recall 😀 [json]"))
-templates = st.sampled_from(("[Recall {id}]", "[Recall {id} L{level} {first}..{last}]", "{id}{id}{level}",
-                             "no placeholders", "{first}-{last} {unknown} {{id}}", ""))
+templates = st.sampled_from(
+    (
+        "[Recall {id}]",
+        "[Recall {id} L{level} {first}..{last}]",
+        "{id}{id}{level}",
+        "no placeholders",
+        "{first}-{last} {unknown} {{id}}",
+        "",
+    )
+)
 _POSITIONED = st.sampled_from((True, False))
 _ENVELOPES = st.sampled_from(("none", "xml"))
 _CARRIER_POLICIES = st.sampled_from(("full", "live-strip"))
@@ -51,13 +66,21 @@ def configs(draw: st.DrawFn) -> Config:
 def _r_config(r: random.Random) -> Config:
     pick = r.choice
     return Config(
-        head_window_tokens=pick(window_sizes.elements), recent_window_tokens=pick(window_sizes.elements),
-        max_message_tokens=pick(caps.elements), positioned_recall_pairs=r.random() < 0.5,
-        recall_envelope=pick(_ENVELOPES.elements), carrier_policy=pick(_CARRIER_POLICIES.elements),
-        summary_context_label=pick(labels.elements), recall_header_template=pick(templates.elements),
-        summary_participant=pick(_SUMMARY_PARTICIPANTS.elements), l1_budget_tokens=pick(level_budgets.elements),
-        l2_budget_tokens=pick(level_budgets.elements), l3_budget_tokens=pick(level_budgets.elements),
-        over_budget_grace_ratio=pick(grace_ratios.elements), enforce_budget=r.random() < 0.9)
+        head_window_tokens=pick(window_sizes.elements),
+        recent_window_tokens=pick(window_sizes.elements),
+        max_message_tokens=pick(caps.elements),
+        positioned_recall_pairs=r.random() < 0.5,
+        recall_envelope=pick(_ENVELOPES.elements),
+        carrier_policy=pick(_CARRIER_POLICIES.elements),
+        summary_context_label=pick(labels.elements),
+        recall_header_template=pick(templates.elements),
+        summary_participant=pick(_SUMMARY_PARTICIPANTS.elements),
+        l1_budget_tokens=pick(level_budgets.elements),
+        l2_budget_tokens=pick(level_budgets.elements),
+        l3_budget_tokens=pick(level_budgets.elements),
+        over_budget_grace_ratio=pick(grace_ratios.elements),
+        enforce_budget=r.random() < 0.9,
+    )
 
 
 def _config_rank(c: Config) -> int:

@@ -17,8 +17,30 @@ from reference.model import Block, Document, Image, RedactedThinking, Text, Thin
 NAN = math.nan
 INF = math.inf
 
-WORDS = ("the", "agent", "read", "a", "file", "and", "wrote", "tests", "then", "it", "fixed", "bug",
-         "in", "parser", "we", "talked", "about", "budget", "summary", "of", "old", "turns")
+WORDS = (
+    "the",
+    "agent",
+    "read",
+    "a",
+    "file",
+    "and",
+    "wrote",
+    "tests",
+    "then",
+    "it",
+    "fixed",
+    "bug",
+    "in",
+    "parser",
+    "we",
+    "talked",
+    "about",
+    "budget",
+    "summary",
+    "of",
+    "old",
+    "turns",
+)
 
 
 def _words(n: int, offset: int = 0) -> str:
@@ -34,11 +56,20 @@ def _density_string(n: int, d: int, dense: str) -> str:
 # shortest entry), plus a little arbitrary text for the cases no pool thought of.
 PROSE = tuple(_words(n, n) for n in (1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 30))
 LONG_PROSE = tuple(_words(n, n) for n in (40, 60, 90, 130, 200))
-DENSE = ('{"a":1}', "[1,2]", "path/to_x=1", '{"path":"/a/b_c","q":[1,2,3]}', "`x`" * 10, "__init__",
-         "key=value " * 6, '{"k":"' + "v" * 40 + '"}')
+DENSE = (
+    '{"a":1}',
+    "[1,2]",
+    "path/to_x=1",
+    '{"path":"/a/b_c","q":[1,2,3]}',
+    "`x`" * 10,
+    "__init__",
+    "key=value " * 6,
+    '{"k":"' + "v" * 40 + '"}',
+)
 ASTRAL_TEXTS = ("😀", "𝒳 read 🧠", "the agent 😀 wrote 🚀🚀 tests", "中文 é ü — ß", "🧠" * 20, "a𐍈b" * 5)
-THRESHOLD = tuple(_density_string(n, d, c) for n, d in ((25, 3), (25, 4), (50, 6), (50, 7), (9, 1), (9, 2))
-                  for c in ("{", "é"))
+THRESHOLD = tuple(
+    _density_string(n, d, c) for n, d in ((25, 3), (25, 4), (50, 6), (50, 7), (9, 1), (9, 2)) for c in ("{", "é")
+)
 ODD = ("", " ", "\n", "\ud800", "a\ud83d", "   \t ", "x")
 
 prose = st.sampled_from(PROSE)
@@ -49,8 +80,7 @@ TEXT_POOL = PROSE * 4 + LONG_PROSE + DENSE + ASTRAL_TEXTS + THRESHOLD + ODD
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.sampled_from(("", "x", "é", "😀", "a\ud800")),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(("a", "path", "q")), inner,
-                                                                 max_size=3),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(("a", "path", "q")), inner, max_size=3),
     max_leaves=6,
 )
 
@@ -62,8 +92,12 @@ texts = weighted((2, st.sampled_from(TEXT_POOL)), (1, st.text(max_size=10)))
 stamps = choice((6, [None]), (2, [0, 1, 7, 40, 300, 2999]), (1, [0, -5, NAN, INF, -INF, 0.5]))
 
 #: A summary's measured tokens: missing, ordinary, far above the estimate, or bad.
-measured_tokens = choice((4, [5, 1, 2, 3, 8, 13, 21, 34, 55, 89, 144, 233, 377]), (2, [None]),
-                        (2, [400, 610, 987, 1597, 2584, 4181]), (1, [0, -3, NAN, INF, 10**6, 12.5]))
+measured_tokens = choice(
+    (4, [5, 1, 2, 3, 8, 13, 21, 34, 55, 89, 144, 233, 377]),
+    (2, [None]),
+    (2, [400, 610, 987, 1597, 2584, 4181]),
+    (1, [0, -3, NAN, INF, 10**6, 12.5]),
+)
 
 signatures = st.one_of(st.none(), st.just(""), st.integers(1, 400).map(lambda n: "S" * n))
 redacted_data = st.one_of(st.none(), st.just(""), st.integers(1, 600).map(lambda n: "Q" * n))
@@ -81,9 +115,13 @@ leaf_blocks = weighted(
     (1, st.builds(Image, stamps)),
     (1, st.just(Document())),
 )
-nested_result = st.builds(ToolResult, st.just("t1"), st.lists(
-    leaf_blocks | st.builds(ToolResult, st.just("t2"), st.lists(leaf_blocks, max_size=2).map(tuple)),
-    max_size=3).map(tuple))
+nested_result = st.builds(
+    ToolResult,
+    st.just("t1"),
+    st.lists(
+        leaf_blocks | st.builds(ToolResult, st.just("t2"), st.lists(leaf_blocks, max_size=2).map(tuple)), max_size=3
+    ).map(tuple),
+)
 blocks = weighted((4, leaf_blocks), (1, nested_result))
 
 #: A message's content: usually one Text, sometimes several blocks of any kind, sometimes none.
@@ -108,7 +146,7 @@ carriers = weighted(
 
 
 def _r_text(r: random.Random) -> str:
-    return r.choice(TEXT_POOL) if r.random() < 0.9 else "".join(r.choice("ab é😀{\"_") for _ in range(r.randint(0, 8)))
+    return r.choice(TEXT_POOL) if r.random() < 0.9 else "".join(r.choice('ab é😀{"_') for _ in range(r.randint(0, 8)))
 
 
 def _r_stamp(r: random.Random) -> object:
@@ -134,20 +172,27 @@ def _r_json(r: random.Random, depth: int = 0) -> object:
 
 
 def _r_leaf(r: random.Random) -> Block:
-    kind = r.choices(("text", "thinking", "redacted", "tool_use", "tool_result", "image", "document"),
-                     weights=(3, 1, 1, 1, 1, 1, 1))[0]
-    return {"text": lambda: Text(_r_text(r)), "thinking": lambda: _r_thinking(r),
-            "redacted": lambda: _r_redacted(r),
-            "tool_use": lambda: ToolUse("t1", r.choice(("read", "grep")), _r_json(r)),
-            "tool_result": lambda: ToolResult("t1", _r_text(r)),
-            "image": lambda: Image(_r_stamp(r)), "document": Document}[kind]()
+    kind = r.choices(
+        ("text", "thinking", "redacted", "tool_use", "tool_result", "image", "document"), weights=(3, 1, 1, 1, 1, 1, 1)
+    )[0]
+    return {
+        "text": lambda: Text(_r_text(r)),
+        "thinking": lambda: _r_thinking(r),
+        "redacted": lambda: _r_redacted(r),
+        "tool_use": lambda: ToolUse("t1", r.choice(("read", "grep")), _r_json(r)),
+        "tool_result": lambda: ToolResult("t1", _r_text(r)),
+        "image": lambda: Image(_r_stamp(r)),
+        "document": Document,
+    }[kind]()
 
 
 def _r_block(r: random.Random) -> Block:
     if r.random() < 0.8:
         return _r_leaf(r)
-    inner = [_r_leaf(r) if r.random() < 0.8 else ToolResult("t2", tuple(_r_leaf(r) for _ in range(r.randint(0, 2))))
-             for _ in range(r.randint(0, 3))]
+    inner = [
+        _r_leaf(r) if r.random() < 0.8 else ToolResult("t2", tuple(_r_leaf(r) for _ in range(r.randint(0, 2))))
+        for _ in range(r.randint(0, 3))
+    ]
     return ToolResult("t1", tuple(inner))
 
 
@@ -184,6 +229,10 @@ def sample_message(r: random.Random) -> tuple[str, tuple[Block, ...]]:
 
 def sample_summary_fields(r: random.Random) -> tuple[str, object, tuple[Block, ...] | None]:
     kind = r.choices(("prose", "long", "any", "empty"), weights=(3, 1, 1, 1))[0]
-    text = {"prose": lambda: r.choice(PROSE), "long": lambda: r.choice(LONG_PROSE), "any": lambda: _r_text(r),
-            "empty": lambda: ""}[kind]()
+    text = {
+        "prose": lambda: r.choice(PROSE),
+        "long": lambda: r.choice(LONG_PROSE),
+        "any": lambda: _r_text(r),
+        "empty": lambda: "",
+    }[kind]()
     return text, r.choice(measured_tokens.elements), _r_carriers(r)

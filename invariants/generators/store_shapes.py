@@ -64,8 +64,9 @@ _EPOCHS = st.sampled_from((1, 0))
 Skeleton = tuple[tuple[str, int, tuple[str, ...], str, str, str | None], ...]  # id, level, sources, first, last, parent
 
 
-def tree_shape(ids: list[str], max_level: int, integer: Callable[[int, int], int],
-               chunk: Callable[[], int]) -> Skeleton:
+def tree_shape(
+    ids: list[str], max_level: int, integer: Callable[[int, int], int], chunk: Callable[[], int]
+) -> Skeleton:
     """L1 summaries over contiguous chunks of ``ids``, merged level by level from the unmerged frontier."""
     specs: list[dict] = []
     counters: dict[int, int] = {}
@@ -73,8 +74,14 @@ def tree_shape(ids: list[str], max_level: int, integer: Callable[[int, int], int
     def new(level: int, source_ids: list[str], first: str, last: str) -> dict:
         k = counters.get(level, 0)
         counters[level] = k + 1
-        spec = {"id": f"L{level}-{k}", "level": level, "source_ids": tuple(source_ids), "first": first,
-                "last": last, "parent_id": None}
+        spec = {
+            "id": f"L{level}-{k}",
+            "level": level,
+            "source_ids": tuple(source_ids),
+            "first": first,
+            "last": last,
+            "parent_id": None,
+        }
         specs.append(spec)
         return spec
 
@@ -82,7 +89,7 @@ def tree_shape(ids: list[str], max_level: int, integer: Callable[[int, int], int
     frontier: list[dict] = []
     while i < len(ids):
         size = chunk()
-        part = ids[i:i + size]
+        part = ids[i : i + size]
         if integer(0, 2) > 0:
             frontier.append(new(1, part, part[0], part[-1]))
         i += size
@@ -90,7 +97,7 @@ def tree_shape(ids: list[str], max_level: int, integer: Callable[[int, int], int
         at_level = [s for s in frontier if s["level"] == level]
         j = 0
         while j < len(at_level):
-            group = at_level[j:j + integer(1, 3)]
+            group = at_level[j : j + integer(1, 3)]
             if integer(0, 2) == 2:
                 parent = new(level + 1, [c["id"] for c in group], group[0]["first"], group[-1]["last"])
                 for c in group:
@@ -106,6 +113,7 @@ def _r_shape(n: int) -> Callable[[random.Random], Skeleton]:
         if len(shape) > 1 and r.random() < 0.2:
             shape = tuple(r.sample(shape, len(shape)))  # summaries stored out of creation order
         return shape
+
     return make
 
 
@@ -129,6 +137,7 @@ def _r_tree(n: int) -> Callable[[random.Random], Tree]:
     def make(r: random.Random) -> Tree:
         shape = r.choice(shapes)
         return shape, tuple(r.choice(fields) for _ in shape)
+
     return make
 
 
@@ -153,10 +162,20 @@ def tree_choices(n: int) -> st.SearchStrategy[Tree]:
 
 
 def _summaries(shape: Skeleton, fields: tuple[SummaryFields, ...]) -> tuple[Summary, ...]:
-    return tuple(Summary(id=sid, level=level, content=content, tokens=tokens, source_level=level - 1,
-                         source_ids=sources, source_range=(first, last), parent_id=parent, response_content=carriers_)
-                 for (sid, level, sources, first, last, parent), (content, tokens, carriers_)
-                 in zip(shape, fields, strict=True))
+    return tuple(
+        Summary(
+            id=sid,
+            level=level,
+            content=content,
+            tokens=tokens,
+            source_level=level - 1,
+            source_ids=sources,
+            source_range=(first, last),
+            parent_id=parent,
+            response_content=carriers_,
+        )
+        for (sid, level, sources, first, last, parent), (content, tokens, carriers_) in zip(shape, fields, strict=True)
+    )
 
 
 def draw_summary_tree(draw: st.DrawFn, ids: list[str], max_level: int = 4) -> tuple[Summary, ...]:
@@ -226,7 +245,7 @@ def planned_works(plan: WorkPlan, message_ids: list[str], summaries: tuple[Summa
         usual = fresh if kind == "chunk" else frontier
         if run and usual:
             at = int(start * len(usual))
-            folds = frozenset(usual[at:at + length])
+            folds = frozenset(usual[at : at + length])
         else:
             everything = message_ids if kind == "chunk" else [s.id for s in summaries]
             folds = frozenset(_at(everything, u) for u in fractions) if everything else frozenset()
@@ -313,8 +332,14 @@ def draw_store(draw: st.DrawFn, max_messages: int = 8, estimator: st.SearchStrat
     else:
         plan, text_estimator = draw(work_plan_choices()), draw(estimator)
         epoch, calibration = draw(_EPOCHS), draw(calibrations)
-    return Store(messages=messages, summaries=summaries, calibration=calibration, pricing_epoch=epoch,
-                 text_estimator=text_estimator, work=planned_works(plan, ids, summaries))
+    return Store(
+        messages=messages,
+        summaries=summaries,
+        calibration=calibration,
+        pricing_epoch=epoch,
+        text_estimator=text_estimator,
+        work=planned_works(plan, ids, summaries),
+    )
 
 
 #: A store's work plan, estimator, pricing epoch and calibration.
@@ -322,8 +347,7 @@ StoreSettings = tuple[WorkPlan, NamedEstimator | None, int, Number]
 
 
 def _r_store_settings(r: random.Random) -> StoreSettings:
-    return (_r_work_plan(r), r.choice(estimators.elements), r.choice(_EPOCHS.elements),
-            r.choice(calibrations.elements))
+    return (_r_work_plan(r), r.choice(estimators.elements), r.choice(_EPOCHS.elements), r.choice(calibrations.elements))
 
 
 @functools.cache

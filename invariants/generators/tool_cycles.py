@@ -21,8 +21,9 @@ def _tool_use(k: int, name: str, size: int, keys: int = 0) -> ToolUse:
     return ToolUse(f"u{k}", name, {"path": "a" * size, **extra})
 
 
-_TURN_SHAPES = choice((6, ["pair"]), (2, ["prose"]), (1, ["open-use", "orphan-result", "image"]),
-                      (1, ["late-result", "wide-use"]))
+_TURN_SHAPES = choice(
+    (6, ["pair"]), (2, ["prose"]), (1, ["open-use", "orphan-result", "image"]), (1, ["late-result", "wide-use"])
+)
 _IMAGE_STAMPS = choice((3, [None]), (1, [5, 40, 300]))
 _ONE_IN_FIVE = st.integers(0, 4)
 _TOOL_NAMES = st.sampled_from(("read", "grep"))
@@ -94,9 +95,15 @@ _TOOL_RECENTS = choice((2, [0]), (3, [5, 13, 21, 34, 55, 89, 144]))
 def tool_configs(draw: st.DrawFn) -> Config:
     """Ordinary configs with windows that fall among the tool cycles, and the image and pruning settings."""
     base = draw(configs())
-    return replace(base, head_window_tokens=draw(_TOOL_HEADS), recent_window_tokens=draw(_TOOL_RECENTS),
-                   max_live_images=draw(live_images), image_strip_depth_tokens=draw(strip_depths),
-                   tool_use_input_max_tokens=draw(input_caps), tool_result_max_last_n=draw(last_ns))
+    return replace(
+        base,
+        head_window_tokens=draw(_TOOL_HEADS),
+        recent_window_tokens=draw(_TOOL_RECENTS),
+        max_live_images=draw(live_images),
+        image_strip_depth_tokens=draw(strip_depths),
+        tool_use_input_max_tokens=draw(input_caps),
+        tool_result_max_last_n=draw(last_ns),
+    )
 
 
 def tool_cases(max_messages: int = 10) -> st.SearchStrategy[Case]:

@@ -57,8 +57,14 @@ def bad_values(store: Store, config: Config, budget: Budget) -> list[str]:
     cap = config.max_message_tokens
     if cap is not None and (math.isnan(cap) or cap < 0 or math.isinf(cap)):
         bad.append(f"cap {cap}")
-    for fname in ("head_window_tokens", "recent_window_tokens", "l1_budget_tokens", "l2_budget_tokens",
-                  "l3_budget_tokens", "over_budget_grace_ratio"):
+    for fname in (
+        "head_window_tokens",
+        "recent_window_tokens",
+        "l1_budget_tokens",
+        "l2_budget_tokens",
+        "l3_budget_tokens",
+        "over_budget_grace_ratio",
+    ):
         if not ordinary(getattr(config, fname)):
             bad.append(f"{fname} {getattr(config, fname)}")
     if math.isnan(budget.max_tokens) or budget.max_tokens < 0:
@@ -100,8 +106,9 @@ def bad_values_invariant(store: Store, config: Config, budget: Budget, variant: 
     out = compile_once(store, config, budget, variant)
     why = ", ".join(bad[:4]) + (f" and {len(bad) - 4} more" if len(bad) > 4 else "")
     if out.crashed:
-        return [Violation(name, f"with bad values ({why}) the compile crashed with {type(out.error).__name__}: "
-                                f"{out.error}")]
+        return [
+            Violation(name, f"with bad values ({why}) the compile crashed with {type(out.error).__name__}: {out.error}")
+        ]
     if not out.sent:
         return []
     try:
@@ -111,15 +118,35 @@ def bad_values_invariant(store: Store, config: Config, budget: Budget, variant: 
     limit = grace_limit(budget, config)
     charged = out.result.stats.total.tokens
     if not is_number(price) or not math.isfinite(price):
-        return [Violation(name, f"with bad values ({why}) it sends {len(out.entries)} entries whose reference price "
-                                f"is {price} (it charged {charged})")]
+        return [
+            Violation(
+                name,
+                f"with bad values ({why}) it sends {len(out.entries)} entries whose reference price "
+                f"is {price} (it charged {charged})",
+            )
+        ]
     if math.isnan(limit):
-        return [Violation(name, f"with bad values ({why}) it sends {len(out.entries)} entries (reference price "
-                                f"{price}) against a NaN grace limit, which refuses nothing")]
+        return [
+            Violation(
+                name,
+                f"with bad values ({why}) it sends {len(out.entries)} entries (reference price "
+                f"{price}) against a NaN grace limit, which refuses nothing",
+            )
+        ]
     if math.isinf(limit) and not _unlimited_by_request(budget, config):
-        return [Violation(name, f"with bad values ({why}) it sends {len(out.entries)} entries (reference price "
-                                f"{price}) against an infinite grace limit nobody asked for")]
+        return [
+            Violation(
+                name,
+                f"with bad values ({why}) it sends {len(out.entries)} entries (reference price "
+                f"{price}) against an infinite grace limit nobody asked for",
+            )
+        ]
     if not price <= limit:
-        return [Violation(name, f"with bad values ({why}) it sends {len(out.entries)} entries priced {price}, over "
-                                f"the grace limit {limit} (it charged {charged})")]
+        return [
+            Violation(
+                name,
+                f"with bad values ({why}) it sends {len(out.entries)} entries priced {price}, over "
+                f"the grace limit {limit} (it charged {charged})",
+            )
+        ]
     return []

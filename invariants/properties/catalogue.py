@@ -35,13 +35,27 @@ INVARIANTS: dict[str, Property] = {
 
 
 #: The invariants from the cheapest to judge to the dearest (the first four share one compile).
-CHEAP_FIRST = ("stats-total", "never-over", "nothing-lost", "well-formed", "bad-values", "diagnostics",
-               "rendering", "exactly-once", "chronological", "tail-suffix", "selection", "diagnostics-full",
-               "exact-budget", "determinism")
+CHEAP_FIRST = (
+    "stats-total",
+    "never-over",
+    "nothing-lost",
+    "well-formed",
+    "bad-values",
+    "diagnostics",
+    "rendering",
+    "exactly-once",
+    "chronological",
+    "tail-suffix",
+    "selection",
+    "diagnostics-full",
+    "exact-budget",
+    "determinism",
+)
 
 
-def check(store: Store, config: Config, budget: Budget, variant: Variant, *,
-          first_only: bool = False) -> list[Violation]:
+def check(
+    store: Store, config: Config, budget: Budget, variant: Variant, *, first_only: bool = False
+) -> list[Violation]:
     """Every invariant's violations for one case (``first_only``: stop at the first invariant broken)."""
     token = SHARED_COMPILES.set({}) if SHARED_COMPILES.get() is None else None
     try:

@@ -28,18 +28,26 @@ from strategies.errors import InvalidConfigError
 
 
 @judges_what_is_sent("stats-total")
-def stats_total(name: str, out: Outcome, store: Store, config: Config, budget: Budget,
-                variant: Variant) -> list[Violation]:
+def stats_total(
+    name: str, out: Outcome, store: Store, config: Config, budget: Budget, variant: Variant
+) -> list[Violation]:
     """After a successful compile the stats' total equals the reference price of what is sent."""
     price = reference_price(out.entries, store, config)
     total = out.result.stats.total.tokens
     if total == price:
         return []
     s = out.result.stats
-    buckets = (f"head {s.head.tokens}, middle_raw {s.middle_raw.tokens}, tail {s.tail.tokens}, "
-               f"combined {s.combined.tokens}, l1 {s.l1.tokens}, l2 {s.l2.tokens}, l3 {s.l3.tokens}")
-    return [Violation(name, f"the stats' total is {total} tokens but the reference price of the "
-                            f"{len(out.entries)} entries sent is {price} ({buckets})")]
+    buckets = (
+        f"head {s.head.tokens}, middle_raw {s.middle_raw.tokens}, tail {s.tail.tokens}, "
+        f"combined {s.combined.tokens}, l1 {s.l1.tokens}, l2 {s.l2.tokens}, l3 {s.l3.tokens}"
+    )
+    return [
+        Violation(
+            name,
+            f"the stats' total is {total} tokens but the reference price of the "
+            f"{len(out.entries)} entries sent is {price} ({buckets})",
+        )
+    ]
 
 
 # ----------------------------------------------------------------------------- 2. exact budget
@@ -70,13 +78,23 @@ def exact_budget(store: Store, config: Config, budget: Budget, variant: Variant)
     if at.crashed:
         out.append(crash(name, at, f"at input budget {b}"))
     elif not at.sent:
-        out.append(Violation(name, f"at an unlimited budget it sends {len(free.entries)} entries priced {price}; "
-                                   f"at input budget {b} (grace limit {limit} >= {price}) it should send them "
-                                   f"again but {at.describe()}"))
+        out.append(
+            Violation(
+                name,
+                f"at an unlimited budget it sends {len(free.entries)} entries priced {price}; "
+                f"at input budget {b} (grace limit {limit} >= {price}) it should send them "
+                f"again but {at.describe()}",
+            )
+        )
     elif entries_text(at.entries) != entries_text(free.entries):
-        out.append(Violation(name, f"at input budget {b} (grace limit {limit} >= the reference price {price}) it "
-                                   f"sends other entries than at an unlimited budget: "
-                                   f"{first_difference(free.entries, at.entries)}"))
+        out.append(
+            Violation(
+                name,
+                f"at input budget {b} (grace limit {limit} >= the reference price {price}) it "
+                f"sends other entries than at an unlimited budget: "
+                f"{first_difference(free.entries, at.entries)}",
+            )
+        )
     if b - 1 >= 0:
         below = compile_once(store, big, Budget(max_tokens=b - 1), variant)
         limit = js_floor((b - 1) * (1 + g))
@@ -84,13 +102,23 @@ def exact_budget(store: Store, config: Config, budget: Budget, variant: Variant)
             out.append(crash(name, below, f"at input budget {b - 1}"))
         elif below.sent:
             sent_price = reference_price(below.entries, store, big)
-            out.append(Violation(name, f"at input budget {b - 1} (grace limit {limit} < {price}, the reference "
-                                       f"price of what it sends unlimited) it should refuse but it sends "
-                                       f"{len(below.entries)} entries priced {sent_price} (stats total "
-                                       f"{below.result.stats.total.tokens})"))
+            out.append(
+                Violation(
+                    name,
+                    f"at input budget {b - 1} (grace limit {limit} < {price}, the reference "
+                    f"price of what it sends unlimited) it should refuse but it sends "
+                    f"{len(below.entries)} entries priced {sent_price} (stats total "
+                    f"{below.result.stats.total.tokens})",
+                )
+            )
         elif isinstance(below.error, InvalidConfigError):
-            out.append(Violation(name, f"at input budget {b - 1} it should refuse over budget but raised "
-                                       f"InvalidConfigError: {below.error}"))
+            out.append(
+                Violation(
+                    name,
+                    f"at input budget {b - 1} it should refuse over budget but raised "
+                    f"InvalidConfigError: {below.error}",
+                )
+            )
     return out
 
 
@@ -98,16 +126,22 @@ def exact_budget(store: Store, config: Config, budget: Budget, variant: Variant)
 
 
 @judges_what_is_sent("never-over")
-def never_over(name: str, out: Outcome, store: Store, config: Config, budget: Budget,
-               variant: Variant) -> list[Violation]:
+def never_over(
+    name: str, out: Outcome, store: Store, config: Config, budget: Budget, variant: Variant
+) -> list[Violation]:
     """Whatever is sent is priced at most the grace limit."""
     price = reference_price(out.entries, store, config)
     limit = grace_limit(budget, config)
     if price <= limit:
         return []
-    return [Violation(name, f"it sends {len(out.entries)} entries whose reference price {price} is over the "
-                            f"grace limit {limit} (input budget {budget.input_budget}, grace ratio "
-                            f"{config.over_budget_grace_ratio}; it charged {out.result.stats.total.tokens})")]
+    return [
+        Violation(
+            name,
+            f"it sends {len(out.entries)} entries whose reference price {price} is over the "
+            f"grace limit {limit} (input budget {budget.input_budget}, grace ratio "
+            f"{config.over_budget_grace_ratio}; it charged {out.result.stats.total.tokens})",
+        )
+    ]
 
 
 # ----------------------------------------------------------------------------- 4. nothing lost
@@ -127,13 +161,19 @@ def sent_ids(store: Store, entries: Iterable[Entry]) -> frozenset[str]:
 
 
 @judges_what_is_sent("nothing-lost")
-def nothing_lost(name: str, out: Outcome, store: Store, config: Config, budget: Budget,
-                 variant: Variant) -> list[Violation]:
+def nothing_lost(
+    name: str, out: Outcome, store: Store, config: Config, budget: Budget, variant: Variant
+) -> list[Violation]:
     """Every store message is sent raw or is a leaf of a summary some answer holds."""
     covered = sent_ids(store, out.entries)
     lost = [m.id for m in store.messages if m.id not in covered]
     if not lost:
         return []
     held = [sid for e in out.entries if e.kind == "answer" for sid in e.summary_ids]
-    return [Violation(name, f"{len(lost)} of {len(store.messages)} messages are neither sent raw nor a leaf of a "
-                            f"summary an answer holds: {', '.join(lost)} (answers hold {held or 'nothing'})")]
+    return [
+        Violation(
+            name,
+            f"{len(lost)} of {len(store.messages)} messages are neither sent raw nor a leaf of a "
+            f"summary an answer holds: {', '.join(lost)} (answers hold {held or 'nothing'})",
+        )
+    ]

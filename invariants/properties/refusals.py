@@ -56,11 +56,12 @@ def head_entries(store: Store, entries: tuple[Entry, ...], end: int) -> int:
 
 def sent_head_total(store: Store, entries: tuple[Entry, ...], end: int) -> Number:
     """The reference price of the head as a context sends it."""
-    return sum((content_tokens(e.content, store) for e in entries[:head_entries(store, entries, end)]), 0)
+    return sum((content_tokens(e.content, store) for e in entries[: head_entries(store, entries, end)]), 0)
 
 
-def refused_prefix(store: Store, entries: tuple[Entry, ...], skip: int,
-                   refused: tuple[str, ...]) -> frozenset[str] | None:
+def refused_prefix(
+    store: Store, entries: tuple[Entry, ...], skip: int, refused: tuple[str, ...]
+) -> frozenset[str] | None:
     """The middle's raw ids and answers' leaves up to and including the refused item, or None if it is not there."""
     prefix: set[str] = set()
     target = frozenset(refused)
@@ -78,16 +79,22 @@ def refused_prefix(store: Store, entries: tuple[Entry, ...], skip: int,
 
 
 @judges_refusals("diagnostics")
-def diagnostics(name: str, out: Outcome, store: Store, config: Config, budget: Budget,
-                variant: Variant) -> list[Violation]:
+def diagnostics(
+    name: str, out: Outcome, store: Store, config: Config, budget: Budget, variant: Variant
+) -> list[Violation]:
     """On ``OverBudgetError``: the parts sum to ``actual``, the head is the head, ``cleared_by`` follows the prefix."""
     err = out.error
     d = err.diagnostics
     found: list[Violation] = []
     parts = d.head_tokens + d.middle_tokens + d.tail_tokens
     if parts != err.actual:
-        found.append(Violation(name, f"head_tokens {d.head_tokens} + middle_tokens {d.middle_tokens} + tail_tokens "
-                                     f"{d.tail_tokens} = {parts}, not the actual {err.actual} ({err.item} refused)"))
+        found.append(
+            Violation(
+                name,
+                f"head_tokens {d.head_tokens} + middle_tokens {d.middle_tokens} + tail_tokens "
+                f"{d.tail_tokens} = {parts}, not the actual {err.actual} ({err.item} refused)",
+            )
+        )
     if not d.cleared_by <= {"compression"}:
         found.append(Violation(name, f"cleared_by {sorted(d.cleared_by)} names something other than compression"))
     end = head_end(store, config)
@@ -95,8 +102,13 @@ def diagnostics(name: str, out: Outcome, store: Store, config: Config, budget: B
     at_head = len(refused) == 1 and store.has_message(refused[0]) and store.index(refused[0]) < end
     if at_head:
         if d.cleared_by:
-            found.append(Violation(name, f"at a head refusal ({err.item}) cleared_by is {sorted(d.cleared_by)}, but "
-                                         "compression never folds the head away"))
+            found.append(
+                Violation(
+                    name,
+                    f"at a head refusal ({err.item}) cleared_by is {sorted(d.cleared_by)}, but "
+                    "compression never folds the head away",
+                )
+            )
         if d.middle_tokens != 0:
             found.append(Violation(name, f"at a head refusal ({err.item}) middle_tokens is {d.middle_tokens}, not 0"))
         return found
@@ -108,8 +120,13 @@ def diagnostics(name: str, out: Outcome, store: Store, config: Config, budget: B
     else:  # the passes may change a head of tools or images, and no send shows what they made of it
         expected_head = d.head_tokens
     if d.head_tokens != expected_head:
-        found.append(Violation(name, f"at a middle refusal ({err.item}) head_tokens is {d.head_tokens}, but the "
-                                     f"{end} head message(s) as sent are priced {expected_head}"))
+        found.append(
+            Violation(
+                name,
+                f"at a middle refusal ({err.item}) head_tokens is {d.head_tokens}, but the "
+                f"{end} head message(s) as sent are priced {expected_head}",
+            )
+        )
     if not free.sent:
         return found
     prefix = refused_prefix(store, free.entries, head_entries(store, free.entries, end), refused)
@@ -117,25 +134,47 @@ def diagnostics(name: str, out: Outcome, store: Store, config: Config, budget: B
         return found
     expected = store.folds_any(prefix)
     if expected != ("compression" in d.cleared_by):
-        work = "; ".join(f"{w.kind} {w.state} folding {sorted(w.folds) if w.folds is not None else 'unrecorded'}"
-                         for w in store.work) or "none"
-        found.append(Violation(name, f"at a middle refusal ({err.item}) cleared_by is {sorted(d.cleared_by)}, but "
-                                     f"the refused prefix {sorted(prefix, key=store.index)} "
-                                     f"{'is' if expected else 'is not'} folded by queued work (work: {work})"))
+        work = (
+            "; ".join(
+                f"{w.kind} {w.state} folding {sorted(w.folds) if w.folds is not None else 'unrecorded'}"
+                for w in store.work
+            )
+            or "none"
+        )
+        found.append(
+            Violation(
+                name,
+                f"at a middle refusal ({err.item}) cleared_by is {sorted(d.cleared_by)}, but "
+                f"the refused prefix {sorted(prefix, key=store.index)} "
+                f"{'is' if expected else 'is not'} folded by queued work (work: {work})",
+            )
+        )
     return found
-
 
 
 # ----------------------------------------------------------------------------- diagnostics-full
 
 
 #: Named defects that make a refusal's prices differ from the reference price (the price checks skip them).
-PRICE_DEFECTS = frozenset({
-    Defect.RAW_CAP_PLUS_50, Defect.STAMPS_VERBATIM, Defect.QUESTION_PRICED_AS_LABEL, Defect.ANSWER_PRICED_UNCAPPED,
-    Defect.ENVELOPE_ABSORBED, Defect.COMBINED_NO_FLOOR, Defect.VIEW_NEVER_BOUND, Defect.EMPTY_CARRIERS_FLOOR,
-    Defect.FLOOR_UNHELD, Defect.UNCHECKED_BAD_VALUES, Defect.COMBINED_UNCHECKED, Defect.MEMO_SURVIVES_INITIALIZE,
-    Defect.TOOL_PASSES_UNPRICED, Defect.TAIL_PRICED_PRE_STRIP, Defect.IMAGE_COUNT_STORE_WIDE,
-})
+PRICE_DEFECTS = frozenset(
+    {
+        Defect.RAW_CAP_PLUS_50,
+        Defect.STAMPS_VERBATIM,
+        Defect.QUESTION_PRICED_AS_LABEL,
+        Defect.ANSWER_PRICED_UNCAPPED,
+        Defect.ENVELOPE_ABSORBED,
+        Defect.COMBINED_NO_FLOOR,
+        Defect.VIEW_NEVER_BOUND,
+        Defect.EMPTY_CARRIERS_FLOOR,
+        Defect.FLOOR_UNHELD,
+        Defect.UNCHECKED_BAD_VALUES,
+        Defect.COMBINED_UNCHECKED,
+        Defect.MEMO_SURVIVES_INITIALIZE,
+        Defect.TOOL_PASSES_UNPRICED,
+        Defect.TAIL_PRICED_PRE_STRIP,
+        Defect.IMAGE_COUNT_STORE_WIDE,
+    }
+)
 
 
 def refusal_site(err: OverBudgetError, items: list) -> int | None:
@@ -148,20 +187,25 @@ def refusal_site(err: OverBudgetError, items: list) -> int | None:
 
 
 @judges_refusals("diagnostics-full")
-def diagnostics_full(name: str, out: Outcome, store: Store, config: Config, budget: Budget,
-                     variant: Variant) -> list[Violation]:
+def diagnostics_full(
+    name: str, out: Outcome, store: Store, config: Config, budget: Budget, variant: Variant
+) -> list[Violation]:
     """Every field of a refusal recomputed from the reference layout: site, counts, unit, level, tokens, budgets."""
     err, d = out.error, out.error.diagnostics
     defects = defects_of(variant)
     ref = reference_select(store, config, budget, rules_for(variant))
     raw = [*range(ref.head_end), *ref.middle_raw, *range(ref.middle_end, len(store.messages))]
     switches = switches_for(variant)
-    items = finish(store, config, layout(store, config, raw, ref.selected, (ref.head_end, ref.middle_end), switches),
-                   switches)
+    items = finish(
+        store, config, layout(store, config, raw, ref.selected, (ref.head_end, ref.middle_end), switches), switches
+    )
     at = refusal_site(err, items)
     if at is None:
-        return [Violation(name, f"it refused {err.item} (ids {list(err.refused)}), which is no item of the "
-                                f"reference layout")]
+        return [
+            Violation(
+                name, f"it refused {err.item} (ids {list(err.refused)}), which is no item of the reference layout"
+            )
+        ]
     item = items[at]
     found: list[str] = []
 
@@ -173,11 +217,16 @@ def diagnostics_full(name: str, out: Outcome, store: Store, config: Config, budg
     if site == "tail":
         return [Violation(name, f"{err.item} in the tail was refused; the tail evicts, it never refuses")]
     head_site = site == "head"
-    count = {"head": 0, "positioned": len(ref.selected) + len(ref.middle_raw),
-             "combined-pair": len(ref.selected), "raw-after-combined": len(ref.middle_raw)}[site]
+    count = {
+        "head": 0,
+        "positioned": len(ref.selected) + len(ref.middle_raw),
+        "combined-pair": len(ref.selected),
+        "raw-after-combined": len(ref.middle_raw),
+    }[site]
     expect("middle_count", d.middle_count, count)
-    expect("middle_count_unit", d.middle_count_unit, "raw-messages" if site == "raw-after-combined"
-           else "selection-items")
+    expect(
+        "middle_count_unit", d.middle_count_unit, "raw-messages" if site == "raw-after-combined" else "selection-items"
+    )
     expect("deepest_level", d.deepest_level, item.level)
     expect("tail_tokens", d.tail_tokens, 0)
     expect("configured_budget", d.configured_budget, budget.max_tokens)
@@ -190,7 +239,7 @@ def diagnostics_full(name: str, out: Outcome, store: Store, config: Config, budg
         expect("actual", err.actual, actual)
         if reference_price(before, store, config) > err.budget:
             found.append(f"the items before {err.item} are already priced over the grace limit {err.budget}")
-        head = reference_price([e for it in items[:ref.head_end] for e in it.entries], store, config)
+        head = reference_price([e for it in items[: ref.head_end] for e in it.entries], store, config)
         if head_site:
             expect("head_tokens", d.head_tokens, actual)
             expect("middle_tokens", d.middle_tokens, 0)

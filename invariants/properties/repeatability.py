@@ -31,11 +31,23 @@ def history_store(store: Store) -> Store:
 
 
 def _history_store(store: Store) -> Store:
-    summaries = tuple(replace(s, content=(s.content + " ") * 3 if s.content else "",
-                              response_content=_altered_carriers(s.response_content)) for s in store.summaries)
-    estimator = (NamedEstimator("len16//2", lambda s: len16(s) // 2) if store.text_estimator is None else None)
-    return Store(messages=store.messages, summaries=summaries, calibration=store.calibration,
-                 pricing_epoch=store.pricing_epoch, text_estimator=estimator, work=store.work)
+    summaries = tuple(
+        replace(
+            s,
+            content=(s.content + " ") * 3 if s.content else "",
+            response_content=_altered_carriers(s.response_content),
+        )
+        for s in store.summaries
+    )
+    estimator = NamedEstimator("len16//2", lambda s: len16(s) // 2) if store.text_estimator is None else None
+    return Store(
+        messages=store.messages,
+        summaries=summaries,
+        calibration=store.calibration,
+        pricing_epoch=store.pricing_epoch,
+        text_estimator=estimator,
+        work=store.work,
+    )
 
 
 def determinism(store: Store, config: Config, budget: Budget, variant: Variant) -> list[Violation]:
@@ -54,20 +66,34 @@ def determinism(store: Store, config: Config, budget: Budget, variant: Variant) 
     restored(s1, "a dry run")
     memo_after = s1.memo
     if repr(sorted(memo_after.items())) != repr(sorted(memo_before.items())):
-        found.append(Violation(name, f"a dry run changed the answer-price memo ({len(memo_before)} entries before, "
-                                     f"{len(memo_after)} after)"))
+        found.append(
+            Violation(
+                name,
+                f"a dry run changed the answer-price memo ({len(memo_before)} entries before, {len(memo_after)} after)",
+            )
+        )
     first = attempt(s1, budget)
     restored(s1, "a compile that " + ("sent" if first.sent else "refused"))
     if first.crashed:
         found.append(crash(name, first))
     if dry.signature() != first.signature():
-        found.append(Violation(name, f"the dry run's outcome differs from the committing compile's: the dry run "
-                                     f"{dry.describe()}; the compile {first.describe()}"))
+        found.append(
+            Violation(
+                name,
+                f"the dry run's outcome differs from the committing compile's: the dry run "
+                f"{dry.describe()}; the compile {first.describe()}",
+            )
+        )
     again = attempt(s1, budget)
     restored(s1, "a second compile")
     if again.signature() != first.signature():
-        found.append(Violation(name, f"a second compile on the same strategy differs from the first: the first "
-                                     f"{first.describe()}; the second {again.describe()}"))
+        found.append(
+            Violation(
+                name,
+                f"a second compile on the same strategy differs from the first: the first "
+                f"{first.describe()}; the second {again.describe()}",
+            )
+        )
     s2 = HierarchicalStrategy(config, variant)
     s2.initialize(history_store(store))
     attempt(s2, budget)
@@ -76,7 +102,12 @@ def determinism(store: Store, config: Config, budget: Budget, variant: Variant) 
         found.append(Violation(name, "initialize left a view bound"))
     later = attempt(s2, budget)
     if later.signature() != first.signature():
-        found.append(Violation(name, f"a strategy that first compiled another store with the same summary ids and "
-                                     f"tokens gives another outcome after initialize: fresh, it {first.describe()}; "
-                                     f"after the other store, it {later.describe()}"))
+        found.append(
+            Violation(
+                name,
+                f"a strategy that first compiled another store with the same summary ids and "
+                f"tokens gives another outcome after initialize: fresh, it {first.describe()}; "
+                f"after the other store, it {later.describe()}",
+            )
+        )
     return found

@@ -35,8 +35,9 @@ class Violation:
 class InvariantViolation(AssertionError):
     """Raised by the property tests when an invariant is broken; carries the violations."""
 
-    def __init__(self, violations: Iterable[Violation], context: str = "",
-                 case: tuple[Store, Config, Budget] | None = None) -> None:
+    def __init__(
+        self, violations: Iterable[Violation], context: str = "", case: tuple[Store, Config, Budget] | None = None
+    ) -> None:
         self.violations = tuple(violations)
         #: The case it broke on (store, config, budget), which a failing test prints as a scenario file.
         self.case = case
@@ -95,7 +96,8 @@ def attempt(strategy: HierarchicalStrategy, budget: Budget, dry_run: bool = Fals
 
 #: Compiles shared between the invariants of one ``check`` call (scoped to it; None outside).
 SHARED_COMPILES: ContextVar[dict[tuple, tuple[Store, Config, Outcome]] | None] = ContextVar(
-    "shared_compiles", default=None)
+    "shared_compiles", default=None
+)
 
 
 def compile_once(store: Store, config: Config, budget: Budget, variant: Variant) -> Outcome:
@@ -116,8 +118,11 @@ def compile_once(store: Store, config: Config, budget: Budget, variant: Variant)
 
 def crash(invariant: str, outcome: Outcome, where: str = "") -> Violation:
     at = f" {where}" if where else ""
-    return Violation(invariant, f"the compile{at} crashed with {type(outcome.error).__name__}: {outcome.error} "
-                                "(only OverBudgetError, UncoveredDropError or InvalidConfigError may refuse)")
+    return Violation(
+        invariant,
+        f"the compile{at} crashed with {type(outcome.error).__name__}: {outcome.error} "
+        "(only OverBudgetError, UncoveredDropError or InvalidConfigError may refuse)",
+    )
 
 
 #: An invariant's judgement of one compile: its name, the outcome, and the case it was compiled from.
@@ -127,6 +132,7 @@ Invariant = Callable[[Store, Config, Budget, Variant], list[Violation]]
 
 def _judging(name: str, judged: Callable[[Outcome], bool]) -> Callable[[Judge], Invariant]:
     """An invariant that compiles once, reports a crash, and judges only the outcomes ``judged`` accepts."""
+
     def wrap(judge: Judge) -> Invariant:
         @functools.wraps(judge)
         def invariant(store: Store, config: Config, budget: Budget, variant: Variant) -> list[Violation]:
@@ -134,7 +140,9 @@ def _judging(name: str, judged: Callable[[Outcome], bool]) -> Callable[[Judge], 
             if out.crashed:
                 return [crash(name, out)]
             return judge(name, out, store, config, budget, variant) if judged(out) else []
+
         return invariant
+
     return wrap
 
 

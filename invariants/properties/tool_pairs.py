@@ -21,23 +21,31 @@ def pairing_faults(entries: tuple[Entry, ...]) -> list[str]:
             if not isinstance(b, ToolResult):
                 continue
             if b.tool_use_id not in before:
-                faults.append(f"entry {k} ({entry.kind} {entry.message_id or entry.summary_ids}) holds a "
-                              f"tool_result for {b.tool_use_id!r} that no tool_use of entry {k - 1} asked for")
+                faults.append(
+                    f"entry {k} ({entry.kind} {entry.message_id or entry.summary_ids}) holds a "
+                    f"tool_result for {b.tool_use_id!r} that no tool_use of entry {k - 1} asked for"
+                )
             elif b.tool_use_id in seen:
                 faults.append(f"entry {k} answers tool_use {b.tool_use_id!r} twice")
             seen.add(b.tool_use_id)
         uses = {b.id for b in entry.content if isinstance(b, ToolUse)}
-        after = ({b.tool_use_id for b in entries[k + 1].content if isinstance(b, ToolResult)}
-                 if k + 1 < len(entries) else set())
+        after = (
+            {b.tool_use_id for b in entries[k + 1].content if isinstance(b, ToolResult)}
+            if k + 1 < len(entries)
+            else set()
+        )
         for use in sorted(uses - after):
-            faults.append(f"entry {k} ({entry.kind} {entry.message_id or entry.summary_ids}) holds a tool_use "
-                          f"{use!r} that entry {k + 1} does not answer")
+            faults.append(
+                f"entry {k} ({entry.kind} {entry.message_id or entry.summary_ids}) holds a tool_use "
+                f"{use!r} that entry {k + 1} does not answer"
+            )
     return faults
 
 
 @judges_what_is_sent("well-formed")
-def well_formed(name: str, out: Outcome, store: Store, config: Config, budget: Budget,
-                variant: Variant) -> list[Violation]:
+def well_formed(
+    name: str, out: Outcome, store: Store, config: Config, budget: Budget, variant: Variant
+) -> list[Violation]:
     """What is sent is well formed for the provider: tool_use and tool_result paired across adjacent entries."""
     faults = pairing_faults(out.entries)
     if not faults:

@@ -25,28 +25,40 @@ from strategies.errors import UncoveredDropError
 
 
 @judges_what_is_sent("rendering")
-def rendering(name: str, out: Outcome, store: Store, config: Config, budget: Budget,
-              variant: Variant) -> list[Violation]:
+def rendering(
+    name: str, out: Outcome, store: Store, config: Config, budget: Budget, variant: Variant
+) -> list[Violation]:
     """What is sent is, byte for byte, the reference rendering of the selection the compile made."""
     raw = frozenset(e.message_id for e in out.entries if e.kind == "raw")
     selection = RenderedSelection(raw, out.result.selected)
     expected = render(store, config, selection, switches_for(variant))
     if entries_text(expected) == entries_text(out.entries):
         return []
-    return [Violation(name, f"the compile sends {len(out.entries)} entries, the reference rendering of its "
-                            f"selection ({len(raw)} raw, summaries {list(selection.summaries)}) {len(expected)}: "
-                            f"{first_difference(expected, out.entries)}")]
+    return [
+        Violation(
+            name,
+            f"the compile sends {len(out.entries)} entries, the reference rendering of its "
+            f"selection ({len(raw)} raw, summaries {list(selection.summaries)}) {len(expected)}: "
+            f"{first_difference(expected, out.entries)}",
+        )
+    ]
 
 
 @judges_what_is_sent("selection")
-def selection_rule(name: str, out: Outcome, store: Store, config: Config, budget: Budget,
-                   variant: Variant) -> list[Violation]:
+def selection_rule(
+    name: str, out: Outcome, store: Store, config: Config, budget: Budget, variant: Variant
+) -> list[Violation]:
     """The compile selects what the reference selection selects (candidates, waterfall, completion)."""
     expected = tuple(s.id for s in reference_select(store, config, budget, rules_for(variant)).selected)
     if expected == out.result.selected:
         return []
-    return [Violation(name, f"the compile selected {list(out.result.selected)}, the reference selection "
-                            f"{list(expected)} (budget {budget.input_budget})")]
+    return [
+        Violation(
+            name,
+            f"the compile selected {list(out.result.selected)}, the reference selection "
+            f"{list(expected)} (budget {budget.input_budget})",
+        )
+    ]
 
 
 def _represented(store: Store, entries: Iterable[Entry]) -> list[tuple[int, frozenset[int]]]:
@@ -61,8 +73,9 @@ def _represented(store: Store, entries: Iterable[Entry]) -> list[tuple[int, froz
 
 
 @judges_what_is_sent("exactly-once")
-def exactly_once(name: str, out: Outcome, store: Store, config: Config, budget: Budget,
-                 variant: Variant) -> list[Violation]:
+def exactly_once(
+    name: str, out: Outcome, store: Store, config: Config, budget: Budget, variant: Variant
+) -> list[Violation]:
     """Each message is represented once: raw, or through one summary an answer holds.
 
     The contract's one exception: a head or tail message that is a leaf of a summary straddling the
@@ -73,8 +86,12 @@ def exactly_once(name: str, out: Outcome, store: Store, config: Config, budget: 
     held_count: dict[int, int] = {}
     outside = _outside_middle(store, config, variant)
     held_ids = [sid for e in out.entries if e.kind == "answer" and not outside(e) for sid in e.summary_ids]
-    straddling = {store.index(m) for sid in held_ids for m in store.leaves(sid)
-                  if any(head_end <= store.index(x) < middle_end for x in store.leaves(sid))}
+    straddling = {
+        store.index(m)
+        for sid in held_ids
+        for m in store.leaves(sid)
+        if any(head_end <= store.index(x) < middle_end for x in store.leaves(sid))
+    }
     for e in out.entries:
         if e.kind == "raw" and e.message_id is not None:
             i = store.index(e.message_id)
@@ -93,8 +110,13 @@ def exactly_once(name: str, out: Outcome, store: Store, config: Config, budget: 
     if not found and not repeated:
         return []
     detail = "; ".join(found) + (f"; summaries held twice: {repeated}" if repeated else "")
-    return [Violation(name, f"messages represented more than once: {detail} "
-                            f"(windows: head [0, {head_end}), tail [{middle_end}, {len(store.messages)}))")]
+    return [
+        Violation(
+            name,
+            f"messages represented more than once: {detail} "
+            f"(windows: head [0, {head_end}), tail [{middle_end}, {len(store.messages)}))",
+        )
+    ]
 
 
 def _outside_middle(store: Store, config: Config, variant: Variant) -> Callable[[Entry], bool]:
@@ -108,8 +130,9 @@ def _outside_middle(store: Store, config: Config, variant: Variant) -> Callable[
     return lambda e: deep and e.kind == "answer" and any(no_middle_leaf(sid) for sid in e.summary_ids)
 
 
-def _combined_as_one(store: Store, config: Config, variant: Variant, entries: tuple[Entry, ...],
-                     units: list[tuple[int, frozenset[int]]]) -> list[tuple[int, frozenset[int]]] | Violation:
+def _combined_as_one(
+    store: Store, config: Config, variant: Variant, entries: tuple[Entry, ...], units: list[tuple[int, frozenset[int]]]
+) -> list[tuple[int, frozenset[int]]] | Violation:
     """Combined mode sends the pair, then the middle's raw messages: together they stand for the middle."""
     head_end, middle_end = bounds_of(store, config, variant)
     answer = next((k for k, e in enumerate(entries) if e.kind == "answer"), None)
@@ -128,14 +151,18 @@ def _combined_as_one(store: Store, config: Config, variant: Variant, entries: tu
         else:
             kept.append((k, stands_for))
     if raws != sorted(raws):
-        return Violation("chronological", f"the middle's raw messages after the combined pair are out of order: "
-                                          f"{[store.messages[i].id for i in raws]}")
+        return Violation(
+            "chronological",
+            f"the middle's raw messages after the combined pair are out of order: "
+            f"{[store.messages[i].id for i in raws]}",
+        )
     return [(k, frozenset(merged)) if k == answer else (k, u) for k, u in kept]
 
 
 @judges_what_is_sent("chronological")
-def chronological(name: str, out: Outcome, store: Store, config: Config, budget: Budget,
-                  variant: Variant) -> list[Violation]:
+def chronological(
+    name: str, out: Outcome, store: Store, config: Config, budget: Budget, variant: Variant
+) -> list[Violation]:
     """Entries follow the order of the messages they stand for: each one's first new message after the last's."""
     units = _represented(store, out.entries)
     if not config.positioned_recall_pairs:
@@ -151,8 +178,13 @@ def chronological(name: str, out: Outcome, store: Store, config: Config, budget:
             continue
         new = stands_for - seen
         if new and min(new) <= latest:
-            return [Violation(name, f"entry {k} stands for {sorted(store.messages[i].id for i in new)}, whose first "
-                                    f"is not after {store.messages[latest].id}, the first of an entry before it")]
+            return [
+                Violation(
+                    name,
+                    f"entry {k} stands for {sorted(store.messages[i].id for i in new)}, whose first "
+                    f"is not after {store.messages[latest].id}, the first of an entry before it",
+                )
+            ]
         seen |= stands_for
         latest = min(new) if new else latest
         if config.positioned_recall_pairs and out.entries[k].kind == "answer" and min(stands_for, default=0) < head_end:
@@ -172,8 +204,11 @@ def trimmed_end(store: Store, middle_end: int, variant: Variant) -> int:
     end = len(store.messages)
     if Defect.TRIM_DROPS_TRAILING_TOOL_USE not in defects_of(variant):
         return end
-    while end > middle_end and any(isinstance(b, ToolUse) for b in store.messages[end - 1].content) and not any(
-            isinstance(b, ToolResult) for b in store.messages[end - 1].content):
+    while (
+        end > middle_end
+        and any(isinstance(b, ToolUse) for b in store.messages[end - 1].content)
+        and not any(isinstance(b, ToolResult) for b in store.messages[end - 1].content)
+    ):
         end -= 1
     return end
 
@@ -187,21 +222,40 @@ def tail_suffix(store: Store, config: Config, budget: Budget, variant: Variant) 
     n = len(store.messages)
     _, middle_end = bounds_of(store, config, variant)
     if out.sent:
-        tail = sorted(store.index(e.message_id) for e in out.entries if e.kind == "raw"
-                      and store.index(e.message_id) >= middle_end)
+        tail = sorted(
+            store.index(e.message_id)
+            for e in out.entries
+            if e.kind == "raw" and store.index(e.message_id) >= middle_end
+        )
         if tail != list(range(middle_end, trimmed_end(store, middle_end, variant))):
-            return [Violation(name, f"the tail is [{middle_end}, {n}) but the compile sends of it "
-                                    f"{[store.messages[i].id for i in tail]}")]
+            return [
+                Violation(
+                    name,
+                    f"the tail is [{middle_end}, {n}) but the compile sends of it "
+                    f"{[store.messages[i].id for i in tail]}",
+                )
+            ]
         return []
     if isinstance(out.error, UncoveredDropError):
         categories = out.error.categories
-        lost = sorted(m for m in out.error.dropped if store.index(m) >= middle_end
-                      and categories.get(m) != "in-tail-not-rendered")
+        lost = sorted(
+            m for m in out.error.dropped if store.index(m) >= middle_end and categories.get(m) != "in-tail-not-rendered"
+        )
         if lost:
-            return [Violation(name, f"tail messages {lost} are dropped as {[categories.get(m) for m in lost]}; "
-                                    "a tail message is sent or evicted (in-tail-not-rendered)")]
+            return [
+                Violation(
+                    name,
+                    f"tail messages {lost} are dropped as {[categories.get(m) for m in lost]}; "
+                    "a tail message is sent or evicted (in-tail-not-rendered)",
+                )
+            ]
         evicted = sorted(store.index(m) for m, c in categories.items() if c == "in-tail-not-rendered")
         if evicted and evicted != list(range(middle_end, evicted[-1] + 1)):
-            return [Violation(name, f"the evicted messages {[store.messages[i].id for i in evicted]} are not the "
-                                    f"oldest run of the tail [{middle_end}, {n})")]
+            return [
+                Violation(
+                    name,
+                    f"the evicted messages {[store.messages[i].id for i in evicted]} are not the "
+                    f"oldest run of the tail [{middle_end}, {n})",
+                )
+            ]
     return []
