@@ -12,7 +12,7 @@ import argparse
 import os
 import time
 
-from reports import compare
+from reports.cli import compare
 
 
 def main() -> None:

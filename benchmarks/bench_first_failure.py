@@ -2,9 +2,10 @@
 
     PYTHONPATH=. python benchmarks/bench_first_failure.py [--rev REV] [--jobs N] [--only ID ...] [--json]
 
-Each named mutant (``reports.mutants.named_mutants``: each known defect alone in ``sound``, and the seed's
+Each named mutant (``reports.campaign.named_mutants.named_mutants``: each known defect alone in ``sound``, and the
+seed's
 fourteen removals) runs in a fresh process, ``python -m pytest -x -q -p no:cacheprovider -p
-reports.mutant_plugin --cm-mutant SPEC``, from the tree's root; the figure is the wall clock from the
+reports.campaign.plugins.mutant_plugin --cm-mutant SPEC``, from the tree's root; the figure is the wall clock from the
 process's start to its exit (under ``-x``, the first failure). ``--rev`` measures another commit instead,
 from a ``git archive`` of it in a temporary folder. Prints a table (pandas), the median, min and max, and
 how many never failed. On a shared machine the wall times follow the load (the load average is printed); each
@@ -31,7 +32,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from reports.mutants import Mutant, named_mutants
+from reports.campaign.named_mutants import Mutant, named_mutants
 
 ROOT = Path(__file__).resolve().parents[1]
 FAILED_LINE = re.compile(r"^FAILED (\S+)", re.MULTILINE)
@@ -62,7 +63,7 @@ def command(mutant: Mutant) -> list[str]:
         "-p",
         "no:cacheprovider",
         "-p",
-        "reports.mutant_plugin",
+        "reports.campaign.plugins.mutant_plugin",
         "--cm-mutant",
         mutant.spec,
     ]

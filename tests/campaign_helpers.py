@@ -7,8 +7,8 @@ import io
 from pathlib import Path
 from typing import Any
 
-from reports.campaign import Settings
-from reports.mutants import Mutant
+from reports.campaign.named_mutants import Mutant
+from reports.campaign.settings import Settings
 
 FAKE_DEFECTS = """
 from enum import Enum

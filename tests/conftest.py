@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from reports.campaign import Settings
+    from reports.campaign.settings import Settings
 
 pytest_plugins = ["pytester", "invariants.plugin"]
 
@@ -23,7 +23,8 @@ def campaign(tmp_path_factory: pytest.TempPathFactory) -> tuple[Settings, str, d
     ``test_campaign_*`` module, its imports here so that no other session pays for them."""
     from campaign_helpers import MUTANTS, make_project, settings_for
 
-    from reports.campaign import fingerprint, run_named_mutants
+    from reports.campaign.journal import fingerprint
+    from reports.campaign.named_scheduler import run_named_mutants
 
     root = make_project(tmp_path_factory.mktemp("fake"))
     settings = settings_for(root)

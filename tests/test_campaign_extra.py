@@ -5,9 +5,11 @@ from __future__ import annotations
 import pytest
 from campaign_helpers import MUTANTS, settings_for
 
-from reports.campaign import BASELINE, Journal, run_named_mutants
-from reports.report import mte_json
-from reports.report_build import build
+from reports.campaign.journal import Journal
+from reports.campaign.named_scheduler import run_named_mutants
+from reports.campaign.runs import BASELINE
+from reports.render.outputs import mte_json
+from reports.render.report_model import build
 
 pytestmark = pytest.mark.harness
 
@@ -36,7 +38,7 @@ EXTRA_SURVIVES = """Renames a local variable.
 
 
 def test_extra_mutants_are_patches_run_with_the_named_mutants(campaign, tmp_path):
-    from reports.extra import extra_mutants
+    from reports.campaign.extra_mutants import extra_mutants
 
     settings, fp, records = campaign
     folder = tmp_path / "patches"
@@ -62,7 +64,7 @@ def test_extra_mutants_are_patches_run_with_the_named_mutants(campaign, tmp_path
     assert row["wording"] == "Adds one to every sum." and row["status"] == "killed"
     assert any(
         "extra mutants (patches): 1/3 killed" in line
-        for line in __import__("reports.report_summary").report_summary.summary_lines(report)
+        for line in __import__("reports.render.summary").render.summary.summary_lines(report)
     )
     doc = mte_json(report, settings.root)
     assert {m["id"]: m["mutatorName"] for m in doc["files"]["calc.py"]["mutants"]}["extra:sum-plus-one"] == "Patch"

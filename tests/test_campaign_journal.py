@@ -10,8 +10,10 @@ import time
 import pytest
 from campaign_helpers import FAKE_HASHED, FAKE_TESTS, MUTANTS, make_project, settings_for
 
-from reports.campaign import BASELINE, Journal, fingerprint, hashed_files, load_journals, run_named_mutants
-from reports.mutants import in_shard, named_mutants, parse_shard, shard_of
+from reports.campaign.journal import Journal, fingerprint, hashed_files, load_journals
+from reports.campaign.named_mutants import in_shard, named_mutants, parse_shard, shard_of
+from reports.campaign.named_scheduler import run_named_mutants
+from reports.campaign.runs import BASELINE
 
 pytestmark = pytest.mark.harness
 

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from campaign_helpers import make_project, settings_for
 
-from reports.campaign import ROOT, Settings, fingerprint, hashed_files
+from reports.campaign.journal import fingerprint, hashed_files
+from reports.campaign.settings import ROOT, Settings
 
 pytestmark = pytest.mark.harness
 
@@ -24,7 +25,7 @@ MUTMUT_CONFIG = """
 [tool.mutmut]
 source_paths = ["strategies/", "reference/"]
 also_copy = ["reports/", "calc.py"]
-pytest_add_cli_args = ["-p", "no:cacheprovider", "-p", "reports.mutant_plugin"]
+pytest_add_cli_args = ["-p", "no:cacheprovider", "-p", "reports.campaign.plugins.mutant_plugin"]
 pytest_add_cli_args_test_selection = ["tests/"]
 timeout_multiplier = 3.0
 timeout_constant = 2.0
@@ -37,7 +38,7 @@ timeout_constant = 2.0
     reason="mutmut is not installed",
 )
 def test_mutmut_runs_in_its_own_copy_and_is_read_back(tmp_path):
-    from reports.mutmut_run import run_mutmut
+    from reports.campaign.mutmut.run import run_mutmut
 
     root = make_project(tmp_path / "p")
     (root / "reference").mkdir()
@@ -62,8 +63,8 @@ def test_mutmut_runs_in_its_own_copy_and_is_read_back(tmp_path):
             {"nodeid": "tests/test_ops.py::test_double", "outcome": "passed", "duration": 0.01},
         ]
     }
-    from reports.mutmut_exec import PreparedAhead
-    from reports.mutmut_work import lay_work_copy
+    from reports.campaign.mutmut.execute import PreparedAhead
+    from reports.campaign.mutmut.work_copy import lay_work_copy
 
     settings.progress = io.StringIO()
     ahead = PreparedAhead(settings, lay_work_copy(settings, fp)[0], time.time() + 240)  # as beside a baseline
@@ -104,7 +105,7 @@ def test_runs_get_a_fixed_hash_seed_and_the_campaign_profile():
 
 
 def test_failure_texts_drop_memory_addresses():
-    from reports.report_build import first_line_of_failure
+    from reports.render.report_model import first_line_of_failure
 
     text = "E   AssertionError: <function f.<locals>.g at 0x7f24b16c3920> is not None\n"
     assert first_line_of_failure(text) == "AssertionError: <function f.<locals>.g at 0x…> is not None"

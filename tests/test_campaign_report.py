@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from campaign_helpers import MUTANTS
 
-from reports.campaign import ROOT
-from reports.report import mte_json, render_html, render_md, write
-from reports.report_build import Equivalent, build, counterexamples, load_equivalents, score
+from reports.campaign.settings import ROOT
+from reports.render.outputs import mte_json, render_html, render_md, write
+from reports.render.report_model import Equivalent, build, counterexamples, load_equivalents, score
 
 pytestmark = pytest.mark.harness
 
@@ -163,7 +163,7 @@ def test_counterexamples_are_read_from_the_failure_text():
 
 
 def test_a_report_with_pending_mutants_says_incomplete_with_the_score_as_a_range(campaign):
-    from reports.report_summary import EXIT_INCOMPLETE, exit_status, summary_lines
+    from reports.render.summary import EXIT_INCOMPLETE, exit_status, summary_lines
 
     _, fp, records = campaign
     partial = {k: v for k, v in records.items() if k != "defect:OFF_FOR_LARGE"}
@@ -176,7 +176,7 @@ def test_a_report_with_pending_mutants_says_incomplete_with_the_score_as_a_range
 
 
 def test_a_folder_in_scope_mutmut_never_started_leaves_the_report_incomplete(campaign):
-    from reports.report_summary import EXIT_FOUND, EXIT_INCOMPLETE, exit_status, summary_lines
+    from reports.render.summary import EXIT_FOUND, EXIT_INCOMPLETE, exit_status, summary_lines
 
     _, fp, records = campaign
     assert exit_status(build(records, fp, MUTANTS, equivalents={}, scope=("reference",))) == EXIT_INCOMPLETE
@@ -190,7 +190,7 @@ def test_a_folder_in_scope_mutmut_never_started_leaves_the_report_incomplete(cam
 
 
 def test_a_complete_report_with_nothing_alive_exits_zero(campaign):
-    from reports.report_summary import EXIT_COMPLETE, exit_status
+    from reports.render.summary import EXIT_COMPLETE, exit_status
 
     _, fp, records = campaign
     killed = [m for m in MUTANTS if records[m.id]["status"] in ("killed", "timeout")]
@@ -203,7 +203,7 @@ def test_a_complete_report_with_nothing_alive_exits_zero(campaign):
 
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-SCHEMA = ROOT / "reports" / "schema" / "mutation-testing-report-schema.json"
+SCHEMA = ROOT / "reports" / "render" / "schema" / "mutation-testing-report-schema.json"
 
 
 def headless(page: Path, profile: Path, *extra: str) -> subprocess.CompletedProcess[str]:

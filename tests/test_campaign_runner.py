@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from reports import mutant_plugin
-from reports.campaign import BASELINE
-from reports.mutants import SEED_REMOVALS, named_mutants
-from reports.report_build import counterexamples
+from reports.campaign.named_mutants import SEED_REMOVALS, named_mutants
+from reports.campaign.plugins import mutant_plugin
+from reports.campaign.runs import BASELINE
+from reports.render.report_model import counterexamples
 from strategies import defects
 
 pytestmark = pytest.mark.harness
@@ -95,10 +95,10 @@ def test_quick_killers_run_every_example_test_and_skip_the_property_tests_after_
             assert False
     """
     )
-    result = pytester.runpytest("-p", "reports.mutant_plugin", "--cm-quick-killers", "-rs")
+    result = pytester.runpytest("-p", "reports.campaign.plugins.mutant_plugin", "--cm-quick-killers", "-rs")
     result.assert_outcomes(failed=2, skipped=2)
     result.stdout.fnmatch_lines(["*an example test has already killed this mutant*"])
-    without = pytester.runpytest("-p", "reports.mutant_plugin")
+    without = pytester.runpytest("-p", "reports.campaign.plugins.mutant_plugin")
     without.assert_outcomes(failed=3, passed=1)
 
 
@@ -117,10 +117,15 @@ def test_under_a_mutmut_mutant_only_the_named_test_functions_are_collected(pytes
     """
     )
     monkeypatch.setenv("MUTANT_UNDER_TEST", "m.x_f__mutmut_1")
-    pytester.runpytest("-p", "reports.mutant_plugin", "test_k.py::test_named").assert_outcomes(passed=1)
-    pytester.runpytest("-p", "reports.mutant_plugin", "test_k.py").assert_outcomes(errors=1)  # a whole file
+    pytester.runpytest("-p", "reports.campaign.plugins.mutant_plugin", "test_k.py::test_named").assert_outcomes(
+        passed=1
+    )
+    # a whole file
+    pytester.runpytest("-p", "reports.campaign.plugins.mutant_plugin", "test_k.py").assert_outcomes(errors=1)
     monkeypatch.delenv("MUTANT_UNDER_TEST")
-    pytester.runpytest("-p", "reports.mutant_plugin", "test_k.py::test_named").assert_outcomes(errors=1)
+    pytester.runpytest("-p", "reports.campaign.plugins.mutant_plugin", "test_k.py::test_named").assert_outcomes(
+        errors=1
+    )
 
 
 def test_requested_functions_by_file(tmp_path):

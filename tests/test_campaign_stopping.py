@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from campaign_helpers import FAKE_HASHED, make_project
 
-from reports.campaign import ROOT, hashed_files
+from reports.campaign.journal import hashed_files
+from reports.campaign.settings import ROOT
 
 pytestmark = pytest.mark.harness
 
@@ -26,8 +27,9 @@ def _hanging_campaign(root: Path, tmp: Path) -> subprocess.Popen:
         import sys
         sys.path[:0] = [{str(ROOT)!r}]
         from pathlib import Path
-        from reports.campaign import Settings, run_named_mutants
-        from reports.mutants import Mutant
+        from reports.campaign.named_scheduler import run_named_mutants
+        from reports.campaign.settings import Settings
+        from reports.campaign.named_mutants import Mutant
         s = Settings(root=Path({str(root)!r}), out=Path({str(root / "out")!r}), selection=("tests",),
                      workers=1, timeout_const=100, hashed={FAKE_HASHED!r}, progress=None)
         run_named_mutants(s, [Mutant("defect:HANGS", "defect", "sound", ("HANGS",), "")])

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from campaign_helpers import MUTANTS
 
-from reports.report_build import build
+from reports.render.report_model import build
 
 pytestmark = pytest.mark.harness
 
@@ -36,7 +36,7 @@ def test_the_suite_runs_the_ranked_tests_in_rank_order_then_the_others_file_by_f
 
 
 def test_the_order_file_ranks_test_functions_by_mutants_killed(campaign):
-    from reports.report_run import order_by_kills
+    from reports.cli.report import order_by_kills
 
     _, fp, records = campaign
 

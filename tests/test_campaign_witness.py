@@ -9,8 +9,8 @@ import time
 import pytest
 from campaign_helpers import MUTANTS
 
-from reports.campaign import BASELINE
-from reports.report_build import build
+from reports.campaign.runs import BASELINE
+from reports.render.report_model import build
 
 pytestmark = pytest.mark.harness
 
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.harness
 
 
 def test_a_never_red_test_gets_a_killed_mutant_of_its_code_as_witness_or_a_reason(campaign):
-    from reports.witness import NO_CODE, REAL_GAP, never_red, search
+    from reports.campaign.witness import NO_CODE, REAL_GAP, never_red, search
 
     settings, fp, records = campaign
     records = dict(records)
@@ -42,7 +42,7 @@ def test_a_never_red_test_gets_a_killed_mutant_of_its_code_as_witness_or_a_reaso
 
 @pytest.mark.parametrize("tb", ["native", "short", "line"])
 def test_a_witness_failure_is_the_first_line_raised_whatever_the_traceback_style(pytester, tb):
-    from reports.witness_plugin import failure_line
+    from reports.campaign.plugins.witness_plugin import failure_line
 
     pytester.makepyfile(test_x="def test_x():\n    assert 1 + 1 == 3, 'arithmetic'\n")
     failed = [r for r in pytester.inline_run(f"--tb={tb}").getreports("pytest_runtest_logreport") if r.failed]
@@ -53,7 +53,7 @@ _LEAKED: list[int] = []
 
 
 def test_each_witness_candidate_runs_in_a_fresh_child_and_a_hang_is_cut():
-    from reports.witness_plugin import isolated
+    from reports.campaign.plugins.witness_plugin import isolated
 
     assert isolated(lambda: 41 + 1, 5.0) == 42
     assert isolated(lambda: _LEAKED.append(1), 5.0) is None and _LEAKED == []  # the child's state stays there
@@ -66,7 +66,7 @@ def test_each_witness_candidate_runs_in_a_fresh_child_and_a_hang_is_cut():
 
 def test_switching_a_mutant_on_empties_the_mutated_packages_memos():
     from reference.estimator import text_tokens
-    from reports.executor import clear_memos
+    from reports.campaign.plugins.warm_session import clear_memos
 
     text_tokens("a memoized text")
     assert text_tokens.cache_info().currsize > 0
@@ -95,13 +95,13 @@ def add(a, b):
 
 
 def test_a_slow_test_may_spend_about_five_of_its_runs_on_its_candidates():
-    from reports.witness_plugin import PER_TEST, budget_of
+    from reports.campaign.plugins.witness_plugin import PER_TEST, budget_of
 
     assert budget_of(0.01) == PER_TEST and budget_of(2.0) == 30.0
 
 
 def test_discovered_functions_give_their_killed_mutants_in_turn():
-    from reports.witness_plugin import round_robin
+    from reports.campaign.plugins.witness_plugin import round_robin
 
     killed = {"a": ["a1", "a2", "a3"], "b": ["b1"], "c": []}
     assert round_robin(["a", "b", "c"], killed) == ["a1", "b1", "a2", "a3"]
@@ -110,7 +110,7 @@ def test_discovered_functions_give_their_killed_mutants_in_turn():
 
 def test_a_test_mutmuts_coverage_misses_finds_its_witness_by_recording_its_calls(pytester, monkeypatch):
     pytest.importorskip("mutmut", reason="mutmut is not installed (the mutation extra)")
-    from reports.witness import DISCOVER, NO_CODE, ONLY_EQUIVALENT, REAL_GAP, _reason
+    from reports.campaign.witness import DISCOVER, NO_CODE, ONLY_EQUIVALENT, REAL_GAP, _reason
 
     pytester.makepyfile(
         calc=DISCOVERED,
@@ -130,7 +130,9 @@ def test_a_test_mutmuts_coverage_misses_finds_its_witness_by_recording_its_calls
     )
     monkeypatch.delenv("MUTANT_UNDER_TEST", raising=False)
     out = pytester.path / "found.jsonl"
-    pytester.runpytest_inprocess("-p", "reports.witness_plugin", f"--cm-witness={plan}", f"--cm-witness-out={out}")
+    pytester.runpytest_inprocess(
+        "-p", "reports.campaign.plugins.witness_plugin", f"--cm-witness={plan}", f"--cm-witness-out={out}"
+    )
     rows = {r["nodeid"]: r for r in map(json.loads, out.read_text().splitlines())}
     # add is called once, inc three times: the least called function's mutant is tried first
     assert rows["test_c.py::test_add"]["witness"] == "mutmut:calc.x_add__mutmut_1"
@@ -148,7 +150,7 @@ def test_a_test_mutmuts_coverage_misses_finds_its_witness_by_recording_its_calls
 
 
 def test_the_witness_plan_reads_mutmuts_coverage_for_candidates(campaign):
-    from reports.witness import ONLY_EQUIVALENT, plan
+    from reports.campaign.witness import ONLY_EQUIVALENT, plan
 
     _, _, records = campaign
     records = {k: v for k, v in records.items() if k == BASELINE}
@@ -174,7 +176,7 @@ def test_the_witness_plan_tries_first_the_mutants_of_what_a_test_killed_in_the_l
     """A test that killed ``calc.x_sub``'s mutants last time on ``pr-8bb01ab8`` and is never red now (another test
     killed them first) tries them before the mutants of the other code it covers, on whichever variant it is
     searched."""
-    from reports.witness import never_red, plan
+    from reports.campaign.witness import never_red, plan
 
     _, _, records = campaign
     records = {k: v for k, v in records.items() if k == BASELINE}
@@ -193,7 +195,7 @@ def test_the_witness_plan_tries_first_the_mutants_of_what_a_test_killed_in_the_l
 def test_the_witness_plan_tries_first_the_mutant_a_test_killed_first_in_the_last_report(campaign):
     """A test that killed ``calc.x_sub__mutmut_1`` first last time, on ``pr-8bb01ab8``, and is never red now tries
     that mutant first on ``sound``."""
-    from reports.witness import never_red, plan
+    from reports.campaign.witness import never_red, plan
 
     _, _, records = campaign
     records = {k: v for k, v in records.items() if k == BASELINE}

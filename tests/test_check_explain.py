@@ -1,4 +1,4 @@
-"""``cmharness check --explain`` (reports/check.py): prices per entry, attribution to defects, exit codes."""
+"""``cmharness check --explain`` (reports/cli/check.py): prices per entry, attribution to defects, exit codes."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from builders import exact_budget, store, summary
 from invariants.properties import Violation
 from reference.model import Budget, Config
 from reference.scenario import Scenario, save_scenario
-from reports import check, cli
+from reports import cli
+from reports.cli import check
 from strategies.defects import Defects
 
 pytestmark = pytest.mark.harness

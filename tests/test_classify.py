@@ -1,11 +1,11 @@
-"""The seed's seven classes of a compared cell (reports/classify.py), pinned on hand-built sides."""
+"""The seed's seven classes of a compared cell (reports/compare/classify.py), pinned on hand-built sides."""
 
 from __future__ import annotations
 
 import pytest
 
 from reference.model import Entry, Text
-from reports.classify import SPLIT_ONLY, CellClass, Side, classify, detail, differences, side_of
+from reports.compare.classify import SPLIT_ONLY, CellClass, Side, classify, detail, differences, side_of
 from strategies.errors import Diagnostics, OverBudgetError, UncoveredDropError
 from strategies.stats import RenderStats
 

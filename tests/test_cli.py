@@ -1,4 +1,4 @@
-"""The ``cmharness`` command line (reports/cli.py)."""
+"""The ``cmharness`` command line (reports/cli/__init__.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``cmharness compare`` (reports/compare.py, corpus.py, compare_report.py): folders, attribution, outputs."""
+"""``cmharness compare`` (reports/cli/compare.py, corpus.py, compare_report.py): folders, attribution, outputs."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from builders import exact_budget, store, summary
 
 from reference.model import Budget, Config
 from reference.scenario import Scenario, dump_scenario, load_scenario, save_scenario
-from reports import cli, corpus
+from reports import cli
+from reports.compare import corpus
 
 pytestmark = pytest.mark.harness
 

@@ -1,4 +1,4 @@
-"""``cmharness defects`` (reports/defects.py): the defect table and its coverage from the campaign's journal."""
+"""``cmharness defects`` (reports/cli/defects.py): the defect table and its coverage from the campaign's journal."""
 
 from __future__ import annotations
 

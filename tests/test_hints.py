@@ -1,5 +1,5 @@
-"""What a complete report leaves for the next cold run (``reports.hints``), the order a mutmut mutant runs its
-tests in (``reports.mutant_order``), and the executor's per-test time limit."""
+"""What a complete report leaves for the next cold run (``reports.campaign.hints``), the order a mutmut mutant runs its
+tests in (``reports.campaign.mutmut.test_order``), and the executor's per-test time limit."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from reports.campaign import ROOT
-from reports.hints import Hints, function_of, learn, read, write
-from reports.mutant_order import own_test_files, running_order
+from reports.campaign.hints import Hints, function_of, learn, read, write
+from reports.campaign.mutmut.test_order import own_test_files, running_order
+from reports.campaign.settings import ROOT
 
 pytestmark = pytest.mark.harness
 
@@ -101,7 +101,7 @@ def test_known_killers_run_first_then_the_modules_own_tests_then_the_rest():
 
 
 def test_the_witness_plan_tries_the_known_witness_first(campaign_records_for_witness):
-    from reports.witness import plan
+    from reports.campaign.witness import plan
 
     records, coverage, nodeid = campaign_records_for_witness
     todo, _ = plan(records, coverage)
@@ -111,7 +111,7 @@ def test_the_witness_plan_tries_the_known_witness_first(campaign_records_for_wit
 
 
 def test_a_test_without_coverage_discovers_its_calls_first_after_its_known_witness(campaign_records_for_witness):
-    from reports.witness import DISCOVER, NO_CODE, plan
+    from reports.campaign.witness import DISCOVER, NO_CODE, plan
 
     records, _, nodeid = campaign_records_for_witness
     records = {**records, "defect:X": {"kind": "defect", "status": "killed", "spec": "sound+X"}}
@@ -176,7 +176,12 @@ def test_a_test_past_its_own_limit_ends_the_mutant_as_a_timeout_at_once(pytester
     )
     started = time.time()
     pytester.runpytest_subprocess(
-        "-p", "reports.executor", f"--cm-execute={plan}", f"--cm-execute-out={out}", "-p", "no:cacheprovider"
+        "-p",
+        "reports.campaign.plugins.warm_session",
+        f"--cm-execute={plan}",
+        f"--cm-execute-out={out}",
+        "-p",
+        "no:cacheprovider",
     )
     took = time.time() - started
     rows = {r["name"]: r for r in map(json.loads, out.read_text().splitlines()) if "exit" in r}
@@ -196,8 +201,10 @@ def _fake_work(tmp_path: Path, codes: dict[str, int | None]) -> Path:
 
 
 def test_reviewed_equivalents_are_not_run_unless_their_line_changed(tmp_path, monkeypatch):
-    from reports import mutmut_describe, mutmut_exec, report_build
-    from reports.report_build import Equivalent
+    from reports.campaign.mutmut import describe as mutmut_describe
+    from reports.campaign.mutmut import execute as mutmut_exec
+    from reports.render import report_model as report_build
+    from reports.render.report_model import Equivalent
 
     listed = {
         "mutmut:reference.ops.x_f__mutmut_1": Equivalent("mutmut:reference.ops.x_f__mutmut_1", "same", "x = 1"),
@@ -233,7 +240,7 @@ def test_reviewed_equivalents_are_not_run_unless_their_line_changed(tmp_path, mo
 
 
 def test_a_test_marked_search_counts_as_a_property_test_for_the_named_mutants(pytester):
-    from reports.mutant_plugin import is_property_test
+    from reports.campaign.plugins.mutant_plugin import is_property_test
 
     pytester.makepyfile(
         test_s=textwrap.dedent("""

@@ -253,7 +253,7 @@ def test_reproduce_colours_only_on_a_terminal(tmp_path, monkeypatch) -> None:
     import argparse
     import io
 
-    from reports import reproduce
+    from reports.cli import reproduce
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:

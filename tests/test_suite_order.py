@@ -1,10 +1,11 @@
-"""The suite's order (``reports.suite_order``): named mutants covered greedily per second, then kills per second."""
+"""The suite's order (``reports.campaign.suite_order``): named mutants covered greedily per second, then kills per
+second."""
 
 from __future__ import annotations
 
 import pytest
 
-from reports.suite_order import baseline_seconds, kills_by_function, named_killers, order_file, rank
+from reports.campaign.suite_order import baseline_seconds, kills_by_function, named_killers, order_file, rank
 
 pytestmark = pytest.mark.harness
 

@@ -1,0 +1,140 @@
+"""The journal: JSON lines of finished runs, keyed by mutant id and a fingerprint of the code under test, so a
+campaign run again skips what is done."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import threading
+from collections.abc import Iterable, Sequence
+from fnmatch import fnmatchcase
+from pathlib import Path
+from typing import Any
+
+from reports.campaign.named_mutants import Mutant
+from reports.campaign.settings import HASHED, Settings
+
+#: The campaign's own modules (paths from the root, or glob patterns of them): changing how results are run or
+#: shown never invalidates them.
+HARNESS_ONLY = frozenset(
+    {
+        "reports/campaign/__init__.py",
+        "reports/campaign/mutmut/__init__.py",
+        "reports/render/__init__.py",
+        "reports/campaign/settings.py",
+        "reports/campaign/journal.py",
+        "reports/campaign/processes.py",
+        "reports/campaign/runs.py",
+        "reports/campaign/progress.py",
+        "reports/campaign/named_scheduler.py",
+        "reports/campaign/options.py",
+        "reports/render/outputs.py",
+        "reports/campaign/mutmut/run.py",
+        "reports/campaign/named_mutants.py",
+        "reports/equivalent_mutants.toml",
+        "tests/campaign_helpers.py",
+        "tests/test_campaign_*.py",
+        "reports/test-order.json",
+        "reports/hints.json",
+        "reports/campaign/hints.py",
+        "reports/campaign/mutmut/test_order.py",
+        "reports/campaign/witness.py",
+        "reports/campaign/dependency_keys.py",
+        "reports/campaign/extra_mutants.py",
+        "reports/cli/report.py",
+        "reports/render/mutation_testing_elements.py",
+        "reports/render/markdown.py",
+        "reports/render/html.py",
+        "reports/render/report_model.py",
+        "reports/render/summary.py",
+        "reports/campaign/mutmut/results.py",
+        "reports/campaign/mutmut/work_copy.py",
+    }
+)
+SKIP_DIRS = frozenset({"__pycache__", ".hypothesis", ".pytest_cache", "out", "mutants"})
+
+
+def hashed_files(root: Path, hashed: Iterable[str] = HASHED) -> list[Path]:
+    files: list[Path] = []
+    for name in hashed:
+        path = root / name
+        if path.is_file():
+            files.append(path)
+        elif path.is_dir():
+            for dirpath, dirnames, filenames in os.walk(path):
+                dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
+                files += [Path(dirpath) / f for f in filenames if not f.endswith((".pyc", ".log"))]
+    return sorted(f for f in files if not _harness_only(f.relative_to(root).as_posix()))
+
+
+def _harness_only(path: str) -> bool:
+    """Whether ``path`` (from the root) is one of the campaign's own files (``HARNESS_ONLY``)."""
+    return any(fnmatchcase(path, pattern) for pattern in HARNESS_ONLY)
+
+
+def fingerprint(settings: Settings) -> str:
+    """A hash of the code under test, the tests, the selection and the profile (16 hex digits)."""
+    h = hashlib.sha256()
+    h.update(json.dumps([list(settings.selection), settings.profile, settings.all_variants]).encode())
+    for f in hashed_files(settings.root, settings.hashed):
+        h.update(f.relative_to(settings.root).as_posix().encode() + b"\0")
+        h.update(f.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+class Journal:
+    """JSON lines, one record per finished run; the last record for a key wins."""
+
+    def __init__(self, directory: Path, name: str = "all") -> None:
+        self.directory = directory
+        self.path = directory / f"{name}.jsonl"
+        self.lock = threading.Lock()
+
+    def write(self, record: dict[str, Any]) -> None:
+        with self.lock:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            with open(self.path, "a", encoding="utf-8") as fh:
+                fh.write(json.dumps(record, sort_keys=True) + "\n")
+                fh.flush()
+                os.fsync(fh.fileno())
+
+
+def load_journals(directory: Path, fp: str) -> dict[str, dict[str, Any]]:
+    """Every record for fingerprint ``fp`` in every journal of ``directory``, by mutant id.
+
+    A line cut short by a kill is skipped; between journals a finished record beats a partial one.
+    """
+    records: dict[str, dict[str, Any]] = {}
+    if not directory.is_dir():
+        return records
+    for path in sorted(directory.glob("*.jsonl")):
+        with open(path, encoding="utf-8") as fh:
+            for line in fh:
+                try:
+                    rec = json.loads(line)
+                except json.JSONDecodeError:
+                    continue
+                if isinstance(rec, dict) and rec.get("fingerprint") == fp and "mutant" in rec:
+                    records[rec["mutant"]] = rec
+    return records
+
+
+def reuse_unchanged(directory: Path, pending: Sequence[Mutant], keys: dict[str, str], fp: str) -> list[dict[str, Any]]:
+    """Records of earlier runs (any fingerprint) of the pending named mutants whose dependency key is unchanged,
+    carried over to fingerprint ``fp``."""
+    wanted = {(m.id, keys[m.id]) for m in pending}
+    found: dict[str, dict[str, Any]] = {}
+    for path in sorted(directory.glob("*.jsonl")) if directory.is_dir() else []:
+        with open(path, encoding="utf-8") as fh:
+            for line in fh:
+                with contextlib.suppress(json.JSONDecodeError, TypeError):
+                    rec = json.loads(line)
+                    if (rec.get("mutant"), rec.get("deps")) in wanted and rec.get("status"):
+                        found[rec["mutant"]] = rec
+    return [{**found[m.id], "fingerprint": fp} for m in pending if m.id in found]
+
+
+def journal_name(shard: tuple[int, int] | None) -> str:
+    return "all" if shard is None else f"shard-{shard[0]}-of-{shard[1]}"

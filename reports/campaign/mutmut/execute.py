@@ -1,0 +1,307 @@
+"""mutmut's mutants run by ``reports.campaign.plugins.warm_session``: mutmut generates them and maps tests to
+functions; one warm
+pytest session per run forks a child per mutant (see ``reports.campaign.plugins.warm_session``), and the verdicts go
+back into
+mutmut's own result files (``mutants/**/*.meta``, killers under ``killers/``), read as before by
+``reports.campaign.mutmut.results``.
+
+Each mutant runs the tests that cover its function (mutmut's stats) less those red on the unmutated code, in
+``reports.campaign.mutmut.test_order``'s order, and stops at the first failure. Each test may take ``PER_TEST_FACTOR
+x`` its
+baseline time plus ``PER_TEST_CONST`` (a mutant that loops forever is a timeout within seconds), and the
+mutant ``3 x`` its tests' baseline time plus 10 s in all.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import subprocess
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from reports.campaign.hints import function_of
+from reports.campaign.hints import read as read_hints
+from reports.campaign.plugins.mutant_plugin import SKIP_ENV
+from reports.campaign.processes import _die_with_parent, kill_group
+from reports.campaign.progress import fmt_time
+from reports.campaign.runs import red_tests
+from reports.campaign.settings import Settings
+
+LIMIT_FACTOR, LIMIT_CONST = 3.0, 10.0
+SKIPPED = 34  # mutmut's exit code for a mutant it did not run
+PER_TEST_FACTOR, PER_TEST_CONST = 10.0, 2.0
+
+
+def _env(settings: Settings, path: Path | None) -> dict[str, str]:
+    env = settings.env()
+    env.pop("PYTHONPATH", None)
+    if path is not None:
+        env["PYTHONPATH"] = str(path)
+    return env
+
+
+def _run(
+    cmd: Sequence[str], cwd: Path, env: dict[str, str], log: Path, deadline: float, poll: Any = None
+) -> tuple[int | None, bool]:
+    """Run ``cmd`` to its end or the deadline (then killed); (exit code, stopped at the deadline)."""
+    with open(log, "ab") as out:
+        proc = subprocess.Popen(
+            cmd,
+            cwd=cwd,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+            preexec_fn=_die_with_parent,
+        )
+        try:
+            while proc.poll() is None:
+                time.sleep(0.5)
+                if time.time() >= deadline:
+                    kill_group(proc)
+                    proc.wait()
+                    return None, True
+                if poll is not None:
+                    poll()
+        except BaseException:
+            kill_group(proc)
+            proc.wait()
+            raise
+    return proc.returncode, False
+
+
+def plan(work: Path, owned: Sequence[str], baseline: dict[str, Any]) -> dict[str, Any]:
+    """The executor's plan: the pending mutants of the owned modules (each with its function and time limit),
+    each function's covering tests and known killers, and the tests' per-test time limits."""
+    from reports.campaign.mutmut.results import load_meta, module_of
+    from reports.render.report_model import load_equivalents
+
+    stats = json.loads((work / "mutants" / "mutmut-stats.json").read_text(encoding="utf-8"))
+    covering = stats.get("tests_by_mangled_function_name", {})
+    durations = {r["nodeid"]: r["duration"] for r in baseline["tests"]}
+    red = set(red_tests(baseline))
+    killers = read_hints().killers
+    listed = load_equivalents()
+    mine = set(owned)
+    mutants: list[dict[str, Any]] = []
+    reviewed: list[dict[str, Any]] = []
+    functions: dict[str, dict[str, Any]] = {}
+    for source, (_, data) in sorted(load_meta(work).items()):
+        if module_of(source) not in mine:
+            continue
+        codes = data.get("exit_code_by_key", {})
+        equivalent = reviewed_equivalents(work, source, [k for k, c in codes.items() if c in (None, SKIPPED)], listed)
+        for key, code in codes.items():
+            if code is not None and not (code == SKIPPED and key not in equivalent):
+                continue
+            name = key.replace("__init__.", "")
+            if key in equivalent:
+                if code != SKIPPED:
+                    reviewed.append({"name": name, "key": key})
+                continue
+            fn = function_of(name)
+            if fn not in functions:
+                tests = [t for t in covering.get(fn, ()) if t not in red]
+                kept = set(tests)
+                functions[fn] = {"tests": tests, "first": [t for t in killers.get(fn, ()) if t in kept]}
+            total = sum(durations.get(t, 1.0) for t in functions[fn]["tests"])
+            mutants.append({"name": name, "key": key, "function": fn, "limit": LIMIT_FACTOR * total + LIMIT_CONST})
+    used = {t for f in functions.values() for t in f["tests"]}
+    return {
+        "mutants": mutants,
+        "reviewed": reviewed,
+        "functions": functions,
+        "per_test": [PER_TEST_FACTOR, PER_TEST_CONST],
+        "durations": {t: durations.get(t, 1.0) for t in sorted(used)},
+    }
+
+
+def reviewed_equivalents(work: Path, source: str, keys: Sequence[str], listed: dict[str, Any]) -> set[str]:
+    """The ``keys`` listed in ``listed`` (``reports/equivalent_mutants.toml``) whose mutated line is still the one
+    reviewed: no test can tell them from the original, so they are not run (mutmut's "skipped"; the report counts
+    them as equivalent). An entry whose line changed is stale: that mutant runs."""
+    from reports.campaign.mutmut.describe import describe
+
+    names = {k.replace("__init__.", ""): k for k in keys if f"mutmut:{k.replace('__init__.', '')}" in listed}
+    if not names:
+        return set()
+    described = describe(work, source, names)
+    return {
+        key
+        for name, key in names.items()
+        if listed[f"mutmut:{name}"].replacement in (None, described[name].get("replacement"))
+    }
+
+
+def read_results(path: Path) -> dict[str, dict[str, Any]]:
+    """Each mutant's verdict and killer from the executor's output (lines cut short are skipped)."""
+    out: dict[str, dict[str, Any]] = {}
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            with contextlib.suppress(json.JSONDecodeError):
+                row = json.loads(line)
+                merged = out.setdefault(row["name"], {"killer": None})
+                merged.update({k: v for k, v in row.items() if v is not None})
+    return {k: v for k, v in out.items() if "exit" in v}
+
+
+def merge(work: Path, planned: Sequence[dict[str, Any]], results: dict[str, dict[str, Any]]) -> int:
+    """Write the verdicts into mutmut's result files and the killers file; how many were written."""
+    from reports.campaign.mutmut.results import load_meta
+
+    by_key = {m["key"]: results[m["name"]] for m in planned if m["name"] in results}
+    if not by_key:
+        return 0
+    (work / "killers").mkdir(exist_ok=True)
+    with open(work / "killers" / "executor.jsonl", "a", encoding="utf-8") as fh:
+        for key, r in sorted(by_key.items()):
+            if r.get("killer") and r["exit"] == 1:
+                fh.write(json.dumps({"mutant": key, "test": r["killer"]}) + "\n")
+    for _source, (meta, data) in load_meta(work).items():
+        codes = data.get("exit_code_by_key", {})
+        hit = [k for k in codes if k in by_key]
+        if hit:
+            for k in hit:
+                codes[k] = by_key[k]["exit"]
+                data.setdefault("durations_by_key", {})[k] = by_key[k].get("seconds", 0.0)
+            meta.write_text(json.dumps(data, indent=4), encoding="utf-8")
+    return len(by_key)
+
+
+def _prepare(
+    settings: Settings, work: Path, red: Sequence[str], deadline: float, poll: Any = None
+) -> tuple[int | None, bool]:
+    """mutmut's preparation (``reports.campaign.mutmut.prepare``) in the work copy: (exit code, stopped at the
+    deadline)."""
+    skip = work.parent / "skip.txt"  # mutmut's stats run needs a green suite: the tests red on the baseline leave
+    skip.write_text("".join(t + "\n" for t in red), encoding="utf-8")
+    env = {**_env(settings, None), SKIP_ENV: str(skip)}
+    return _run(
+        [settings.python, "-m", "reports.campaign.mutmut.prepare", str(max(1, settings.workers))],
+        work,
+        env,
+        work.parent / "mutmut.log",
+        deadline,
+        poll,
+    )
+
+
+class PreparedAhead:
+    """mutmut's preparation of a cold work copy, started in a thread beside the baseline (which leaves a core
+    idle) on the guess that no test is red; ``ok()`` waits for it. When the guess is wrong (the baseline finds a
+    red test) or it failed, ``run_pending`` prepares again with the red tests left out."""
+
+    def __init__(self, settings: Settings, work: Path, deadline: float) -> None:
+        import threading
+
+        self.code: int | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._main, args=(settings, work, deadline), daemon=True)
+        self._thread.start()
+
+    def _main(self, settings: Settings, work: Path, deadline: float) -> None:
+        def poll() -> None:
+            if self._stop.is_set():
+                raise InterruptedError("stopped")
+
+        with contextlib.suppress(InterruptedError):
+            self.code, _ = _prepare(settings, work, [], deadline, poll)
+
+    def ok(self) -> bool:
+        self._thread.join()
+        return self.code == 0
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def run_pending(
+    settings: Settings,
+    work: Path,
+    baseline: dict[str, Any],
+    deadline: float,
+    owned: Sequence[str],
+    ahead: PreparedAhead | None = None,
+) -> str:
+    """Prepare (mutmut; not again when ``ahead`` did it with no test red) and run every pending mutant of the
+    owned modules (the executor) until the deadline."""
+    stream: TextIO | None = settings.progress
+    log = work.parent / "mutmut.log"
+    started = time.time()
+    red = red_tests(baseline)
+    beside = ahead is not None and ahead.ok() and not red
+    if not beside:
+        code, stopped = _prepare(settings, work, red, deadline)
+        if stopped:
+            return "stopped at the end of its budget while mutmut generated the mutants; they run next time"
+        if code != 0:
+            tail = log.read_text(encoding="utf-8", errors="replace")[-300:].strip()
+            return f"mutmut's preparation exited {code}; see {log}: {tail}"
+    prepared = time.time()
+    the_plan = plan(work, owned, baseline)
+    planned = the_plan["mutants"]
+    merge(work, the_plan["reviewed"], {m["name"]: {"exit": SKIPPED, "seconds": 0.0} for m in the_plan["reviewed"]})
+    if stream is not None:
+        when = "beside the baseline" if beside else f"in {fmt_time(prepared - started)}"
+        stream.write(
+            f"mutmut: prepared {when} (mutants and per-function coverage); "
+            f"{len(planned)} mutant(s) to run, {len(the_plan['reviewed'])} reviewed equivalent(s) not run\n"
+        )
+        stream.flush()
+    if not planned:
+        return ""
+    plan_path, out = work.parent / "plan.json", work.parent / "results.jsonl"
+    plan_path.write_text(json.dumps({"workers": max(1, settings.workers), **the_plan}), encoding="utf-8")
+    out.unlink(missing_ok=True)
+    from reports.campaign.mutmut.work_copy import read_selection
+
+    last = [time.time()]
+
+    def poll() -> None:
+        now = time.time()
+        if stream is not None and now - last[0] >= 15:
+            last[0] = now
+            done = read_results(out)
+            counts: dict[str, int] = {}
+            for r in done.values():
+                s = {1: "killed", 0: "survived", 36: "timeout", 33: "no-coverage"}.get(r["exit"], "error")
+                counts[s] = counts.get(s, 0) + 1
+            shown = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+            stream.write(
+                f"[mutmut {len(done)}/{len(planned)}] {shown} | elapsed {fmt_time(now - started)}, "
+                f"budget left {fmt_time(deadline - now)}\n"
+            )
+            stream.flush()
+
+    # --tb=native: pytest's own styles parse the source of every frame, and a mutated file is large
+    cmd = [
+        settings.python,
+        "-m",
+        "pytest",
+        "-q",
+        "--rootdir=.",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:randomly",
+        "--capture=sys",
+        "--tb=native",
+        "-p",
+        "reports.campaign.plugins.mutant_plugin",
+        "--cm-no-shrink",
+        "-p",
+        "reports.campaign.plugins.warm_session",
+        f"--cm-execute={plan_path}",
+        f"--cm-execute-out={out}",
+        *read_selection(work),
+    ]
+    try:
+        _, stopped = _run(cmd, work / "mutants", _env(settings, work / "mutants"), log, deadline, poll)
+    finally:
+        merge(work, planned, read_results(out))
+    return "stopped at the end of its budget; the pending mutants run next time" if stopped else ""

@@ -1,0 +1,168 @@
+"""mutmut's results read back from the work copy: each mutant's exit code (``mutants/**/*.meta``) as a status, the
+killing tests, and the journal records of the finished mutants."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from reports.campaign.journal import Journal
+from reports.campaign.options import MUTMUT_PATHS
+
+INTERRUPTED = 2
+STATUS_BY_EXIT: dict[int | None, str] = {
+    1: "killed",
+    3: "killed",
+    0: "survived",
+    5: "no-coverage",
+    33: "no-coverage",
+    34: "skipped",
+    36: "timeout",
+    24: "timeout",
+    -24: "timeout",
+    152: "timeout",
+    255: "timeout",
+    37: "type-check",
+}
+
+
+def mutmut_status(code: int | None) -> str:
+    if code is None or code == INTERRUPTED:
+        return "pending"
+    return STATUS_BY_EXIT.get(code, "error")
+
+
+# ----------------------------------------------------------------------------- mutmut's results
+
+
+def module_of(source: str) -> str:
+    """``strategies/cap.py`` -> ``strategies.cap``."""
+    return source[: -len(".py")].replace("/", ".")
+
+
+def meta_files(work: Path) -> list[Path]:
+    root = work / "mutants"
+    return sorted(p for top in MUTMUT_PATHS for p in (root / top).rglob("*.py.meta")) if root.is_dir() else []
+
+
+def load_meta(work: Path, repair: bool = False) -> dict[str, tuple[Path, dict[str, Any]]]:
+    """Each mutated file's mutmut data by its source path.
+
+    A file that does not parse is skipped; with ``repair`` (only while mutmut is not running: it
+    writes these files in place) one that mutmut left half-written when it was killed is removed
+    with its mutated module, so that mutmut makes both anew.
+    """
+    out = {}
+    for meta in meta_files(work):
+        source = meta.relative_to(work / "mutants").as_posix()[: -len(".meta")]
+        try:
+            data = json.loads(meta.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            if repair:
+                meta.unlink()
+                with contextlib.suppress(FileNotFoundError):
+                    (work / "mutants" / source).unlink()
+            continue
+        out[source] = (meta, data)
+    return out
+
+
+def reset_interrupted(work: Path) -> None:
+    """Run while mutmut is not: mutmut records a mutant it was stopped in as 'interrupted by user'; make it
+    pending again (and drop the files a kill left half-written)."""
+    for source, (meta, data) in load_meta(work, repair=True).items():
+        if not (work / "mutants" / source).exists():  # mutmut makes both anew
+            meta.unlink()
+            continue
+        codes = data.get("exit_code_by_key", {})
+        stale = [k for k, v in codes.items() if v == INTERRUPTED]
+        if stale:
+            for k in stale:
+                codes[k] = None
+            meta.write_text(json.dumps(data, indent=4), encoding="utf-8")
+
+
+def killers(work: Path) -> dict[str, str]:
+    out: dict[str, str] = {}
+    folder = work / "killers"
+    if folder.is_dir():
+        for path in sorted(folder.glob("*.jsonl")):
+            for line in path.read_text(encoding="utf-8").splitlines():
+                with contextlib.suppress(json.JSONDecodeError, KeyError):
+                    rec = json.loads(line)
+                    out[rec["mutant"]] = rec["test"]
+    return out
+
+
+def _pending_names(work: Path) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """(all mutant names, names without a result) by module."""
+    every: dict[str, list[str]] = {}
+    pending: dict[str, list[str]] = {}
+    for source, (_, data) in load_meta(work).items():
+        module = module_of(source)
+        codes = data.get("exit_code_by_key", {})
+        every[module] = list(codes)
+        pending[module] = [k for k, v in codes.items() if mutmut_status(v) == "pending"]
+    return every, pending
+
+
+def progress_counts(work: Path, owned: Iterable[str]) -> dict[str, int]:
+    """Mutants by status over the owned modules (those this run mutates)."""
+    mine = set(owned)
+    counts: dict[str, int] = {}
+    for source, (_, data) in load_meta(work).items():
+        if module_of(source) not in mine:
+            continue
+        for v in data.get("exit_code_by_key", {}).values():
+            s = mutmut_status(v)
+            counts[s] = counts.get(s, 0) + 1
+    return counts
+
+
+def collect(work: Path, fp: str, owned: set[str], every: dict[str, list[str]]) -> list[dict[str, Any]]:
+    """Journal records for the finished mutants of the owned modules."""
+    from reports.campaign.mutmut.describe import describe
+
+    killed_by = killers(work)
+    records = []
+    for source, (_, data) in sorted(load_meta(work).items()):
+        module = module_of(source)
+        if module not in owned:
+            continue
+        codes = data.get("exit_code_by_key", {})
+        finished = [k for k, v in codes.items() if mutmut_status(v) != "pending"]
+        if not finished:
+            continue
+        info = describe(work, source, finished)
+        for name in finished:
+            status = mutmut_status(codes[name])
+            killer = killed_by.get(name)
+            records.append(
+                {
+                    "mutant": f"mutmut:{name}",
+                    "fingerprint": fp,
+                    "kind": "mutmut",
+                    "status": status,
+                    "exit": codes[name],
+                    "duration": round(data.get("durations_by_key", {}).get(name, 0.0), 3),
+                    "killed_by": [killer] if killer and status == "killed" else [],
+                    **info[name],
+                }
+            )
+    return records
+
+
+def journal_records(journal: Journal, records: list[dict[str, Any]], done: dict[str, dict[str, Any]]) -> int:
+    """Write the records the journal does not hold yet (the same id and verdict); how many were new."""
+    new = 0
+    for rec in records:
+        old = done.get(rec["mutant"])
+        if old is not None and old.get("status") == rec["status"] and old.get("killed_by") == rec["killed_by"]:
+            continue
+        journal.write(rec)
+        done[rec["mutant"]] = rec
+        new += 1
+    return new

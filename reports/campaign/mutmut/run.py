@@ -1,0 +1,217 @@
+"""mutmut 3's operator mutants over ``strategies/`` and ``reference/``, run and read back, never reimplemented.
+
+mutmut is configured in ``pyproject.toml`` (``[tool.mutmut]``). The campaign runs it in a copy of
+the project, ``.cmharness/mutmut/project/`` (mutmut in turn writes only its own ``mutants/`` folder inside
+that copy), so the source tree is never touched, not even by a ``mutants/`` folder of its own.
+
+- The copy is laid anew when the fingerprint changes (mutmut alone would keep a survivor's verdict
+  after the tests change); otherwise mutmut's own per-mutant results (``mutants/**/*.meta``,
+  written as each mutant finishes) make a second run resume where the first stopped.
+- mutmut gets a wall-clock budget: at its end mutmut is interrupted, the mutants it did not reach
+  stay *pending*, and the next campaign goes on with them. Its tests are those of its
+  ``pytest_add_cli_args_test_selection``, less the tests that are red on the unmutated code
+  (``CMHARNESS_SKIP``), with the ``ci`` Hypothesis profile.
+- ``reports.campaign.plugins.mutant_plugin`` (loaded through ``pytest_add_cli_args``) records the first failing test
+  of each mutant (mutmut stops at it), so a killed mutant names its killer.
+- Each finished mutant becomes a journal record: status, duration, killer, the original and
+  mutated line, a short diff, its location in the source and a mutator category read off the change.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from reports.campaign.mutmut.results import _pending_names, collect, progress_counts, reset_interrupted
+from reports.campaign.mutmut.work_copy import (
+    changed_functions,
+    lay_work_copy,
+    modules,
+    reset_for_changed_tests,
+    save_test_keys,
+    work_dir,
+)
+from reports.campaign.named_mutants import shard_of
+from reports.campaign.options import MUTMUT_PATHS
+from reports.campaign.processes import _die_with_parent, kill_group
+from reports.campaign.progress import fmt_time
+from reports.campaign.runs import red_tests
+from reports.campaign.settings import Settings
+
+
+@dataclass(frozen=True)
+class MutmutResult:
+    records: list[dict[str, Any]]
+    names: list[str]
+    pending: int
+    ran: bool
+    seconds: float
+    note: str = ""
+    #: Ctrl-C or SIGTERM stopped mutmut: what it finished is in ``records``, the caller re-raises.
+    interrupted: bool = False
+
+
+def mutmut_executable(python: str) -> str:
+    candidate = Path(python).parent / "mutmut"
+    if candidate.exists():
+        return str(candidate)
+    found = shutil.which("mutmut")
+    if not found:
+        raise FileNotFoundError("mutmut is not installed (pip install -e '.[mutation]')")
+    return found
+
+
+# ----------------------------------------------------------------------------- running mutmut
+
+
+def run_mutmut(
+    settings: Settings,
+    fp: str,
+    baseline: dict[str, Any],
+    budget: float,
+    shard: tuple[int, int] | None = None,
+    paths: Sequence[str] = MUTMUT_PATHS,
+    ahead: Any = None,
+) -> MutmutResult:
+    """Run (or resume) mutmut over the modules under ``paths`` for at most ``budget`` seconds; the records of
+    every finished mutant of those modules. ``ahead`` (``reports.campaign.mutmut.execute.PreparedAhead``) prepared a
+    cold
+    work copy beside the baseline."""
+    start = time.time()
+    if ahead is not None:
+        ahead.ok()  # the preparation beside the baseline has finished with the work copy
+    warm = (work_dir(settings) / "mutants").is_dir() and ahead is None
+    work, previous = lay_work_copy(settings, fp)
+    reset_interrupted(work)
+    touched = changed_functions(work, previous) if warm else []
+    retest = reset_for_changed_tests(settings, work) if warm else []
+    if warm and settings.progress is not None:
+        settings.progress.write(
+            f"incremental: mutmut re-runs the mutants of {len(touched)} changed function(s)"
+            + (f" ({', '.join(touched[:8])}{', ...' if len(touched) > 8 else ''})" if touched else "")
+            + f" and of {len(retest)} function(s) whose covering tests changed"
+            + (f" ({', '.join(retest[:8])}{', ...' if len(retest) > 8 else ''})" if retest else "")
+            + "\n"
+        )
+    sources_changed = any(r.endswith(".py") and r.split("/", 1)[0] in MUTMUT_PATHS for r in previous)
+    owned = [
+        m for m in modules(work) if m.split(".", 1)[0] in paths and (shard is None or shard_of(m, shard[1]) == shard[0])
+    ]
+    every, pending = _pending_names(work)
+    known = all(m in every for m in owned)
+    todo = [n for m in owned for n in pending.get(m, [])] if known else []
+    ran = False
+    interrupted = False
+    note = ""
+    if owned and (not known or todo or (warm and sources_changed)):
+        if budget < 30:
+            note = f"not run: only {max(budget, 0):.0f}s of the budget left; it runs next time"
+        else:
+            args: list[str] = []
+            if shard is not None or set(paths) != set(MUTMUT_PATHS):  # name them: mutmut alone runs every module
+                args = [n for m in owned if m in every for n in pending[m]]
+                args += [f"{m}.*" for m in owned if m not in every]
+            try:
+                note = _invoke(settings, work, baseline, args, deadline=start + budget, owned=owned, ahead=ahead)
+            except KeyboardInterrupt:
+                note, interrupted = "interrupted; the pending mutants run next time", True
+            ran = True
+            reset_interrupted(work)
+            save_test_keys(settings, work)
+    every, pending = _pending_names(work)
+    names = [n for m in owned for n in every.get(m, [])]
+    records = collect(work, fp, {m for m in owned}, every)
+    left = sum(len(pending.get(m, [])) for m in owned) + sum(1 for m in owned if m not in every)
+    return MutmutResult(records, names, left, ran, time.time() - start, note, interrupted)
+
+
+#: ``CMHARNESS_MUTMUT_ENGINE=mutmut`` runs the mutants with ``mutmut run`` itself (a fresh pytest session per
+#: mutant), as a check on ``reports.campaign.plugins.warm_session`` and for measuring both.
+ENGINE_ENV = "CMHARNESS_MUTMUT_ENGINE"
+
+
+def _invoke(
+    settings: Settings,
+    work: Path,
+    baseline: dict[str, Any],
+    names: list[str],
+    deadline: float,
+    owned: Sequence[str],
+    ahead: Any = None,
+) -> str:
+    if os.environ.get(ENGINE_ENV) != "mutmut":
+        from reports.campaign.mutmut.execute import run_pending
+
+        return run_pending(settings, work, baseline, deadline, owned, ahead)
+    skip = work.parent / "skip.txt"
+    skip.write_text("".join(t + "\n" for t in red_tests(baseline)), encoding="utf-8")
+    env = settings.env()
+    env.pop("PYTHONPATH", None)  # mutmut puts its mutants/ first; nothing may shadow it
+    env["CMHARNESS_KILLERS"] = str(work / "killers")
+    env["CMHARNESS_SKIP"] = str(skip)
+    durations = work.parent / "durations.json"
+    durations.write_text(json.dumps({r["nodeid"]: r["duration"] for r in baseline["tests"]}), encoding="utf-8")
+    env["CMHARNESS_DURATIONS"] = str(durations)
+    cmd = [mutmut_executable(settings.python), "run", "--max-children", str(max(1, settings.workers)), *names]
+    log_path = work.parent / "mutmut.log"
+    stream = settings.progress
+    with open(log_path, "ab") as log:
+        proc = subprocess.Popen(
+            cmd,
+            cwd=work,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+            preexec_fn=_die_with_parent,
+        )
+        started = last = time.time()
+        note = ""
+        try:
+            while proc.poll() is None:
+                time.sleep(1.0)
+                now = time.time()
+                if now >= deadline:
+                    note = "stopped at the end of its budget; the pending mutants run next time"
+                    _stop(proc)
+                    break
+                if stream is not None and now - last >= 15:
+                    last = now
+                    counts = progress_counts(work, owned)
+                    total = sum(counts.values())
+                    done = total - counts.get("pending", 0)
+                    shown = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()) if k != "pending")
+                    stream.write(
+                        f"[mutmut {done}/{total}] {shown} | elapsed {fmt_time(now - started)}, "
+                        f"budget left {fmt_time(deadline - now)}\n"
+                    )
+                    stream.flush()
+        except BaseException:
+            _stop(proc)
+            raise
+    if proc.returncode not in (0, None) and not note:
+        tail = log_path.read_text(encoding="utf-8", errors="replace")[-1500:]
+        note = f"mutmut exited {proc.returncode}; see {log_path}: {tail.strip()[-300:]}"
+        if stream is not None:
+            stream.write(f"mutmut: {note}\n")
+    return note
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """Interrupt mutmut (it stops its workers and keeps what it finished), then kill what is left."""
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(proc.pid, signal.SIGINT)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(timeout=20)
+    kill_group(proc)
+    proc.wait()

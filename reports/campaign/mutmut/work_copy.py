@@ -1,0 +1,138 @@
+"""The copy of the project mutmut runs in (``.cmharness/mutmut/project/``): laid and brought up to date file by file,
+the mutants of changed functions and of functions whose covering tests changed made pending again."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterable
+from pathlib import Path
+
+from reports.campaign.journal import hashed_files
+from reports.campaign.mutmut.results import load_meta, module_of
+from reports.campaign.options import MUTMUT_PATHS
+from reports.campaign.settings import ROOT, Settings
+
+
+def work_dir(settings: Settings) -> Path:
+    return settings.mutmut_dir / "project"
+
+
+def lay_work_copy(settings: Settings, fp: str) -> tuple[Path, dict[str, str | None]]:
+    """The project's hashed files in the work folder: copied whole the first time, then brought up to date file
+    by file, so that mutmut keeps the results of every function that did not change (it re-mutates a changed
+    file and re-runs the mutants of its changed functions; ``reset_for_changed_tests`` does the tests' part)."""
+    previous = sync_work_copy(settings)
+    (work_dir(settings).parent / "fingerprint").write_text(fp + "\n")
+    return work_dir(settings), previous
+
+
+def sync_work_copy(settings: Settings) -> dict[str, str | None]:
+    """Copy what changed into the work folder and drop what is gone; each changed path's previous text (None
+    when the work folder had no such file)."""
+    work = work_dir(settings)
+    names = [*settings.hashed, "reports"]
+    wanted = {f.relative_to(settings.root).as_posix(): f for f in hashed_files(settings.root, names)}
+    wanted.update({f"reports/{f.name}": f for f in _harness_files(ROOT)})  # the harness's own, wherever it runs
+    changed: dict[str, str | None] = {}
+    for rel, f in sorted(wanted.items()):
+        target = work / rel
+        if target.exists() and target.read_bytes() == f.read_bytes():
+            continue
+        changed[rel] = target.read_text(encoding="utf-8", errors="replace") if target.exists() else None
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(f, target)  # the source's time: newer than mutmut's mutant of it, so mutmut re-mutates it
+    tops = {Path(n).parts[0] for n in names}
+    for path in sorted(work.rglob("*")) if work.is_dir() else []:
+        rel = path.relative_to(work)
+        if not path.is_file() or rel.parts[0] == "mutants" or rel.parts[0] not in tops or "__pycache__" in rel.parts:
+            continue
+        if rel.as_posix() not in wanted and not rel.as_posix().endswith((".pyc", ".log")):
+            changed[rel.as_posix()] = path.read_text(encoding="utf-8", errors="replace")
+            path.unlink()
+            for stale in (work / "mutants" / rel, work / "mutants" / (rel.as_posix() + ".meta")):
+                stale.unlink(missing_ok=True)
+    return changed
+
+
+def test_keys(settings: Settings, nodeids: Iterable[str]) -> dict[str, str]:
+    from reports.campaign.dependency_keys import shared_key, test_key
+
+    shared = shared_key(settings.root)
+    return {n: test_key(settings.root, n, shared) for n in nodeids}
+
+
+def reset_for_changed_tests(settings: Settings, work: Path) -> list[str]:
+    """Make the mutants of every function a changed test covers pending again (mutmut keys its results by the
+    function's source alone); the functions so reset."""
+    stats_path = work / "mutants" / "mutmut-stats.json"
+    keys_path = work.parent / "test-keys.json"
+    if not stats_path.exists() or not keys_path.exists():
+        return []
+    tests_by_function = json.loads(stats_path.read_text(encoding="utf-8")).get("tests_by_mangled_function_name", {})
+    old = json.loads(keys_path.read_text(encoding="utf-8"))
+    new = test_keys(settings, old)
+    changed = {n for n, k in old.items() if new.get(n) != k}
+    functions = sorted(f for f, tests in tests_by_function.items() if changed & set(tests))
+    if not functions:
+        return []
+    wanted = set(functions)
+    for _source, (meta, data) in load_meta(work).items():
+        codes = data.get("exit_code_by_key", {})
+        hit = [k for k in codes if k.rsplit("__mutmut_", 1)[0] in wanted and codes[k] is not None]
+        if hit:
+            for k in hit:
+                codes[k] = None
+            meta.write_text(json.dumps(data, indent=4), encoding="utf-8")
+    return functions
+
+
+def save_test_keys(settings: Settings, work: Path) -> None:
+    stats_path = work / "mutants" / "mutmut-stats.json"
+    if stats_path.exists():
+        stats = json.loads(stats_path.read_text(encoding="utf-8"))
+        nodeids = {t for tests in stats.get("tests_by_mangled_function_name", {}).values() for t in tests}
+        (work.parent / "test-keys.json").write_text(
+            json.dumps(test_keys(settings, sorted(nodeids)), indent=0), encoding="utf-8"
+        )
+
+
+def changed_functions(work: Path, previous: dict[str, str | None]) -> list[str]:
+    """The functions of the mutated folders whose source differs from the last run's (``module.name``)."""
+    from reports.campaign.dependency_keys import function_sources
+
+    out = []
+    for rel, old in sorted(previous.items()):
+        if not rel.endswith(".py") or rel.split("/", 1)[0] not in MUTMUT_PATHS or old is None:
+            continue
+        now = (work / rel).read_text(encoding="utf-8") if (work / rel).exists() else ""
+        before, after = function_sources(old), function_sources(now)
+        out += [
+            f"{module_of(rel)}.{name}"
+            for name in sorted(set(before) | set(after))
+            if before.get(name) != after.get(name)
+        ]
+    return out
+
+
+def _harness_files(root: Path) -> list[Path]:
+    """The reports package's own modules (the plugin imports them); the fingerprint leaves some out."""
+    return sorted(p for p in (root / "reports").glob("*.py")) if (root / "reports").is_dir() else []
+
+
+def modules(work: Path) -> list[str]:
+    """The dotted names of the modules mutmut mutates (those with a function to mutate)."""
+    out = []
+    for top in MUTMUT_PATHS:
+        for path in sorted((work / top).rglob("*.py")):
+            if "def " in path.read_text(encoding="utf-8"):
+                out.append(".".join(path.relative_to(work).with_suffix("").parts))
+    return out
+
+
+def read_selection(work: Path) -> list[str]:
+    """mutmut's ``pytest_add_cli_args_test_selection`` from the work copy's pyproject.toml."""
+    import tomllib
+
+    data = tomllib.loads((work / "pyproject.toml").read_text(encoding="utf-8"))
+    return list(data.get("tool", {}).get("mutmut", {}).get("pytest_add_cli_args_test_selection", ["tests/"]))

@@ -1,0 +1,153 @@
+"""The named mutants' runs in parallel: what the journal holds is skipped, what its dependency key shows
+unchanged is kept, the rest runs (warm children by default) until done or the deadline."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import TimeoutError as FuturesTimeout
+from pathlib import Path
+from typing import Any
+
+from reports.campaign.dependency_keys import named_key, settings_part
+from reports.campaign.journal import Journal, fingerprint, journal_name, load_journals, reuse_unchanged
+from reports.campaign.named_mutants import Mutant, in_shard
+from reports.campaign.processes import kill_all, terminate_as_interrupt
+from reports.campaign.progress import Progress
+from reports.campaign.runs import ensure_baseline, run_named, tests_for
+from reports.campaign.settings import Settings
+
+
+def _key(settings: Settings, mutant: Mutant, baseline: dict[str, Any], patch: Path | None) -> str:
+    if patch is not None:
+        from reports.campaign.extra_mutants import key
+
+        return key(
+            settings,
+            patch.read_text(encoding="utf-8"),
+            [r["nodeid"] for r in baseline["tests"] if r["outcome"] == "passed"],
+        )
+    nodeids = [r["nodeid"] for r in tests_for(mutant, baseline, settings.all_variants)]
+    return named_key(
+        settings.root, mutant.spec, nodeids, settings_part(settings.selection, settings.profile, settings.all_variants)
+    )
+
+
+def run_named_mutants(
+    settings: Settings,
+    mutants: Sequence[Mutant],
+    *,
+    shard: tuple[int, int] | None = None,
+    fp: str | None = None,
+    on_record: Callable[[dict[str, Any]], None] | None = None,
+    deadline: float | None = None,
+    patches: dict[str, Path] | None = None,
+) -> dict[str, dict[str, Any]]:
+    """Run the baseline (unless journaled) and every pending named mutant of the shard, in parallel.
+
+    At ``deadline`` (a ``time.time()``) the runs still going are stopped and not journaled: the next
+    campaign runs them. Returns every journaled record of the current fingerprint (all shards), by id.
+    """
+    with terminate_as_interrupt():
+        return _run_named_mutants(
+            settings, mutants, shard=shard, fp=fp, on_record=on_record, deadline=deadline, patches=patches or {}
+        )
+
+
+def _run_named_mutants(
+    settings: Settings,
+    mutants: Sequence[Mutant],
+    *,
+    shard: tuple[int, int] | None,
+    fp: str | None,
+    on_record: Callable[[dict[str, Any]], None] | None,
+    deadline: float | None,
+    patches: dict[str, Path],
+) -> dict[str, dict[str, Any]]:
+    fp = fp or fingerprint(settings)
+    journal = Journal(settings.journal_dir, journal_name(shard))
+    done = load_journals(settings.journal_dir, fp)
+    baseline = ensure_baseline(settings, fp, journal, done)
+    mine = in_shard([m.id for m in mutants], shard) if shard else [m.id for m in mutants]
+    pending = [m for m in mutants if m.id in set(mine) and m.id not in done]
+    if settings.progress and len(pending) < len(mine):
+        settings.progress.write(
+            f"resuming: {len(mine) - len(pending)} of {len(mine)} named mutants already journaled\n"
+        )
+    keys = {m.id: _key(settings, m, baseline, patches.get(m.id)) for m in pending}
+    kept = reuse_unchanged(settings.journal_dir, pending, keys, fp)
+    for rec in kept:
+        journal.write(rec)
+        done[rec["mutant"]] = rec
+    if settings.progress and kept:
+        rerun = [m.id for m in pending if m.id not in done]
+        settings.progress.write(
+            f"incremental: {len(kept)} named mutant(s) kept (their switch sites and tests are "
+            f"unchanged); {len(rerun)} re-run" + (f": {', '.join(rerun)}" if rerun else "") + "\n"
+        )
+    pending = [m for m in pending if m.id not in done]
+    progress = Progress(len(pending), settings.workers, settings.progress, "named mutants")
+    workers = max(1, min(settings.workers, len(pending)))
+    halted = threading.Event()
+
+    def one(mutant: Mutant) -> dict[str, Any] | None:
+        if halted.is_set():
+            return None
+        if mutant.id in patches:
+            from reports.campaign.extra_mutants import run_extra
+
+            return run_extra(mutant, patches[mutant.id], baseline, settings, fp)
+        return {**run_named(mutant, baseline, settings, fp), "deps": keys[mutant.id]}
+
+    def halt() -> None:
+        halted.set()
+        for fut in futures:
+            fut.cancel()
+        kill_all()
+
+    if os.environ.get("CMHARNESS_NAMED_ENGINE") != "process":
+        from reports.campaign.named_warm import run_warm
+
+        warm = [m for m in pending if m.id not in patches]
+        for record in run_warm(settings, warm, baseline, fp, deadline):
+            record["deps"] = keys[record["mutant"]]
+            journal.write(record)
+            done[record["mutant"]] = record
+            progress.finished(record["mutant"], record)
+            if on_record:
+                on_record(record)
+        left = [m.id for m in warm if m.id not in done]
+        if left and settings.progress:
+            settings.progress.write(f"budget reached: {len(left)} named mutant(s) left for the next run\n")
+        pending = [m for m in pending if m.id in patches]
+        if left:
+            return done
+    pool = ThreadPoolExecutor(max_workers=workers)
+    futures: dict[Any, Mutant] = {}
+    try:
+        futures = {pool.submit(one, m): m for m in pending}
+        wait = None if deadline is None else max(0.0, deadline - time.time())
+        try:
+            for fut in as_completed(futures, timeout=wait):
+                record = fut.result()
+                if record is None:
+                    continue
+                journal.write(record)
+                done[record["mutant"]] = record
+                progress.finished(record["mutant"], record)
+                if on_record:
+                    on_record(record)
+        except FuturesTimeout:
+            if settings.progress:
+                left = sum(1 for f in futures if not f.done())
+                settings.progress.write(f"budget reached: {left} named mutant(s) left for the next run\n")
+            halt()
+    except BaseException:
+        halt()
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    return done

@@ -1,0 +1,102 @@
+"""The ``cmharness report`` options and their parsers: one-line errors for a bad shard, budget, worker count or
+folder; kept apart so that building the parser does not import pandas."""
+
+from __future__ import annotations
+
+import argparse
+import math
+from pathlib import Path
+from typing import Any
+
+from reports.campaign.named_mutants import parse_shard
+
+DEFAULT_BUDGET = 1800.0
+#: The folders mutmut mutates: everything the tests test (a test of ``reference/`` can only be shown red by a
+#: mutant there). ``--mutmut-paths`` narrows a run; results of other runs stay in the report.
+MUTMUT_PATHS = ("strategies", "reference")
+DEFAULT_MUTMUT_PATHS = MUTMUT_PATHS
+
+
+def shard_argument(text: str) -> tuple[int, int]:
+    """``--shard``: ``I/N`` with 1 <= I <= N."""
+    try:
+        return parse_shard(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def seconds_argument(text: str) -> float:
+    """``--budget``: a finite number of seconds > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"a budget is a finite number of seconds > 0, got {text!r}")
+    return value
+
+
+def workers_argument(text: str) -> int:
+    """``--workers``: an integer >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"workers is an integer >= 1, got {text!r}")
+    return value
+
+
+def folder_argument(text: str) -> str:
+    """``--out``: a folder, or a path where one can be made (not a regular file)."""
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} exists and is not a folder")
+    return text
+
+
+def add_report_arguments(parser: Any) -> None:
+    """The ``cmharness report`` options (here, so that building the parser does not import pandas)."""
+    parser.add_argument(
+        "--shard", metavar="I/N", type=shard_argument, help="run only the mutants of shard I of N (a stable slice)"
+    )
+    parser.add_argument(
+        "--merge", action="store_true", help="run nothing: build the report from every journal in the journal folder"
+    )
+    parser.add_argument("--no-mutmut", action="store_true", help="leave mutmut's operator mutants out of this run")
+    parser.add_argument(
+        "--mutmut-paths",
+        nargs="+",
+        choices=MUTMUT_PATHS,
+        default=list(DEFAULT_MUTMUT_PATHS),
+        metavar="FOLDER",
+        help=f"the folders mutmut mutates in this run, of {', '.join(MUTMUT_PATHS)} "
+        f"(default: {' '.join(DEFAULT_MUTMUT_PATHS)}); results of earlier "
+        "runs over other folders stay in the report",
+    )
+    parser.add_argument(
+        "--budget",
+        type=seconds_argument,
+        default=DEFAULT_BUDGET,
+        metavar="SECONDS",
+        help=f"wall-clock budget of the run; mutmut gets what the rest leaves (default "
+        f"{DEFAULT_BUDGET:.0f}); mutants it does not reach run next time",
+    )
+    parser.add_argument(
+        "--workers", type=workers_argument, default=None, help="parallel runs, at least 1 (default: the CPU count)"
+    )
+    parser.add_argument(
+        "--all-variants", action="store_true", help="run a mutant against the tests of every variant, not only its own"
+    )
+    parser.add_argument(
+        "--out", type=folder_argument, default=None, help="output folder, made when missing (default reports/out)"
+    )
+    parser.add_argument(
+        "--extra-mutants",
+        metavar="DIR",
+        default=None,
+        help="also run each DIR/*.patch (a unified diff of the tree) as a mutant, with the named ones",
+    )
+    parser.add_argument(
+        "--full", action="store_true", help="a cold run: forget every journaled result and run everything again"
+    )

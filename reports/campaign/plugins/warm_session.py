@@ -1,0 +1,254 @@
+"""Run mutmut's mutants from one warm pytest session: collect once, then fork a child per mutant.
+
+mutmut starts a fresh ``pytest.main`` for every mutant (configuration, plugins, collection), which
+costs more than the tests most mutants need before one fails. Here one pytest process (``-p
+reports.campaign.plugins.warm_session --cm-execute PLAN``, in mutmut's ``mutants/`` folder) collects the suite once
+and, for
+each planned mutant, forks: the child switches the mutant on (mutmut's ``MUTANT_UNDER_TEST``, which its
+trampolines read at call time), runs the tests that cover the mutated function (mutmut's stats), quick
+ones first, stops at the first failure and exits; the parent keeps ``workers`` children going and kills
+one that outlives its time limit. Each child is a fresh copy of the collected session, so no state
+passes from one mutant to the next.
+
+The plan is JSON: ``{"workers": N, "mutants": [{"name", "limit": seconds, and "tests": [node ids] or
+"function": F}], "functions": {F: {"tests", "first"}}, "durations": {node id: baseline seconds}, "per_test": [factor,
+constant]}``; a mutant named by
+its function runs that function's tests in ``reports.campaign.mutmut.test_order``'s order, and a test past its own limit
+ends the mutant as a timeout at once. Each result is a JSON line ``{"name", "exit", "seconds", "killer"}``
+with mutmut's exit codes (1 killed, 0 survived, 36 timeout, 33 no test).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import gc
+import json
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+KILLED, SURVIVED, TIMEOUT, NO_TESTS = 1, 0, 36, 33
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--cm-execute", default=None, help="JSON plan: mutmut mutants and the tests of each")
+    parser.addoption("--cm-execute-out", default=None, help="where each mutant's result is written (JSON lines)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    plan = config.getoption("--cm-execute")
+    if plan:
+        data = json.loads(Path(plan).read_text(encoding="utf-8"))
+        config.pluginmanager.register(Executor(data, config.getoption("--cm-execute-out")), "cmharness-executor")
+
+
+class Executor:
+    def __init__(self, plan: dict[str, Any], out: str) -> None:
+        self.mutants: list[dict[str, Any]] = list(plan["mutants"])
+        self.functions: dict[str, dict[str, Any]] = plan.get("functions", {})
+        self.durations: dict[str, float] = plan.get("durations", {})
+        factor, const = plan.get("per_test", (0.0, 0.0))
+        self.test_limits = {t: factor * d + const for t, d in self.durations.items()} if factor else {}
+        self.workers = max(1, int(plan.get("workers", 1)))
+        self.out = out
+        self.timing = False  # set in a mutmut mutant's child: each test's call then has its own time limit
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> Any:
+        """In a mutmut mutant's child, a test call past its limit ends the child as a timeout (``_timed_out``);
+        setup and teardown are not timed, so a fixture the child builds anew never counts against a test."""
+        limit = self.test_limits.get(item.nodeid, 0.0) if self.timing else 0.0
+        if limit:
+            signal.signal(signal.SIGALRM, _timed_out)
+            signal.setitimer(signal.ITIMER_REAL, limit)
+        try:
+            return (yield)
+        finally:
+            if limit:
+                signal.setitimer(signal.ITIMER_REAL, 0.0)
+
+    def tests_of(self, mutant: dict[str, Any]) -> list[str]:
+        """The node ids ``mutant`` runs, in running order."""
+        if "tests" in mutant:
+            return list(mutant["tests"])
+        from reports.campaign.mutmut.test_order import running_order
+
+        fn = self.functions.get(mutant["function"], {})
+        return running_order(mutant["name"], fn.get("tests", []), self.durations, fn.get("first", []))
+
+    def _write(self, row: dict[str, Any]) -> None:
+        with open(self.out, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(row) + "\n")
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> bool:
+        items = {it.nodeid: it for it in session.items}
+        gc.collect()
+        gc.freeze()  # the collected session stays out of the children's collections: fewer pages copied on write
+        queue = list(self.mutants)
+        running: dict[int, tuple[dict[str, Any], float]] = {}
+        while queue or running:
+            while queue and len(running) < self.workers:
+                mutant = queue.pop(0)
+                tests = [items[t] for t in self.tests_of(mutant) if t in items]
+                if not tests:
+                    self._write({"name": mutant["name"], "exit": NO_TESTS, "seconds": 0.0, "killer": None})
+                    continue
+                parent = os.getpid()
+                pid = os.fork()
+                if pid == 0:  # the child: never returns
+                    _die_with(parent)
+                    if mutant.get("spec"):
+                        _named_child(mutant["name"], mutant["spec"], tests, self.out)
+                    self.timing = True
+                    _child(mutant["name"], tests, self.out)
+                running[pid] = (mutant, time.time())
+            self._reap(running)
+        return True
+
+    def _reap(self, running: dict[int, tuple[dict[str, Any], float]]) -> None:
+        pid, status = os.waitpid(-1, os.WNOHANG)
+        now = time.time()
+        if pid == 0:
+            for child, (mutant, started) in list(running.items()):
+                if now - started > mutant["limit"]:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(child, signal.SIGKILL)
+                    os.waitpid(child, 0)
+                    del running[child]
+                    self._write(
+                        {
+                            "name": mutant["name"],
+                            "exit": TIMEOUT,
+                            "seconds": round(now - started, 3),
+                            "killer": None,
+                            "started": started,
+                        }
+                    )
+            time.sleep(0.002)
+            return
+        if pid not in running:
+            return
+        mutant, started = running.pop(pid)
+        code = os.waitstatus_to_exitcode(status)
+        self._write(
+            {
+                "name": mutant["name"],
+                "exit": KILLED if code == KILLED else SURVIVED if code == 0 else code,
+                "seconds": round(now - started, 3),
+                "killer": None,
+                "started": started,
+            }
+        )
+
+
+def _die_with(parent: int) -> None:
+    """In a child: SIGKILL when the session dies (Linux; a fork does not inherit the parent's death signal), so a
+    killed campaign leaves no child running."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # the session died before the signal was set
+        os._exit(1)
+
+
+def _switch_on(name: str) -> None:
+    """Make ``name`` the mutant under test in this process: in the environment (subprocesses, mutmut's own
+    lookup) and, where this mutmut has it, as the trampolines' lookup, which then reads no environment per call."""
+    os.environ["MUTANT_UNDER_TEST"] = name
+    with contextlib.suppress(ImportError, AttributeError):
+        from mutmut.mutation import trampoline
+
+        if callable(getattr(trampoline, "get_mutant_under_test", None)):
+            trampoline.get_mutant_under_test = lambda: name
+
+
+#: The packages whose functions mutmut mutates: their memo caches are emptied when a mutant is switched on.
+MUTATED_PACKAGES = ("reference", "strategies")
+
+
+def clear_memos() -> None:
+    """Empty every ``functools`` cache of the mutated packages, so that a value memoized before the mutant was
+    switched on (at collection, or by an earlier test) never hides it."""
+    for name, module in list(sys.modules.items()):
+        if name.split(".", 1)[0] in MUTATED_PACKAGES and module is not None:
+            for value in list(vars(module).values()):
+                if callable(getattr(value, "cache_clear", None)):
+                    value.cache_clear()
+
+
+def _timed_out(signum: int, frame: object) -> None:
+    os._exit(TIMEOUT)
+
+
+def _child(name: str, tests: list[pytest.Item], out: str) -> None:
+    """Run ``tests`` under mutant ``name`` until one fails; exit 1 (writing the killer) or 0 (36 from
+    ``Executor.pytest_runtest_call`` when a test outlives its limit)."""
+    from _pytest.runner import runtestprotocol
+
+    code = SURVIVED
+    try:
+        _switch_on(name)
+        clear_memos()
+        for k, item in enumerate(tests):  # the next item lets a module's fixtures serve its tests in a row
+            reports = runtestprotocol(item, nextitem=tests[k + 1] if k + 1 < len(tests) else None, log=False)
+            if any(r.failed for r in reports):
+                with open(out, "a", encoding="utf-8") as fh:
+                    fh.write(json.dumps({"name": name, "killer": item.nodeid}) + "\n")
+                code = KILLED
+                break
+    except BaseException:  # a crash of the run itself counts as a kill, as it does for mutmut
+        code = KILLED
+    finally:
+        os._exit(code)
+
+
+def _named_child(name: str, spec: str, tests: list[pytest.Item], out: str) -> None:
+    """A named mutant: its switches on in this process; every example test runs (each failing one a killer),
+    the property searches only while nothing has failed; one row per test as ``reports.campaign.plugins.mutant_plugin``
+    writes them. Exit 1 when a test failed, else 0."""
+    from _pytest.runner import runtestprotocol
+
+    from reports.campaign.plugins.mutant_plugin import apply_mutant, drawn, is_property_test, outcome_of
+
+    code = SURVIVED
+    try:
+        apply_mutant(spec)
+        tests = sorted(
+            tests,
+            key=lambda it: (
+                is_property_test(it),
+                drawn(spec, it.nodeid.split("::")[0]),
+                it.nodeid if is_property_test(it) else drawn(spec, it.nodeid),
+            ),
+        )
+        with open(out, "a", encoding="utf-8") as fh:
+            for k, item in enumerate(tests):
+                if code == KILLED and is_property_test(item):
+                    row = {"nodeid": item.nodeid, "outcome": "skipped", "duration": 0.0, "t": time.time()}
+                else:
+                    fh.write(json.dumps({"name": name, "start": item.nodeid, "t": time.time()}) + "\n")
+                    fh.flush()
+                    reports = runtestprotocol(item, nextitem=tests[k + 1] if k + 1 < len(tests) else None, log=False)
+                    outcome, text = outcome_of(reports)
+                    row = {
+                        "nodeid": item.nodeid,
+                        "outcome": outcome,
+                        "t": time.time(),
+                        "duration": round(sum(r.duration for r in reports), 6),
+                    }
+                    if text:
+                        row["text"] = text[-20_000:]
+                    if outcome in ("failed", "error"):
+                        code = KILLED
+                fh.write(json.dumps({"name": name, "row": row}) + "\n")
+                fh.flush()
+    except BaseException:
+        code = 2
+    finally:
+        os._exit(code)

@@ -1,0 +1,225 @@
+"""The red-first witness search's pytest plugin (``-p reports.campaign.plugins.witness_plugin``; see
+``reports.campaign.witness``).
+
+Each planned test is collected once and run again under each of its candidate mutants in turn until
+one fails, each run in a forked child of the collected session (``isolated``): a mutmut mutant through
+``MUTANT_UNDER_TEST`` (its trampolines read it at call time), a named mutant through its switches in
+``strategies.defects.VARIANTS``. Of the harness only ``reports.campaign.plugins.warm_session``'s ``clear_memos`` is
+imported,
+so the plugin loads in any project the campaign runs in.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+#: Seconds one test may spend over its candidates (a property test under a mutant can be slow), or
+#: ``SLOW_RUNS`` times its baseline duration for a test that takes seconds itself: about five of its runs in
+#: mutmut's work copy, whose trampolines make a test about three times slower.
+PER_TEST = 10.0
+SLOW_RUNS = 15.0
+
+
+def budget_of(duration: float) -> float:
+    """The seconds a test may spend over its candidates, given its baseline duration."""
+    return max(PER_TEST, SLOW_RUNS * duration)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--cm-witness", default=None, help="JSON: each node id's candidate mutants, tried in order")
+    parser.addoption("--cm-witness-out", default=None, help="where each test's witness is written (JSON lines)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    path = config.getoption("--cm-witness")
+    if path:
+        config.pluginmanager.register(
+            WitnessSearch(json.loads(Path(path).read_text(encoding="utf-8")), config.getoption("--cm-witness-out")),
+            "cmharness-witness",
+        )
+
+
+DISCOVER = "discover"
+
+
+class WitnessSearch:
+    """Runs each planned test under its candidates in turn until one fails; writes what it found.
+
+    The plan is ``{"tests": {node id: [[kind, name, id], ...]}, "killed": {function: [mutmut names]}, "max": N,
+    "durations": {node id: baseline seconds}}``;
+    a ``discover`` candidate runs the test once recording the mutated functions it calls (``calls``), and their
+    killed mutants are tried next, before the rest, up to ``max`` in all.
+    """
+
+    def __init__(self, plan: dict[str, Any], out: str) -> None:
+        self.todo: dict[str, list[list[str]]] = plan["tests"]
+        self.killed: dict[str, list[str]] = plan.get("killed", {})
+        self.most = int(plan.get("max", 400))
+        self.durations: dict[str, float] = plan.get("durations", {})
+        self.out = out
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
+        planned = self.todo.get(item.nodeid)
+        if planned is None:
+            return None
+        cands = list(planned)
+        known = sum(c[0] != DISCOVER for c in cands)  # the candidate mutants, the discovered ones included
+        budget = budget_of(self.durations.get(item.nodeid, 0.0))
+        started, tried, row = time.time(), 0, {"nodeid": item.nodeid, "witness": None, "complete": False}
+        while cands:
+            kind, name, mutant_id = cands.pop(0)
+            left = budget - (time.time() - started)
+            if left <= 0:
+                break
+            if kind == DISCOVER:
+                found = isolated(lambda: functions_called(item), left)
+                calls = found if isinstance(found, list) else []  # a crash or a cut run recorded nothing
+                row["calls"] = len(calls)
+                room = max(0, self.most - tried - len(cands))
+                found_cands = [["mutmut", n, f"mutmut:{n}"] for n in round_robin(calls, self.killed)][:room]
+                cands[:0] = found_cands
+                known += len(found_cands)
+                continue
+            failure = isolated(lambda k=kind, n=name: run_under(item, k, n), left)
+            tried += 1
+            if failure:
+                row.update(witness=mutant_id, failure=failure)
+                break
+        else:
+            row["complete"] = True
+        row.update(tried=tried, candidates=known, seconds=round(time.time() - started, 3))
+        with open(self.out, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(row) + "\n")
+        return True
+
+
+def isolated(run: Callable[[], Any], limit: float) -> Any:
+    """``run()`` in a forked child, its JSON result sent back through a pipe: each candidate meets a fresh copy
+    of the collected session (no state, memo or fixture left by another mutant), and one that outlives
+    ``limit`` seconds (a mutant that loops) is killed and gives None."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        os.close(read_end)
+        try:
+            payload = json.dumps(run()).encode()
+        except BaseException as err:  # a crash of the run itself: what it raised
+            payload = json.dumps(f"{type(err).__name__}: {err}"[:300]).encode()
+        with os.fdopen(write_end, "wb") as out:
+            out.write(payload)
+        os._exit(0)
+    os.close(write_end)
+    os.set_blocking(read_end, False)
+    end, chunks = time.time() + max(0.5, limit), []
+    with os.fdopen(read_end, "rb") as inp:
+        while True:
+            chunks.append(inp.read() or b"")  # drained while waiting: a long result never fills the pipe
+            if os.waitpid(pid, os.WNOHANG) != (0, 0):
+                break
+            if time.time() > end:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                return None
+            time.sleep(0.002)
+        chunks.append(inp.read() or b"")
+    data = b"".join(chunks)
+    return json.loads(data) if data else None
+
+
+def run_under(item: pytest.Item, kind: str, name: str) -> str:
+    """Run ``item`` with the candidate switched on: its failure line, or "" when it passed."""
+    from _pytest.runner import runtestprotocol
+
+    from reports.campaign.plugins.warm_session import clear_memos
+
+    with switched(kind, name):
+        clear_memos()
+        reports = runtestprotocol(item, nextitem=None, log=False)
+    failed = [r for r in reports if r.failed]
+    return failure_line(failed[0]) if failed else ""
+
+
+def round_robin(functions: list[str], killed: dict[str, list[str]]) -> list[str]:
+    """The killed mutants of ``functions``, one of each function in turn: the first function's first mutant,
+    the second's first, ..., then each one's second (a witness is likelier among many functions' mutants)."""
+    queues = [list(killed.get(fn, [])) for fn in functions]
+    out: list[str] = []
+    while any(queues):
+        out += [q.pop(0) for q in queues if q]
+    return out
+
+
+def functions_called(item: pytest.Item) -> list[str]:
+    """The mutated functions (mutmut's mangled names) ``item`` calls in this process, the least called first
+    (the functions that steer a compile, whose mutants change what a test sees; the most called are shared
+    primitives, which move both sides of a comparison together): one run of it with the trampolines recording
+    their hits, as mutmut's stats run does (nothing when mutmut is not there)."""
+    from _pytest.runner import runtestprotocol
+
+    from reports.campaign.plugins.warm_session import clear_memos
+
+    hits: Counter[str] = Counter()
+    clear_memos()
+    try:
+        from mutmut.mutation import trampoline
+
+        saved = trampoline.get_mutant_under_test, trampoline.record_trampoline_hit
+    except (ImportError, AttributeError):
+        return []
+    trampoline.get_mutant_under_test = lambda: "stats"
+    trampoline.record_trampoline_hit = lambda name, caller=None: hits.update((name,))
+    try:
+        runtestprotocol(item, nextitem=None, log=False)
+    finally:
+        trampoline.get_mutant_under_test, trampoline.record_trampoline_hit = saved
+    return sorted(hits, key=lambda fn: (hits[fn], fn))
+
+
+class switched:  # a context manager read as a phrase: ``with switched(kind, name):``
+    """One candidate mutant switched on in this process, and off again after."""
+
+    def __init__(self, kind: str, name: str) -> None:
+        self.kind, self.name = kind, name
+        self.saved: Any = None
+
+    def __enter__(self) -> None:
+        if self.kind == "mutmut":
+            os.environ["MUTANT_UNDER_TEST"] = self.name
+        else:
+            from reports.campaign.plugins.mutant_plugin import apply_mutant
+            from strategies import defects
+
+            variant = self.name.split("+", 1)[0]
+            self.saved = (variant, defects.VARIANTS[variant])
+            apply_mutant(self.name)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.kind == "mutmut":
+            os.environ.pop("MUTANT_UNDER_TEST", None)
+        else:
+            from strategies import defects
+
+            variant, before = self.saved
+            defects.VARIANTS[variant] = before
+
+
+def failure_line(report: pytest.TestReport) -> str:
+    """The first line of what the failure raised (``AssertionError: assert 31 == 30``), whatever ``--tb`` said."""
+    crash = getattr(report.longrepr, "reprcrash", None)
+    text = crash.message if crash is not None else report.longreprtext
+    for line in text.splitlines():
+        if line.startswith("E "):
+            return line[1:].strip()[:300]
+    return (text.strip().splitlines() or [""])[0][:300]

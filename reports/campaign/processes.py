@@ -1,0 +1,139 @@
+"""The campaign's subprocesses: pytest with the recording plugin, each in its own process group, killed at its
+timeout, with the campaign, or on SIGTERM/SIGHUP as on Ctrl-C."""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import json
+import os
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from reports.campaign.settings import Settings
+
+try:
+    _PRCTL = ctypes.CDLL(None, use_errno=True).prctl
+except (OSError, AttributeError):  # not Linux
+    _PRCTL = None
+
+
+def _die_with_parent() -> None:
+    """In the child: SIGKILL when the campaign dies (Linux), so a killed campaign leaves no runs behind."""
+    if _PRCTL is not None:
+        _PRCTL(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+_LIVE: set[subprocess.Popen[bytes]] = set()
+_LIVE_LOCK = threading.Lock()
+
+
+def kill_group(proc: subprocess.Popen[bytes], sig: int = signal.SIGKILL) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, sig)
+
+
+def kill_all() -> None:
+    """Kill every run still going (each is its own process group, started by this campaign)."""
+    with _LIVE_LOCK:
+        live = list(_LIVE)
+    for proc in live:
+        kill_group(proc)
+
+
+@dataclass
+class RunOutcome:
+    rows: list[dict[str, Any]]
+    returncode: int | None
+    wall: float
+    timed_out: bool
+    stderr_tail: str
+    started: float
+
+
+PYTEST_ARGS = ("-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-p", "reports.campaign.plugins.mutant_plugin")
+
+
+def run_pytest(settings: Settings, args: Sequence[str], timeout: float | None) -> RunOutcome:
+    """Run pytest with the recording plugin in a fresh process in its own group, killed at the timeout."""
+    with tempfile.TemporaryDirectory(prefix="cm-run-") as tmp:
+        results = Path(tmp) / "results.jsonl"
+        log = Path(tmp) / "output.log"
+        full = [*PYTEST_ARGS, f"--cm-results={results}", *args]
+        started = time.time()
+        returncode, timed_out = _run_process([settings.python, "-m", "pytest", *full], settings, log, timeout)
+        wall = time.time() - started
+        rows = read_rows(results)
+        tail = log.read_text(encoding="utf-8", errors="replace")[-4000:] if log.exists() else ""
+    return RunOutcome(rows, returncode, wall, timed_out, tail, started)
+
+
+def _run_process(cmd: Sequence[str], settings: Settings, log: Path, timeout: float | None) -> tuple[int | None, bool]:
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            cmd,
+            cwd=settings.root,
+            env=settings.env(),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+            preexec_fn=_die_with_parent,
+        )
+        with _LIVE_LOCK:
+            _LIVE.add(proc)
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            kill_group(proc)
+            proc.wait()
+            return None, True
+        finally:
+            with _LIVE_LOCK:
+                _LIVE.discard(proc)
+    return proc.returncode, False
+
+
+def read_rows(path: Path) -> list[dict[str, Any]]:
+    """The finished tests' rows; a test started and never finished (the run was killed) has outcome ``running``."""
+    rows: dict[str, dict[str, Any]] = {}
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            with contextlib.suppress(json.JSONDecodeError):
+                row = json.loads(line)
+                if row.get("event") == "start":
+                    rows[row["nodeid"]] = {
+                        "nodeid": row["nodeid"],
+                        "outcome": "running",
+                        "t": row["t"],
+                        "duration": 0.0,
+                    }
+                else:
+                    rows[row["nodeid"]] = row
+    return list(rows.values())
+
+
+@contextlib.contextmanager
+def terminate_as_interrupt() -> Iterator[None]:
+    """In the main thread, SIGTERM and SIGHUP raise ``KeyboardInterrupt``: a campaign stopped by them kills its
+    runs and removes their temp folders as Ctrl-C does (the handlers before are put back after)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt(f"stopped by {signal.Signals(signum).name}")
+
+    previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)

@@ -1,0 +1,167 @@
+"""One run each: the baseline (every selected test on the unmutated code) and a named mutant over the tests
+that can kill it, its quickest Hypothesis killer shrunk again."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from reports.campaign.journal import Journal
+from reports.campaign.named_mutants import Mutant
+from reports.campaign.processes import RunOutcome, run_pytest
+from reports.campaign.settings import Settings
+
+RED = frozenset({"failed", "error", "xfailed"})
+BASELINE = "baseline"
+
+
+def red_tests(baseline: dict[str, Any]) -> list[str]:
+    """The node ids red on the baseline run, less the expected reds (xfailed): the tests no mutant runs."""
+    return [r["nodeid"] for r in baseline["tests"] if r["outcome"] in RED - {"xfailed"}]
+
+
+def run_baseline(settings: Settings, fp: str) -> dict[str, Any]:
+    run = run_pytest(settings, list(settings.selection), timeout=None)
+    if run.returncode not in (0, 1) or not run.rows:
+        raise CampaignError(f"the baseline run failed (pytest exit {run.returncode}):\n{run.stderr_tail}")
+    measured = sum(r["duration"] for r in run.rows)
+    return {
+        "mutant": BASELINE,
+        "fingerprint": fp,
+        "kind": "baseline",
+        "wall": round(run.wall, 3),
+        "overhead": round(max(0.0, run.wall - measured), 3),
+        "exit": run.returncode,
+        "tests": run.rows,
+        "finished": time.time(),
+    }
+
+
+class CampaignError(Exception):
+    """The campaign cannot go on (the baseline did not run)."""
+
+
+def tests_for(mutant: Mutant, baseline: dict[str, Any], all_variants: bool) -> list[dict[str, Any]]:
+    """The baseline rows a mutant runs: passed on the baseline, not reading the defect table itself (a named
+    mutant is an edit of that table: such a test would kill every one of them by construction) and, unless
+    ``all_variants``, looked up the mutant's variant (a test that never builds a strategy of that variant
+    cannot see its switches)."""
+    return [
+        r
+        for r in baseline["tests"]
+        if r["outcome"] == "passed"
+        and not r.get("reads_table")
+        and (all_variants or mutant.variant in r.get("variants_used", (mutant.variant,)))
+    ]
+
+
+def timeout_for(rows: Sequence[dict[str, Any]], baseline: dict[str, Any], settings: Settings) -> float:
+    return settings.timeout_factor * (sum(r["duration"] for r in rows) + baseline["overhead"]) + settings.timeout_const
+
+
+def run_named(mutant: Mutant, baseline: dict[str, Any], settings: Settings, fp: str) -> dict[str, Any]:
+    """Run one named mutant; the journal record of its outcome."""
+    rows = tests_for(mutant, baseline, settings.all_variants)
+    record: dict[str, Any] = {
+        "mutant": mutant.id,
+        "fingerprint": fp,
+        "kind": mutant.kind,
+        "spec": mutant.spec,
+        "ran": len(rows),
+        "all_variants": settings.all_variants,
+        "finished": 0.0,
+    }
+    if not rows:
+        record.update(status="no-coverage", killed_by=[], failures={}, duration=0.0, finished=time.time())
+        return record
+    timeout = timeout_for(rows, baseline, settings)
+    mutant_args = [*settings.selection, f"--cm-mutant={mutant.spec}"]
+    run = _run_only(
+        settings, [*mutant_args, "--cm-no-shrink", "--cm-quick-killers"], [r["nodeid"] for r in rows], timeout
+    )
+    failed = [r for r in run.rows if r["outcome"] in ("failed", "error")]
+    running = [r["nodeid"] for r in run.rows if r["outcome"] == "running"]
+    shrink_started = time.time()
+    shrunk = _shrink_one(settings, mutant_args, failed, baseline) if failed else {}
+    shrink_seconds = time.time() - shrink_started
+    if failed:
+        status = "killed"
+    elif run.timed_out:
+        status = "timeout"
+    elif run.returncode in (0, 5):
+        status = "survived"
+    else:
+        status = "error"
+    record.update(
+        status=status,
+        timed_out=run.timed_out,
+        timeout=round(timeout, 1),
+        exit=run.returncode,
+        duration=round(run.wall + shrink_seconds, 3),
+        shrink_seconds=round(shrink_seconds, 3),
+        time_to_kill=round(min(r["t"] for r in failed) - run.started, 3) if failed else None,
+        killed_by=[r["nodeid"] for r in failed],
+        failures={r["nodeid"]: shrunk.get(r["nodeid"], r.get("text", "")) for r in failed},
+        shrunk=sorted(shrunk),
+        outcomes={r["nodeid"]: r["outcome"] for r in run.rows if r["outcome"] not in ("passed", "running")},
+        timed_out_in=running[0] if run.timed_out and running else None,
+        passed=sum(1 for r in run.rows if r["outcome"] == "passed"),
+        slowest=[
+            [r["nodeid"], round(r["duration"], 2)]
+            for r in sorted(run.rows, key=lambda r: -r["duration"])[:5]
+            if r["duration"] >= 1.0
+        ],
+        log_tail=run.stderr_tail if status == "error" else "",
+        finished=time.time(),
+    )
+    return record
+
+
+def _run_only(settings: Settings, args: list[str], nodeids: Sequence[str], timeout: float | None) -> RunOutcome:
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False, encoding="utf-8") as fh:
+        fh.write("\n".join(nodeids) + "\n")
+        only = fh.name
+    try:
+        return run_pytest(settings, [*args, f"--cm-only={only}"], timeout)
+    finally:
+        os.unlink(only)
+
+
+def _shrink_one(
+    settings: Settings, args: list[str], failed: list[dict[str, Any]], baseline: dict[str, Any]
+) -> dict[str, str]:
+    """Run the quickest killing test that printed a Hypothesis example again, shrinking: its minimal example.
+
+    Shrinking stops at ``settings.shrink_timeout`` seconds; the report then shows the example unshrunk.
+    """
+    durations = {r["nodeid"]: r["duration"] for r in baseline["tests"]}
+    found = [r for r in failed if "Falsifying" in r.get("text", "") or "Failing test case" in r.get("text", "")]
+    if not found:
+        return {}
+    nodeid = min(found, key=lambda r: durations.get(r["nodeid"], 0.0))["nodeid"]
+    again = _run_only(settings, args, [nodeid], settings.shrink_timeout)
+    texts = {r["nodeid"]: r.get("text", "") for r in again.rows if r["outcome"] in ("failed", "error")}
+    return {nodeid: texts[nodeid]} if nodeid in texts else {}
+
+
+def ensure_baseline(settings: Settings, fp: str, journal: Journal, done: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    if BASELINE in done:
+        return done[BASELINE]
+    if settings.progress:
+        settings.progress.write("baseline: running the selected tests on the unmutated code...\n")
+        settings.progress.flush()
+    baseline = run_baseline(settings, fp)
+    journal.write(baseline)
+    done[BASELINE] = baseline
+    if settings.progress:
+        counts: dict[str, int] = {}
+        for r in baseline["tests"]:
+            counts[r["outcome"]] = counts.get(r["outcome"], 0) + 1
+        settings.progress.write(
+            f"baseline: {len(baseline['tests'])} tests in {baseline['wall']:.1f}s "
+            f"({', '.join(f'{k} {v}' for k, v in sorted(counts.items()))})\n"
+        )
+    return baseline

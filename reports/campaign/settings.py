@@ -1,0 +1,64 @@
+"""Where and how a campaign runs: the project root, the test selection, the profile, workers, timeouts and
+the subprocesses' environment."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+ROOT = Path(__file__).resolve().parents[2]
+#: What the fingerprint covers (files and folders, relative to the project root).
+HASHED = (
+    "pyproject.toml",
+    "conftest.py",
+    "strategies",
+    "reference",
+    "invariants",
+    "tests",
+    "reports",
+    "examples",
+    "docs",
+    "README.md",
+)
+#: The suite less the harness's own tests (marked ``harness``): they test the tooling, not the compile, and
+#: would only slow every mutant down.
+DEFAULT_SELECTION = ("tests", "-m", "not harness")
+
+
+@dataclass
+class Settings:
+    """Where and how a campaign runs."""
+
+    root: Path = ROOT
+    out: Path = ROOT / "reports" / "out"
+    #: mutmut's work folder (a copy of the project, and mutmut's mutants/ inside it); gitignored.
+    mutmut_dir: Path = ROOT / ".cmharness" / "mutmut"
+    selection: Sequence[str] = DEFAULT_SELECTION
+    profile: str = "ci"
+    workers: int = field(default_factory=lambda: os.cpu_count() or 1)
+    timeout_factor: float = 3.0
+    timeout_const: float = 10.0
+    #: Seconds a named mutant's Hypothesis killer may spend shrinking its counterexample.
+    shrink_timeout: float = 30.0
+    all_variants: bool = False
+    python: str = sys.executable
+    #: Folders put first on the subprocesses' PYTHONPATH (the project root, then the harness's own).
+    pythonpath: Sequence[Path] = ()
+    hashed: Sequence[str] = HASHED
+    progress: TextIO | None = field(default_factory=lambda: sys.stderr)
+
+    @property
+    def journal_dir(self) -> Path:
+        return self.out / "journal"
+
+    def env(self) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if k not in ("PYTEST_ADDOPTS", "MUTANT_UNDER_TEST")}
+        paths = [str(p) for p in (self.root, *self.pythonpath, ROOT)]
+        env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
+        env["CMHARNESS_PROFILE"] = self.profile
+        env["PYTHONHASHSEED"] = "0"  # set orders (a failure's repr of a frozenset) the same in every run
+        return env

@@ -1,0 +1,274 @@
+"""Every test shown red: a red-first witness for each test the main pass never saw fail.
+
+mutmut names only a mutant's first killing test and a named mutant's run stops the property searches
+once an example test failed, so after the main pass most tests have been seen red nowhere. For each
+such test this pass runs it against the already-killed mutants of the code it covers (mutmut's
+per-function coverage from its stats run, and the named mutants of the variants it looks up) until
+one kills it; that mutant is the test's *witness*. A test with none gets a reason: it covers no
+mutated code, the code it covers has only equivalent or surviving mutants, or it is a real gap (it
+passed under every killed mutant of that code).
+
+The search runs in one pytest process per worker (``-p reports.campaign.plugins.witness_plugin``, ``--cm-witness
+PLAN``): each
+test is collected once and run again under each candidate in a forked child, Hypothesis not shrinking and
+failures formatted natively (a witness needs the failure, not its minimal example or every frame's source),
+the mutant switched in that child (mutmut's ``MUTANT_UNDER_TEST``, read by its trampolines at call time; a
+named mutant's switches in ``strategies.defects.VARIANTS``), in mutmut's work copy so that its mutants are
+there to switch.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from reports.campaign.hints import function_of
+from reports.campaign.plugins.witness_plugin import DISCOVER, budget_of
+from reports.campaign.processes import _run_process, read_rows
+from reports.campaign.runs import BASELINE, RED
+from reports.campaign.settings import Settings
+
+NO_CODE = "covers no mutated code (calls no mutated function in its own process)"
+ONLY_EQUIVALENT = "covers only code whose mutants are equivalent or survived"
+REAL_GAP = "a real gap: passed under every killed mutant of the code it covers"
+MAX_CANDIDATES = 400
+
+
+# ----------------------------------------------------------------------------- what to search
+
+
+def red_bases(records: dict[str, dict[str, Any]]) -> set[str]:
+    """The tests (node ids without their variant) seen red: on the baseline, killing a mutant, or witnessed."""
+    rows = records[BASELINE]["tests"]
+    base = {r["nodeid"]: r.get("base", r["nodeid"]) for r in rows}
+    red = {r.get("base", r["nodeid"]) for r in rows if r["outcome"] in RED}
+    for rec in records.values():
+        for t in rec.get("killed_by", []) or []:
+            red.add(base.get(t, t))
+        if rec.get("kind") == "witness" and rec.get("witness"):
+            red.add(rec["base"])
+    return red
+
+
+def never_red(records: dict[str, dict[str, Any]]) -> dict[str, str]:
+    """Each never-red test's representative node id (a passing run, on ``sound`` where it has one), by base."""
+    red = red_bases(records)
+    chosen: dict[str, str] = {}
+    for r in records[BASELINE]["tests"]:
+        b = r.get("base", r["nodeid"])
+        if r["outcome"] != "passed" or b in red:
+            continue
+        if b not in chosen or r.get("variant") == "sound":
+            chosen[b] = r["nodeid"]
+    return dict(sorted(chosen.items()))
+
+
+def load_coverage(work: Path | None) -> dict[str, set[str]]:
+    """mutmut's stats: the tests that call each mutated function, by its mangled name."""
+    path = (work / "mutants" / "mutmut-stats.json") if work else None
+    if path is None or not path.exists():
+        return {}
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return {k: set(v) for k, v in data.get("tests_by_mangled_function_name", {}).items()}
+
+
+def killed_by_function(records: dict[str, dict[str, Any]]) -> dict[str, list[str]]:
+    """The killed mutmut mutants of each mutated function, by its mangled name."""
+    out: dict[str, list[str]] = {}
+    for key, rec in sorted(records.items()):
+        if rec.get("kind") == "mutmut" and rec.get("status") == "killed":
+            name = key.removeprefix("mutmut:")
+            out.setdefault(function_of(name), []).append(name)
+    return out
+
+
+def plan(
+    records: dict[str, dict[str, Any]],
+    coverage: dict[str, set[str]],
+    hints: dict[str, str] | None = None,
+    discover: bool = False,
+    killed: dict[str, list[str]] | None = None,
+    killers: dict[str, tuple[str, ...]] | None = None,
+    kills: dict[str, str] | None = None,
+) -> tuple[dict[str, list[list[str]]], dict[str, str]]:
+    """(candidates by node id, the reason of each test that has none), for the never-red tests; a test's
+    witness in ``hints`` (``reports.campaign.hints``) is tried first (else the mutant it killed first in ``kills``,
+    by its
+    base), then the mutants of the functions whose mutants it
+    killed in the last complete report on any variant (``killers``, the hints' killers by function: a test
+    that killed first then is often beaten to the kill now, and its search is cut short by its time). With
+    ``discover`` (mutmut's work copy is there), a test mutmut's coverage does not name gets a ``discover`` step
+    next: the plugin runs it once recording the mutated functions it calls, then tries their killed mutants
+    before the rest (a test mutmut's selection leaves out, or one whose calls its stats run missed). ``killed``
+    is ``killed_by_function(records)``, computed here unless given."""
+    hints = hints or {}
+    rows = {r["nodeid"]: r for r in records[BASELINE]["tests"]}
+    killed = killed_by_function(records) if killed is None else killed
+    any_by_function: dict[str, int] = {}
+    for key, rec in records.items():
+        if rec.get("kind") == "mutmut":
+            fn = function_of(key)
+            any_by_function[fn] = any_by_function.get(fn, 0) + 1
+    functions_of: dict[str, list[str]] = {}
+    for fn, tests in coverage.items():
+        for t in tests:
+            functions_of.setdefault(t, []).append(fn)
+    killed_before: dict[str, set[str]] = {}  # by test base: a hint names the variant that killed, not ours
+    for fn, tests in (killers or {}).items():
+        for t in tests:
+            killed_before.setdefault(rows.get(t, {}).get("base", t), set()).add(fn)
+    named = [
+        (key, rec["spec"])
+        for key, rec in sorted(records.items())
+        if rec.get("kind") in ("defect", "removal") and rec.get("status") == "killed" and rec.get("spec")
+    ]
+    todo: dict[str, list[list[str]]] = {}
+    reasons: dict[str, str] = {}
+    for base, nodeid in never_red(records).items():
+        fns = sorted(functions_of.get(nodeid, []))
+        # a test that reads the defect table fails under any named mutant by construction: only mutmut's count
+        used = [] if rows[nodeid].get("reads_table") else rows[nodeid].get("variants_used", [])
+        cands = [["named", spec, key] for key, spec in named if spec.split("+", 1)[0] in used]
+        cands += [["mutmut", n, f"mutmut:{n}"] for fn in fns for n in killed.get(fn, [])]
+        known = hints.get(nodeid) or (kills or {}).get(base)
+        if (
+            known
+            and known.startswith("mutmut:")
+            and all(c[2] != known for c in cands)
+            and records.get(known, {}).get("status") == "killed"
+        ):
+            cands.append(["mutmut", known.removeprefix("mutmut:"), known])
+        mine = killed_before.get(base, set())
+        # the witness of the last complete report first, then the mutants of what it killed there (stable)
+        cands.sort(key=lambda c: (c[2] != known, c[0] != "mutmut" or function_of(c[2]) not in mine))
+        cands = cands[:MAX_CANDIDATES]
+        if discover and not fns:  # before the named mutants, which a test mutmut leaves out often cannot see
+            cands.insert(1 if cands and cands[0][2] == known else 0, [DISCOVER, "", ""])
+        if cands:
+            todo[nodeid] = cands
+        else:
+            reasons[base] = ONLY_EQUIVALENT if any(any_by_function.get(fn) for fn in fns) else NO_CODE
+    return todo, reasons
+
+
+# ----------------------------------------------------------------------------- running the search
+
+
+def search(
+    settings: Settings, records: dict[str, dict[str, Any]], fp: str, work: Path | None, deadline: float
+) -> list[dict[str, Any]]:
+    """Journal records ``witness:<base>`` for the never-red tests: the witness found, or the reason there is none."""
+    from reports.campaign.hints import read as read_hints
+
+    killed = killed_by_function(records)
+    hints = read_hints()
+    todo, reasons = plan(
+        records,
+        load_coverage(work),
+        hints.witnesses,
+        discover=work is not None,
+        killed=killed,
+        killers=hints.killers,
+        kills=hints.kills,
+    )
+    rows = {r["nodeid"]: r for r in records[BASELINE]["tests"]}
+    out = [
+        {
+            "mutant": f"witness:{b}",
+            "fingerprint": fp,
+            "kind": "witness",
+            "base": b,
+            "test": None,
+            "witness": None,
+            "reason": why,
+            "tried": 0,
+        }
+        for b, why in sorted(reasons.items())
+    ]
+    if not todo:
+        return out
+    ids = sorted(todo)
+    workers = max(1, min(settings.workers, len(ids)))
+    parts = [ids[k::workers] for k in range(workers)]
+    cwd = (work / "mutants") if work and (work / "mutants").is_dir() else settings.root
+    plans = [
+        {
+            "tests": {n: todo[n] for n in part},
+            "durations": {n: rows[n].get("duration", 0.0) for n in part},
+            "killed": killed,
+            "max": MAX_CANDIDATES,
+        }
+        for part in parts
+    ]
+    with ThreadPoolExecutor(workers) as pool:
+        runs = pool.map(lambda part: _run_part(settings, cwd, part, deadline), plans)
+        found = [r for part in runs for r in part]
+    by_node = {r["nodeid"]: r for r in found}
+    for nodeid in ids:
+        r = by_node.get(nodeid)
+        base = rows[nodeid].get("base", nodeid)
+        if r is None:  # not reached before the deadline: searched next time
+            continue
+        rec = {
+            "mutant": f"witness:{base}",
+            "fingerprint": fp,
+            "kind": "witness",
+            "base": base,
+            "test": nodeid,
+            "witness": r.get("witness"),
+            "failure": r.get("failure", ""),
+            "tried": r.get("tried", 0),
+            "reason": "" if r.get("witness") else _reason(r, len(todo[nodeid]), rows[nodeid].get("duration", 0.0)),
+        }
+        out.append(rec)
+    return out
+
+
+def _reason(row: dict[str, Any], planned: int, duration: float = 0.0) -> str:
+    """Why a searched test has no witness: what its ``discover`` step found, a real gap, or a search cut short
+    (``planned`` counts the candidates when the row does not, as before a ``discover`` step adds some)."""
+    if not row.get("complete"):
+        return (
+            f"not searched to the end: {row.get('tried', 0)} of {row.get('candidates', planned)} candidates in "
+            f"{budget_of(duration):.0f}s"
+        )
+    if row.get("tried", 0) == 0 and row.get("calls") == 0:
+        return NO_CODE
+    if row.get("tried", 0) == 0:
+        return ONLY_EQUIVALENT
+    return REAL_GAP
+
+
+def _run_part(settings: Settings, cwd: Path, part: dict[str, Any], deadline: float) -> list[dict[str, Any]]:
+    """One worker's search: ``part`` is its plan (``reports.campaign.plugins.witness_plugin.WitnessSearch``)."""
+    nodeids = list(part["tests"])
+    with tempfile.TemporaryDirectory(prefix="cm-witness-") as tmp:
+        plan_path, results, log = Path(tmp) / "plan.json", Path(tmp) / "found.jsonl", Path(tmp) / "log"
+        plan_path.write_text(json.dumps(part), encoding="utf-8")
+        local = Settings(**{**settings.__dict__, "root": cwd})
+        cmd = [
+            settings.python,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:randomly",
+            "-p",
+            "reports.campaign.plugins.mutant_plugin",
+            "--cm-no-shrink",
+            "-p",
+            "reports.campaign.plugins.witness_plugin",
+            f"--cm-witness={plan_path}",
+            f"--cm-witness-out={results}",
+            "--rootdir=.",
+            "--tb=native",
+            *nodeids,
+        ]
+        _run_process(cmd, local, log, timeout=max(1.0, deadline - time.time()))
+        return [r for r in read_rows(results) if r.get("outcome") != "running"]

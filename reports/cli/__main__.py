@@ -1,0 +1,7 @@
+"""``python -m reports.cli``: the ``cmharness`` command."""
+
+import sys
+
+from reports.cli import main
+
+sys.exit(main())

@@ -1,0 +1,246 @@
+"""``cmharness report``: run the campaign (or merge its journals), the witness search, and write the report and the
+suite's order. Exit 0 complete with nothing left alive, 1 survivors or red-first gaps, 2 usage, 3 incomplete."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from reports.campaign.extra_mutants import extra_mutants
+from reports.campaign.hints import learn as learn_hints
+from reports.campaign.hints import write as write_hints
+from reports.campaign.journal import Journal, fingerprint, journal_name, load_journals
+from reports.campaign.named_mutants import named_mutants
+from reports.campaign.named_scheduler import run_named_mutants
+from reports.campaign.options import DEFAULT_BUDGET, DEFAULT_MUTMUT_PATHS, MUTMUT_PATHS
+from reports.campaign.processes import terminate_as_interrupt
+from reports.campaign.progress import fmt_time
+from reports.campaign.runs import BASELINE
+from reports.campaign.settings import Settings
+from reports.campaign.suite_order import order_file
+from reports.render.outputs import REPORT_RESERVE, write
+from reports.render.report_model import Report, build
+from reports.render.summary import EXIT_INCOMPLETE, completeness, exit_status, summary_lines
+
+
+def run_campaign(
+    settings: Settings,
+    *,
+    shard: tuple[int, int] | None = None,
+    budget: float = DEFAULT_BUDGET,
+    mutmut: bool = True,
+    merge: bool = False,
+    mutmut_paths: Sequence[str] = DEFAULT_MUTMUT_PATHS,
+    full: bool = False,
+    extra: Path | None = None,
+) -> tuple[str, dict[str, dict[str, Any]]]:
+    """Run what the journal does not hold yet (unless ``merge``); the fingerprint and every record."""
+    start = time.time()
+    deadline = start + budget - REPORT_RESERVE
+    if full and not merge:
+        forget(settings)
+    fp = fingerprint(settings)
+    if not merge:
+        extras = extra_mutants(extra) if extra else []
+        patches = {m.id: extra / f"{m.id.removeprefix('extra:')}.patch" for m in extras} if extra else {}
+        from reports.campaign.mutmut.results import journal_records
+        from reports.campaign.mutmut.run import run_mutmut
+
+        ahead = prepare_ahead(settings, fp, deadline) if mutmut else None
+        try:  # the preparation beside the baseline is stopped however the runs end
+            done = run_named_mutants(
+                settings, named_mutants() + extras, shard=shard, fp=fp, deadline=deadline, patches=patches
+            )
+            if mutmut:
+                result = run_mutmut(
+                    settings, fp, done[BASELINE], deadline - time.time(), shard, mutmut_paths, ahead=ahead
+                )
+        finally:
+            if ahead is not None:
+                ahead.stop()
+        if mutmut:
+            journal = Journal(settings.journal_dir, journal_name(shard))
+            journal_records(journal, result.records, done)
+            for path in mutmut_paths:  # one inventory per folder: runs over other folders add to the report
+                key = f"mutmut-inventory:{journal_name(shard)}:{path}"
+                names = sorted(n for n in result.names if n.split(".", 1)[0] == path)
+                inventory = {
+                    "mutant": key,
+                    "fingerprint": fp,
+                    "kind": "inventory",
+                    "names": names,
+                    "path": path,
+                    "note": result.note,
+                }
+                old = done.get(key)
+                if old is None or old.get("names") != inventory["names"] or old.get("note") != inventory["note"]:
+                    journal.write(inventory)
+            if settings.progress:
+                checked = (
+                    f"{len(result.names) - result.pending} of {len(result.names)} mutants checked"
+                    if result.names
+                    else "not started"
+                )
+                settings.progress.write(
+                    f"mutmut: {checked} ({fmt_time(result.seconds)})"
+                    + (f"; {result.note}" if result.note else "")
+                    + "\n"
+                )
+            if result.interrupted:
+                raise KeyboardInterrupt
+        complete = (
+            mutmut
+            and set(mutmut_paths) == set(MUTMUT_PATHS)
+            and not result.pending
+            and all(m.id in done for m in named_mutants() + extras)
+        )
+        if complete and shard is None:  # the search reads every result: it runs on a finished full main pass only
+            witnesses(settings, fp, done, journal_name(shard), deadline, mutmut)
+    records = load_journals(settings.journal_dir, fp)
+    if BASELINE not in records:
+        raise SystemExit(f"no baseline journaled for fingerprint {fp} in {settings.journal_dir}: run the campaign")
+    return fp, records
+
+
+def prepare_ahead(settings: Settings, fp: str, deadline: float) -> Any:
+    """A cold mutmut work copy is prepared beside the baseline (``reports.campaign.mutmut.execute.PreparedAhead``); a
+    warm
+    one (an incremental run) is brought up to date where mutmut runs, after the baseline."""
+    from reports.campaign.mutmut.execute import PreparedAhead
+    from reports.campaign.mutmut.run import ENGINE_ENV
+    from reports.campaign.mutmut.work_copy import lay_work_copy, work_dir
+
+    if (work_dir(settings) / "mutants").is_dir() or os.environ.get(ENGINE_ENV) == "mutmut":
+        return None
+    work, _ = lay_work_copy(settings, fp)
+    if settings.progress:
+        settings.progress.write("mutmut: generating the mutants and their coverage beside the baseline\n")
+    return PreparedAhead(settings, work, deadline)
+
+
+def witnesses(
+    settings: Settings, fp: str, done: dict[str, dict[str, Any]], journal: str, deadline: float, mutmut: bool
+) -> None:
+    """The red-first witness search over the tests the main pass never saw red (``reports.campaign.witness``)."""
+    from reports.campaign.mutmut.work_copy import test_keys, work_dir
+    from reports.campaign.witness import never_red, search
+
+    pending = {b for b in never_red(done) if f"witness:{b}" not in done}
+    out = Journal(settings.journal_dir, journal)
+    for rec in kept_witnesses(settings, done, pending, fp):
+        out.write(rec)
+        done[rec["mutant"]] = rec
+        pending.discard(rec["base"])
+    if not pending or deadline - time.time() < 10:
+        return
+    if settings.progress:
+        settings.progress.write(f"witnesses: searching a red-first witness for {len(pending)} never-red test(s)\n")
+        settings.progress.flush()
+    started = time.time()
+    work = work_dir(settings) if mutmut and work_dir(settings).is_dir() else None
+    found = 0
+    for rec in search(settings, done, fp, work, deadline):
+        if rec.get("test"):
+            rec["deps"] = test_keys(settings, [rec["test"]])[rec["test"]]
+        if done.get(rec["mutant"]) != rec:
+            out.write(rec)
+            done[rec["mutant"]] = rec
+            found += bool(rec.get("witness"))
+    if settings.progress:
+        settings.progress.write(f"witnesses: {found} found ({fmt_time(time.time() - started)})\n")
+
+
+def kept_witnesses(
+    settings: Settings, done: dict[str, dict[str, Any]], pending: set[str], fp: str
+) -> list[dict[str, Any]]:
+    """Witnesses of earlier runs still good: the test's sources unchanged and its witness still killed."""
+    from reports.campaign.mutmut.work_copy import test_keys
+
+    previous: dict[str, dict[str, Any]] = {}
+    for path in sorted(settings.journal_dir.glob("*.jsonl")) if settings.journal_dir.is_dir() else []:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            with contextlib.suppress(json.JSONDecodeError, TypeError, KeyError):
+                rec = json.loads(line)
+                if rec.get("kind") == "witness" and rec.get("witness") and rec["base"] in pending:
+                    previous[rec["base"]] = rec
+    keys = test_keys(settings, [r["test"] for r in previous.values()])
+    return [
+        {**rec, "fingerprint": fp}
+        for rec in previous.values()
+        if keys.get(rec["test"]) == rec.get("deps") and done.get(rec["witness"], {}).get("status") == "killed"
+    ]
+
+
+def forget(settings: Settings) -> None:
+    """``--full``: drop every journal and mutmut's work copy, so that everything runs cold."""
+    import shutil
+
+    for path in settings.journal_dir.glob("*.jsonl") if settings.journal_dir.is_dir() else []:
+        path.unlink()
+    shutil.rmtree(settings.mutmut_dir, ignore_errors=True)
+
+
+ORDER_FILE = Path(__file__).resolve().parents[1] / "test-order.json"
+
+
+def order_by_kills(report: Report, records: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The suite's order for the next runs (read by ``invariants.plugin``), see ``reports.campaign.suite_order``."""
+    return order_file(records, report.fp)
+
+
+def write_order(report: Report, records: dict[str, dict[str, Any]], path: Path = ORDER_FILE) -> Path:
+    path.write_text(json.dumps(order_by_kills(report, records), indent=1) + "\n", encoding="utf-8")
+    return path
+
+
+def run(args: Any, stdout: TextIO) -> int:
+    """The subcommand: exit 0 complete with nothing left alive, 1 survivors or red-first gaps, 3 incomplete."""
+    settings = Settings()
+    if args.out:
+        settings.out = Path(args.out).resolve()
+    if args.workers:
+        settings.workers = args.workers
+    settings.all_variants = bool(args.all_variants)
+    shard = args.shard  # parsed by reports.campaign.shard_argument
+    scope = () if args.no_mutmut else tuple(args.mutmut_paths)
+    extra = Path(args.extra_mutants).resolve() if getattr(args, "extra_mutants", None) else None
+    if extra is not None and not extra.is_dir():
+        from reports.cli import CliError
+
+        raise CliError(f"--extra-mutants {args.extra_mutants}: not a folder")
+    start = time.time()
+    interrupted = False
+    try:
+        with terminate_as_interrupt():
+            fp, records = run_campaign(
+                settings,
+                shard=shard,
+                budget=args.budget,
+                mutmut=not args.no_mutmut,
+                merge=args.merge,
+                mutmut_paths=tuple(args.mutmut_paths),
+                full=bool(getattr(args, "full", False)),
+                extra=extra,
+            )
+    except KeyboardInterrupt:
+        print("cmharness report: interrupted; what finished is journaled, run it again to resume", file=sys.stderr)
+        interrupted = True
+        fp = fingerprint(settings)
+        records = load_journals(settings.journal_dir, fp)
+        if BASELINE not in records:
+            return EXIT_INCOMPLETE
+    report = build(records, fp, named_mutants() + (extra_mutants(extra) if extra else []), scope=scope)
+    paths = write(report, settings.out, settings.root)
+    if completeness(report)["complete"] and shard is None and set(scope) == set(MUTMUT_PATHS):
+        paths.append(write_order(report, records))  # only a full report ranks the tests and leaves hints
+        paths.append(write_hints(learn_hints(records)))
+    stdout.write("\n".join(summary_lines(report)) + "\n")
+    shown = [str(p.relative_to(settings.root)) if p.is_relative_to(settings.root) else str(p) for p in paths]
+    stdout.write(f"wrote {', '.join(shown)} in {fmt_time(time.time() - start)}\n")
+    return EXIT_INCOMPLETE if interrupted else exit_status(report)

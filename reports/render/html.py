@@ -1,0 +1,290 @@
+"""``report.html``: the red-first report for people, self-contained (inline CSS, SVG and a small script; no network).
+
+It opens on the headline and the scores with a chart (outcomes per folder and per named mutant), then the
+named and extra mutants with their killing tests, the kill matrix, mutmut's mutants per file (each with
+its diff, status and killing test, collapsible), then every test with its red-first witness and, apart,
+the tests without one and why; buttons filter every mutant table by status.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from reports.render.report_model import Report, score
+from reports.render.summary import (
+    _example_title,
+    _module_file,
+    _mutmut_by_file,
+    _secs,
+    mutmut_folders,
+    summary_lines,
+    variant_matrix,
+)
+
+STATUSES = ("killed", "timeout", "survived", "no-coverage", "error", "equivalent", "pending")
+COLORS = {
+    "killed": "#3c9a3c",
+    "timeout": "#e0a526",
+    "survived": "#d9534f",
+    "no-coverage": "#9a9a9a",
+    "error": "#8e44ad",
+    "equivalent": "#5b8bd0",
+    "pending": "#cfcfcf",
+}
+
+CSS = """
+body{font-family:system-ui,sans-serif;margin:1.5em;color:#222;max-width:110em}
+h1,h2,h3{font-weight:600} table{border-collapse:collapse;margin:.5em 0 1.5em}
+td,th{border:1px solid #ccc;padding:2px 6px;font-size:13px;vertical-align:top}
+th{background:#f4f4f4;text-align:left} pre{background:#f8f8f8;padding:6px;white-space:pre-wrap;margin:2px 0}
+.killed,.passed{background:#c8ecc8}.survived,.failed,.error{background:#f6c4c4}.timeout{background:#fbe3a6}
+.xfailed{background:#f2d0a8}.xpassed{background:#e6c6f0}.skipped,.pending,.no-coverage{background:#e4e4e4}
+.equivalent{background:#d8e4f6}.k1{background:#d9534f;color:#fff;text-align:center}
+.k0{background:#dff0d8;text-align:center}.kn{background:#fafafa}
+.expected{outline:2px solid #a33;outline-offset:-3px} code{font-size:12px} .small{font-size:12px;color:#555}
+details summary{cursor:pointer} .headline{font-size:1.3em;font-weight:600;padding:.4em .6em;border-radius:4px}
+.complete{background:#dff0d8}.incomplete{background:#fbe3a6} #filters button{margin-right:.3em}
+#filters button.off{opacity:.35} tr.hidden{display:none}
+"""
+
+SCRIPT = """
+(function () {
+  var off = {};
+  document.querySelectorAll('#filters button').forEach(function (b) {
+    b.addEventListener('click', function () {
+      var s = b.getAttribute('data-status');
+      off[s] = !off[s];
+      b.classList.toggle('off', off[s]);
+      document.querySelectorAll('tr[data-status]').forEach(function (row) {
+        row.classList.toggle('hidden', !!off[row.getAttribute('data-status')]);
+      });
+    });
+  });
+})();
+"""
+
+
+def _e(x: Any) -> str:
+    return html.escape("" if x is None else str(x))
+
+
+def _bars(rows: list[tuple[str, dict[str, int]]], title: str) -> str:
+    """A horizontal stacked bar per row (label, counts by status), as inline SVG."""
+    width, label_w, bar_h, gap = 900, 230, 16, 6
+    height = 30 + len(rows) * (bar_h + gap)
+    out = [
+        f"<svg xmlns='http://www.w3.org/2000/svg' role='img' aria-label='{_e(title)}' width='{width}' "
+        f"height='{height}' viewBox='0 0 {width} {height}'><title>{_e(title)}</title>"
+    ]
+    x = label_w
+    for status in STATUSES:  # the legend
+        out.append(
+            f"<rect x='{x}' y='4' width='10' height='10' fill='{COLORS[status]}'/>"
+            f"<text x='{x + 13}' y='13' font-size='11'>{status}</text>"
+        )
+        x += 13 + 7 * len(status) + 14
+    for k, (label, counts) in enumerate(rows):
+        y = 26 + k * (bar_h + gap)
+        total = sum(counts.values()) or 1
+        out.append(f"<text x='{label_w - 6}' y='{y + 12}' font-size='11' text-anchor='end'>{_e(label)}</text>")
+        x0 = float(label_w)
+        for status in STATUSES:
+            n = counts.get(status, 0)
+            if not n:
+                continue
+            w = (width - label_w - 60) * n / total
+            out.append(
+                f"<rect x='{x0:.1f}' y='{y}' width='{w:.1f}' height='{bar_h}' fill='{COLORS[status]}'>"
+                f"<title>{_e(label)}: {n} {status}</title></rect>"
+            )
+            x0 += w
+        out.append(f"<text x='{x0 + 4:.1f}' y='{y + 12}' font-size='11'>{sum(counts.values())}</text>")
+    out.append("</svg>")
+    return "".join(out)
+
+
+def chart(report: Report) -> str:
+    folders = []
+    for folder in mutmut_folders(report) if len(report.mutmut) else []:
+        sub = report.mutmut.loc[report.mutmut["id"].str.startswith(f"mutmut:{folder}."), "status"]
+        folders.append((f"mutmut {folder}/", score(sub)["counts"]))
+    for kind, label in (
+        ("defect", "named: defects alone"),
+        ("removal", "named: seed removals"),
+        ("extra", "extra (patches)"),
+    ):
+        sub = report.named.loc[report.named["kind"] == kind, "status"]
+        if len(sub):
+            folders.append((label, score(sub)["counts"]))
+    named = [(r.id.split(":", 1)[1][:34], {r.status: 1}) for r in report.named.itertuples()]
+    return (
+        "<div id='chart'>"
+        + _bars(folders, "outcomes per folder and kind")
+        + "</div>"
+        + "<details><summary>outcomes per named mutant</summary>"
+        + _bars(named, "outcomes per named mutant")
+        + "</details>"
+    )
+
+
+def _named(report: Report, h: list[str]) -> None:
+    h.append(
+        "<h2>Named and extra mutants</h2><table id='named'><tr><th>mutant</th><th>switch or patch</th>"
+        "<th>what it undoes</th><th>status</th><th>killing tests</th><th>time to kill</th><th>run</th></tr>"
+    )
+    for r in report.named.itertuples():
+        detail = ""
+        if r.killed_by:
+            detail = (
+                "<details><summary>"
+                + _e(f"{len(r.killed_by)} test(s)")
+                + "</summary>"
+                + "".join(f"<div><code>{_e(t)}</code></div>" for t in r.killed_by)
+                + (f"<div class='small'>first failure: {_e(r.failure)}</div>" if r.failure else "")
+                + (
+                    f"<div class='small'>{_e(_example_title(r.shrunk))}</div><pre>{_e(r.counterexample)}</pre>"
+                    if r.counterexample
+                    else ""
+                )
+                + "</details>"
+            )
+        if r.kind == "extra" and report.extra_locations.get(r.id, {}).get("diff"):
+            detail += f"<details><summary>diff</summary><pre>{_e(report.extra_locations[r.id]['diff'])}</pre></details>"
+        if r.timed_out_in:
+            detail += f"<div class='small'>timed out in <code>{_e(r.timed_out_in)}</code></div>"
+        h.append(
+            f"<tr data-status='{_e(r.status)}'><td><code>{_e(r.id)}</code></td><td><code>{_e(r.spec)}</code></td>"
+            f"<td>{_e(r.wording)}</td><td class='{_e(r.status)}'>{_e(r.status)}</td><td>{detail}</td>"
+            f"<td>{_secs(r.time_to_kill)}</td><td>{_secs(r.duration)}</td></tr>"
+        )
+    h.append("</table>")
+
+
+def _kill_matrix(report: Report, h: list[str]) -> None:
+    import pandas as pd
+
+    h.append("<h2>Kill matrix (named mutants x tests that killed one)</h2>")
+    kills = report.kills
+    cols = [c for c in kills.columns if (kills[c] == 1).any()] if not kills.empty else []
+    if not cols:
+        h.append("<p>No named mutant was killed.</p>")
+        return
+    h.append(
+        "<details><summary>the matrix</summary><table><tr><th>mutant</th>"
+        + "".join(f"<th title='{_e(c)}'>T{k + 1}</th>" for k, c in enumerate(cols))
+        + "</tr>"
+    )
+    for mid, row in kills[cols].iterrows():
+        cells = "".join(
+            "<td class='kn'></td>" if pd.isna(v) else f"<td class='k{int(v)}'>{'x' if v == 1 else ''}</td>"
+            for v in row.values
+        )
+        h.append(f"<tr><td><code>{_e(mid)}</code></td>{cells}</tr>")
+    h.append("</table><ol>" + "".join(f"<li><code>{_e(c)}</code></li>" for c in cols) + "</ol></details>")
+
+
+def _mutmut(report: Report, h: list[str]) -> None:
+    h.append(
+        "<h2>mutmut's mutants by file</h2><table id='files'><tr><th>file</th><th>killed</th><th>survived</th>"
+        "<th>timeout</th><th>no coverage</th><th>equivalent</th><th>pending</th><th>score</th></tr>"
+    )
+    for row in _mutmut_by_file(report):
+        h.append("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in row) + "</tr>")
+    h.append("</table>")
+    frame = report.mutmut
+    if frame.empty:
+        return
+    frame = frame.assign(file=frame["file"].fillna(frame["id"].map(_module_file)))
+    for path, group in frame.groupby("file"):
+        counts = group["status"].value_counts().to_dict()
+        shown = ", ".join(f"{counts[s]} {s}" for s in STATUSES if counts.get(s))
+        h.append(
+            f"<details class='file'><summary><code>{_e(path)}</code>: {shown}</summary><table>"
+            "<tr><th>mutant</th><th>status</th><th>line</th><th>mutator</th><th>killing test or reason</th>"
+            "<th>diff</th></tr>"
+        )
+        for r in group.sort_values(["line", "id"]).itertuples():
+            who = ", ".join(r.killed_by or []) if r.status == "killed" else (r.reason or "")
+            diff = f"<details><summary>diff</summary><pre>{_e(r.diff)}</pre></details>" if r.diff else ""
+            h.append(
+                f"<tr data-status='{_e(r.status)}'><td><code>{_e(r.id.removeprefix('mutmut:'))}</code></td>"
+                f"<td class='{_e(r.status)}'>{_e(r.status)}</td><td>{r.line}</td><td>{_e(r.mutator)}</td>"
+                f"<td><code>{_e(who)}</code></td><td>{diff}</td></tr>"
+            )
+        h.append("</table></details>")
+
+
+def _tests(report: Report, h: list[str]) -> None:
+    checks = report.checks
+    witness, without = checks.get("witness", {}), checks.get("without", {})
+    h.append(
+        f"<h2>Tests and their red-first witness ({len(witness)} of {checks['tests']})</h2>"
+        "<details><summary>every test with the variant or mutant it is red on</summary>"
+        "<table id='witnesses'><tr><th>test</th><th>witness</th><th>failure</th></tr>"
+    )
+    for base, (who, line) in sorted(witness.items()):
+        h.append(f"<tr><td><code>{_e(base)}</code></td><td><code>{_e(who)}</code></td><td>{_e(line)}</td></tr>")
+    h.append("</table></details>")
+    h.append(
+        f"<h3>Tests without a witness ({len(without)})</h3><table id='without'><tr><th>test</th><th>reason</th>"
+        "</tr>"
+        + (
+            "".join(f"<tr><td><code>{_e(b)}</code></td><td>{_e(why)}</td></tr>" for b, why in sorted(without.items()))
+            or "<tr><td>none</td><td></td></tr>"
+        )
+        + "</table>"
+    )
+    h.append(
+        f"<h3><code>red_on</code> violations ({len(checks['red_on_violations'])})</h3><ul>"
+        + (
+            "".join(f"<li><code>{_e(v['test'])}</code>: {_e(v['problem'])}</li>" for v in checks["red_on_violations"])
+            or "<li>none</li>"
+        )
+        + "</ul>"
+    )
+    if checks["only_skipped"]:
+        h.append(f"<p class='small'>Skipped in this profile, not checked: {len(checks['only_skipped'])} test(s).</p>")
+
+
+def _variants(report: Report, h: list[str]) -> None:
+    matrix = variant_matrix(report.tests)
+    h.append(
+        "<h2>Tests by variant (baseline run)</h2><details><summary>each test's outcome on each variant (a "
+        "framed cell is a variant its <code>red_on</code> marker names)</summary>"
+    )
+    if not matrix.empty:
+        red_on = report.tests.groupby("base")["red_on"].first()
+        h.append("<table><tr><th>test</th>" + "".join(f"<th>{_e(c)}</th>" for c in matrix.columns) + "</tr>")
+        for base, row in matrix.iterrows():
+            marks = red_on.get(base) or []
+            cells = "".join(
+                f"<td class='{_e(v) if isinstance(v, str) else 'kn'}{' expected' if c in marks else ''}'>"
+                f"{_e(v) if isinstance(v, str) else ''}</td>"
+                for c, v in row.items()
+            )
+            h.append(f"<tr><td><code>{_e(base)}</code></td>{cells}</tr>")
+        h.append("</table>")
+    h.append("</details>")
+
+
+def render(report: Report) -> str:
+    lines = summary_lines(report)
+    state = "incomplete" if lines[0].startswith("INCOMPLETE") else "complete"
+    h: list[str] = [
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>cmharness red-first mutation report</title>",
+        f"<style>{CSS}</style></head><body><h1>Red-first mutation report</h1>",
+        f"<p id='headline' class='headline {state}'>{_e(lines[0])}</p>",
+        f"<pre id='scores'>{_e(chr(10).join(lines[1:]))}</pre>",
+        chart(report),
+        "<p id='filters'>Show: "
+        + "".join(f"<button type='button' data-status='{s}'>{s}</button>" for s in STATUSES)
+        + "</p>",
+    ]
+    _named(report, h)
+    _mutmut(report, h)
+    _tests(report, h)
+    _kill_matrix(report, h)
+    _variants(report, h)
+    h.append(f"<script>{SCRIPT}</script></body></html>")
+    return "\n".join(h) + "\n"

@@ -1,0 +1,96 @@
+"""``report.md``: the red-first report as Markdown (the headline and scores, the named mutants, mutmut's by file,
+the survivors and the reviewed equivalents, every test's witness)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from reports.render.report_model import Report
+from reports.render.summary import _example_title, _mutmut_by_file, _secs, summary_lines, variant_matrix
+
+
+def _md_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
+    def cell(x: Any) -> str:
+        return str(x).replace("|", "\\|").replace("\n", "<br>")
+
+    return [
+        "| " + " | ".join(headers) + " |",
+        "|" + "|".join("---" for _ in headers) + "|",
+        *("| " + " | ".join(cell(c) for c in r) + " |" for r in rows),
+        "",
+    ]
+
+
+def render(report: Report) -> str:
+    out = ["# Red-first mutation report", "", "```", *summary_lines(report), "```", ""]
+    matrix = variant_matrix(report.tests)
+    out += ["## Tests by variant (baseline)", ""]
+    if matrix.empty:
+        out += ["No test is parametrized over variants.", ""]
+    else:
+        out += _md_table(
+            ["test", *matrix.columns],
+            [
+                [b, *(v if isinstance(v, str) else "" for v in r)]
+                for b, r in zip(matrix.index, matrix.values, strict=True)
+            ],
+        )
+    out += ["## Named mutants", ""]
+    out += _md_table(
+        ["mutant", "what it undoes", "status", "killing tests", "time to kill", "run"],
+        [
+            [r.id, r.wording, r.status, len(r.killed_by), _secs(r.time_to_kill), _secs(r.duration)]
+            for r in report.named.itertuples()
+        ],
+    )
+    for r in report.named.itertuples():
+        if r.killed_by:
+            out += [f"### {r.id}", "", f"Killed by: {', '.join(f'`{t}`' for t in r.killed_by)}", ""]
+            if r.failure:
+                out += [f"First failure: `{r.failure}`", ""]
+            if r.counterexample:
+                out += [_example_title(r.shrunk) + ":", "", "```", r.counterexample, "```", ""]
+    out += ["## mutmut", ""]
+    out += _md_table(
+        ["file", "killed", "survived", "timeout", "no coverage", "equivalent", "pending", "score"],
+        _mutmut_by_file(report),
+    )
+    surv = report.mutmut[report.mutmut["status"].isin(["survived", "timeout", "no-coverage", "error"])]
+    if len(surv):
+        out += ["### Survivors", ""]
+        out += _md_table(
+            ["mutant", "status", "where", "mutator", "original", "mutated"],
+            [
+                [
+                    r.id.removeprefix("mutmut:"),
+                    r.status,
+                    f"{r.file}:{r.line}",
+                    r.mutator,
+                    f"`{r.original}`",
+                    f"`{r.replacement}`",
+                ]
+                for r in surv.itertuples()
+            ],
+        )
+    eq = report.mutmut[report.mutmut["status"] == "equivalent"]
+    if len(eq):
+        out += ["### Equivalent (reviewed)", ""]
+        out += _md_table(
+            ["mutant", "where", "reason"],
+            [[r.id.removeprefix("mutmut:"), f"{r.file}:{r.line}", r.reason] for r in eq.itertuples()],
+        )
+    out += ["## Red-first checks", ""]
+    checks = report.checks
+    witness, without = checks.get("witness", {}), checks.get("without", {})
+    out += [f"Tests with a red-first witness: {len(witness)} of {checks['tests']}.", ""]
+    out += _md_table(
+        ["test", "witness", "failure"], [[f"`{b}`", f"`{w}`", line] for b, (w, line) in sorted(witness.items())]
+    )
+    out += [f"Tests without a witness ({len(without)}):", ""]
+    out += [f"- `{t}`: {why}" for t, why in sorted(without.items())] or ["- none"]
+    out += ["", f"`red_on` violations ({len(checks['red_on_violations'])}):", ""]
+    out += [f"- `{v['test']}`: {v['problem']}" for v in checks["red_on_violations"]] or ["- none"]
+    if checks["only_skipped"]:
+        out += ["", f"Skipped in this profile, not checked: {len(checks['only_skipped'])} test(s)."]
+    return "\n".join(out) + "\n"

@@ -1,0 +1,63 @@
+"""The red-first report's output files, written from the report built from the journal.
+
+Outputs, in ``reports/out/`` (never committed):
+
+- ``report.html``: self-contained (inline CSS, no script): the headline scores; the tests-by-variant
+  matrix; the named mutants with their killing tests, time to kill and the falsifying example
+  Hypothesis printed; the kill matrix (named mutants x killing tests), colored; mutmut's mutants by
+  file, its survivors and the reviewed equivalents; the red-first checks.
+- ``report.md``: the same, as Markdown.
+- ``matrix.csv``: named mutants x tests (1: the test failed under the mutant, 0: it passed, empty:
+  not run), with each mutant's status.
+- ``mutation-report.json``: the mutation-testing-elements report (schemaVersion "1"), every mutant
+  of every kind, for the standard viewers.
+
+The report is a function of the journal alone (no clock in it), so a campaign that was interrupted
+and resumed writes the same report as one that was not.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from reports.render.report_model import Report
+
+REPORT_RESERVE = 20.0  # seconds of the budget kept for writing the report
+
+
+def mte_json(report: Report, root: Path) -> dict[str, Any]:
+    from reports.render.mutation_testing_elements import mte_json as to_json
+
+    return to_json(report, root)
+
+
+def render_md(report: Report) -> str:
+    from reports.render.markdown import render
+
+    return render(report)
+
+
+def render_html(report: Report) -> str:
+    from reports.render.html import render
+
+    return render(report)
+
+
+def write(report: Report, out: Path, root: Path) -> list[Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {
+        "html": out / "report.html",
+        "md": out / "report.md",
+        "csv": out / "matrix.csv",
+        "json": out / "mutation-report.json",
+    }
+    paths["html"].write_text(render_html(report), encoding="utf-8")
+    paths["md"].write_text(render_md(report), encoding="utf-8")
+    matrix = report.kills.copy()
+    matrix.insert(0, "status", report.named.set_index("id")["status"].reindex(matrix.index))
+    matrix.index.name = "mutant"
+    matrix.to_csv(paths["csv"], float_format="%.0f")
+    paths["json"].write_text(json.dumps(mte_json(report, root), indent=1) + "\n", encoding="utf-8")
+    return list(paths.values())
