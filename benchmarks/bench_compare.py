@@ -12,13 +12,14 @@ import argparse
 import os
 import time
 
-from reports.cli import compare
+from reports.cli.compare import jobs
+from reports.compare import cells
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--base", default=compare.DEFAULT_BASE)
-    parser.add_argument("--head", default=compare.DEFAULT_HEAD)
+    parser.add_argument("--base", default=cells.DEFAULT_BASE)
+    parser.add_argument("--head", default=cells.DEFAULT_HEAD)
     parser.add_argument("--templates", type=int, default=8)
     parser.add_argument("--size", type=int, default=40)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
@@ -34,12 +35,12 @@ def main() -> None:
         corpus=None,
         with_default=False,
     )
-    todo = compare.jobs(compare_args)
+    todo = jobs(compare_args)
     print(f"{args.base} -> {args.head}, {args.templates} templates of {args.size} messages")
     for workers in args.workers:
         before = os.times()
         started = time.perf_counter()
-        records, _ = compare.run_all(todo, workers, None)
+        records, _ = cells.run_all(todo, workers, None)
         wall = time.perf_counter() - started
         after = os.times()
         cpu = sum(

@@ -7,8 +7,8 @@ from campaign_helpers import MUTANTS, settings_for
 
 from reports.campaign.journal import Journal
 from reports.campaign.named_scheduler import run_named_mutants
-from reports.campaign.runs import BASELINE
-from reports.render.outputs import mte_json
+from reports.campaign.records import BASELINE
+from reports.render.mutation_testing_elements import mte_json
 from reports.render.report_model import build
 
 pytestmark = pytest.mark.harness

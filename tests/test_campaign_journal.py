@@ -13,7 +13,7 @@ from campaign_helpers import FAKE_HASHED, FAKE_TESTS, MUTANTS, make_project, set
 from reports.campaign.journal import Journal, fingerprint, hashed_files, load_journals
 from reports.campaign.named_mutants import in_shard, named_mutants, parse_shard, shard_of
 from reports.campaign.named_scheduler import run_named_mutants
-from reports.campaign.runs import BASELINE
+from reports.campaign.records import BASELINE
 
 pytestmark = pytest.mark.harness
 

@@ -49,8 +49,17 @@ def test_mutmut_runs_in_its_own_copy_and_is_read_back(tmp_path):
         "from reference.ops import double\nfrom strategies.step import inc\n\n\n"
         "def test_double():\n    assert double(3) == 6\n\n\ndef test_inc():\n    assert inc(3) == 4\n"
     )
-    (root / "reports").mkdir()
-    for name in ("__init__.py", "mutant_plugin.py"):
+    # the plugins a mutmut run loads in the project, with the packages they sit in
+    for name in (
+        "__init__.py",
+        "campaign/__init__.py",
+        "campaign/plugins/__init__.py",
+        "campaign/plugins/mutant_plugin.py",
+        "campaign/plugins/warm_session.py",
+        "campaign/mutmut/__init__.py",
+        "campaign/mutmut/test_order.py",
+    ):
+        (root / "reports" / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / "reports" / name, root / "reports" / name)
     (root / "pyproject.toml").write_text(MUTMUT_CONFIG)
     hashed = ("pyproject.toml", "strategies", "reference", "calc.py", "tests")

@@ -13,9 +13,12 @@ from pathlib import Path
 import pytest
 from campaign_helpers import MUTANTS
 
+from reports.campaign.equivalents import Equivalent, load_equivalents
 from reports.campaign.settings import ROOT
-from reports.render.outputs import mte_json, render_html, render_md, write
-from reports.render.report_model import Equivalent, build, counterexamples, load_equivalents, score
+from reports.render import html, markdown
+from reports.render.mutation_testing_elements import mte_json
+from reports.render.outputs import write
+from reports.render.report_model import build, counterexamples, score
 
 pytestmark = pytest.mark.harness
 
@@ -64,7 +67,7 @@ def test_report_renders_every_output(campaign, tmp_path):
 def test_report_is_the_same_from_the_same_journal(campaign):
     _, fp, records = campaign
     one, two = build(records, fp, MUTANTS, equivalents={}), build(dict(records), fp, MUTANTS, equivalents={})
-    assert render_html(one) == render_html(two) and render_md(one) == render_md(two)
+    assert html.render(one) == html.render(two) and markdown.render(one) == markdown.render(two)
 
 
 def test_red_first_checks_flag_never_red_and_stale_red_on(campaign):

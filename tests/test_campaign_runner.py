@@ -7,7 +7,7 @@ import pytest
 
 from reports.campaign.named_mutants import SEED_REMOVALS, named_mutants
 from reports.campaign.plugins import mutant_plugin
-from reports.campaign.runs import BASELINE
+from reports.campaign.records import BASELINE
 from reports.render.report_model import counterexamples
 from strategies import defects
 

@@ -9,7 +9,7 @@ import time
 import pytest
 from campaign_helpers import MUTANTS
 
-from reports.campaign.runs import BASELINE
+from reports.campaign.records import BASELINE
 from reports.render.report_model import build
 
 pytestmark = pytest.mark.harness
@@ -19,7 +19,8 @@ pytestmark = pytest.mark.harness
 
 
 def test_a_never_red_test_gets_a_killed_mutant_of_its_code_as_witness_or_a_reason(campaign):
-    from reports.campaign.witness import NO_CODE, REAL_GAP, never_red, search
+    from reports.campaign.records import NO_CODE, REAL_GAP
+    from reports.campaign.witness import never_red, search
 
     settings, fp, records = campaign
     records = dict(records)
@@ -110,7 +111,9 @@ def test_discovered_functions_give_their_killed_mutants_in_turn():
 
 def test_a_test_mutmuts_coverage_misses_finds_its_witness_by_recording_its_calls(pytester, monkeypatch):
     pytest.importorskip("mutmut", reason="mutmut is not installed (the mutation extra)")
-    from reports.campaign.witness import DISCOVER, NO_CODE, ONLY_EQUIVALENT, REAL_GAP, _reason
+    from reports.campaign.plugins.witness_plugin import DISCOVER
+    from reports.campaign.records import NO_CODE, ONLY_EQUIVALENT, REAL_GAP
+    from reports.campaign.witness import _reason
 
     pytester.makepyfile(
         calc=DISCOVERED,
@@ -150,7 +153,8 @@ def test_a_test_mutmuts_coverage_misses_finds_its_witness_by_recording_its_calls
 
 
 def test_the_witness_plan_reads_mutmuts_coverage_for_candidates(campaign):
-    from reports.campaign.witness import ONLY_EQUIVALENT, plan
+    from reports.campaign.records import ONLY_EQUIVALENT
+    from reports.campaign.witness import plan
 
     _, _, records = campaign
     records = {k: v for k, v in records.items() if k == BASELINE}

@@ -111,7 +111,9 @@ def test_the_witness_plan_tries_the_known_witness_first(campaign_records_for_wit
 
 
 def test_a_test_without_coverage_discovers_its_calls_first_after_its_known_witness(campaign_records_for_witness):
-    from reports.campaign.witness import DISCOVER, NO_CODE, plan
+    from reports.campaign.plugins.witness_plugin import DISCOVER
+    from reports.campaign.records import NO_CODE
+    from reports.campaign.witness import plan
 
     records, _, nodeid = campaign_records_for_witness
     records = {**records, "defect:X": {"kind": "defect", "status": "killed", "spec": "sound+X"}}
@@ -201,10 +203,8 @@ def _fake_work(tmp_path: Path, codes: dict[str, int | None]) -> Path:
 
 
 def test_reviewed_equivalents_are_not_run_unless_their_line_changed(tmp_path, monkeypatch):
-    from reports.campaign.mutmut import describe as mutmut_describe
+    from reports.campaign.equivalents import Equivalent
     from reports.campaign.mutmut import execute as mutmut_exec
-    from reports.render import report_model as report_build
-    from reports.render.report_model import Equivalent
 
     listed = {
         "mutmut:reference.ops.x_f__mutmut_1": Equivalent("mutmut:reference.ops.x_f__mutmut_1", "same", "x = 1"),
@@ -217,9 +217,9 @@ def test_reviewed_equivalents_are_not_run_unless_their_line_changed(tmp_path, mo
         "reference.ops.x_f__mutmut_4": "w = 4",
     }
     monkeypatch.setattr(
-        mutmut_describe, "describe", lambda work, source, names: {n: {"replacement": lines[n]} for n in names}
+        mutmut_exec, "describe", lambda work, source, names: {n: {"replacement": lines[n]} for n in names}
     )
-    monkeypatch.setattr(report_build, "load_equivalents", lambda: listed)
+    monkeypatch.setattr(mutmut_exec, "load_equivalents", lambda: listed)
     work = _fake_work(
         tmp_path,
         {

@@ -13,18 +13,18 @@ from pathlib import Path
 from typing import Any
 
 from reports.campaign.dependency_keys import named_key, settings_part
+from reports.campaign.extra_mutants import key, run_extra
 from reports.campaign.journal import Journal, fingerprint, journal_name, load_journals, reuse_unchanged
-from reports.campaign.named_mutants import Mutant, in_shard
+from reports.campaign.named_mutants import Mutant, in_shard, tests_for
+from reports.campaign.named_warm import run_warm
 from reports.campaign.processes import kill_all, terminate_as_interrupt
 from reports.campaign.progress import Progress
-from reports.campaign.runs import ensure_baseline, run_named, tests_for
+from reports.campaign.runs import ensure_baseline, run_named
 from reports.campaign.settings import Settings
 
 
 def _key(settings: Settings, mutant: Mutant, baseline: dict[str, Any], patch: Path | None) -> str:
     if patch is not None:
-        from reports.campaign.extra_mutants import key
-
         return key(
             settings,
             patch.read_text(encoding="utf-8"),
@@ -97,8 +97,6 @@ def _run_named_mutants(
         if halted.is_set():
             return None
         if mutant.id in patches:
-            from reports.campaign.extra_mutants import run_extra
-
             return run_extra(mutant, patches[mutant.id], baseline, settings, fp)
         return {**run_named(mutant, baseline, settings, fp), "deps": keys[mutant.id]}
 
@@ -109,8 +107,6 @@ def _run_named_mutants(
         kill_all()
 
     if os.environ.get("CMHARNESS_NAMED_ENGINE") != "process":
-        from reports.campaign.named_warm import run_warm
-
         warm = [m for m in pending if m.id not in patches]
         for record in run_warm(settings, warm, baseline, fp, deadline):
             record["deps"] = keys[record["mutant"]]

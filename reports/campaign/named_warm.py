@@ -21,9 +21,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from reports.campaign.named_mutants import Mutant
+from reports.campaign.named_mutants import Mutant, tests_for
 from reports.campaign.processes import PYTEST_ARGS, RunOutcome, _die_with_parent, kill_group
-from reports.campaign.runs import _shrink_one, tests_for, timeout_for
+from reports.campaign.runs import _shrink_one, timeout_for
 from reports.campaign.settings import Settings
 
 ENGINE_ENV = "CMHARNESS_NAMED_ENGINE"

@@ -10,12 +10,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from reports.campaign.journal import Journal
-from reports.campaign.named_mutants import Mutant
+from reports.campaign.named_mutants import Mutant, tests_for
 from reports.campaign.processes import RunOutcome, run_pytest
+from reports.campaign.records import BASELINE, RED
 from reports.campaign.settings import Settings
-
-RED = frozenset({"failed", "error", "xfailed"})
-BASELINE = "baseline"
 
 
 def red_tests(baseline: dict[str, Any]) -> list[str]:
@@ -42,20 +40,6 @@ def run_baseline(settings: Settings, fp: str) -> dict[str, Any]:
 
 class CampaignError(Exception):
     """The campaign cannot go on (the baseline did not run)."""
-
-
-def tests_for(mutant: Mutant, baseline: dict[str, Any], all_variants: bool) -> list[dict[str, Any]]:
-    """The baseline rows a mutant runs: passed on the baseline, not reading the defect table itself (a named
-    mutant is an edit of that table: such a test would kill every one of them by construction) and, unless
-    ``all_variants``, looked up the mutant's variant (a test that never builds a strategy of that variant
-    cannot see its switches)."""
-    return [
-        r
-        for r in baseline["tests"]
-        if r["outcome"] == "passed"
-        and not r.get("reads_table")
-        and (all_variants or mutant.variant in r.get("variants_used", (mutant.variant,)))
-    ]
 
 
 def timeout_for(rows: Sequence[dict[str, Any]], baseline: dict[str, Any], settings: Settings) -> float:

@@ -27,14 +27,12 @@ from pathlib import Path
 from typing import Any
 
 from reports.campaign.hints import function_of
+from reports.campaign.hints import read as read_hints
 from reports.campaign.plugins.witness_plugin import DISCOVER, budget_of
 from reports.campaign.processes import _run_process, read_rows
-from reports.campaign.runs import BASELINE, RED
+from reports.campaign.records import BASELINE, NO_CODE, ONLY_EQUIVALENT, REAL_GAP, RED
 from reports.campaign.settings import Settings
 
-NO_CODE = "covers no mutated code (calls no mutated function in its own process)"
-ONLY_EQUIVALENT = "covers only code whose mutants are equivalent or survived"
-REAL_GAP = "a real gap: passed under every killed mutant of the code it covers"
 MAX_CANDIDATES = 400
 
 
@@ -162,8 +160,6 @@ def search(
     settings: Settings, records: dict[str, dict[str, Any]], fp: str, work: Path | None, deadline: float
 ) -> list[dict[str, Any]]:
     """Journal records ``witness:<base>`` for the never-red tests: the witness found, or the reason there is none."""
-    from reports.campaign.hints import read as read_hints
-
     killed = killed_by_function(records)
     hints = read_hints()
     todo, reasons = plan(

@@ -1,39 +1,31 @@
-"""The ``cmharness`` command line.
+"""The ``cmharness`` command line: the registry of subcommands and the one error boundary.
 
-Subcommands live in a small registry (``SUBCOMMANDS``): each is a ``Subcommand`` with a name, a
-one-line help, a function that adds its arguments to its parser, and a function that runs it and
-returns an exit code. A new subcommand is one more entry.
+Each subcommand is a module of this package with ``configure(parser)`` and ``run(args, stdout) -> exit code``;
+``SUBCOMMANDS`` lists them, one line each, and imports a module only when its subcommand is used or its parser
+built (a lazy import for the command's start-up time, never to dodge a cycle: docs/architecture.md).
+Shared by the subcommands: ``scenario_files`` (the one scenario reader) and ``terminal`` (the printer).
 
-Exit codes: 0 success; 2 a usage error or an input that cannot be read (a one-line message on stderr, no
-traceback); each subcommand's module documents the others (``reports.cli.check``: 1 breaks reproduced on defective
-variants, 3 ``sound`` broke; ``report``: 1 survivors or red-first gaps, 3 incomplete, mutants pending).
+``main`` is the error boundary: a ``reports.errors.UsageError`` raised anywhere below is printed as one line
+on stderr, exit 2 (``reports.exit_codes``).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
+import tomllib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import TextIO
 
-from invariants.edges import add_edges_arguments, edges_command
-from reference.estimator import content_tokens
-from reference.model import MAX_NESTING
-from reference.numerics import Number, js_number_string
-from reference.price import live_prose
-from reference.scenario import Scenario, ScenarioError, load_scenario
 from reports.cli.terminal import Terminal, printable
+from reports.errors import UsageError
+from reports.exit_codes import Exit
 
 PROG = "cmharness"
-EXIT_OK = 0
-EXIT_USAGE = 2
-
-
-class CliError(Exception):
-    """An error reported as one line on stderr with exit code 2."""
 
 
 def version() -> str:
@@ -42,50 +34,11 @@ def version() -> str:
         return metadata.version(PROG)
     except metadata.PackageNotFoundError:
         pass
-    import tomllib
-
     try:
         with open(Path(__file__).resolve().parents[2] / "pyproject.toml", "rb") as fh:
             return str(tomllib.load(fh)["project"]["version"])
     except (OSError, KeyError, tomllib.TOMLDecodeError):
         return "unknown"
-
-
-# ----------------------------------------------------------------------------- helpers
-
-
-def read_scenario(path: str) -> Scenario:
-    """Load a scenario file, turning any problem with it into a ``CliError``."""
-    try:
-        return load_scenario(path)
-    except ScenarioError as err:
-        raise CliError(f"{path}: {err}") from err
-    except (OSError, UnicodeError) as err:
-        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
-        raise CliError(f"{path}: cannot read: {reason}") from err
-    except RecursionError as err:  # the JSON parser's own limit, past the model's MAX_NESTING
-        raise CliError(f"{path}: nested too deep to read (content nests at most {MAX_NESTING} levels)") from err
-    except ValueError as err:  # the JSON parser's own limits (an integer of more than 4,300 digits)
-        raise CliError(f"{path}: cannot read: {err}") from err
-
-
-def fmt(x: Number | None) -> str:
-    """A number as JavaScript's ``String`` writes it (``NaN``, ``Infinity``); ``-`` for None."""
-    return "-" if x is None else js_number_string(x)
-
-
-def format_table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[bool]) -> list[str]:
-    """Plain aligned columns; ``right[i]`` right-aligns column i (numbers)."""
-    widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(headers)]
-
-    def line(cells: Sequence[str]) -> str:
-        parts = [c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, right, strict=True)]
-        return "  ".join(parts).rstrip()
-
-    return [line(headers), line(["-" * w for w in widths]), *(line(r) for r in rows)]
-
-
-# ----------------------------------------------------------------------------- subcommands
 
 
 @dataclass(frozen=True)
@@ -96,149 +49,54 @@ class Subcommand:
     run: Callable[[argparse.Namespace, TextIO], int]
 
 
-def _price_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", help="a scenario JSON file (see reference/scenario.py)")
-
-
-def price_lines(scenario: Scenario) -> list[str]:
-    """The ``price`` report: each message's ``E``, each summary's answer price, the messages' total."""
-    store, config = scenario.store, scenario.config
-    out = [
-        f"calibration {fmt(store.calibration)}, pricing epoch {store.pricing_epoch}, "
-        f"carrier policy {config.carrier_policy}",
-        "",
-        f"messages ({len(store.messages)})",
-    ]
-    total: Number = 0
-    rows = []
-    for m in store.messages:
-        e = content_tokens(m.content, store)
-        total += e
-        rows.append([m.id, m.participant, fmt(e)])
-    rows.append(["total", "", fmt(total)])
-    out += format_table(["id", "participant", "E"], rows, [False, False, True])
-    out += ["", f"summaries ({len(store.summaries)})"]
-    srows = [
-        [s.id, str(s.level), fmt(content_tokens(live_prose(s, config), store)), fmt(s.tokens)] for s in store.summaries
-    ]
-    out += format_table(["id", "level", "E(live prose)", "measured"], srows, [False, True, True, True])
-    return out
-
-
-def run_price(args: argparse.Namespace, stdout: TextIO) -> int:
-    scenario = read_scenario(args.file)
-    stdout.write("\n".join(price_lines(scenario)) + "\n")
-    return EXIT_OK
-
-
-def _report_args(parser: argparse.ArgumentParser) -> None:
-    from reports.campaign.options import add_report_arguments
-
-    add_report_arguments(parser)
-
-
-def run_report(args: argparse.Namespace, stdout: TextIO) -> int:
-    from reports.cli.report import run
-
-    return run(args, stdout)
-
-
-def _check_args(parser: argparse.ArgumentParser) -> None:
-    from reports.cli.check import configure
-
-    configure(parser)
-
-
-def run_check(args: argparse.Namespace, stdout: TextIO) -> int:
-    from reports.cli.check import run
-
-    return run(args, stdout)
-
-
-def _defects_args(parser: argparse.ArgumentParser) -> None:
-    from reports.cli.defects import configure
-
-    configure(parser)
-
-
-def run_defects(args: argparse.Namespace, stdout: TextIO) -> int:
-    from reports.cli.defects import run
-
-    return run(args, stdout)
-
-
-def _compare_args(parser: argparse.ArgumentParser) -> None:
-    from reports.cli.compare import configure
-
-    configure(parser)
-
-
-def run_compare(args: argparse.Namespace, stdout: TextIO) -> int:
-    from reports.cli.compare import run
-
-    return run(args, stdout)
-
-
 def _lazy(module: str, name: str) -> Callable:
     """A subcommand's function, imported when called (the CLI starts without importing every command)."""
 
     def call(*args: object) -> object:
-        import importlib
-
         return getattr(importlib.import_module(module), name)(*args)
 
     return call
 
 
+def _command(name: str, help: str, module: str) -> Subcommand:
+    """The subcommand ``name`` implemented by ``module``'s ``configure`` and ``run``."""
+    return Subcommand(name, help, _lazy(module, "configure"), _lazy(module, "run"))
+
+
 SUBCOMMANDS: dict[str, Subcommand] = {
     cmd.name: cmd
     for cmd in (
-        Subcommand("price", "price each message and summary answer of a scenario file", _price_args, run_price),
-        Subcommand(
-            "check", "compile a scenario file on each variant and list the invariants it breaks", _check_args, run_check
+        _command("price", "price each message and summary answer of a scenario file", "reports.cli.price"),
+        _command(
+            "check", "compile a scenario file on each variant and list the invariants it breaks", "reports.cli.check"
         ),
-        Subcommand(
+        _command(
             "defects",
             "list every known defect, the variants that carry it and the tests that cover it",
-            _defects_args,
-            run_defects,
+            "reports.cli.defects",
         ),
-        Subcommand(
+        _command(
             "compare",
             "compile a corpus on two variants and classify every cell as the seed does",
-            _compare_args,
-            run_compare,
+            "reports.cli.compare",
         ),
-        Subcommand(
-            "report",
-            "run the mutation campaign and write the red-first report (reports/out/)",
-            _report_args,
-            run_report,
+        _command(
+            "report", "run the mutation campaign and write the red-first report (reports/out/)", "reports.cli.report"
         ),
-        Subcommand(
+        _command(
             "edges",
             "run the Z3 rounding-edge searches (--write rewrites invariants/witnesses.json)",
-            add_edges_arguments,
-            edges_command,
+            "reports.cli.edges",
         ),
-        Subcommand(
+        _command(
             "reproduce",
             "run scenario files' expectations on each variant: expected against actual",
-            _lazy("reports.cli.reproduce", "add_arguments"),
-            _lazy("reports.cli.reproduce", "run"),
+            "reports.cli.reproduce",
         ),
-        Subcommand(
-            "export",
-            "turn a counterexample into a scenario file with its expect filled in",
-            _lazy("reports.cli.export", "add_arguments"),
-            _lazy("reports.cli.export", "run"),
+        _command(
+            "export", "turn a counterexample into a scenario file with its expect filled in", "reports.cli.export"
         ),
-        Subcommand(
-            "schema",
-            "write the JSON Schema of scenario files (docs/scenario.schema.json)",
-            _lazy("reports.cli.schema", "add_arguments"),
-            _lazy("reports.cli.schema", "run"),
-        ),
+        _command("schema", "write the JSON Schema of scenario files (docs/scenario.schema.json)", "reports.cli.schema"),
     )
 }
 
@@ -263,12 +121,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version and usage errors
-        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+        return exc.code if isinstance(exc.code, int) else Exit.USAGE
     for stream in (sys.stdout, sys.stderr):  # a lone surrogate in an id is printed escaped, not a traceback
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
     try:
         return args._run(args, Terminal(sys.stdout))
-    except CliError as err:
+    except UsageError as err:
         print(f"{PROG}: error: {printable(str(err))}", file=sys.stderr)
-        return EXIT_USAGE
+        return Exit.USAGE

@@ -35,7 +35,9 @@ from reference.model import Config, Entry, Image, Store, Text, Thinking, ToolRes
 from reference.numerics import Number
 from reference.price import reference_price
 from reference.scenario import Scenario
-from reports.cli import CliError, fmt, format_table, read_scenario
+from reports.cli.scenario_files import read_scenario
+from reports.cli.terminal import fmt, format_table
+from reports.errors import UsageError
 from strategies.defects import VARIANTS, Defect, Defects, parse_variant
 from strategies.errors import OverBudgetError, UncoveredDropError
 from strategies.hierarchical import HierarchicalStrategy
@@ -430,7 +432,7 @@ def variant_specs(args: argparse.Namespace) -> list[str]:
         try:
             parse_variant(spec)
         except ValueError as err:
-            raise CliError(str(err)) from err
+            raise UsageError(str(err)) from err
     return specs
 
 
@@ -441,7 +443,7 @@ def chosen_invariants(args: argparse.Namespace) -> list[str]:
         if name not in INVARIANTS:
             close = difflib.get_close_matches(name, list(INVARIANTS), n=1)
             hint = f"; did you mean {close[0]}?" if close else ""
-            raise CliError(f"unknown invariant {name!r}{hint} (known: {', '.join(CHEAP_FIRST)})")
+            raise UsageError(f"unknown invariant {name!r}{hint} (known: {', '.join(CHEAP_FIRST)})")
     return [n for n in CHEAP_FIRST if not args.invariants or n in args.invariants]
 
 

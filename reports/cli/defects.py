@@ -17,9 +17,9 @@ from typing import Any, TextIO
 
 from reports.campaign.journal import fingerprint
 from reports.campaign.named_mutants import named_mutants
-from reports.campaign.runs import BASELINE
+from reports.campaign.records import BASELINE
 from reports.campaign.settings import Settings
-from reports.cli import format_table
+from reports.cli.terminal import format_table
 from strategies.defects import VARIANTS, Defect
 
 DEFAULT_JOURNAL = Settings().journal_dir

@@ -24,7 +24,7 @@ from reports.cli.scenario_files import InputError
 EXIT_OK, EXIT_UNREADABLE = 0, 2
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", metavar="FILE|-", help="a scenario file, or a failing test's output (- reads stdin)")
     parser.add_argument("--out", metavar="PATH", help="write the scenario file here (default: standard output)")
     parser.add_argument(

@@ -3,6 +3,7 @@ suite's order. Exit 0 complete with nothing left alive, 1 survivors or red-first
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import json
 import os
@@ -16,17 +17,27 @@ from reports.campaign.extra_mutants import extra_mutants
 from reports.campaign.hints import learn as learn_hints
 from reports.campaign.hints import write as write_hints
 from reports.campaign.journal import Journal, fingerprint, journal_name, load_journals
+from reports.campaign.mutmut.execute import PreparedAhead
+from reports.campaign.mutmut.results import journal_records
+from reports.campaign.mutmut.run import ENGINE_ENV, run_mutmut
+from reports.campaign.mutmut.work_copy import lay_work_copy, test_keys, work_dir
 from reports.campaign.named_mutants import named_mutants
 from reports.campaign.named_scheduler import run_named_mutants
-from reports.campaign.options import DEFAULT_BUDGET, DEFAULT_MUTMUT_PATHS, MUTMUT_PATHS
+from reports.campaign.options import DEFAULT_BUDGET, DEFAULT_MUTMUT_PATHS, MUTMUT_PATHS, add_report_arguments
 from reports.campaign.processes import terminate_as_interrupt
 from reports.campaign.progress import fmt_time
-from reports.campaign.runs import BASELINE
+from reports.campaign.records import BASELINE
 from reports.campaign.settings import Settings
 from reports.campaign.suite_order import order_file
+from reports.campaign.witness import never_red, search
+from reports.errors import UsageError
 from reports.render.outputs import REPORT_RESERVE, write
 from reports.render.report_model import Report, build
 from reports.render.summary import EXIT_INCOMPLETE, completeness, exit_status, summary_lines
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    add_report_arguments(parser)
 
 
 def run_campaign(
@@ -49,9 +60,6 @@ def run_campaign(
     if not merge:
         extras = extra_mutants(extra) if extra else []
         patches = {m.id: extra / f"{m.id.removeprefix('extra:')}.patch" for m in extras} if extra else {}
-        from reports.campaign.mutmut.results import journal_records
-        from reports.campaign.mutmut.run import run_mutmut
-
         ahead = prepare_ahead(settings, fp, deadline) if mutmut else None
         try:  # the preparation beside the baseline is stopped however the runs end
             done = run_named_mutants(
@@ -112,10 +120,6 @@ def prepare_ahead(settings: Settings, fp: str, deadline: float) -> Any:
     """A cold mutmut work copy is prepared beside the baseline (``reports.campaign.mutmut.execute.PreparedAhead``); a
     warm
     one (an incremental run) is brought up to date where mutmut runs, after the baseline."""
-    from reports.campaign.mutmut.execute import PreparedAhead
-    from reports.campaign.mutmut.run import ENGINE_ENV
-    from reports.campaign.mutmut.work_copy import lay_work_copy, work_dir
-
     if (work_dir(settings) / "mutants").is_dir() or os.environ.get(ENGINE_ENV) == "mutmut":
         return None
     work, _ = lay_work_copy(settings, fp)
@@ -128,9 +132,6 @@ def witnesses(
     settings: Settings, fp: str, done: dict[str, dict[str, Any]], journal: str, deadline: float, mutmut: bool
 ) -> None:
     """The red-first witness search over the tests the main pass never saw red (``reports.campaign.witness``)."""
-    from reports.campaign.mutmut.work_copy import test_keys, work_dir
-    from reports.campaign.witness import never_red, search
-
     pending = {b for b in never_red(done) if f"witness:{b}" not in done}
     out = Journal(settings.journal_dir, journal)
     for rec in kept_witnesses(settings, done, pending, fp):
@@ -160,8 +161,6 @@ def kept_witnesses(
     settings: Settings, done: dict[str, dict[str, Any]], pending: set[str], fp: str
 ) -> list[dict[str, Any]]:
     """Witnesses of earlier runs still good: the test's sources unchanged and its witness still killed."""
-    from reports.campaign.mutmut.work_copy import test_keys
-
     previous: dict[str, dict[str, Any]] = {}
     for path in sorted(settings.journal_dir.glob("*.jsonl")) if settings.journal_dir.is_dir() else []:
         for line in path.read_text(encoding="utf-8").splitlines():
@@ -211,9 +210,7 @@ def run(args: Any, stdout: TextIO) -> int:
     scope = () if args.no_mutmut else tuple(args.mutmut_paths)
     extra = Path(args.extra_mutants).resolve() if getattr(args, "extra_mutants", None) else None
     if extra is not None and not extra.is_dir():
-        from reports.cli import CliError
-
-        raise CliError(f"--extra-mutants {args.extra_mutants}: not a folder")
+        raise UsageError(f"--extra-mutants {args.extra_mutants}: not a folder")
     start = time.time()
     interrupted = False
     try:

@@ -24,7 +24,7 @@ EXIT_OK, EXIT_RED, EXIT_UNREADABLE = 0, 1, 2
 GREEN, RED, RESET = "\x1b[32m", "\x1b[31m", "\x1b[0m"
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "files",
         nargs="+",

@@ -6,12 +6,14 @@ import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from reference.model import MAX_NESTING
 from reference.scenario import Scenario, ScenarioError, load_scenario, loads_scenario
+from reports.errors import UsageError
 
 SUFFIX = ".scenario.json"
 
 
-class InputError(Exception):
+class InputError(UsageError):
     """A scenario that cannot be read: one line, naming the file."""
 
 
@@ -39,3 +41,18 @@ def read(name: str) -> Scenario:
     except (OSError, UnicodeError) as err:
         reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
         raise InputError(f"{name}: cannot read: {reason}") from err
+
+
+def read_scenario(path: str) -> Scenario:
+    """Load a scenario file, turning any problem with it into a ``UsageError``."""
+    try:
+        return load_scenario(path)
+    except ScenarioError as err:
+        raise InputError(f"{path}: {err}") from err
+    except (OSError, UnicodeError) as err:
+        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+        raise InputError(f"{path}: cannot read: {reason}") from err
+    except RecursionError as err:  # the JSON parser's own limit, past the model's MAX_NESTING
+        raise InputError(f"{path}: nested too deep to read (content nests at most {MAX_NESTING} levels)") from err
+    except ValueError as err:  # the JSON parser's own limits (an integer of more than 4,300 digits)
+        raise InputError(f"{path}: cannot read: {err}") from err

@@ -14,7 +14,7 @@ from typing import TextIO
 from reference.scenario_format import json_schema
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", metavar="PATH", help="write it here (default: standard output)")
 
 

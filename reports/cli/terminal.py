@@ -1,4 +1,5 @@
-"""What the CLI writes to a terminal: text any encoding can print (docs/model.md, "Bad input").
+"""What the CLI writes to a terminal: text any encoding can print (docs/model.md, "Bad input"), numbers as
+JavaScript writes them, and plain aligned tables.
 
 A string of the model may hold a lone surrogate (JavaScript strings are UTF-16 and may); no encoding
 writes one, so every line the CLI prints goes through ``printable``, which shows it as ``\\udc00``.
@@ -8,7 +9,10 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Sequence
 from typing import TextIO
+
+from reference.numerics import Number, js_number_string
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -34,3 +38,19 @@ class Terminal(io.TextIOBase):
 
     def writable(self) -> bool:
         return True
+
+
+def fmt(x: Number | None) -> str:
+    """A number as JavaScript's ``String`` writes it (``NaN``, ``Infinity``); ``-`` for None."""
+    return "-" if x is None else js_number_string(x)
+
+
+def format_table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[bool]) -> list[str]:
+    """Plain aligned columns; ``right[i]`` right-aligns column i (numbers)."""
+    widths = [max([len(h), *(len(r[i]) for r in rows)]) for i, h in enumerate(headers)]
+
+    def line(cells: Sequence[str]) -> str:
+        parts = [c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, right, strict=True)]
+        return "  ".join(parts).rstrip()
+
+    return [line(headers), line(["-" * w for w in widths]), *(line(r) for r in rows)]

@@ -8,10 +8,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from reports.cli import CliError
-from reports.cli.compare import CellRecord
+from reports.compare.cells import CellRecord
 from reports.compare.classify import SPLIT_ONLY, CellClass
 from reports.compare.corpus import BUDGETS
+from reports.errors import UsageError
 
 if TYPE_CHECKING:
     import pandas as pd  # imported where used: see reports/__init__.py
@@ -125,7 +125,7 @@ def write_tables(records: Sequence[CellRecord], out: Path, args: argparse.Namesp
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as err:
-        raise CliError(f"--out {out}: {err.strerror or err}") from err
+        raise UsageError(f"--out {out}: {err.strerror or err}") from err
     diff = rows([r for r in records if r.cls.differs])
     diff.to_csv(out / "cells.csv", index=False)
     (out / "cells.md").write_text(
@@ -148,10 +148,10 @@ def plot(records: Sequence[CellRecord], path: Path, base: str, head: str) -> Non
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError as err:
-        raise CliError("--plot needs matplotlib (pip install 'cmharness[plot]')") from err
+        raise UsageError("--plot needs matplotlib (pip install 'cmharness[plot]')") from err
     df = rows(records)
     if df.empty:
-        raise CliError("--plot: no cells to plot")
+        raise UsageError("--plot: no cells to plot")
     order = [b for b in BUDGETS if b in set(df["budget"])] + sorted(set(df["budget"]) - set(BUDGETS))
     long = pd.concat(
         [
@@ -188,6 +188,6 @@ def plot(records: Sequence[CellRecord], path: Path, base: str, head: str) -> Non
     try:
         fig.savefig(path, format="png", dpi=100)
     except OSError as err:
-        raise CliError(f"--plot {path}: {err.strerror or err}") from err
+        raise UsageError(f"--plot {path}: {err.strerror or err}") from err
     finally:
         plt.close(fig)

@@ -20,29 +20,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
+from reports.render import html, markdown
+from reports.render.mutation_testing_elements import mte_json
 from reports.render.report_model import Report
 
 REPORT_RESERVE = 20.0  # seconds of the budget kept for writing the report
-
-
-def mte_json(report: Report, root: Path) -> dict[str, Any]:
-    from reports.render.mutation_testing_elements import mte_json as to_json
-
-    return to_json(report, root)
-
-
-def render_md(report: Report) -> str:
-    from reports.render.markdown import render
-
-    return render(report)
-
-
-def render_html(report: Report) -> str:
-    from reports.render.html import render
-
-    return render(report)
 
 
 def write(report: Report, out: Path, root: Path) -> list[Path]:
@@ -53,8 +36,8 @@ def write(report: Report, out: Path, root: Path) -> list[Path]:
         "csv": out / "matrix.csv",
         "json": out / "mutation-report.json",
     }
-    paths["html"].write_text(render_html(report), encoding="utf-8")
-    paths["md"].write_text(render_md(report), encoding="utf-8")
+    paths["html"].write_text(html.render(report), encoding="utf-8")
+    paths["md"].write_text(markdown.render(report), encoding="utf-8")
     matrix = report.kills.copy()
     matrix.insert(0, "status", report.named.set_index("id")["status"].reindex(matrix.index))
     matrix.index.name = "mutant"

@@ -4,39 +4,19 @@ scores and the red-first checks."""
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from reports.campaign.named_mutants import Mutant, named_mutants
-from reports.campaign.runs import BASELINE, RED, tests_for
+from reports.campaign.equivalents import Equivalent, load_equivalents
+from reports.campaign.named_mutants import Mutant, named_mutants, tests_for
+from reports.campaign.records import BASELINE, NO_CODE, ONLY_EQUIVALENT, RED
 
 if TYPE_CHECKING:
     import pandas as pd  # imported where used: see reports/__init__.py
 
-EQUIVALENTS = Path(__file__).resolve().parents[1] / "equivalent_mutants.toml"
-
 
 # ----------------------------------------------------------------------------- the data
-
-
-@dataclass(frozen=True)
-class Equivalent:
-    id: str
-    reason: str
-    replacement: str | None = None
-
-
-def load_equivalents(path: Path = EQUIVALENTS) -> dict[str, Equivalent]:
-    if not path.exists():
-        return {}
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
-    out = {}
-    for entry in data.get("mutant", []):
-        out[entry["id"]] = Equivalent(entry["id"], entry["reason"], entry.get("replacement"))
-    return out
 
 
 FALSIFYING = re.compile(r"^(E\s+)?((?:Falsifying (?:explicit )?example|Failing test case)\b.*)$")
@@ -284,7 +264,6 @@ def _mutmut_frame(
 def red_first(report: Report, records: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """Each test's red-first witness (a variant it is red on, or a mutant it kills), the tests without one and
     why; every ``red_on`` red there and green on sound."""
-    from reports.campaign.witness import NO_CODE, ONLY_EQUIVALENT
 
     tests = report.tests
     witness: dict[str, tuple[str, str]] = {}

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from reports.campaign.mutmut.results import load_meta, module_of
+from reports.campaign.mutmut.meta import load_meta, module_of
 
 
 def split_name(name: str, module: str) -> tuple[str, str | None, str]:

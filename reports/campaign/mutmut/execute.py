@@ -22,8 +22,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from reports.campaign.equivalents import load_equivalents
 from reports.campaign.hints import function_of
 from reports.campaign.hints import read as read_hints
+from reports.campaign.mutmut.describe import describe
+from reports.campaign.mutmut.meta import load_meta, module_of
+from reports.campaign.mutmut.work_copy import read_selection
 from reports.campaign.plugins.mutant_plugin import SKIP_ENV
 from reports.campaign.processes import _die_with_parent, kill_group
 from reports.campaign.progress import fmt_time
@@ -77,9 +81,6 @@ def _run(
 def plan(work: Path, owned: Sequence[str], baseline: dict[str, Any]) -> dict[str, Any]:
     """The executor's plan: the pending mutants of the owned modules (each with its function and time limit),
     each function's covering tests and known killers, and the tests' per-test time limits."""
-    from reports.campaign.mutmut.results import load_meta, module_of
-    from reports.render.report_model import load_equivalents
-
     stats = json.loads((work / "mutants" / "mutmut-stats.json").read_text(encoding="utf-8"))
     covering = stats.get("tests_by_mangled_function_name", {})
     durations = {r["nodeid"]: r["duration"] for r in baseline["tests"]}
@@ -124,8 +125,6 @@ def reviewed_equivalents(work: Path, source: str, keys: Sequence[str], listed: d
     """The ``keys`` listed in ``listed`` (``reports/equivalent_mutants.toml``) whose mutated line is still the one
     reviewed: no test can tell them from the original, so they are not run (mutmut's "skipped"; the report counts
     them as equivalent). An entry whose line changed is stale: that mutant runs."""
-    from reports.campaign.mutmut.describe import describe
-
     names = {k.replace("__init__.", ""): k for k in keys if f"mutmut:{k.replace('__init__.', '')}" in listed}
     if not names:
         return set()
@@ -151,8 +150,6 @@ def read_results(path: Path) -> dict[str, dict[str, Any]]:
 
 def merge(work: Path, planned: Sequence[dict[str, Any]], results: dict[str, dict[str, Any]]) -> int:
     """Write the verdicts into mutmut's result files and the killers file; how many were written."""
-    from reports.campaign.mutmut.results import load_meta
-
     by_key = {m["key"]: results[m["name"]] for m in planned if m["name"] in results}
     if not by_key:
         return 0
@@ -258,8 +255,6 @@ def run_pending(
     plan_path, out = work.parent / "plan.json", work.parent / "results.jsonl"
     plan_path.write_text(json.dumps({"workers": max(1, settings.workers), **the_plan}), encoding="utf-8")
     out.unlink(missing_ok=True)
-    from reports.campaign.mutmut.work_copy import read_selection
-
     last = [time.time()]
 
     def poll() -> None:

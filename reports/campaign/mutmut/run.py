@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from reports.campaign.mutmut.execute import run_pending
 from reports.campaign.mutmut.results import _pending_names, collect, progress_counts, reset_interrupted
 from reports.campaign.mutmut.work_copy import (
     changed_functions,
@@ -149,8 +150,6 @@ def _invoke(
     ahead: Any = None,
 ) -> str:
     if os.environ.get(ENGINE_ENV) != "mutmut":
-        from reports.campaign.mutmut.execute import run_pending
-
         return run_pending(settings, work, baseline, deadline, owned, ahead)
     skip = work.parent / "skip.txt"
     skip.write_text("".join(t + "\n" for t in red_tests(baseline)), encoding="utf-8")

@@ -8,8 +8,9 @@ import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
+from reports.campaign.dependency_keys import function_sources, shared_key, test_key
 from reports.campaign.journal import hashed_files
-from reports.campaign.mutmut.results import load_meta, module_of
+from reports.campaign.mutmut.meta import load_meta, module_of
 from reports.campaign.options import MUTMUT_PATHS
 from reports.campaign.settings import ROOT, Settings
 
@@ -33,7 +34,9 @@ def sync_work_copy(settings: Settings) -> dict[str, str | None]:
     work = work_dir(settings)
     names = [*settings.hashed, "reports"]
     wanted = {f.relative_to(settings.root).as_posix(): f for f in hashed_files(settings.root, names)}
-    wanted.update({f"reports/{f.name}": f for f in _harness_files(ROOT)})  # the harness's own, wherever it runs
+    wanted.update(
+        {f.relative_to(ROOT).as_posix(): f for f in _harness_files(ROOT)}
+    )  # the harness's own, wherever it runs
     changed: dict[str, str | None] = {}
     for rel, f in sorted(wanted.items()):
         target = work / rel
@@ -56,8 +59,6 @@ def sync_work_copy(settings: Settings) -> dict[str, str | None]:
 
 
 def test_keys(settings: Settings, nodeids: Iterable[str]) -> dict[str, str]:
-    from reports.campaign.dependency_keys import shared_key, test_key
-
     shared = shared_key(settings.root)
     return {n: test_key(settings.root, n, shared) for n in nodeids}
 
@@ -99,8 +100,6 @@ def save_test_keys(settings: Settings, work: Path) -> None:
 
 def changed_functions(work: Path, previous: dict[str, str | None]) -> list[str]:
     """The functions of the mutated folders whose source differs from the last run's (``module.name``)."""
-    from reports.campaign.dependency_keys import function_sources
-
     out = []
     for rel, old in sorted(previous.items()):
         if not rel.endswith(".py") or rel.split("/", 1)[0] not in MUTMUT_PATHS or old is None:
@@ -117,7 +116,7 @@ def changed_functions(work: Path, previous: dict[str, str | None]) -> list[str]:
 
 def _harness_files(root: Path) -> list[Path]:
     """The reports package's own modules (the plugin imports them); the fingerprint leaves some out."""
-    return sorted(p for p in (root / "reports").glob("*.py")) if (root / "reports").is_dir() else []
+    return sorted(p for p in (root / "reports").rglob("*.py") if "__pycache__" not in p.parts)
 
 
 def modules(work: Path) -> list[str]:

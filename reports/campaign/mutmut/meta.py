@@ -1,0 +1,43 @@
+"""mutmut's data files in its work copy (``mutants/**/*.py.meta``), read: each mutated file's mutants and
+their exit codes."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from pathlib import Path
+from typing import Any
+
+from reports.campaign.options import MUTMUT_PATHS
+
+
+def module_of(source: str) -> str:
+    """``strategies/cap.py`` -> ``strategies.cap``."""
+    return source[: -len(".py")].replace("/", ".")
+
+
+def meta_files(work: Path) -> list[Path]:
+    root = work / "mutants"
+    return sorted(p for top in MUTMUT_PATHS for p in (root / top).rglob("*.py.meta")) if root.is_dir() else []
+
+
+def load_meta(work: Path, repair: bool = False) -> dict[str, tuple[Path, dict[str, Any]]]:
+    """Each mutated file's mutmut data by its source path.
+
+    A file that does not parse is skipped; with ``repair`` (only while mutmut is not running: it
+    writes these files in place) one that mutmut left half-written when it was killed is removed
+    with its mutated module, so that mutmut makes both anew.
+    """
+    out = {}
+    for meta in meta_files(work):
+        source = meta.relative_to(work / "mutants").as_posix()[: -len(".meta")]
+        try:
+            data = json.loads(meta.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            if repair:
+                meta.unlink()
+                with contextlib.suppress(FileNotFoundError):
+                    (work / "mutants" / source).unlink()
+            continue
+        out[source] = (meta, data)
+    return out
