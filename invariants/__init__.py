@@ -34,6 +34,7 @@ from invariants.properties import (
     variant_name,
 )
 from reference.model import Budget, Config, InvalidStoreError, Store
+from reference.names import lookup
 
 __all__ = [
     "INVARIANTS",
@@ -102,7 +103,7 @@ def find(
     and the shrunk case reports every invariant it breaks). With ``beyond``, a case counts only when
     ``variant`` breaks an invariant that ``beyond`` does not break on it (what a defect adds to another).
     """
-    prop = check if invariant is None else INVARIANTS[invariant]
+    prop = check if invariant is None else lookup("invariant", invariant, INVARIANTS)
 
     def broken_on(case: Case, v: Variant, first_only: bool) -> set[str]:
         if invariant is None:

@@ -9,10 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from reference.errors import ModelError
 from reference.numerics import Number, is_number, js_number
 
 
-class InvalidStoreError(ValueError):
+class InvalidStoreError(ModelError, ValueError):
     """A structural error in the store's data; the message names the culprit."""
 
 

@@ -10,10 +10,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from reference.errors import ModelError
+from reference.names import suggest_fields
 from reference.numerics import Number, is_number, js_number
 
 
-class InvalidConfigError(ValueError):
+class InvalidConfigError(ModelError, ValueError):
     """A config, budget or estimator value the compile cannot work with; ``field`` names it."""
 
     def __init__(self, field: str, message: str) -> None:
@@ -25,6 +27,7 @@ EnvelopeKind = Literal["none", "xml"]
 CarrierPolicy = Literal["full", "live-strip"]
 
 
+@suggest_fields
 @dataclass(frozen=True)
 class Budget:
     max_tokens: Number
@@ -41,6 +44,7 @@ class Budget:
         return self.max_tokens - self.reserve_for_response
 
 
+@suggest_fields
 @dataclass(frozen=True)
 class Config:
     head_window_tokens: Number = 0

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
 from typing import Annotated, Any
 
@@ -15,6 +14,7 @@ from pydantic import (
 
 from reference.expect import ERRORS, GROUPS, INVARIANT_NAMES, SITES, VARIANT_NAMES, Expectation, Refuses, Sends
 from reference.format_base import Array, Bool, Int, Num, Str, Strict, fail, one_of, scalar, show
+from reference.names import unknown
 
 # ----------------------------------------------------------------------------- expectations
 
@@ -128,7 +128,5 @@ def expect_keys(raw: object) -> Any:
         return fail(f"expected an object, got {show(raw)}")
     for key in raw:
         if key not in EXPECT_KEYS:
-            close = difflib.get_close_matches(str(key), EXPECT_KEYS)
-            hint = f'; did you mean "{close[0]}"?' if close else ""
-            fail(f"unknown variant {show(key)}{hint} (allowed: {', '.join(EXPECT_KEYS)})")
+            fail(unknown("variant", key, EXPECT_KEYS, quote=show, listed="allowed"))
     return raw

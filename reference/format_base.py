@@ -7,7 +7,6 @@ turns into a path-bearing line.
 
 from __future__ import annotations
 
-import difflib
 import functools
 import json
 import math
@@ -28,6 +27,7 @@ from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
 from reference.json_input import MAX_DIGITS, describe_too_large, first_too_large, is_too_large
+from reference.names import closest, did_you_mean
 from reference.numerics import is_number
 
 # ----------------------------------------------------------------------------- errors and values
@@ -160,11 +160,8 @@ def _allowed(cls: type[BaseModel]) -> frozenset[str]:
 def unknown_field(key: object, cls: type[BaseModel]) -> str:
     """The error for an unknown key: the allowed names, and the closest one when it is close."""
     canonical = [f.alias or n for n, f in cls.model_fields.items()]
-    text = f"unknown field {show(key)}"
-    close = difflib.get_close_matches(str(key), accepted_names(cls))
-    if close:
-        text += f'; did you mean "{close[0]}"?'
-    return text + f" (allowed: {', '.join(canonical) or 'none'})"
+    hint = did_you_mean(closest(key, accepted_names(cls)), show)
+    return f"unknown field {show(key)}{hint} (allowed: {', '.join(canonical) or 'none'})"
 
 
 def _choices(f: Any, name: str) -> list[str]:
@@ -223,8 +220,7 @@ def one_of(choices: tuple[str, ...]) -> Any:
     def check(raw: object) -> Any:
         if isinstance(raw, str) and raw in choices:
             return raw
-        close = difflib.get_close_matches(str(raw), choices) if isinstance(raw, str) else []
-        hint = f'; did you mean "{close[0]}"?' if close else ""
+        hint = did_you_mean(closest(raw, choices), show)
         return fail(f"expected one of {', '.join(choices)}, got {show(raw)}{hint}")
 
     return scalar(check, {"enum": list(choices)})

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from itertools import accumulate
 from typing import Any
+
+from reference.errors import ModelError
 
 __all__ = [
     "MAX_DEPTH",
@@ -26,6 +28,7 @@ __all__ = [
     "first_too_large",
     "is_too_large",
     "parse_json",
+    "scenario_objects",
 ]
 
 #: The deepest nesting of arrays and objects accepted: content nested some 247 tool results deep (each counts
@@ -36,7 +39,7 @@ MAX_DIGITS = 308
 _LIMIT = 10**MAX_DIGITS
 
 
-class JsonLimitError(ValueError):
+class JsonLimitError(ModelError, ValueError):
     """Input past a stated limit; ``loc`` is the path to it in a parsed value (the text's message says where)."""
 
     loc: tuple[object, ...] = ()
@@ -142,3 +145,20 @@ def first_too_large(value: object, path: str = "") -> str | None:
         elif isinstance(v, (list, tuple)):
             stack.extend((c, f"{p}[{k}]") for k, c in enumerate(v))
     return None
+
+
+def scenario_objects(text: str, key: str = "store") -> Iterator[Any]:
+    """Each JSON object embedded in ``text`` (a failing test's output) that holds ``key``, parsed within the
+    limits: ``JsonLimitError`` when the text nests too deep; an object with a too-large integer is yielded with
+    it as a ``TooLarge`` (the loader names its path)."""
+    check_text_depth(text)
+    decoder = json.JSONDecoder(parse_int=_parse_int)
+    start = text.find("{")
+    while start != -1:
+        try:
+            obj, _ = decoder.raw_decode(text, start)
+        except json.JSONDecodeError:
+            obj = None
+        if isinstance(obj, dict) and key in obj:
+            yield obj
+        start = text.find("{", start + 1)

@@ -34,6 +34,7 @@ from reference.blocks import (
     _need,
 )
 from reference.config import Budget, CarrierPolicy, Config, EnvelopeKind, InvalidConfigError
+from reference.names import suggest_fields
 from reference.numerics import Number, is_number, js_blank, js_number
 
 __all__ = [
@@ -72,6 +73,7 @@ MAX_NESTING = 256
 # ----------------------------------------------------------------------------- store data
 
 
+@suggest_fields
 @dataclass(frozen=True)
 class Message:
     id: str
@@ -84,6 +86,7 @@ class Message:
         _need(isinstance(self.participant, str), f"{where}: participant", "a string", self.participant)
 
 
+@suggest_fields
 @dataclass(frozen=True)
 class Summary:
     id: str
@@ -121,6 +124,7 @@ WorkKind = Literal["chunk", "merge"]
 WorkState = Literal["queued", "running"]
 
 
+@suggest_fields
 @dataclass(frozen=True)
 class Work:
     """Queued or running compression work; ``folds`` None is a compression in flight with nothing recorded."""
@@ -149,6 +153,7 @@ def _valid_calibration(c: object) -> bool:
     return is_number(c) and math.isfinite(c) and 0.25 < c < 4
 
 
+@suggest_fields
 @dataclass(frozen=True)
 class Store:
     """Messages in order, summaries in creation order, and the estimator's settings."""

@@ -58,6 +58,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from reference.errors import ModelError
 from reference.expect import Expectation, Refuses, Sends
 from reference.format_base import accepted_names, show
 from reference.json_input import JsonLimitError, check_depth, parse_json
@@ -91,7 +92,7 @@ __all__ = [
 ]
 
 
-class ScenarioError(ValueError):
+class ScenarioError(ModelError, ValueError):
     """A scenario that cannot be read; the message starts with the JSON path of the culprit."""
 
 

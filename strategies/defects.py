@@ -10,6 +10,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 
+from reference.errors import UnknownNameError
+from reference.names import closest, did_you_mean, lookup
+
 
 class Defect(Enum):
     """One known departure from the sound compile.  The value is (source, one-line description)."""
@@ -150,9 +153,7 @@ def resolve_variant(variant: str | frozenset[Defect] | Defects) -> Defects:
         return variant
     if isinstance(variant, frozenset):
         return Defects(variant)
-    if variant not in VARIANTS:
-        raise ValueError(f"unknown variant {variant!r}; known: {', '.join(VARIANTS)}")
-    return Defects(VARIANTS[variant])
+    return Defects(lookup("variant", variant, VARIANTS))
 
 
 def parse_variant(spec: str) -> Defects:
@@ -161,7 +162,6 @@ def parse_variant(spec: str) -> Defects:
 
     A bad spec raises ``ValueError`` with a one-line message naming the closest known names (at most three).
     """
-    import difflib
     import re
 
     spec = spec.strip()
@@ -169,10 +169,11 @@ def parse_variant(spec: str) -> Defects:
     base = next((v for v in VARIANTS if spec == v or spec.startswith((v + "+", v + "-"))), None)
     if base is None:
         head = re.split(r"[+](?=[A-Za-z])", spec)[0]
-        short = {v[: len(head)]: v for v in VARIANTS}
-        close = [short[c] for c in difflib.get_close_matches(head, list(short), cutoff=0.5)]
-        hint = f"; did you mean {' or '.join(close)}?" if close else ""
-        raise ValueError(f"unknown variant {head!r} in {spec!r}{hint} (known: {', '.join(VARIANTS)})")
+        short = {v[: len(head)]: v for v in VARIANTS}  # "mian" is close to "main", the start of main-48bb87a1
+        close = [short[c] for c in closest(head, short, n=3, cutoff=0.5)]
+        raise UnknownNameError(
+            f"unknown variant {head!r} in {spec!r}{did_you_mean(close, repr)} (known: {', '.join(VARIANTS)})"
+        )
     active = set(VARIANTS[base])
     rest = spec[len(base) :]
     for sign, names in re.findall(r"([+-])([^+-]*)", rest):
@@ -181,8 +182,8 @@ def parse_variant(spec: str) -> Defects:
             if not key:
                 raise ValueError(f"a defect name is missing after {sign!r} in {spec!r}")
             if key not in Defect.__members__:
-                close = difflib.get_close_matches(key, list(Defect.__members__), cutoff=0.5)
-                hint = f"; did you mean {' or '.join(close)}?" if close else "; `cmharness defects` lists them"
-                raise ValueError(f"unknown defect {name.strip()!r} in {spec!r}{hint}")
+                close = closest(key, Defect.__members__, n=3, cutoff=0.5)
+                hint = did_you_mean(close, repr) or "; `cmharness defects` lists them"
+                raise UnknownNameError(f"unknown defect {name.strip()!r} in {spec!r}{hint}")
             (active.add if sign == "+" else active.discard)(Defect[key])
     return Defects(frozenset(active))

@@ -15,6 +15,7 @@ from campaign_helpers import MUTANTS
 
 from reports.campaign.equivalents import Equivalent, load_equivalents
 from reports.campaign.settings import ROOT
+from reports.exit_codes import Exit
 from reports.render import html, markdown
 from reports.render.mutation_testing_elements import mte_json
 from reports.render.outputs import write
@@ -166,7 +167,7 @@ def test_counterexamples_are_read_from_the_failure_text():
 
 
 def test_a_report_with_pending_mutants_says_incomplete_with_the_score_as_a_range(campaign):
-    from reports.render.summary import EXIT_INCOMPLETE, exit_status, summary_lines
+    from reports.render.summary import exit_status, summary_lines
 
     _, fp, records = campaign
     partial = {k: v for k, v in records.items() if k != "defect:OFF_FOR_LARGE"}
@@ -175,31 +176,31 @@ def test_a_report_with_pending_mutants_says_incomplete_with_the_score_as_a_range
     assert lines[0].startswith("INCOMPLETE: 1 mutant(s) pending")
     # killed over all (pending counted), then killed over the finished
     assert "1/4 killed = 25.0% of all to 1/3 = 33.3% of the finished (1 pending)" in lines[2]
-    assert exit_status(report) == EXIT_INCOMPLETE
+    assert exit_status(report) == Exit.INCOMPLETE
 
 
 def test_a_folder_in_scope_mutmut_never_started_leaves_the_report_incomplete(campaign):
-    from reports.render.summary import EXIT_FOUND, EXIT_INCOMPLETE, exit_status, summary_lines
+    from reports.render.summary import exit_status, summary_lines
 
     _, fp, records = campaign
-    assert exit_status(build(records, fp, MUTANTS, equivalents={}, scope=("reference",))) == EXIT_INCOMPLETE
+    assert exit_status(build(records, fp, MUTANTS, equivalents={}, scope=("reference",))) == Exit.INCOMPLETE
     assert (
         "mutmut over reference/ not started"
         in summary_lines(build(records, fp, MUTANTS, equivalents={}, scope=("reference",)))[0]
     )
     complete = build(records, fp, MUTANTS, equivalents={})
     assert summary_lines(complete)[0].startswith("COMPLETE")
-    assert exit_status(complete) == EXIT_FOUND  # HARMLESS survived
+    assert exit_status(complete) == Exit.SURVIVORS  # HARMLESS survived
 
 
 def test_a_complete_report_with_nothing_alive_exits_zero(campaign):
-    from reports.render.summary import EXIT_COMPLETE, exit_status
+    from reports.render.summary import exit_status
 
     _, fp, records = campaign
     killed = [m for m in MUTANTS if records[m.id]["status"] in ("killed", "timeout")]
     report = build(records, fp, killed, equivalents={})
     report = replace(report, checks={**report.checks, "never_red": [], "gaps": [], "red_on_violations": []})
-    assert exit_status(report) == EXIT_COMPLETE
+    assert exit_status(report) == Exit.OK
 
 
 # ----------------------------------------------------------------------------- the report in a browser, the schema

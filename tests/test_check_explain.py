@@ -13,6 +13,7 @@ from reference.model import Budget, Config
 from reference.scenario import Scenario, save_scenario
 from reports import cli
 from reports.cli import check
+from reports.exit_codes import Exit
 from strategies.defects import Defects
 
 pytestmark = pytest.mark.harness
@@ -43,7 +44,7 @@ def section(out: str, variant: str) -> str:
 
 def test_explain_names_question_priced_as_label_as_the_main_break(capsys, question_305):
     code, out, err = run(capsys, "check", question_305, "--explain")
-    assert err == "" and code == check.EXIT_REPRODUCED
+    assert err == "" and code == Exit.REPRODUCED
     for variant in ("main-48bb87a1", "pr-8bb01ab8"):
         part = section(out, variant)
         main = part.split("also broken")[0]
@@ -68,14 +69,14 @@ def test_breaks_from_other_defects_are_grouped_apart(capsys, question_305):
 
 def test_sound_alone_holds_and_exits_0(capsys, question_305):
     code, out, _ = run(capsys, "check", question_305, "--variant", "sound")
-    assert code == check.EXIT_OK and "every invariant holds" in out
+    assert code == Exit.OK and "every invariant holds" in out
 
 
 def test_defect_runs_sound_with_just_that_defect(capsys, question_305):
     code, out, _ = run(
         capsys, "check", question_305, "--defect", "QUESTION_PRICED_AS_LABEL", "--explain", "--invariant", "never-over"
     )
-    assert code == check.EXIT_REPRODUCED
+    assert code == Exit.REPRODUCED
     part = section(out, "sound+QUESTION_PRICED_AS_LABEL")
     assert "explained by QUESTION_PRICED_AS_LABEL" in part and "determinism" not in out
     assert "every invariant holds" in section(out, "sound")
@@ -84,7 +85,7 @@ def test_defect_runs_sound_with_just_that_defect(capsys, question_305):
 def test_json_carries_entries_and_groups(capsys, question_305):
     code, out, _ = run(capsys, "check", question_305, "--explain", "--json", "--variant", "pr-8bb01ab8")
     doc = json.loads(out)
-    assert doc["exit"] == code == check.EXIT_REPRODUCED
+    assert doc["exit"] == code == Exit.REPRODUCED
     v = doc["variants"][0]
     question = next(e for e in v["entries"] if e["kind"] == "question")
     assert question["charged"] < question["reference"]
@@ -98,9 +99,9 @@ def test_json_carries_entries_and_groups(capsys, question_305):
 @pytest.mark.parametrize(
     ("argv", "fragment"),
     [
-        (["--defect", "QUESTION_PRICED"], "did you mean QUESTION_PRICED_AS_LABEL"),
-        (["--variant", "mian"], "did you mean main-48bb87a1?"),
-        (["--invariant", "never_over"], "did you mean never-over?"),
+        (["--defect", "QUESTION_PRICED"], "did you mean 'QUESTION_PRICED_AS_LABEL'"),
+        (["--variant", "mian"], "did you mean 'main-48bb87a1'?"),
+        (["--invariant", "never_over"], "did you mean 'never-over'?"),
     ],
 )
 def test_bad_names_are_one_line_errors(capsys, question_305, argv, fragment):
@@ -114,9 +115,9 @@ def test_a_break_with_no_defect_switched_on_exits_3():
     reproduced = check.VariantCheck(
         "pr-8bb01ab8", Defects(frozenset(check.Defect)), None, (), (check.Break(Violation("never-over", "x"), ()),), ()
     )
-    assert check.exit_code([reproduced]) == check.EXIT_REPRODUCED
-    assert check.exit_code([reproduced, broke]) == check.EXIT_SOUND_BROKE
-    assert check.exit_code([]) == check.EXIT_OK
+    assert check.exit_code([reproduced]) == Exit.REPRODUCED
+    assert check.exit_code([reproduced, broke]) == Exit.SOUND_BROKE
+    assert check.exit_code([]) == Exit.OK
 
 
 def test_a_break_no_defect_explains_alone_names_the_pair_apart(capsys, tmp_path):
@@ -134,7 +135,7 @@ def test_a_break_no_defect_explains_alone_names_the_pair_apart(capsys, tmp_path)
     save_scenario(Scenario(st, config), path)
     code, out, _ = run(capsys, "check", str(path), "--explain", "--variant", "pr-8bb01ab8", "--json")
     groups = json.loads(out)["variants"][0]["groups"]
-    assert code == check.EXIT_REPRODUCED
+    assert code == Exit.REPRODUCED
     assert groups[0] == {"role": "main", "defects": ["COVERAGE_COUNTS_LEFT_OUT"], "invariants": ["nothing-lost"]}
     assert {
         "role": "together",

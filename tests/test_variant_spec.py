@@ -44,10 +44,10 @@ def test_the_campaigns_mutant_spec_reads_the_same():
     [
         (
             "sound+QUESTION_PRICED",
-            "unknown defect 'QUESTION_PRICED' in 'sound+QUESTION_PRICED'; did you mean QUESTION_PRICED_AS_LABEL",
+            "unknown defect 'QUESTION_PRICED' in 'sound+QUESTION_PRICED'; did you mean 'QUESTION_PRICED_AS_LABEL'",
         ),
-        ("mian", "did you mean main-48bb87a1?"),
-        ("pr", "did you mean pr-8bb01ab8?"),
+        ("mian", "did you mean 'main-48bb87a1'?"),
+        ("pr", "did you mean 'pr-8bb01ab8'?"),
         ("sound+", "a defect name is missing after '+'"),
     ],
 )
@@ -64,18 +64,18 @@ def test_a_bad_spec_is_one_line_naming_the_closest(spec, fragment):
         # The head is the text before the first "+" that starts a name, whatever its case.
         (
             "mian+HEAD_AS_MIDDLE",
-            "unknown variant 'mian' in 'mian+HEAD_AS_MIDDLE'; did you mean main-48bb87a1? "
+            "unknown variant 'mian' in 'mian+HEAD_AS_MIDDLE'; did you mean 'main-48bb87a1'? "
             "(known: main-48bb87a1, pr-8bb01ab8, sound)",
         ),
         (
             "mian+head_as_middle",
-            "unknown variant 'mian' in 'mian+head_as_middle'; did you mean main-48bb87a1? "
+            "unknown variant 'mian' in 'mian+head_as_middle'; did you mean 'main-48bb87a1'? "
             "(known: main-48bb87a1, pr-8bb01ab8, sound)",
         ),
         # "mr" is as close (ratio 0.5) to "ma" and "pr", the names cut to its length: both are named, closest first.
         (
             "mr",
-            "unknown variant 'mr' in 'mr'; did you mean pr-8bb01ab8 or main-48bb87a1? "
+            "unknown variant 'mr' in 'mr'; did you mean 'pr-8bb01ab8' or 'main-48bb87a1'? "
             "(known: main-48bb87a1, pr-8bb01ab8, sound)",
         ),
         ("xyz", "unknown variant 'xyz' in 'xyz' (known: main-48bb87a1, pr-8bb01ab8, sound)"),
@@ -91,13 +91,13 @@ def test_an_unknown_variant_is_named_with_the_closest_and_the_known(spec, messag
     ("spec", "message"),
     [
         # STAMPS_VERBATIM is 0.57 close to STAMPS: above the 0.5 cutoff, below difflib's default 0.6.
-        ("sound+STAMPS", "unknown defect 'STAMPS' in 'sound+STAMPS'; did you mean STAMPS_VERBATIM?"),
-        ("sound+stamps", "unknown defect 'stamps' in 'sound+stamps'; did you mean STAMPS_VERBATIM?"),
+        ("sound+STAMPS", "unknown defect 'STAMPS' in 'sound+STAMPS'; did you mean 'STAMPS_VERBATIM'?"),
+        ("sound+stamps", "unknown defect 'stamps' in 'sound+stamps'; did you mean 'STAMPS_VERBATIM'?"),
         # Six defects start COMBINED_: the three closest are named.
         (
             "sound+COMBINED_X",
-            "unknown defect 'COMBINED_X' in 'sound+COMBINED_X'; did you mean COMBINED_NO_FLOOR or "
-            "COMBINED_UNCHECKED or COMBINED_PREFIX_AT_RAW?",
+            "unknown defect 'COMBINED_X' in 'sound+COMBINED_X'; did you mean 'COMBINED_NO_FLOOR' or "
+            "'COMBINED_UNCHECKED' or 'COMBINED_PREFIX_AT_RAW'?",
         ),
         ("sound+XYZ", "unknown defect 'XYZ' in 'sound+XYZ'; `cmharness defects` lists them"),
     ],

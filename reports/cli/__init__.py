@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import TextIO
+from typing import NoReturn, TextIO
 
 from reports.cli.terminal import Terminal, printable
 from reports.errors import UsageError
@@ -104,8 +104,15 @@ SUBCOMMANDS: dict[str, Subcommand] = {
 # ----------------------------------------------------------------------------- entry point
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse, its usage errors in one line (the usage itself is one ``--help`` away)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(Exit.USAGE, f"{self.prog}: error: {printable(message)} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=PROG, description="Verification harness for the hierarchical compile.")
+    parser = Parser(prog=PROG, description="Verification harness for the hierarchical compile.")
     parser.add_argument("--version", action="version", version=f"{PROG} {version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for cmd in SUBCOMMANDS.values():

@@ -32,19 +32,18 @@ from typing import Any, TextIO
 
 from invariants.properties import CHEAP_FIRST, INVARIANTS, Outcome, Violation, attempt
 from reference.model import Config, Entry, Image, Store, Text, Thinking, ToolResult, ToolUse
+from reference.names import unknown
 from reference.numerics import Number
 from reference.price import reference_price
 from reference.scenario import Scenario
 from reports.cli.scenario_files import read_scenario
 from reports.cli.terminal import fmt, format_table
 from reports.errors import UsageError
+from reports.exit_codes import Exit
 from strategies.defects import VARIANTS, Defect, Defects, parse_variant
 from strategies.errors import OverBudgetError, UncoveredDropError
 from strategies.hierarchical import HierarchicalStrategy
 from strategies.pricing import Prices
-
-EXIT_OK, EXIT_REPRODUCED, EXIT_USAGE, EXIT_SOUND_BROKE = 0, 1, 2, 3
-
 
 # ----------------------------------------------------------------------------- what was sent, priced
 
@@ -257,8 +256,8 @@ def check_variant(scenario: Scenario, spec: str, invariants: Sequence[str], expl
 
 def exit_code(checks: Sequence[VariantCheck]) -> int:
     if any(c.breaks and not c.defects.active for c in checks):
-        return EXIT_SOUND_BROKE
-    return EXIT_REPRODUCED if any(c.breaks for c in checks) else EXIT_OK
+        return Exit.SOUND_BROKE
+    return Exit.REPRODUCED if any(c.breaks for c in checks) else Exit.OK
 
 
 # ----------------------------------------------------------------------------- output
@@ -437,13 +436,9 @@ def variant_specs(args: argparse.Namespace) -> list[str]:
 
 
 def chosen_invariants(args: argparse.Namespace) -> list[str]:
-    import difflib
-
     for name in args.invariants or ():
         if name not in INVARIANTS:
-            close = difflib.get_close_matches(name, list(INVARIANTS), n=1)
-            hint = f"; did you mean {close[0]}?" if close else ""
-            raise UsageError(f"unknown invariant {name!r}{hint} (known: {', '.join(CHEAP_FIRST)})")
+            raise UsageError(unknown("invariant", name, CHEAP_FIRST))
     return [n for n in CHEAP_FIRST if not args.invariants or n in args.invariants]
 
 
@@ -460,9 +455,9 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
     for c in checks:
         lines += variant_lines(c, args.explain)
     verdict = {
-        EXIT_OK: "nothing breaks",
-        EXIT_REPRODUCED: "breaks only where defects are switched on",
-        EXIT_SOUND_BROKE: "a variant with no defect breaks",
+        Exit.OK: "nothing breaks",
+        Exit.REPRODUCED: "breaks only where defects are switched on",
+        Exit.SOUND_BROKE: "a variant with no defect breaks",
     }[code]
     lines.append(f"exit {code}: {verdict}")
     stdout.write("\n".join(lines) + "\n")

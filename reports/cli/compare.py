@@ -41,8 +41,9 @@ def scenario_files(directory: str) -> list[str]:
             load_corpus_file(f)
         except ScenarioError as err:
             raise UsageError(f"{f}: {err}") from err
-        except (OSError, UnicodeDecodeError) as err:
-            raise UsageError(f"{f}: cannot read: {err}") from err
+        except (OSError, UnicodeError) as err:
+            reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
+            raise UsageError(f"{f}: cannot read: {reason}") from err
     return files
 
 

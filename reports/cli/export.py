@@ -12,16 +12,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
+import re
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from invariants.reproduce import expect_from, expectation_of, observe
-from reference.scenario import Scenario, ScenarioError, dumps_scenario, load_scenario
-from reports.cli.scenario_files import InputError
-
-EXIT_OK, EXIT_UNREADABLE = 0, 2
+from reference.scenario import Scenario, dumps_scenario
+from reports.cli.scenario_files import read_counterexample, write_text
+from reports.exit_codes import Exit
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -34,39 +33,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--description", help="the scenario's description (default: the input's)")
     parser.add_argument("--source", help="a link or an issue number for the scenario")
-
-
-def find_scenario_json(text: str) -> Any:
-    """The scenario object in ``text``: the whole text, else the first JSON object holding a "store"."""
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        pass
-    decoder = json.JSONDecoder()
-    start = text.find("{")
-    while start != -1:
-        try:
-            obj, _ = decoder.raw_decode(text, start)
-        except (json.JSONDecodeError, RecursionError):
-            obj = None
-        if isinstance(obj, dict) and "store" in obj:
-            return obj
-        start = text.find("{", start + 1)
-    raise InputError("no scenario JSON found (expected a scenario file or a failing test's output)")
-
-
-def _read(name: str) -> Scenario:
-    try:
-        text = sys.stdin.read() if name == "-" else Path(name).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
-        raise InputError(f"{name}: cannot read: {reason}") from err
-    try:
-        return load_scenario(find_scenario_json(text))
-    except InputError as err:
-        raise InputError(f"{name}: {err}") from err
-    except ScenarioError as err:
-        raise InputError(f"{name}: {err}") from err
 
 
 def exported(scenario: Scenario, as_sound: bool = False) -> Scenario:
@@ -85,26 +51,22 @@ def with_schema_key(text: str, out: Path) -> str:
     return text
 
 
+def source_value(text: str) -> str | int:
+    """``--source``: an issue number (ASCII digits, as JSON can hold exactly) or a link."""
+    return int(text) if re.fullmatch(r"[0-9]{1,15}", text) else text
+
+
 def run(args: argparse.Namespace, stdout: TextIO) -> int:
-    try:
-        scenario = _read(args.file)
-    except InputError as err:
-        print(f"cmharness: error: {err}", file=sys.stderr)
-        return EXIT_UNREADABLE
+    scenario = read_counterexample(args.file)
     if args.description is not None:
         scenario = replace(scenario, description=args.description)
     if args.source is not None:
-        scenario = replace(scenario, source=int(args.source) if args.source.isdigit() else args.source)
+        scenario = replace(scenario, source=source_value(args.source))
     text = dumps_scenario(exported(scenario, args.as_sound))
     if args.out:
         text = with_schema_key(text, Path(args.out))
-        try:
-            Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-            Path(args.out).write_text(text, encoding="utf-8")
-        except OSError as err:
-            print(f"cmharness: error: {args.out}: cannot write: {err.strerror or err}", file=sys.stderr)
-            return EXIT_UNREADABLE
+        write_text(args.out, text)
         stdout.write(f"wrote {args.out}; check it with: cmharness reproduce {args.out}\n")
     else:
         stdout.write(text)
-    return EXIT_OK
+    return Exit.OK

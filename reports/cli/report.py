@@ -31,9 +31,10 @@ from reports.campaign.settings import Settings
 from reports.campaign.suite_order import order_file
 from reports.campaign.witness import never_red, search
 from reports.errors import UsageError
+from reports.exit_codes import Exit
 from reports.render.outputs import REPORT_RESERVE, write
 from reports.render.report_model import Report, build
-from reports.render.summary import EXIT_INCOMPLETE, completeness, exit_status, summary_lines
+from reports.render.summary import completeness, exit_status, summary_lines
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -112,7 +113,7 @@ def run_campaign(
             witnesses(settings, fp, done, journal_name(shard), deadline, mutmut)
     records = load_journals(settings.journal_dir, fp)
     if BASELINE not in records:
-        raise SystemExit(f"no baseline journaled for fingerprint {fp} in {settings.journal_dir}: run the campaign")
+        raise UsageError(f"no baseline journaled for fingerprint {fp} in {settings.journal_dir}: run the campaign")
     return fp, records
 
 
@@ -231,7 +232,7 @@ def run(args: Any, stdout: TextIO) -> int:
         fp = fingerprint(settings)
         records = load_journals(settings.journal_dir, fp)
         if BASELINE not in records:
-            return EXIT_INCOMPLETE
+            return Exit.INCOMPLETE
     report = build(records, fp, named_mutants() + (extra_mutants(extra) if extra else []), scope=scope)
     paths = write(report, settings.out, settings.root)
     if completeness(report)["complete"] and shard is None and set(scope) == set(MUTMUT_PATHS):
@@ -240,4 +241,4 @@ def run(args: Any, stdout: TextIO) -> int:
     stdout.write("\n".join(summary_lines(report)) + "\n")
     shown = [str(p.relative_to(settings.root)) if p.is_relative_to(settings.root) else str(p) for p in paths]
     stdout.write(f"wrote {', '.join(shown)} in {fmt_time(time.time() - start)}\n")
-    return EXIT_INCOMPLETE if interrupted else exit_status(report)
+    return Exit.INCOMPLETE if interrupted else exit_status(report)

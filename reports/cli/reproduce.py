@@ -17,11 +17,16 @@ from typing import Any, TextIO
 
 from invariants.reproduce import Verdict, judge
 from reference.expect import VARIANT_NAMES
+from reference.names import unknown
 from reference.scenario import Scenario
-from reports.cli.scenario_files import InputError, expand, read
+from reports.cli.scenario_files import InputError, expand, read_scenario
+from reports.errors import UsageError
+from reports.exit_codes import Exit
 
-EXIT_OK, EXIT_RED, EXIT_UNREADABLE = 0, 1, 2
 GREEN, RED, RESET = "\x1b[32m", "\x1b[31m", "\x1b[0m"
+
+#: The most characters of a description shown in a scenario's header line.
+TITLE_WIDTH = 100
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -65,8 +70,20 @@ def _title(name: str, sc: Scenario) -> str:
     if sc.source is not None:
         parts.append(f"source {sc.source}")
     if sc.description:
-        parts.append(sc.description.splitlines()[0][:100])
+        parts.append(headline(sc.description))
     return " - ".join(parts)
+
+
+def headline(text: str, width: int = TITLE_WIDTH) -> str:
+    """The first line of ``text``, cut at a word boundary to at most ``width`` characters ("..." marks a cut)."""
+    line = text.splitlines()[0] if text.strip() else ""
+    if len(line) <= width:
+        return line
+    cut = line[: width - 3]
+    space = cut.rfind(" ")
+    if space > 0 and line[width - 3] != " ":  # the cut falls inside a word: end at the space before it
+        cut = cut[:space]
+    return cut.rstrip() + "..."
 
 
 def _as_json(name: str, sc: Scenario, verdicts: Sequence[Verdict]) -> dict[str, Any]:
@@ -91,10 +108,9 @@ def _as_json(name: str, sc: Scenario, verdicts: Sequence[Verdict]) -> dict[str, 
 
 
 def run(args: argparse.Namespace, stdout: TextIO) -> int:
-    unknown = [v for v in args.variants or () if v not in VARIANT_NAMES]
-    if unknown:
-        print(f"cmharness: error: unknown variant {unknown[0]!r}; known: {', '.join(VARIANT_NAMES)}", file=sys.stderr)
-        return EXIT_UNREADABLE
+    for v in args.variants or ():
+        if v not in VARIANT_NAMES:
+            raise UsageError(unknown("variant", v, VARIANT_NAMES))
     colour = not args.json and stdout.isatty() and not os.environ.get("NO_COLOR")
     results: list[dict[str, Any]] = []
     errors: list[str] = []
@@ -109,7 +125,7 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
                 print(f"cmharness: error: {err}", file=sys.stderr)
     for name in names:
         try:
-            sc = read(name)
+            sc = read_scenario(name)
             if not sc.expect:
                 raise InputError(f"{name}: the scenario has no expect section (cmharness export writes one)")
         except InputError as err:
@@ -146,5 +162,5 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
             + "\n"
         )
     if errors:
-        return EXIT_UNREADABLE
-    return EXIT_RED if red else EXIT_OK
+        return Exit.USAGE
+    return Exit.NOT_AS_EXPECTED if red else Exit.OK

@@ -1,4 +1,9 @@
-"""Scenario files named on the command line: files, directories of ``*.scenario.json``, ``-`` for stdin."""
+"""The one scenario reader of the command line: files, directories of ``*.scenario.json``, ``-`` for stdin.
+
+Every subcommand reads scenarios here, and every read goes through ``reference.json_input``'s limits (nesting
+depth, digits of an integer) via the scenario loader. Any problem becomes an ``InputError``: one line naming
+the file and the culprit, exit 2 (docs/model.md, "Bad input").
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,7 @@ import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from reference.model import MAX_NESTING
+from reference.json_input import JsonLimitError, scenario_objects
 from reference.scenario import Scenario, ScenarioError, load_scenario, loads_scenario
 from reports.errors import UsageError
 
@@ -30,29 +35,53 @@ def expand(names: Sequence[str]) -> Iterator[str]:
             yield name
 
 
-def read(name: str) -> Scenario:
-    """Load one scenario (``-`` reads standard input); every problem becomes an ``InputError``."""
+def read_text(name: str) -> str:
+    """The text of a file, or of standard input for ``-``, as UTF-8."""
     try:
         if name == "-":
-            return loads_scenario(sys.stdin.read())
-        return load_scenario(name)
-    except ScenarioError as err:
-        raise InputError(f"{name}: {err}") from err
+            return sys.stdin.read()
+        return Path(name).read_text(encoding="utf-8")
     except (OSError, UnicodeError) as err:
         reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
         raise InputError(f"{name}: cannot read: {reason}") from err
 
 
-def read_scenario(path: str) -> Scenario:
-    """Load a scenario file, turning any problem with it into a ``UsageError``."""
+def read_scenario(name: str) -> Scenario:
+    """Load one scenario file (``-`` reads standard input)."""
+    text = read_text(name)
     try:
-        return load_scenario(path)
+        return loads_scenario(text)
     except ScenarioError as err:
-        raise InputError(f"{path}: {err}") from err
+        raise InputError(f"{name}: {err}") from err
+
+
+def read_counterexample(name: str) -> Scenario:
+    """A scenario file, or the first scenario object inside other text (a failing test's output)."""
+    text = read_text(name)
+    try:
+        return loads_scenario(text)
+    except ScenarioError as whole:
+        try:
+            found = next(scenario_objects(text), None)
+        except JsonLimitError as err:
+            raise InputError(f"{name}: scenario: {err}") from err
+        if found is None:
+            if not text.lstrip().startswith("{"):
+                raise InputError(
+                    f"{name}: no scenario JSON found (expected a scenario file or a failing test's output)"
+                ) from whole
+            raise InputError(f"{name}: {whole}") from whole
+    try:
+        return load_scenario(found)
+    except ScenarioError as err:
+        raise InputError(f"{name}: {err}") from err
+
+
+def write_text(name: str, text: str) -> None:
+    """Write ``text`` to the file ``name`` as UTF-8, its folder made if missing."""
+    try:
+        Path(name).parent.mkdir(parents=True, exist_ok=True)
+        Path(name).write_text(text, encoding="utf-8")
     except (OSError, UnicodeError) as err:
         reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
-        raise InputError(f"{path}: cannot read: {reason}") from err
-    except RecursionError as err:  # the JSON parser's own limit, past the model's MAX_NESTING
-        raise InputError(f"{path}: nested too deep to read (content nests at most {MAX_NESTING} levels)") from err
-    except ValueError as err:  # the JSON parser's own limits (an integer of more than 4,300 digits)
-        raise InputError(f"{path}: cannot read: {err}") from err
+        raise InputError(f"{name}: cannot write: {reason}") from err

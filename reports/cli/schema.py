@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
-from pathlib import Path
 from typing import TextIO
 
 from reference.scenario_format import json_schema
+from reports.cli.scenario_files import write_text
+from reports.exit_codes import Exit
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -26,11 +26,7 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
     text = schema_text()
     if not args.out:
         stdout.write(text)
-        return 0
-    try:
-        Path(args.out).write_text(text, encoding="utf-8")
-    except OSError as err:
-        print(f"cmharness: error: {args.out}: cannot write: {err.strerror or err}", file=sys.stderr)
-        return 2
+        return Exit.OK
+    write_text(args.out, text)
     stdout.write(f"wrote {args.out}\n")
-    return 0
+    return Exit.OK

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from invariants.properties import grace_limit
+from reference.json_input import JsonLimitError, parse_json
 from reference.model import Budget, Config, Store
 from reference.price import reference_price
 from reference.scenario import Scenario, ScenarioError, load_scenario, save_scenario
@@ -23,7 +24,6 @@ from strategies.defects import Defect, parse_variant
 from strategies.hierarchical import HierarchicalStrategy
 
 DEFAULT_BASE, DEFAULT_HEAD = "main-48bb87a1", "pr-8bb01ab8"
-EXIT_OK, EXIT_NEW_BYTES = 0, 1
 #: The most defects the greedy search switches together; with at most ``EXHAUSTIVE`` defects differing,
 #: every subset is tried when it fails.
 MAX_TOGETHER = 4
@@ -281,9 +281,11 @@ def load_corpus_file(path: str) -> Scenario:
     """A scenario file of a ``--corpus`` folder, its expectations and provenance left out."""
     text = Path(path).read_text(encoding="utf-8")
     try:
-        raw = json.loads(text)
+        raw = parse_json(text)
     except json.JSONDecodeError as err:
         raise ScenarioError(f"scenario: invalid JSON at line {err.lineno} column {err.colno}: {err.msg}") from err
+    except JsonLimitError as err:
+        raise ScenarioError(f"scenario: {err}") from err
     if isinstance(raw, dict):
         raw = {k: v for k, v in raw.items() if k not in NOT_COMPILED}
     return load_scenario(raw)

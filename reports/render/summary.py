@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from reports.exit_codes import Exit
 from reports.render.report_model import Report, score
 
 if TYPE_CHECKING:
@@ -93,14 +94,11 @@ def survivors(report: Report) -> int:
     return named + mutmut
 
 
-EXIT_COMPLETE, EXIT_FOUND, EXIT_INCOMPLETE = 0, 1, 3
-
-
 def exit_status(report: Report) -> int:
     """0 complete and nothing survived, 1 survivors or red-first gaps, 3 incomplete (2 is a usage error)."""
     if not completeness(report)["complete"]:
-        return EXIT_INCOMPLETE
-    return EXIT_FOUND if survivors(report) or red_first_gaps(report) else EXIT_COMPLETE
+        return Exit.INCOMPLETE
+    return Exit.SURVIVORS if survivors(report) or red_first_gaps(report) else Exit.OK
 
 
 def red_first_gaps(report: Report) -> int:

@@ -45,6 +45,8 @@ from typing import Any
 
 import pytest
 
+from reference.names import unknown
+
 MAX_TEXT = 20_000
 KILLERS_ENV = "CMHARNESS_KILLERS"
 SKIP_ENV = "CMHARNESS_SKIP"
@@ -92,10 +94,10 @@ def apply_mutant(spec: str) -> frozenset[Any]:
 
     variant, names = parse_mutant(spec)
     if variant not in d.VARIANTS:
-        raise ValueError(f"--cm-mutant: unknown variant {variant!r}; known: {', '.join(d.VARIANTS)}")
-    unknown = [n for n in names if n not in d.Defect.__members__]
-    if unknown:
-        raise ValueError(f"--cm-mutant: unknown defect(s) {', '.join(unknown)}")
+        raise ValueError("--cm-mutant: " + unknown("variant", variant, d.VARIANTS))
+    for n in names:
+        if n not in d.Defect.__members__:
+            raise ValueError("--cm-mutant: " + unknown("defect", n, d.Defect.__members__))
     new = d.VARIANTS[variant] | {d.Defect[n] for n in names}
     d.VARIANTS[variant] = new  # type: ignore[index]  # a dict at run time; this process only
     return new

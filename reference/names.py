@@ -1,0 +1,75 @@
+"""Looking a name up among the known ones, with one wording for every miss (docs/model.md, "Bad input").
+
+``unknown {kind} {name}; did you mean {closest}? (known: {every name})``, the closest names by
+``difflib``'s ratio. Variants, defects, invariants, scenario fields and the model's constructor arguments are
+all refused this way; a file's messages quote names as JSON does, the command line as Python does.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import functools
+from collections.abc import Callable, Iterable, Mapping
+from typing import TypeVar
+
+from reference.errors import UnknownFieldError, UnknownNameError
+
+T = TypeVar("T")
+
+
+def closest(name: object, known: Iterable[str], n: int = 1, cutoff: float = 0.6) -> list[str]:
+    """The (at most ``n``) known names closest to ``name``, best first; none when nothing is close."""
+    return difflib.get_close_matches(str(name), list(known), n=n, cutoff=cutoff) if isinstance(name, str) else []
+
+
+def did_you_mean(close: Iterable[str], quote: Callable[[object], str] = str) -> str:
+    """``; did you mean A?`` (``A or B`` for several), or nothing."""
+    names = [quote(c) for c in close]
+    return f"; did you mean {' or '.join(names)}?" if names else ""
+
+
+def unknown(
+    kind: str,
+    name: object,
+    known: Iterable[str],
+    *,
+    quote: Callable[[object], str] = repr,
+    context: str = "",
+    listed: str = "known",
+    n: int = 1,
+    cutoff: float = 0.6,
+) -> str:
+    """The one-line message for ``name`` not among ``known``: ``unknown {kind} {name}{context}; did you mean
+    ...? ({listed}: ...)``."""
+    known = list(known)
+    hint = did_you_mean(closest(name, known, n, cutoff), quote)
+    return f"unknown {kind} {quote(name)}{context}{hint} ({listed}: {', '.join(known) or 'none'})"
+
+
+def lookup(kind: str, name: str, table: Mapping[str, T]) -> T:
+    """``table[name]``, or an ``UnknownNameError`` naming the closest key."""
+    try:
+        return table[name]
+    except (KeyError, TypeError):
+        raise UnknownNameError(unknown(kind, name, table)) from None
+
+
+def suggest_fields(cls: type[T]) -> type[T]:
+    """A dataclass whose constructor refuses an unknown keyword with the closest field's name (an
+    ``UnknownFieldError``, a ``TypeError``), not Python's bare message; a correct call costs one frame."""
+    init = cls.__init__
+    names = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
+
+    @functools.wraps(init)
+    def __init__(self: object, *args: object, **kwargs: object) -> None:
+        try:
+            init(self, *args, **kwargs)
+        except TypeError:
+            wrong = [k for k in kwargs if k not in names]
+            if wrong:
+                raise UnknownFieldError(unknown(f"{cls.__name__} field", wrong[0], names)) from None
+            raise
+
+    cls.__init__ = __init__  # type: ignore[method-assign]
+    return cls

@@ -1,0 +1,174 @@
+"""The command line's one error boundary (docs/architecture.md, "Errors"): every subcommand, over one corpus of
+bad inputs, answers with one line on stderr naming the culprit and exit 2, never a traceback; and the exit
+codes the README lists are the ones ``reports.exit_codes`` defines."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from reports import cli
+from reports.exit_codes import Exit, markdown_table
+
+pytestmark = pytest.mark.harness  # the tool's boundary: no mutant of the model can make it red
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "small-store.json"
+
+
+def _example_with(edit: Callable[[str], str]) -> bytes:
+    return edit(EXAMPLE.read_text(encoding="utf-8")).encode()
+
+
+#: name -> (the bytes of the file, or None for no file, "dir" for a folder), each a way a file can be bad.
+BAD_FILES: dict[str, bytes | str | None] = {
+    "deep-nesting": b"[" * 100_000 + b"]" * 100_000,
+    "huge-integer": _example_with(lambda t: t.replace('"tokens": 48', '"tokens": 4' + "8" * 5000, 1)),
+    "invalid-utf8": b'{"store": {"messages": [{"id": "\xff"}]}}',
+    "lone-surrogate": '{"store": {"messages": [{"id": "\udc80"}]}}'.encode("utf-8", "surrogatepass"),
+    "missing": None,
+    "directory": "dir",
+    "empty": b"",
+    "not-json": b"hello, world\n",
+}
+
+
+def bad_file(tmp_path: Path, kind: str) -> Path:
+    content = BAD_FILES[kind]
+    path = tmp_path / f"{kind}.scenario.json"
+    if content == "dir":
+        path.mkdir()
+        (path / "nothing-here.txt").write_text("")
+    elif isinstance(content, bytes):
+        path.write_bytes(content)
+    return path
+
+
+def one_line_error(capsys, argv: list[str]) -> str:
+    """Run ``cmharness argv`` in this process: it must exit 2 with exactly one line on stderr; that line."""
+    code = cli.main(argv)
+    _, err = capsys.readouterr()
+    assert code == Exit.USAGE, (argv, code, err)
+    assert "Traceback" not in err
+    lines = err.splitlines()
+    assert len(lines) == 1 and "error" in lines[0], lines
+    return lines[0]
+
+
+#: How each subcommand meets a file: its command line around the file's path.
+FILE_COMMANDS: dict[str, Callable[[Path], list[str]]] = {
+    "price": lambda p: ["price", str(p)],
+    "check": lambda p: ["check", str(p)],
+    "reproduce": lambda p: ["reproduce", str(p)],
+    "export": lambda p: ["export", str(p)],
+    "compare": lambda p: ["compare", "--templates", "0", "--workers", "1", "--quiet", "--corpus", str(p.parent)],
+}
+
+
+@pytest.mark.parametrize("kind", sorted(BAD_FILES))
+@pytest.mark.parametrize("command", sorted(FILE_COMMANDS))
+def test_every_file_reading_subcommand_refuses_a_bad_file_in_one_line(capsys, tmp_path, command, kind):
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    path = bad_file(folder, kind)
+    if command == "compare" and kind == "missing":
+        line = one_line_error(capsys, ["compare", "--templates", "0", "--quiet", "--corpus", str(path)])
+    elif command == "compare" and kind == "directory":
+        (path / "x.json").mkdir()  # a folder where a scenario file should be
+        line = one_line_error(capsys, FILE_COMMANDS[command](path))
+    else:
+        line = one_line_error(capsys, FILE_COMMANDS[command](path))
+    assert path.name in line or str(path) in line, line
+
+
+#: Each subcommand with option values that are wrong, and the option the error must name.
+BAD_OPTIONS: list[tuple[list[str], str]] = [
+    (["check", str(EXAMPLE), "--variant", "sound+\udc80"], "sound+"),
+    (["check", str(EXAMPLE), "--invariant", "²"], "²"),
+    (["check", str(EXAMPLE), "--defect", "NOT_A_DEFECT"], "NOT_A_DEFECT"),
+    (["reproduce", str(EXAMPLE), "--variant", "mian"], "mian"),
+    (["compare", "--base", "nope", "--templates", "0"], "nope"),
+    (["compare", "--workers", "0", "--templates", "0"], "--workers"),
+    (["compare", "--plot", "out.svg", "--templates", "0"], "--plot"),
+    (["report", "--budget", "NaN"], "--budget"),
+    (["report", "--workers", "two"], "--workers"),
+    (["report", "--shard", "3/2"], "--shard"),
+    (["edges", "--only", "no-such-edge"], "no-such-edge"),
+    (["defects", "--no-such-option"], "--no-such-option"),
+    (["price"], "file"),
+    (["export", str(EXAMPLE), "--as-sound=yes"], "--as-sound"),
+    (["no-such-command"], "no-such-command"),
+]
+
+
+@pytest.mark.parametrize(("argv", "culprit"), BAD_OPTIONS, ids=[" ".join(a[:1] + a[2:3]) for a, _ in BAD_OPTIONS])
+def test_every_subcommand_refuses_a_bad_option_value_in_one_line(capsys, argv, culprit):
+    line = one_line_error(capsys, argv)
+    assert culprit in line.encode("utf-8", "backslashreplace").decode("ascii", "backslashreplace") or culprit in line
+
+
+def test_schema_and_export_refuse_an_output_path_they_cannot_write(capsys, tmp_path):
+    folder = tmp_path / "a-folder"
+    folder.mkdir()
+    assert str(folder) in one_line_error(capsys, ["schema", "--out", str(folder)])
+    assert str(folder) in one_line_error(capsys, ["export", str(EXAMPLE), "--out", str(folder)])
+
+
+def test_every_subcommand_is_covered_by_the_corpus():
+    covered = set(FILE_COMMANDS) | {argv[0] for argv, _ in BAD_OPTIONS} | {"schema"}
+    assert set(cli.SUBCOMMANDS) <= covered, set(cli.SUBCOMMANDS) - covered
+
+
+@pytest.mark.parametrize(
+    ("kind", "argv"),
+    [
+        ("deep-nesting", ["export"]),
+        ("huge-integer", ["export"]),
+        ("deep-nesting", ["check"]),
+    ],
+)
+def test_the_command_in_its_own_process_prints_one_line(tmp_path, kind, argv):
+    """The shipped entry point, through real pipes: the three inputs ``export`` once crashed on."""
+    path = bad_file(tmp_path, kind)
+    done = subprocess.run(
+        [sys.executable, "-m", "reports.cli", *argv, str(path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert len(done.stderr.splitlines()) == 1 and path.name in done.stderr
+
+
+def test_export_keeps_a_source_that_is_not_an_issue_number(capsys, tmp_path):
+    """``--source ²``: ``str.isdigit`` holds for "²" but ``int`` refuses it; it is a link-like text, kept as is."""
+    out = tmp_path / "x.scenario.json"
+    assert cli.main(["export", str(EXAMPLE), "--source", "²", "--out", str(out)]) == Exit.OK
+    assert json.loads(out.read_text(encoding="utf-8"))["source"] == "²"
+    assert cli.main(["export", str(EXAMPLE), "--source", "307", "--out", str(out)]) == Exit.OK
+    assert json.loads(out.read_text(encoding="utf-8"))["source"] == 307
+
+
+def test_the_readme_lists_the_exit_codes_the_tool_defines():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = markdown_table()
+    assert "\n".join(table) in readme, "\n".join(table)
+
+
+def test_reproduce_cuts_a_long_description_at_a_word(capsys, tmp_path):
+    """The header line once cut a description at its 100th character, mid-word."""
+    words = "the recall pair is priced below what it sends when the envelope carries a long header " * 3
+    path = tmp_path / "long.scenario.json"
+    assert cli.main(["export", str(EXAMPLE), "--description", words, "--out", str(path)]) == Exit.OK
+    capsys.readouterr()
+    assert cli.main(["reproduce", str(path)]) == Exit.OK
+    header = capsys.readouterr().out.splitlines()[0]
+    shown = header.split(" - ", 1)[1]
+    assert shown.endswith("...") and len(shown) <= 100
+    assert words.startswith(shown[:-3]) and words[len(shown) - 3] == " ", shown  # the cut is at a space

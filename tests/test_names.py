@@ -1,0 +1,111 @@
+"""One wording for every unknown name (reference/names.py; docs/model.md, "Bad input"): the closest known name
+suggested, the known ones listed, and the error under the model's root with the builtin category callers catch."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from invariants import find
+from reference.config import Budget, Config
+from reference.errors import ModelError, UnknownFieldError, UnknownNameError
+from reference.json_input import JsonLimitError
+from reference.model import Message, Store, Summary
+from reference.names import closest, did_you_mean, lookup, suggest_fields, unknown
+from reference.scenario import ScenarioError
+from strategies.defects import resolve_variant
+
+
+def test_closest_is_the_best_match_above_the_cutoff_and_none_for_a_non_string():
+    assert closest("never_over", ["never-over", "tail-suffix"]) == ["never-over"]
+    assert closest("xyz", ["never-over"]) == []
+    assert closest(3, ["3"]) == []
+    assert closest("abcd", ["abxx", "abcx", "zzzz"], n=2, cutoff=0.4) == ["abcx", "abxx"]
+    # "ab" against "abcd": ratio 2*2/6 = 0.67, above the default 0.6; with a cutoff of 0.7 it is not close
+    assert closest("ab", ["abcd"]) == ["abcd"] and closest("ab", ["abcd"], cutoff=0.7) == []
+
+
+def test_the_hint_names_each_close_name_quoted_or_nothing():
+    assert did_you_mean([]) == ""
+    assert did_you_mean(["a"]) == "; did you mean a?"
+    assert did_you_mean(["a", "b"], repr) == "; did you mean 'a' or 'b'?"
+
+
+def test_the_message_names_the_kind_the_name_the_closest_and_the_known():
+    assert (
+        unknown("invariant", "never_over", ["never-over", "tail-suffix"])
+        == "unknown invariant 'never_over'; did you mean 'never-over'? (known: never-over, tail-suffix)"
+    )
+    assert (
+        unknown("field", "x", [], quote=str, listed="allowed", context=" here")
+        == "unknown field x here (allowed: none)"
+    )
+    assert (
+        unknown("a", "abcd", ["abxx", "abcx"], n=2, cutoff=0.4)
+        == "unknown a 'abcd'; did you mean 'abcx' or 'abxx'? (known: abxx, abcx)"
+    )
+    assert unknown("a", "ab", ["abcd"], cutoff=0.7) == "unknown a 'ab' (known: abcd)"
+
+
+def test_lookup_returns_the_value_or_refuses_with_the_one_wording():
+    assert lookup("variant", "b", {"a": 1, "b": 2}) == 2
+    with pytest.raises(UnknownNameError) as info:
+        lookup("variant", "bb", {"a": 1, "b": 2})
+    assert str(info.value) == "unknown variant 'bb'; did you mean 'b'? (known: a, b)"
+    assert (
+        isinstance(info.value, KeyError) and isinstance(info.value, ValueError) and isinstance(info.value, ModelError)
+    )
+    with pytest.raises(UnknownNameError):
+        lookup("variant", ["unhashable"], {"a": 1})  # type: ignore[arg-type]
+
+
+def test_find_names_the_closest_invariant():
+    """Once a bare ``KeyError: 'never-ovr'``."""
+    with pytest.raises(KeyError, match=r"^unknown invariant 'never-ovr'; did you mean 'never-over'\? \(known: "):
+        find("never-ovr", resolve_variant("sound"), max_examples=1)
+
+
+@pytest.mark.parametrize(
+    ("build", "message"),
+    [
+        (lambda: Config(head_window=3), "unknown Config field 'head_window'; did you mean 'head_window_tokens'?"),
+        (lambda: Budget(max_token=3), "unknown Budget field 'max_token'; did you mean 'max_tokens'?"),
+        (lambda: Message(id="m", participant="u", contents=()), "unknown Message field 'contents'; did you mean"),
+        (lambda: Summary(id="s", levl=1), "unknown Summary field 'levl'; did you mean 'level'?"),
+        (lambda: Store(mesages=()), "unknown Store field 'mesages'; did you mean 'messages'?"),
+    ],
+)
+def test_a_misspelt_constructor_argument_names_the_closest_field(build, message):
+    """Once Python's bare ``TypeError: __init__() got an unexpected keyword argument``."""
+    with pytest.raises(UnknownFieldError) as info:
+        build()
+    assert str(info.value).startswith(message) and isinstance(info.value, TypeError)
+
+
+def test_a_constructor_error_that_is_not_a_misspelling_is_python_s_own():
+    with pytest.raises(TypeError) as info:
+        Config(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20)  # type: ignore[call-arg]
+    assert not isinstance(info.value, UnknownFieldError)
+
+
+def test_suggest_fields_keeps_a_correct_call_and_the_signature():
+    @suggest_fields
+    @dataclasses.dataclass(frozen=True)
+    class Point:
+        x: int
+        y: int = 0
+
+    assert Point(1, y=2) == Point(x=1, y=2)
+    assert list(__import__("inspect").signature(Point).parameters) == ["x", "y"]
+    with pytest.raises(UnknownFieldError, match=r"^unknown Point field 'z' \(known: x, y\)$"):
+        Point(1, z=2)  # type: ignore[call-arg]
+
+
+def test_the_model_s_errors_share_one_root():
+    for cls in (ScenarioError, JsonLimitError, UnknownNameError, UnknownFieldError):
+        assert issubclass(cls, ModelError), cls
+    from reference.blocks import InvalidStoreError
+    from reference.config import InvalidConfigError
+
+    assert issubclass(InvalidStoreError, ModelError) and issubclass(InvalidConfigError, ModelError)
