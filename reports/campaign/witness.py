@@ -28,7 +28,7 @@ from typing import Any
 
 from reports.campaign.hints import function_of
 from reports.campaign.hints import read as read_hints
-from reports.campaign.plugins.witness_plugin import DISCOVER, budget_of
+from reports.campaign.plugins.witness_plugin import DISCOVER
 from reports.campaign.processes import _run_process, read_rows
 from reports.campaign.records import BASELINE, NO_CODE, ONLY_EQUIVALENT, REAL_GAP, RED
 from reports.campaign.settings import Settings
@@ -218,24 +218,27 @@ def search(
             "witness": r.get("witness"),
             "failure": r.get("failure", ""),
             "tried": r.get("tried", 0),
-            "reason": "" if r.get("witness") else _reason(r, len(todo[nodeid]), rows[nodeid].get("duration", 0.0)),
+            "reason": "" if r.get("witness") else _reason(r, len(todo[nodeid])),
         }
         out.append(rec)
     return out
 
 
-def _reason(row: dict[str, Any], planned: int, duration: float = 0.0) -> str:
-    """Why a searched test has no witness: what its ``discover`` step found, a real gap, or a search cut short
-    (``planned`` counts the candidates when the row does not, as before a ``discover`` step adds some)."""
+def _reason(row: dict[str, Any], planned: int) -> str:
+    """Why a searched test has no witness: what its ``discover`` step found, a real gap, or a search cut short at
+    the candidate budget (``planned`` counts the candidates when the row does not, as before a ``discover`` step
+    adds some). No figure here depends on the machine's speed."""
     if not row.get("complete"):
         return (
-            f"not searched to the end: {row.get('tried', 0)} of {row.get('candidates', planned)} candidates in "
-            f"{budget_of(duration):.0f}s"
+            f"not searched to the end: {row.get('tried', 0)} of {row.get('candidates', planned)} candidates "
+            f"(at most {MAX_CANDIDATES} a test)"
         )
     if row.get("tried", 0) == 0 and row.get("calls") == 0:
         return NO_CODE
     if row.get("tried", 0) == 0:
         return ONLY_EQUIVALENT
+    if row.get("timeouts"):
+        return f"{REAL_GAP} ({row['timeouts']} of its {row['tried']} runs cut as loops)"
     return REAL_GAP
 
 

@@ -23,16 +23,17 @@ from typing import Any
 
 import pytest
 
-#: Seconds one test may spend over its candidates (a property test under a mutant can be slow), or
-#: ``SLOW_RUNS`` times its baseline duration for a test that takes seconds itself: about five of its runs in
-#: mutmut's work copy, whose trampolines make a test about three times slower.
-PER_TEST = 10.0
-SLOW_RUNS = 15.0
+#: The search is bounded by candidates (the plan's ``max``), never by a clock, so its outcome does not depend on
+#: the machine's speed. One candidate's run may take ``RUN_FACTOR`` times the test's baseline duration plus
+#: ``RUN_CONST`` seconds (mutmut's trampolines make a test about three times slower): past it the mutant is taken
+#: to loop, the run is cut and counted (``timeouts``), and the next candidate runs.
+RUN_FACTOR = 10.0
+RUN_CONST = 2.0
 
 
-def budget_of(duration: float) -> float:
-    """The seconds a test may spend over its candidates, given its baseline duration."""
-    return max(PER_TEST, SLOW_RUNS * duration)
+def run_limit(duration: float) -> float:
+    """The seconds one candidate's run of a test may take, given the test's baseline duration."""
+    return RUN_CONST + RUN_FACTOR * duration
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -75,15 +76,13 @@ class WitnessSearch:
             return None
         cands = list(planned)
         known = sum(c[0] != DISCOVER for c in cands)  # the candidate mutants, the discovered ones included
-        budget = budget_of(self.durations.get(item.nodeid, 0.0))
-        started, tried, row = time.time(), 0, {"nodeid": item.nodeid, "witness": None, "complete": False}
-        while cands:
+        limit = run_limit(self.durations.get(item.nodeid, 0.0))
+        started, tried, timeouts = time.time(), 0, 0
+        row: dict[str, Any] = {"nodeid": item.nodeid, "witness": None, "complete": False}
+        while cands and tried < self.most:
             kind, name, mutant_id = cands.pop(0)
-            left = budget - (time.time() - started)
-            if left <= 0:
-                break
             if kind == DISCOVER:
-                found = isolated(lambda: functions_called(item), left)
+                found = isolated(lambda: functions_called(item), limit)
                 calls = found if isinstance(found, list) else []  # a crash or a cut run recorded nothing
                 row["calls"] = len(calls)
                 room = max(0, self.most - tried - len(cands))
@@ -91,14 +90,21 @@ class WitnessSearch:
                 cands[:0] = found_cands
                 known += len(found_cands)
                 continue
-            failure = isolated(lambda k=kind, n=name: run_under(item, k, n), left)
+            failure = isolated(lambda k=kind, n=name: run_under(item, k, n), limit)
             tried += 1
-            if failure:
+            if failure is None:
+                timeouts += 1
+            elif failure:
                 row.update(witness=mutant_id, failure=failure)
                 break
-        else:
-            row["complete"] = True
-        row.update(tried=tried, candidates=known, seconds=round(time.time() - started, 3))
+        row["complete"] = row["witness"] is not None or not cands
+        row.update(
+            tried=tried,
+            candidates=known,
+            timeouts=timeouts,
+            limit=round(limit, 3),
+            seconds=round(time.time() - started, 3),
+        )
         with open(self.out, "a", encoding="utf-8") as fh:
             fh.write(json.dumps(row) + "\n")
         return True
