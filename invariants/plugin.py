@@ -170,8 +170,14 @@ def _already_parametrized(metafunc: pytest.Metafunc, name: str) -> bool:
     return False
 
 
-#: The suite's order, written by ``cmharness report``: test functions by the mutants they killed, most first.
-ORDER_FILE = Path(__file__).resolve().parents[1] / "reports" / "test-order.json"
+#: The suite's order, learnt by ``cmharness report``: test functions by the mutants they killed, most first; the
+#: project's state folder holds the last report's, ``mutation/`` the reviewed one (paths from the rootdir).
+ORDER_FILES = (Path(".cmharness", "test-order.json"), Path("mutation", "test-order.json"))
+
+
+def order_file(root: Path) -> Path | None:
+    """The suite's order file of the project at ``root``: the last report's, else the reviewed one, else none."""
+    return next((root / f for f in ORDER_FILES if (root / f).is_file()), None)
 
 
 def suite_order(items: list[pytest.Item], ranked: list[str]) -> None:
@@ -187,9 +193,10 @@ def suite_order(items: list[pytest.Item], ranked: list[str]) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if ORDER_FILE.exists():
-        with contextlib.suppress(ValueError, KeyError, TypeError):  # unreadable: the collected order stays
-            suite_order(items, list(json.loads(ORDER_FILE.read_text(encoding="utf-8"))["tests"]))
+    ordered = order_file(config.rootpath)
+    if ordered is not None:
+        with contextlib.suppress(OSError, ValueError, KeyError, TypeError):  # unreadable: the collected order stays
+            suite_order(items, list(json.loads(ordered.read_text(encoding="utf-8"))["tests"]))
     run_slow = config.getoption("--cm-slow") or config.stash.get(_PROFILE_KEY, DEFAULT_PROFILE) == "deep"
     skip = pytest.mark.skip(reason="slow: run with --cm-slow or --cm-profile=deep")
     for item in items:

@@ -1,4 +1,4 @@
-"""The reviewed equivalent mutants (``reports/equivalent_mutants.toml``): each mutmut mutant that no test can
+"""The reviewed equivalent mutants (``mutation/equivalent_mutants.toml``): each mutmut mutant that no test can
 kill because it changes nothing observable, with the reviewer's one-line reason."""
 
 from __future__ import annotations
@@ -7,7 +7,9 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-EQUIVALENTS = Path(__file__).resolve().parents[1] / "equivalent_mutants.toml"
+from reports.campaign.settings import COMMITTED
+
+EQUIVALENTS = COMMITTED / "equivalent_mutants.toml"
 
 
 @dataclass(frozen=True)

@@ -92,6 +92,13 @@ def add_report_arguments(parser: Any) -> None:
         "--out", type=folder_argument, default=None, help="output folder, made when missing (default reports/out)"
     )
     parser.add_argument(
+        "--state-dir",
+        type=folder_argument,
+        default=None,
+        metavar="DIR",
+        help="where the run-time state goes: mutmut's work copy, the learnt order and hints (default .cmharness)",
+    )
+    parser.add_argument(
         "--extra-mutants",
         metavar="DIR",
         default=None,

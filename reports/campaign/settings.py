@@ -11,6 +11,21 @@ from pathlib import Path
 from typing import TextIO
 
 ROOT = Path(__file__).resolve().parents[2]
+#: Reviewed data committed with the project: the equivalent mutants, and the suite's order and the hints a
+#: complete report learnt, as last reviewed (docs/architecture.md, "State").
+COMMITTED = ROOT / "mutation"
+#: What the tool writes at run time (``--state-dir``): mutmut's work copy, and what the last complete report
+#: learnt (its suite order and hints), read before the committed copies.
+STATE = ROOT / ".cmharness"
+
+
+def learnt(name: str, state: Path = STATE) -> Path:
+    """The run-time copy of a learnt file (``test-order.json``, ``hints.json``) when a report wrote one, else the
+    committed copy."""
+    fresh = state / name
+    return fresh if fresh.is_file() else COMMITTED / name
+
+
 #: What the fingerprint covers (files and folders, relative to the project root).
 HASHED = (
     "pyproject.toml",
@@ -35,8 +50,10 @@ class Settings:
 
     root: Path = ROOT
     out: Path = ROOT / "reports" / "out"
-    #: mutmut's work folder (a copy of the project, and mutmut's mutants/ inside it); gitignored.
-    mutmut_dir: Path = ROOT / ".cmharness" / "mutmut"
+    #: The state folder: what the tool writes at run time (gitignored).
+    state_dir: Path = STATE
+    #: mutmut's work folder (a copy of the project, and mutmut's mutants/ inside it), in the state folder.
+    mutmut_dir: Path = STATE / "mutmut"
     selection: Sequence[str] = DEFAULT_SELECTION
     profile: str = "ci"
     workers: int = field(default_factory=lambda: os.cpu_count() or 1)

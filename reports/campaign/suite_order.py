@@ -1,4 +1,5 @@
-"""The suite's order (``reports/test-order.json``): what a report learned, ranked so that a new bug turns red early.
+"""The suite's order (``test-order.json``: ``mutation/`` holds the reviewed copy, a complete report writes a
+fresh one to the state folder): what a report learned, ranked so that a new bug turns red early.
 
 Greedily, the test function that kills the most named mutants no earlier test kills, per second of its
 baseline run (the greedy rule for a short mean time to the first failure: a reviewer's bug is most like a
@@ -16,6 +17,10 @@ NAMED_KINDS = ("defect", "removal")
 KILLING_KINDS = (*NAMED_KINDS, "mutmut", "extra")
 #: A file's cost is never taken as below this (seconds), so that a file the baseline never timed is not free.
 LEAST_SECONDS = 0.01
+
+
+#: The file the order is written to and read from (``reports.campaign.settings.learnt``).
+NAME = "test-order.json"
 
 
 def function_of(nodeid: str) -> str:
@@ -82,7 +87,7 @@ def _value(
 
 
 def order_file(records: Mapping[str, Mapping[str, Any]], fingerprint: str) -> dict[str, Any]:
-    """The contents of ``reports/test-order.json``: ``tests`` in running order, and each one's ``kills``."""
+    """The contents of ``test-order.json``: ``tests`` in running order, and each one's ``kills``."""
     kills = kills_by_function(records)
     ranked = rank(kills, named_killers(records), baseline_seconds(records))
     return {

@@ -26,12 +26,13 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from reports.campaign.hints import NAME as HINTS_NAME
 from reports.campaign.hints import function_of
 from reports.campaign.hints import read as read_hints
 from reports.campaign.plugins.witness_plugin import DISCOVER
 from reports.campaign.processes import _run_process, read_rows
 from reports.campaign.records import BASELINE, NO_CODE, ONLY_EQUIVALENT, REAL_GAP, RED
-from reports.campaign.settings import Settings
+from reports.campaign.settings import Settings, learnt
 
 MAX_CANDIDATES = 400
 
@@ -161,7 +162,7 @@ def search(
 ) -> list[dict[str, Any]]:
     """Journal records ``witness:<base>`` for the never-red tests: the witness found, or the reason there is none."""
     killed = killed_by_function(records)
-    hints = read_hints()
+    hints = read_hints(learnt(HINTS_NAME, settings.state_dir))
     todo, reasons = plan(
         records,
         load_coverage(work),

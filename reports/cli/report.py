@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from reports.campaign.extra_mutants import extra_mutants
+from reports.campaign.hints import NAME as HINTS_NAME
 from reports.campaign.hints import learn as learn_hints
 from reports.campaign.hints import write as write_hints
 from reports.campaign.journal import Journal, fingerprint, journal_name, load_journals
@@ -28,6 +29,7 @@ from reports.campaign.processes import terminate_as_interrupt
 from reports.campaign.progress import fmt_time
 from reports.campaign.records import BASELINE
 from reports.campaign.settings import Settings
+from reports.campaign.suite_order import NAME as ORDER_NAME
 from reports.campaign.suite_order import order_file
 from reports.campaign.witness import never_red, search
 from reports.errors import UsageError
@@ -186,15 +188,12 @@ def forget(settings: Settings) -> None:
     shutil.rmtree(settings.mutmut_dir, ignore_errors=True)
 
 
-ORDER_FILE = Path(__file__).resolve().parents[1] / "test-order.json"
-
-
 def order_by_kills(report: Report, records: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """The suite's order for the next runs (read by ``invariants.plugin``), see ``reports.campaign.suite_order``."""
     return order_file(records, report.fp)
 
 
-def write_order(report: Report, records: dict[str, dict[str, Any]], path: Path = ORDER_FILE) -> Path:
+def write_order(report: Report, records: dict[str, dict[str, Any]], path: Path) -> Path:
     path.write_text(json.dumps(order_by_kills(report, records), indent=1) + "\n", encoding="utf-8")
     return path
 
@@ -202,6 +201,9 @@ def write_order(report: Report, records: dict[str, dict[str, Any]], path: Path =
 def run(args: Any, stdout: TextIO) -> int:
     """The subcommand: exit 0 complete with nothing left alive, 1 survivors or red-first gaps, 3 incomplete."""
     settings = Settings()
+    if getattr(args, "state_dir", None):
+        settings.state_dir = Path(args.state_dir).resolve()
+        settings.mutmut_dir = settings.state_dir / "mutmut"
     if args.out:
         settings.out = Path(args.out).resolve()
     if args.workers:
@@ -236,8 +238,10 @@ def run(args: Any, stdout: TextIO) -> int:
     report = build(records, fp, named_mutants() + (extra_mutants(extra) if extra else []), scope=scope)
     paths = write(report, settings.out, settings.root)
     if completeness(report)["complete"] and shard is None and set(scope) == set(MUTMUT_PATHS):
-        paths.append(write_order(report, records))  # only a full report ranks the tests and leaves hints
-        paths.append(write_hints(learn_hints(records)))
+        # only a full report ranks the tests and leaves hints, in the state folder (mutation/ has the reviewed copies)
+        settings.state_dir.mkdir(parents=True, exist_ok=True)
+        paths.append(write_order(report, records, settings.state_dir / ORDER_NAME))
+        paths.append(write_hints(learn_hints(records), settings.state_dir / HINTS_NAME))
     stdout.write("\n".join(summary_lines(report)) + "\n")
     shown = [str(p.relative_to(settings.root)) if p.is_relative_to(settings.root) else str(p) for p in paths]
     stdout.write(f"wrote {', '.join(shown)} in {fmt_time(time.time() - start)}\n")

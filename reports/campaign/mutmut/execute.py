@@ -122,7 +122,7 @@ def plan(work: Path, owned: Sequence[str], baseline: dict[str, Any]) -> dict[str
 
 
 def reviewed_equivalents(work: Path, source: str, keys: Sequence[str], listed: dict[str, Any]) -> set[str]:
-    """The ``keys`` listed in ``listed`` (``reports/equivalent_mutants.toml``) whose mutated line is still the one
+    """The ``keys`` listed in ``listed`` (``mutation/equivalent_mutants.toml``) whose mutated line is still the one
     reviewed: no test can tell them from the original, so they are not run (mutmut's "skipped"; the report counts
     them as equivalent). An entry whose line changed is stale: that mutant runs."""
     names = {k.replace("__init__.", ""): k for k in keys if f"mutmut:{k.replace('__init__.', '')}" in listed}
