@@ -53,6 +53,7 @@ def test_mutmut_runs_in_its_own_copy_and_is_read_back(tmp_path):
     for name in (
         "__init__.py",
         "campaign/__init__.py",
+        "campaign/records.py",
         "campaign/plugins/__init__.py",
         "campaign/plugins/mutant_plugin.py",
         "campaign/plugins/warm_session.py",

@@ -172,3 +172,24 @@ def test_reproduce_cuts_a_long_description_at_a_word(capsys, tmp_path):
     shown = header.split(" - ", 1)[1]
     assert shown.endswith("...") and len(shown) <= 100
     assert words.startswith(shown[:-3]) and words[len(shown) - 3] == " ", shown  # the cut is at a space
+
+
+def test_a_bad_engine_in_the_environment_is_one_line(capsys, monkeypatch):
+    """The engines are settings (``--named-engine``, ``--mutmut-engine``); their variables are read in one place."""
+    import reports.cli.report
+
+    monkeypatch.setattr(reports.cli.report, "run_campaign", lambda *a, **k: pytest.fail("the campaign started"))
+    monkeypatch.setenv("CMHARNESS_NAMED_ENGINE", "proces")
+    line = one_line_error(capsys, ["report", "--no-mutmut"])
+    assert "CMHARNESS_NAMED_ENGINE" in line and "did you mean 'process'?" in line
+
+
+def test_the_engines_are_settings_chosen_by_flags(monkeypatch):
+    from reports.campaign.settings import MutmutEngine, NamedEngine, Settings
+
+    monkeypatch.delenv("CMHARNESS_NAMED_ENGINE", raising=False)
+    monkeypatch.setenv("CMHARNESS_MUTMUT_ENGINE", "mutmut")
+    settings = Settings()
+    assert settings.named_engine is NamedEngine.WARM and settings.mutmut_engine is MutmutEngine.MUTMUT
+    args = cli.build_parser().parse_args(["report", "--named-engine", "process", "--mutmut-engine", "warm"])
+    assert (args.named_engine, args.mutmut_engine) == ("process", "warm")

@@ -23,6 +23,7 @@ from typing import Any
 from reports.campaign.dependency_keys import digest, tests_key
 from reports.campaign.journal import hashed_files
 from reports.campaign.named_mutants import Mutant
+from reports.campaign.records import Kind, Outcome, Status
 from reports.campaign.runs import _run_only, timeout_for
 from reports.campaign.settings import Settings
 
@@ -33,7 +34,7 @@ _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)", re.M)
 def extra_mutants(folder: Path) -> list[Mutant]:
     """One mutant per ``*.patch`` in ``folder``, in name order; its wording is the patch's first comment line."""
     return [
-        Mutant(f"extra:{p.stem}", "extra", "*", (), describe(p.read_text(encoding="utf-8")))
+        Mutant(f"extra:{p.stem}", Kind.EXTRA, "*", (), describe(p.read_text(encoding="utf-8")))
         for p in sorted(folder.glob("*.patch"))
     ]
 
@@ -93,12 +94,12 @@ def copy_tree(settings: Settings, into: Path) -> None:
 def run_extra(mutant: Mutant, patch: Path, baseline: dict[str, Any], settings: Settings, fp: str) -> dict[str, Any]:
     """Run one patch; the journal record of its outcome."""
     text = patch.read_text(encoding="utf-8")
-    rows = [r for r in baseline["tests"] if r["outcome"] == "passed"]
+    rows = [r for r in baseline["tests"] if r["outcome"] == Outcome.PASSED]
     files = touched(text)
     record: dict[str, Any] = {
         "mutant": mutant.id,
         "fingerprint": fp,
-        "kind": "extra",
+        "kind": Kind.EXTRA,
         "spec": f"patch:{patch.name}",
         "ran": len(rows),
         "diff": text,
@@ -114,7 +115,7 @@ def run_extra(mutant: Mutant, patch: Path, baseline: dict[str, Any], settings: S
         copy_tree(settings, tree)
         problem = apply_patch(patch.resolve(), tree)
         if problem:
-            record.update(status="error", reason=f"does not apply: {problem}", duration=0.0, finished=time.time())
+            record.update(status=Status.ERROR, reason=f"does not apply: {problem}", duration=0.0, finished=time.time())
             return record
         local = replace(settings, root=tree)
         run = _run_only(
@@ -123,8 +124,16 @@ def run_extra(mutant: Mutant, patch: Path, baseline: dict[str, Any], settings: S
             [r["nodeid"] for r in rows],
             timeout_for(rows, baseline, settings),
         )
-    failed = [r for r in run.rows if r["outcome"] in ("failed", "error")]
-    status = "killed" if failed else "timeout" if run.timed_out else "survived" if run.returncode in (0, 5) else "error"
+    failed = [r for r in run.rows if r["outcome"] in (Outcome.FAILED, Outcome.ERROR)]
+    status = (
+        Status.KILLED
+        if failed
+        else Status.TIMEOUT
+        if run.timed_out
+        else Status.SURVIVED
+        if run.returncode in (0, 5)
+        else Status.ERROR
+    )
     record.update(
         status=status,
         duration=round(time.time() - started, 3),
@@ -132,7 +141,7 @@ def run_extra(mutant: Mutant, patch: Path, baseline: dict[str, Any], settings: S
         killed_by=[r["nodeid"] for r in failed],
         failures={r["nodeid"]: r.get("text", "") for r in failed},
         time_to_kill=round(min(r["t"] for r in failed) - run.started, 3) if failed else None,
-        log_tail=run.stderr_tail if status == "error" else "",
+        log_tail=run.stderr_tail if status == Status.ERROR else "",
         finished=time.time(),
     )
     return record

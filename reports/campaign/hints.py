@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from reports.campaign.records import Kind, Status
 from reports.campaign.settings import learnt
 
 NAME = "hints.json"
@@ -45,7 +46,7 @@ def learn(records: dict[str, dict[str, Any]]) -> Hints:
     counts: dict[str, dict[str, int]] = {}
     for key in sorted(records):
         rec = records[key]
-        if rec.get("kind") == "mutmut" and rec.get("status") == "killed":
+        if rec.get("kind") == Kind.MUTMUT and rec.get("status") == Status.KILLED:
             tally = counts.setdefault(function_of(key), {})
             for test in rec.get("killed_by", []) or []:
                 tally[test] = tally.get(test, 0) + 1
@@ -57,13 +58,13 @@ def learn(records: dict[str, dict[str, Any]]) -> Hints:
     witnesses = {
         rec["test"]: rec["witness"]
         for _, rec in sorted(records.items())
-        if rec.get("kind") == "witness" and rec.get("witness") and rec.get("test")
+        if rec.get("kind") == Kind.WITNESS and rec.get("witness") and rec.get("test")
     }
     base = {r["nodeid"]: r.get("base", r["nodeid"]) for r in records.get("baseline", {}).get("tests", [])}
     kills: dict[str, str] = {}
     for key in sorted(records):
         rec = records[key]
-        if rec.get("kind") in ("mutmut", "defect", "removal") and rec.get("status") == "killed":
+        if rec.get("kind") in (Kind.MUTMUT, Kind.DEFECT, Kind.REMOVAL) and rec.get("status") == Status.KILLED:
             for test in rec.get("killed_by", []) or []:
                 kills.setdefault(base.get(test, test), key)
     return Hints(killers, witnesses, kills)

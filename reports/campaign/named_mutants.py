@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from reports.campaign.records import Kind, Outcome
 from strategies.defects import KNOWN, Defect
 
 SOUND = "sound"
@@ -75,12 +76,12 @@ SEED_REMOVALS: tuple[tuple[str, str, Defect], ...] = (
 
 def defect_mutants() -> list[Mutant]:
     """Each defect of ``KNOWN`` alone in ``sound``, in the enum's order."""
-    return [Mutant(f"defect:{d.name}", "defect", SOUND, (d.name,), d.description) for d in Defect if d in KNOWN]
+    return [Mutant(f"defect:{d.name}", Kind.DEFECT, SOUND, (d.name,), d.description) for d in Defect if d in KNOWN]
 
 
 def removal_mutants() -> list[Mutant]:
     """The seed's fourteen removals, each the PR variant plus one switch."""
-    return [Mutant(f"removal:{slug}", "removal", PR, (d.name,), words) for slug, words, d in SEED_REMOVALS]
+    return [Mutant(f"removal:{slug}", Kind.REMOVAL, PR, (d.name,), words) for slug, words, d in SEED_REMOVALS]
 
 
 def named_mutants() -> list[Mutant]:
@@ -123,7 +124,7 @@ def tests_for(mutant: Mutant, baseline: dict[str, Any], all_variants: bool) -> l
     return [
         r
         for r in baseline["tests"]
-        if r["outcome"] == "passed"
+        if r["outcome"] == Outcome.PASSED
         and not r.get("reads_table")
         and (all_variants or mutant.variant in r.get("variants_used", (mutant.variant,)))
     ]

@@ -3,7 +3,6 @@ unchanged is kept, the rest runs (warm children by default) until done or the de
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -19,8 +18,9 @@ from reports.campaign.named_mutants import Mutant, in_shard, tests_for
 from reports.campaign.named_warm import run_warm
 from reports.campaign.processes import kill_all, terminate_as_interrupt
 from reports.campaign.progress import Progress
+from reports.campaign.records import Outcome
 from reports.campaign.runs import ensure_baseline, run_named
-from reports.campaign.settings import Settings
+from reports.campaign.settings import NamedEngine, Settings
 
 
 def _key(settings: Settings, mutant: Mutant, baseline: dict[str, Any], patch: Path | None) -> str:
@@ -28,7 +28,7 @@ def _key(settings: Settings, mutant: Mutant, baseline: dict[str, Any], patch: Pa
         return key(
             settings,
             patch.read_text(encoding="utf-8"),
-            [r["nodeid"] for r in baseline["tests"] if r["outcome"] == "passed"],
+            [r["nodeid"] for r in baseline["tests"] if r["outcome"] == Outcome.PASSED],
         )
     nodeids = [r["nodeid"] for r in tests_for(mutant, baseline, settings.all_variants)]
     return named_key(
@@ -106,7 +106,7 @@ def _run_named_mutants(
             fut.cancel()
         kill_all()
 
-    if os.environ.get("CMHARNESS_NAMED_ENGINE") != "process":
+    if settings.named_engine is NamedEngine.WARM:
         warm = [m for m in pending if m.id not in patches]
         for record in run_warm(settings, warm, baseline, fp, deadline):
             record["deps"] = keys[record["mutant"]]

@@ -7,7 +7,7 @@ variant up; example tests first in an order drawn from the mutant, every failing
 property searches only while nothing failed) and writes one row per test; the parent keeps
 ``Settings.workers`` children going and kills one that outlives its timeout. Each child is a fresh copy
 of the collected session, so no switch or memo passes from one mutant to the next.
-``CMHARNESS_NAMED_ENGINE=process`` runs each mutant in a process of its own instead.
+``--named-engine process`` runs each mutant in a process of its own instead.
 """
 
 from __future__ import annotations
@@ -23,10 +23,9 @@ from typing import Any
 
 from reports.campaign.named_mutants import Mutant, tests_for
 from reports.campaign.processes import PYTEST_ARGS, RunOutcome, _die_with_parent, kill_group
+from reports.campaign.records import Outcome, Status
 from reports.campaign.runs import _shrink_one, timeout_for
 from reports.campaign.settings import Settings
-
-ENGINE_ENV = "CMHARNESS_NAMED_ENGINE"
 
 
 def run_warm(
@@ -45,7 +44,7 @@ def run_warm(
                 "spec": m.spec,
                 "ran": 0,
                 "all_variants": settings.all_variants,
-                "status": "no-coverage",
+                "status": Status.NO_COVERAGE,
                 "killed_by": [],
                 "failures": {},
                 "duration": 0.0,
@@ -141,14 +140,22 @@ def _record(
     fp: str,
 ) -> dict[str, Any]:
     rows = list(rows_by_id.values())
-    failed = [r for r in rows if r["outcome"] in ("failed", "error")]
+    failed = [r for r in rows if r["outcome"] in (Outcome.FAILED, Outcome.ERROR)]
     running = [r["nodeid"] for r in rows if r["outcome"] == "running"]
     timed_out = end["exit"] == 36
     args = [*settings.selection, f"--cm-mutant={mutant.spec}"]
     shrink_started = time.time()
     shrunk = _shrink_one(settings, args, failed, baseline) if failed else {}
     shrink_seconds = time.time() - shrink_started
-    status = "killed" if failed else "timeout" if timed_out else "survived" if end["exit"] == 0 else "error"
+    status = (
+        Status.KILLED
+        if failed
+        else Status.TIMEOUT
+        if timed_out
+        else Status.SURVIVED
+        if end["exit"] == 0
+        else Status.ERROR
+    )
     run = RunOutcome(rows, end["exit"], end["seconds"], timed_out, "", end.get("started", 0.0))
     return {
         "mutant": mutant.id,
@@ -167,9 +174,9 @@ def _record(
         "killed_by": [r["nodeid"] for r in failed],
         "failures": {r["nodeid"]: shrunk.get(r["nodeid"], r.get("text", "")) for r in failed},
         "shrunk": sorted(shrunk),
-        "outcomes": {r["nodeid"]: r["outcome"] for r in rows if r["outcome"] not in ("passed", "running")},
+        "outcomes": {r["nodeid"]: r["outcome"] for r in rows if r["outcome"] not in (Outcome.PASSED, "running")},
         "timed_out_in": running[0] if timed_out and running else None,
-        "passed": sum(1 for r in rows if r["outcome"] == "passed"),
+        "passed": sum(1 for r in rows if r["outcome"] == Outcome.PASSED),
         "slowest": [
             [r["nodeid"], round(r["duration"], 2)]
             for r in sorted(rows, key=lambda r: -r["duration"])[:5]

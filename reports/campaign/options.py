@@ -92,6 +92,20 @@ def add_report_arguments(parser: Any) -> None:
         "--out", type=folder_argument, default=None, help="output folder, made when missing (default reports/out)"
     )
     parser.add_argument(
+        "--named-engine",
+        choices=("warm", "process"),
+        default=None,
+        help="named mutants from one warm session forking a child each (default), or a process each "
+        "(default from CMHARNESS_NAMED_ENGINE)",
+    )
+    parser.add_argument(
+        "--mutmut-engine",
+        choices=("warm", "mutmut"),
+        default=None,
+        help="mutmut's mutants from one warm session (default), or mutmut run's own loop "
+        "(default from CMHARNESS_MUTMUT_ENGINE)",
+    )
+    parser.add_argument(
         "--state-dir",
         type=folder_argument,
         default=None,

@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 from typing import Any, TextIO
 
+from reports.campaign.records import Status
+
 
 class Progress:
     """A line per finished mutant on stderr: counts by status, elapsed time and an ETA."""
@@ -27,7 +29,7 @@ class Progress:
         left = self.total - self.done
         eta = (self.busy / self.done) * left / self.workers if self.done else 0.0
         counts = ", ".join(f"{k} {v}" for k, v in sorted(self.counts.items()))
-        extra = f" by {len(record['killed_by'])} test(s)" if status == "killed" else ""
+        extra = f" by {len(record['killed_by'])} test(s)" if status == Status.KILLED else ""
         self.stream.write(
             f"[{self.done}/{self.total} {self.label}] {mutant_id}: {status}{extra} "
             f"({record.get('duration', 0):.1f}s) | {counts} | elapsed {fmt_time(elapsed)}, "

@@ -12,13 +12,13 @@ from typing import Any
 from reports.campaign.journal import Journal
 from reports.campaign.named_mutants import Mutant, tests_for
 from reports.campaign.processes import RunOutcome, run_pytest
-from reports.campaign.records import BASELINE, RED
+from reports.campaign.records import BASELINE, RED, Kind, Outcome, Status
 from reports.campaign.settings import Settings
 
 
 def red_tests(baseline: dict[str, Any]) -> list[str]:
     """The node ids red on the baseline run, less the expected reds (xfailed): the tests no mutant runs."""
-    return [r["nodeid"] for r in baseline["tests"] if r["outcome"] in RED - {"xfailed"}]
+    return [r["nodeid"] for r in baseline["tests"] if r["outcome"] in RED - {Outcome.XFAILED}]
 
 
 def run_baseline(settings: Settings, fp: str) -> dict[str, Any]:
@@ -29,7 +29,7 @@ def run_baseline(settings: Settings, fp: str) -> dict[str, Any]:
     return {
         "mutant": BASELINE,
         "fingerprint": fp,
-        "kind": "baseline",
+        "kind": Kind.BASELINE,
         "wall": round(run.wall, 3),
         "overhead": round(max(0.0, run.wall - measured), 3),
         "exit": run.returncode,
@@ -59,26 +59,26 @@ def run_named(mutant: Mutant, baseline: dict[str, Any], settings: Settings, fp: 
         "finished": 0.0,
     }
     if not rows:
-        record.update(status="no-coverage", killed_by=[], failures={}, duration=0.0, finished=time.time())
+        record.update(status=Status.NO_COVERAGE, killed_by=[], failures={}, duration=0.0, finished=time.time())
         return record
     timeout = timeout_for(rows, baseline, settings)
     mutant_args = [*settings.selection, f"--cm-mutant={mutant.spec}"]
     run = _run_only(
         settings, [*mutant_args, "--cm-no-shrink", "--cm-quick-killers"], [r["nodeid"] for r in rows], timeout
     )
-    failed = [r for r in run.rows if r["outcome"] in ("failed", "error")]
+    failed = [r for r in run.rows if r["outcome"] in (Outcome.FAILED, Outcome.ERROR)]
     running = [r["nodeid"] for r in run.rows if r["outcome"] == "running"]
     shrink_started = time.time()
     shrunk = _shrink_one(settings, mutant_args, failed, baseline) if failed else {}
     shrink_seconds = time.time() - shrink_started
     if failed:
-        status = "killed"
+        status = Status.KILLED
     elif run.timed_out:
-        status = "timeout"
+        status = Status.TIMEOUT
     elif run.returncode in (0, 5):
-        status = "survived"
+        status = Status.SURVIVED
     else:
-        status = "error"
+        status = Status.ERROR
     record.update(
         status=status,
         timed_out=run.timed_out,
@@ -90,15 +90,15 @@ def run_named(mutant: Mutant, baseline: dict[str, Any], settings: Settings, fp: 
         killed_by=[r["nodeid"] for r in failed],
         failures={r["nodeid"]: shrunk.get(r["nodeid"], r.get("text", "")) for r in failed},
         shrunk=sorted(shrunk),
-        outcomes={r["nodeid"]: r["outcome"] for r in run.rows if r["outcome"] not in ("passed", "running")},
+        outcomes={r["nodeid"]: r["outcome"] for r in run.rows if r["outcome"] not in (Outcome.PASSED, "running")},
         timed_out_in=running[0] if run.timed_out and running else None,
-        passed=sum(1 for r in run.rows if r["outcome"] == "passed"),
+        passed=sum(1 for r in run.rows if r["outcome"] == Outcome.PASSED),
         slowest=[
             [r["nodeid"], round(r["duration"], 2)]
             for r in sorted(run.rows, key=lambda r: -r["duration"])[:5]
             if r["duration"] >= 1.0
         ],
-        log_tail=run.stderr_tail if status == "error" else "",
+        log_tail=run.stderr_tail if status == Status.ERROR else "",
         finished=time.time(),
     )
     return record
@@ -127,7 +127,7 @@ def _shrink_one(
         return {}
     nodeid = min(found, key=lambda r: durations.get(r["nodeid"], 0.0))["nodeid"]
     again = _run_only(settings, args, [nodeid], settings.shrink_timeout)
-    texts = {r["nodeid"]: r.get("text", "") for r in again.rows if r["outcome"] in ("failed", "error")}
+    texts = {r["nodeid"]: r.get("text", "") for r in again.rows if r["outcome"] in (Outcome.FAILED, Outcome.ERROR)}
     return {nodeid: texts[nodeid]} if nodeid in texts else {}
 
 

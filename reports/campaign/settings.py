@@ -7,8 +7,12 @@ import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import TextIO
+
+from reference.names import unknown
+from reports.errors import UsageError
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Reviewed data committed with the project: the equivalent mutants, and the suite's order and the hints a
@@ -17,6 +21,34 @@ COMMITTED = ROOT / "mutation"
 #: What the tool writes at run time (``--state-dir``): mutmut's work copy, and what the last complete report
 #: learnt (its suite order and hints), read before the committed copies.
 STATE = ROOT / ".cmharness"
+
+
+class NamedEngine(StrEnum):
+    """How the named mutants run."""
+
+    WARM = "warm"  # one warm pytest session forks a child per mutant (reports.campaign.named_warm)
+    PROCESS = "process"  # a pytest process of its own per mutant (reports.campaign.runs)
+
+
+class MutmutEngine(StrEnum):
+    """How mutmut's mutants run."""
+
+    WARM = "warm"  # one warm pytest session forks a child per mutant (reports.campaign.plugins.warm_session)
+    MUTMUT = "mutmut"  # ``mutmut run``'s own loop, a fresh pytest session per mutant (a check, and to measure)
+
+
+#: The environment variables that choose the engines when no command-line flag does (read here only).
+ENGINE_VARIABLES = {"CMHARNESS_NAMED_ENGINE": NamedEngine, "CMHARNESS_MUTMUT_ENGINE": MutmutEngine}
+
+
+def engine_from_environment(variable: str) -> StrEnum:
+    """The engine an environment variable names, else the default (warm); a bad value is a ``UsageError``."""
+    kind = ENGINE_VARIABLES[variable]
+    value = os.environ.get(variable, "").strip() or kind("warm")
+    try:
+        return kind(value)
+    except ValueError:
+        raise UsageError(unknown(f"value of {variable}", value, [e.value for e in kind])) from None
 
 
 def learnt(name: str, state: Path = STATE) -> Path:
@@ -50,6 +82,13 @@ class Settings:
 
     root: Path = ROOT
     out: Path = ROOT / "reports" / "out"
+    #: How the named mutants and mutmut's mutants run (``--named-engine``, ``--mutmut-engine``).
+    named_engine: NamedEngine = field(
+        default_factory=lambda: NamedEngine(engine_from_environment("CMHARNESS_NAMED_ENGINE"))
+    )
+    mutmut_engine: MutmutEngine = field(
+        default_factory=lambda: MutmutEngine(engine_from_environment("CMHARNESS_MUTMUT_ENGINE"))
+    )
     #: The state folder: what the tool writes at run time (gitignored).
     state_dir: Path = STATE
     #: mutmut's work folder (a copy of the project, and mutmut's mutants/ inside it), in the state folder.

@@ -13,8 +13,10 @@ from collections import defaultdict
 from collections.abc import Mapping
 from typing import Any
 
-NAMED_KINDS = ("defect", "removal")
-KILLING_KINDS = (*NAMED_KINDS, "mutmut", "extra")
+from reports.campaign.records import Kind, Status
+
+NAMED_KINDS = (Kind.DEFECT, Kind.REMOVAL)
+KILLING_KINDS = (*NAMED_KINDS, Kind.MUTMUT, Kind.EXTRA)
 #: A file's cost is never taken as below this (seconds), so that a file the baseline never timed is not free.
 LEAST_SECONDS = 0.01
 
@@ -37,10 +39,10 @@ def kills_by_function(records: Mapping[str, Mapping[str, Any]]) -> dict[str, int
     kills: dict[str, int] = defaultdict(int)
     for key in sorted(records):
         rec = records[key]
-        if rec.get("kind") in KILLING_KINDS and rec.get("status") == "killed":
+        if rec.get("kind") in KILLING_KINDS and rec.get("status") == Status.KILLED:
             for fn in {function_of(t) for t in rec.get("killed_by", []) or []}:
                 kills[fn] += 1
-        elif rec.get("kind") == "witness" and rec.get("witness") and rec.get("test"):
+        elif rec.get("kind") == Kind.WITNESS and rec.get("witness") and rec.get("test"):
             kills[function_of(rec["test"])] += 1
     return dict(kills)
 
@@ -50,7 +52,7 @@ def named_killers(records: Mapping[str, Mapping[str, Any]]) -> dict[str, frozens
     return {
         key: frozenset(function_of(t) for t in rec.get("killed_by", []) or [])
         for key, rec in sorted(records.items())
-        if rec.get("kind") in NAMED_KINDS and rec.get("status") == "killed" and rec.get("killed_by")
+        if rec.get("kind") in NAMED_KINDS and rec.get("status") == Status.KILLED and rec.get("killed_by")
     }
 
 

@@ -31,7 +31,7 @@ from reports.campaign.hints import function_of
 from reports.campaign.hints import read as read_hints
 from reports.campaign.plugins.witness_plugin import DISCOVER
 from reports.campaign.processes import _run_process, read_rows
-from reports.campaign.records import BASELINE, NO_CODE, ONLY_EQUIVALENT, REAL_GAP, RED
+from reports.campaign.records import BASELINE, NO_CODE, ONLY_EQUIVALENT, REAL_GAP, RED, Kind, Outcome, Status
 from reports.campaign.settings import Settings, learnt
 
 MAX_CANDIDATES = 400
@@ -48,7 +48,7 @@ def red_bases(records: dict[str, dict[str, Any]]) -> set[str]:
     for rec in records.values():
         for t in rec.get("killed_by", []) or []:
             red.add(base.get(t, t))
-        if rec.get("kind") == "witness" and rec.get("witness"):
+        if rec.get("kind") == Kind.WITNESS and rec.get("witness"):
             red.add(rec["base"])
     return red
 
@@ -59,7 +59,7 @@ def never_red(records: dict[str, dict[str, Any]]) -> dict[str, str]:
     chosen: dict[str, str] = {}
     for r in records[BASELINE]["tests"]:
         b = r.get("base", r["nodeid"])
-        if r["outcome"] != "passed" or b in red:
+        if r["outcome"] != Outcome.PASSED or b in red:
             continue
         if b not in chosen or r.get("variant") == "sound":
             chosen[b] = r["nodeid"]
@@ -79,7 +79,7 @@ def killed_by_function(records: dict[str, dict[str, Any]]) -> dict[str, list[str
     """The killed mutmut mutants of each mutated function, by its mangled name."""
     out: dict[str, list[str]] = {}
     for key, rec in sorted(records.items()):
-        if rec.get("kind") == "mutmut" and rec.get("status") == "killed":
+        if rec.get("kind") == Kind.MUTMUT and rec.get("status") == Status.KILLED:
             name = key.removeprefix("mutmut:")
             out.setdefault(function_of(name), []).append(name)
     return out
@@ -109,7 +109,7 @@ def plan(
     killed = killed_by_function(records) if killed is None else killed
     any_by_function: dict[str, int] = {}
     for key, rec in records.items():
-        if rec.get("kind") == "mutmut":
+        if rec.get("kind") == Kind.MUTMUT:
             fn = function_of(key)
             any_by_function[fn] = any_by_function.get(fn, 0) + 1
     functions_of: dict[str, list[str]] = {}
@@ -123,7 +123,7 @@ def plan(
     named = [
         (key, rec["spec"])
         for key, rec in sorted(records.items())
-        if rec.get("kind") in ("defect", "removal") and rec.get("status") == "killed" and rec.get("spec")
+        if rec.get("kind") in (Kind.DEFECT, Kind.REMOVAL) and rec.get("status") == Status.KILLED and rec.get("spec")
     ]
     todo: dict[str, list[list[str]]] = {}
     reasons: dict[str, str] = {}
@@ -132,18 +132,18 @@ def plan(
         # a test that reads the defect table fails under any named mutant by construction: only mutmut's count
         used = [] if rows[nodeid].get("reads_table") else rows[nodeid].get("variants_used", [])
         cands = [["named", spec, key] for key, spec in named if spec.split("+", 1)[0] in used]
-        cands += [["mutmut", n, f"mutmut:{n}"] for fn in fns for n in killed.get(fn, [])]
+        cands += [[Kind.MUTMUT, n, f"mutmut:{n}"] for fn in fns for n in killed.get(fn, [])]
         known = hints.get(nodeid) or (kills or {}).get(base)
         if (
             known
             and known.startswith("mutmut:")
             and all(c[2] != known for c in cands)
-            and records.get(known, {}).get("status") == "killed"
+            and records.get(known, {}).get("status") == Status.KILLED
         ):
-            cands.append(["mutmut", known.removeprefix("mutmut:"), known])
+            cands.append([Kind.MUTMUT, known.removeprefix("mutmut:"), known])
         mine = killed_before.get(base, set())
         # the witness of the last complete report first, then the mutants of what it killed there (stable)
-        cands.sort(key=lambda c: (c[2] != known, c[0] != "mutmut" or function_of(c[2]) not in mine))
+        cands.sort(key=lambda c: (c[2] != known, c[0] != Kind.MUTMUT or function_of(c[2]) not in mine))
         cands = cands[:MAX_CANDIDATES]
         if discover and not fns:  # before the named mutants, which a test mutmut leaves out often cannot see
             cands.insert(1 if cands and cands[0][2] == known else 0, [DISCOVER, "", ""])
@@ -177,7 +177,7 @@ def search(
         {
             "mutant": f"witness:{b}",
             "fingerprint": fp,
-            "kind": "witness",
+            "kind": Kind.WITNESS,
             "base": b,
             "test": None,
             "witness": None,
@@ -213,7 +213,7 @@ def search(
         rec = {
             "mutant": f"witness:{base}",
             "fingerprint": fp,
-            "kind": "witness",
+            "kind": Kind.WITNESS,
             "base": base,
             "test": nodeid,
             "witness": r.get("witness"),

@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import os
 import sys
 import time
 from collections.abc import Sequence
@@ -20,15 +19,15 @@ from reports.campaign.hints import write as write_hints
 from reports.campaign.journal import Journal, fingerprint, journal_name, load_journals
 from reports.campaign.mutmut.execute import PreparedAhead
 from reports.campaign.mutmut.results import journal_records
-from reports.campaign.mutmut.run import ENGINE_ENV, run_mutmut
+from reports.campaign.mutmut.run import run_mutmut
 from reports.campaign.mutmut.work_copy import lay_work_copy, test_keys, work_dir
 from reports.campaign.named_mutants import named_mutants
 from reports.campaign.named_scheduler import run_named_mutants
 from reports.campaign.options import DEFAULT_BUDGET, DEFAULT_MUTMUT_PATHS, MUTMUT_PATHS, add_report_arguments
 from reports.campaign.processes import terminate_as_interrupt
 from reports.campaign.progress import fmt_time
-from reports.campaign.records import BASELINE
-from reports.campaign.settings import Settings
+from reports.campaign.records import BASELINE, Kind, Status
+from reports.campaign.settings import MutmutEngine, NamedEngine, Settings
 from reports.campaign.suite_order import NAME as ORDER_NAME
 from reports.campaign.suite_order import order_file
 from reports.campaign.witness import never_red, search
@@ -84,7 +83,7 @@ def run_campaign(
                 inventory = {
                     "mutant": key,
                     "fingerprint": fp,
-                    "kind": "inventory",
+                    "kind": Kind.INVENTORY,
                     "names": names,
                     "path": path,
                     "note": result.note,
@@ -123,7 +122,7 @@ def prepare_ahead(settings: Settings, fp: str, deadline: float) -> Any:
     """A cold mutmut work copy is prepared beside the baseline (``reports.campaign.mutmut.execute.PreparedAhead``); a
     warm
     one (an incremental run) is brought up to date where mutmut runs, after the baseline."""
-    if (work_dir(settings) / "mutants").is_dir() or os.environ.get(ENGINE_ENV) == "mutmut":
+    if (work_dir(settings) / "mutants").is_dir() or settings.mutmut_engine is MutmutEngine.MUTMUT:
         return None
     work, _ = lay_work_copy(settings, fp)
     if settings.progress:
@@ -169,13 +168,13 @@ def kept_witnesses(
         for line in path.read_text(encoding="utf-8").splitlines():
             with contextlib.suppress(json.JSONDecodeError, TypeError, KeyError):
                 rec = json.loads(line)
-                if rec.get("kind") == "witness" and rec.get("witness") and rec["base"] in pending:
+                if rec.get("kind") == Kind.WITNESS and rec.get("witness") and rec["base"] in pending:
                     previous[rec["base"]] = rec
     keys = test_keys(settings, [r["test"] for r in previous.values()])
     return [
         {**rec, "fingerprint": fp}
         for rec in previous.values()
-        if keys.get(rec["test"]) == rec.get("deps") and done.get(rec["witness"], {}).get("status") == "killed"
+        if keys.get(rec["test"]) == rec.get("deps") and done.get(rec["witness"], {}).get("status") == Status.KILLED
     ]
 
 
@@ -201,6 +200,10 @@ def write_order(report: Report, records: dict[str, dict[str, Any]], path: Path) 
 def run(args: Any, stdout: TextIO) -> int:
     """The subcommand: exit 0 complete with nothing left alive, 1 survivors or red-first gaps, 3 incomplete."""
     settings = Settings()
+    if getattr(args, "named_engine", None):
+        settings.named_engine = NamedEngine(args.named_engine)
+    if getattr(args, "mutmut_engine", None):
+        settings.mutmut_engine = MutmutEngine(args.mutmut_engine)
     if getattr(args, "state_dir", None):
         settings.state_dir = Path(args.state_dir).resolve()
         settings.mutmut_dir = settings.state_dir / "mutmut"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 from typing import Any
 
+from reports.campaign.records import Kind, Status
 from reports.render.report_model import Report, score
 from reports.render.summary import (
     _example_title,
@@ -22,15 +23,23 @@ from reports.render.summary import (
     variant_matrix,
 )
 
-STATUSES = ("killed", "timeout", "survived", "no-coverage", "error", "equivalent", "pending")
+STATUSES = (
+    Status.KILLED,
+    Status.TIMEOUT,
+    Status.SURVIVED,
+    Status.NO_COVERAGE,
+    Status.ERROR,
+    Status.EQUIVALENT,
+    Status.PENDING,
+)
 COLORS = {
-    "killed": "#3c9a3c",
-    "timeout": "#e0a526",
-    "survived": "#d9534f",
-    "no-coverage": "#9a9a9a",
-    "error": "#8e44ad",
-    "equivalent": "#5b8bd0",
-    "pending": "#cfcfcf",
+    Status.KILLED: "#3c9a3c",
+    Status.TIMEOUT: "#e0a526",
+    Status.SURVIVED: "#d9534f",
+    Status.NO_COVERAGE: "#9a9a9a",
+    Status.ERROR: "#8e44ad",
+    Status.EQUIVALENT: "#5b8bd0",
+    Status.PENDING: "#cfcfcf",
 }
 
 CSS = """
@@ -110,9 +119,9 @@ def chart(report: Report) -> str:
         sub = report.mutmut.loc[report.mutmut["id"].str.startswith(f"mutmut:{folder}."), "status"]
         folders.append((f"mutmut {folder}/", score(sub)["counts"]))
     for kind, label in (
-        ("defect", "named: defects alone"),
-        ("removal", "named: seed removals"),
-        ("extra", "extra (patches)"),
+        (Kind.DEFECT, "named: defects alone"),
+        (Kind.REMOVAL, "named: seed removals"),
+        (Kind.EXTRA, "extra (patches)"),
     ):
         sub = report.named.loc[report.named["kind"] == kind, "status"]
         if len(sub):
@@ -149,7 +158,7 @@ def _named(report: Report, h: list[str]) -> None:
                 )
                 + "</details>"
             )
-        if r.kind == "extra" and report.extra_locations.get(r.id, {}).get("diff"):
+        if r.kind == Kind.EXTRA and report.extra_locations.get(r.id, {}).get("diff"):
             detail += f"<details><summary>diff</summary><pre>{_e(report.extra_locations[r.id]['diff'])}</pre></details>"
         if r.timed_out_in:
             detail += f"<div class='small'>timed out in <code>{_e(r.timed_out_in)}</code></div>"
@@ -205,7 +214,7 @@ def _mutmut(report: Report, h: list[str]) -> None:
             "<th>diff</th></tr>"
         )
         for r in group.sort_values(["line", "id"]).itertuples():
-            who = ", ".join(r.killed_by or []) if r.status == "killed" else (r.reason or "")
+            who = ", ".join(r.killed_by or []) if r.status == Status.KILLED else (r.reason or "")
             diff = f"<details><summary>diff</summary><pre>{_e(r.diff)}</pre></details>" if r.diff else ""
             h.append(
                 f"<tr data-status='{_e(r.status)}'><td><code>{_e(r.id.removeprefix('mutmut:'))}</code></td>"

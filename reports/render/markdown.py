@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from reports.campaign.records import Kind, Status
 from reports.render.report_model import Report
 from reports.render.summary import _example_title, _mutmut_by_file, _secs, summary_lines, variant_matrix
 
@@ -53,10 +54,21 @@ def render(report: Report) -> str:
                 out += [_example_title(r.shrunk) + ":", "", "```", r.counterexample, "```", ""]
     out += ["## mutmut", ""]
     out += _md_table(
-        ["file", "killed", "survived", "timeout", "no coverage", "equivalent", "pending", "score"],
+        [
+            "file",
+            Status.KILLED,
+            Status.SURVIVED,
+            Status.TIMEOUT,
+            "no coverage",
+            Status.EQUIVALENT,
+            Status.PENDING,
+            "score",
+        ],
         _mutmut_by_file(report),
     )
-    surv = report.mutmut[report.mutmut["status"].isin(["survived", "timeout", "no-coverage", "error"])]
+    surv = report.mutmut[
+        report.mutmut["status"].isin([Status.SURVIVED, Status.TIMEOUT, Status.NO_COVERAGE, Status.ERROR])
+    ]
     if len(surv):
         out += ["### Survivors", ""]
         out += _md_table(
@@ -73,7 +85,7 @@ def render(report: Report) -> str:
                 for r in surv.itertuples()
             ],
         )
-    eq = report.mutmut[report.mutmut["status"] == "equivalent"]
+    eq = report.mutmut[report.mutmut["status"] == Status.EQUIVALENT]
     if len(eq):
         out += ["### Equivalent (reviewed)", ""]
         out += _md_table(
@@ -85,7 +97,7 @@ def render(report: Report) -> str:
     witness, without = checks.get("witness", {}), checks.get("without", {})
     out += [f"Tests with a red-first witness: {len(witness)} of {checks['tests']}.", ""]
     out += _md_table(
-        ["test", "witness", "failure"], [[f"`{b}`", f"`{w}`", line] for b, (w, line) in sorted(witness.items())]
+        ["test", Kind.WITNESS, "failure"], [[f"`{b}`", f"`{w}`", line] for b, (w, line) in sorted(witness.items())]
     )
     out += [f"Tests without a witness ({len(without)}):", ""]
     out += [f"- `{t}`: {why}" for t, why in sorted(without.items())] or ["- none"]

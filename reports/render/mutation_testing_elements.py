@@ -7,19 +7,20 @@ import re
 from pathlib import Path
 from typing import Any
 
+from reports.campaign.records import Kind, Status
 from reports.render.report_model import Report
 from reports.render.summary import _module_file
 
 MTE_STATUS = {
-    "killed": "Killed",
-    "survived": "Survived",
-    "timeout": "Timeout",
-    "no-coverage": "NoCoverage",
-    "error": "RuntimeError",
-    "type-check": "CompileError",
-    "skipped": "Ignored",
-    "equivalent": "Ignored",
-    "pending": "Pending",
+    Status.KILLED: "Killed",
+    Status.SURVIVED: "Survived",
+    Status.TIMEOUT: "Timeout",
+    Status.NO_COVERAGE: "NoCoverage",
+    Status.ERROR: "RuntimeError",
+    Status.TYPE_CHECK: "CompileError",
+    Status.SKIPPED: "Ignored",
+    Status.EQUIVALENT: "Ignored",
+    Status.PENDING: "Pending",
 }
 
 
@@ -62,7 +63,7 @@ def mte_json(report: Report, root: Path) -> dict[str, Any]:
     for row in report.named.itertuples():
         defect = row.spec.split("+")[-1]
         path, line, col = locations.get(defect, ("strategies/defects.py", 1, 1))
-        if row.kind == "extra":
+        if row.kind == Kind.EXTRA:
             rec = report.extra_locations.get(row.id, {})
             path, line, col = rec.get("file") or path, int(rec.get("line") or 1), 1
         entry = {
@@ -79,7 +80,7 @@ def mte_json(report: Report, root: Path) -> dict[str, Any]:
         }
         if row.duration is not None and not pd.isna(row.duration):
             entry["duration"] = round(float(row.duration) * 1000)
-        if row.status == "timeout":
+        if row.status == Status.TIMEOUT:
             entry["statusReason"] = "no test failed before the timeout"
         file_entry(path)["mutants"].append(entry)
     for row in report.mutmut.itertuples():
@@ -98,7 +99,7 @@ def mte_json(report: Report, root: Path) -> dict[str, Any]:
             "status": MTE_STATUS.get(row.status, "RuntimeError"),
             "killedBy": list(row.killed_by or []),
         }
-        if row.status == "equivalent":
+        if row.status == Status.EQUIVALENT:
             entry["statusReason"] = f"equivalent: {row.reason}"
         if _num(row.duration, -1) >= 0:
             entry["duration"] = round(float(row.duration) * 1000)

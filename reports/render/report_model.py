@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from reports.campaign.equivalents import Equivalent, load_equivalents
 from reports.campaign.named_mutants import Mutant, named_mutants, tests_for
-from reports.campaign.records import BASELINE, NO_CODE, ONLY_EQUIVALENT, RED
+from reports.campaign.records import BASELINE, NO_CODE, ONLY_EQUIVALENT, RED, Kind, Outcome, Status
 
 if TYPE_CHECKING:
     import pandas as pd  # imported where used: see reports/__init__.py
@@ -89,15 +89,15 @@ class Report:
 def score(statuses: pd.Series) -> dict[str, Any]:
     """Killed over the mutants that count (equivalent, skipped and pending ones do not), timeouts beside."""
     counts = statuses.value_counts().to_dict()
-    excluded = sum(counts.get(s, 0) for s in ("equivalent", "skipped", "pending"))
+    excluded = sum(counts.get(s, 0) for s in (Status.EQUIVALENT, Status.SKIPPED, Status.PENDING))
     counted = int(len(statuses) - excluded)
-    killed = int(counts.get("killed", 0))
-    timeout = int(counts.get("timeout", 0))
+    killed = int(counts.get(Status.KILLED, 0))
+    timeout = int(counts.get(Status.TIMEOUT, 0))
     return {
         "counts": {k: int(v) for k, v in counts.items()},
         "counted": counted,
-        "killed": killed,
-        "timeout": timeout,
+        Status.KILLED: killed,
+        Status.TIMEOUT: timeout,
         "total": len(statuses),
         "score": 100.0 * killed / counted if counted else float("nan"),
         "with_timeouts": 100.0 * (killed + timeout) / counted if counted else float("nan"),
@@ -127,14 +127,14 @@ def build(
         shrunk = set((rec or {}).get("shrunk", []))
         killers = sorted((rec or {}).get("killed_by", []), key=lambda t: t not in shrunk)  # the shrunk one first
         examples = [(t in shrunk, ex) for t in killers for ex in counterexamples(failures.get(t, ""))]
-        spec = (rec or {}).get("spec", m.spec) if m.kind == "extra" else m.spec
+        spec = (rec or {}).get("spec", m.spec) if m.kind == Kind.EXTRA else m.spec
         rows.append(
             {
                 "id": m.id,
                 "kind": m.kind,
                 "spec": spec,
                 "wording": m.wording + (f" ({rec['reason']})" if rec and rec.get("reason") else ""),
-                "status": rec["status"] if rec else "pending",
+                "status": rec["status"] if rec else Status.PENDING,
                 "killed_by": list((rec or {}).get("killed_by", [])),
                 "time_to_kill": (rec or {}).get("time_to_kill"),
                 "duration": (rec or {}).get("duration"),
@@ -165,9 +165,9 @@ def build(
             "timed_out_in",
         ],
     )
-    if (named["status"] == "pending").any():
+    if (named["status"] == Status.PENDING).any():
         notes.append(
-            f"{int((named['status'] == 'pending').sum())} named mutant(s) not run yet (another shard, "
+            f"{int((named['status'] == Status.PENDING).sum())} named mutant(s) not run yet (another shard, "
             "or an interrupted campaign): run the campaign again, or merge every shard's journal"
         )
 
@@ -182,7 +182,7 @@ def build(
         kill_rows[m.id] = {
             r["nodeid"]: 1.0 if r["nodeid"] in failed else 0.0
             for r in tests_for(m, baseline, bool(rec.get("all_variants")))
-            if other.get(r["nodeid"]) != "skipped"
+            if other.get(r["nodeid"]) != Status.SKIPPED
         }
     kills = pd.DataFrame.from_dict(kill_rows, orient="index")
     kills = kills.reindex(index=[m.id for m in mutants if m.id in kill_rows])
@@ -203,7 +203,7 @@ def build(
                 "diff": records[m.id].get("diff", ""),
             }
             for m in mutants
-            if m.kind == "extra" and m.id in records
+            if m.kind == Kind.EXTRA and m.id in records
         },
     )
     return replace(report, checks=red_first(report, records))
@@ -238,22 +238,22 @@ def _mutmut_frame(
             if rec.get("note"):
                 notes.append(f"mutmut ({key.split(':', 1)[1]}): {rec['note']}")
     rows = []
-    for key in sorted(names | {k for k, r in records.items() if r.get("kind") == "mutmut"}):
+    for key in sorted(names | {k for k, r in records.items() if r.get("kind") == Kind.MUTMUT}):
         rec = records.get(key)
         row = {c: None for c in columns}
-        row.update(id=key, status="pending", killed_by=[], reason="")
+        row.update(id=key, status=Status.PENDING, killed_by=[], reason="")
         if rec is not None:
             row.update({c: rec.get(c) for c in columns if c in rec})
             row["status"] = rec["status"]
         eq = equivalents.get(key)
-        if eq is not None and row["status"] in ("survived", "timeout", "no-coverage", "skipped"):
+        if eq is not None and row["status"] in (Status.SURVIVED, Status.TIMEOUT, Status.NO_COVERAGE, Status.SKIPPED):
             if eq.replacement is not None and rec is not None and eq.replacement != rec.get("replacement"):
                 notes.append(
                     f"stale equivalence entry {key}: its mutated line is now {rec.get('replacement')!r}, "
                     f"reviewed as {eq.replacement!r}; counted as a {row['status']} until reviewed again"
                 )
             else:
-                row["status"], row["reason"] = "equivalent", eq.reason
+                row["status"], row["reason"] = Status.EQUIVALENT, eq.reason
         rows.append(row)
     frame = pd.DataFrame(rows, columns=columns)
     if len(frame):
@@ -277,18 +277,18 @@ def red_first(report: Report, records: dict[str, dict[str, Any]]) -> dict[str, A
         )
     for key in sorted(records):
         rec = records[key]
-        if rec.get("kind") in ("defect", "removal", "mutmut", "extra"):
+        if rec.get("kind") in (Kind.DEFECT, Kind.REMOVAL, Kind.MUTMUT, Kind.EXTRA):
             failures = rec.get("failures", {})
             for t in rec.get("killed_by", []) or []:
                 b = tests.at[t, "base"] if t in tests.index else t
                 witness.setdefault(b, (key, first_line_of_failure(failures.get(t, ""))))
     reasons: dict[str, str] = {}
-    for rec in (r for _, r in sorted(records.items()) if r.get("kind") == "witness"):
+    for rec in (r for _, r in sorted(records.items()) if r.get("kind") == Kind.WITNESS):
         if rec.get("witness"):
             witness.setdefault(rec["base"], (rec["witness"], stable(rec.get("failure", ""))))
         else:
             reasons[rec["base"]] = rec.get("reason", "")
-    ran = tests[tests["outcome"] != "skipped"]
+    ran = tests[tests["outcome"] != Outcome.SKIPPED]
     bases = sorted(set(ran["base"]))
     never_red = [b for b in bases if b not in witness]
     unsearched = "not searched yet (the witness search runs after a complete main pass over every folder)"
@@ -297,12 +297,12 @@ def red_first(report: Report, records: dict[str, dict[str, Any]]) -> dict[str, A
     violations = []
     for nodeid, row in tests.iterrows():
         red_on = row.get("red_on") or []
-        if not red_on or row["outcome"] == "skipped":
+        if not red_on or row["outcome"] == Outcome.SKIPPED:
             continue
         variant = row["variant"]
         if variant in red_on and row["outcome"] not in RED:
             violations.append({"test": nodeid, "problem": f"marked red_on {variant} but {row['outcome']} there"})
-        if variant == "sound" and row["outcome"] != "passed":
+        if variant == "sound" and row["outcome"] != Outcome.PASSED:
             violations.append(
                 {"test": nodeid, "problem": f"marked red_on {', '.join(red_on)} but {row['outcome']} on sound"}
             )

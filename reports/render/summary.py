@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from reports.campaign.records import Kind, Status
 from reports.exit_codes import Exit
 from reports.render.report_model import Report, score
 
@@ -53,26 +54,26 @@ def folder_scores(report: Report) -> list[str]:
 
 def range_text(s: dict[str, Any]) -> str:
     """``killed/counted = x%``, or while mutants are pending the range: killed over all, killed over finished."""
-    pending = s["counts"].get("pending", 0)
+    pending = s["counts"].get(Status.PENDING, 0)
     if not pending:
-        return f"{s['killed']}/{s['counted']} killed = {pct(s['score'])}"
+        return f"{s[Status.KILLED]}/{s['counted']} killed = {pct(s['score'])}"
     everything = s["counted"] + pending
     return (
-        f"{s['killed']}/{everything} killed = {pct(100.0 * s['killed'] / everything)} of all to "
-        f"{s['killed']}/{s['counted']} = {pct(s['score'])} of the finished ({pending} pending)"
+        f"{s[Status.KILLED]}/{everything} killed = {pct(100.0 * s[Status.KILLED] / everything)} of all to "
+        f"{s[Status.KILLED]}/{s['counted']} = {pct(s['score'])} of the finished ({pending} pending)"
     )
 
 
 def completeness(report: Report) -> dict[str, Any]:
     """What is left to run: pending mutants, and the folders in the run's scope mutmut has not started."""
-    named = int((report.named["status"] == "pending").sum())
-    mutmut = int((report.mutmut["status"] == "pending").sum()) if len(report.mutmut) else 0
+    named = int((report.named["status"] == Status.PENDING).sum())
+    mutmut = int((report.mutmut["status"] == Status.PENDING).sum()) if len(report.mutmut) else 0
     started = set(mutmut_folders(report)) if len(report.mutmut) else set()
     not_started = [f for f in report.scope if f not in started]
     return {
         "named": named,
         "mutmut": mutmut,
-        "pending": named + mutmut,
+        Status.PENDING: named + mutmut,
         "not_started": not_started,
         "complete": not (named or mutmut or not_started),
     }
@@ -82,15 +83,19 @@ def headline(report: Report) -> str:
     c = completeness(report)
     if c["complete"]:
         return "COMPLETE: every mutant in scope ran"
-    parts = [f"{c['pending']} mutant(s) pending"] if c["pending"] else []
+    parts = [f"{c[Status.PENDING]} mutant(s) pending"] if c[Status.PENDING] else []
     parts += [f"mutmut over {f}/ not started" for f in c["not_started"]]
     return f"INCOMPLETE: {', '.join(parts)} (stopped at its budget or interrupted); run again to resume"
 
 
 def survivors(report: Report) -> int:
     """Mutants a test should have killed and none did (timeouts are detected; equivalents are reviewed)."""
-    named = int(report.named["status"].isin(["survived", "no-coverage", "error"]).sum())
-    mutmut = int(report.mutmut["status"].isin(["survived", "no-coverage", "error"]).sum()) if len(report.mutmut) else 0
+    named = int(report.named["status"].isin([Status.SURVIVED, Status.NO_COVERAGE, Status.ERROR]).sum())
+    mutmut = (
+        int(report.mutmut["status"].isin([Status.SURVIVED, Status.NO_COVERAGE, Status.ERROR]).sum())
+        if len(report.mutmut)
+        else 0
+    )
     return named + mutmut
 
 
@@ -117,31 +122,34 @@ def summary_lines(report: Report) -> list[str]:
     ns, ms = report.named_score(), report.mutmut_score()
     by_kind = []
     for kind, label in (
-        ("defect", "defects alone in sound"),
-        ("removal", "the seed's removals"),
-        ("extra", "extra mutants (patches)"),
+        (Kind.DEFECT, "defects alone in sound"),
+        (Kind.REMOVAL, "the seed's removals"),
+        (Kind.EXTRA, "extra mutants (patches)"),
     ):
-        if kind == "extra" and not (report.named["kind"] == "extra").any():
+        if kind == Kind.EXTRA and not (report.named["kind"] == Kind.EXTRA).any():
             continue
         sub = score(report.named.loc[report.named["kind"] == kind, "status"])
-        by_kind.append(f"  {label}: {range_text(sub)}" + (f", {sub['timeout']} timeout" if sub["timeout"] else ""))
+        by_kind.append(
+            f"  {label}: {range_text(sub)}" + (f", {sub[Status.TIMEOUT]} timeout" if sub[Status.TIMEOUT] else "")
+        )
     mc = ms["counts"]
     lines = [
         headline(report),
         f"fingerprint {report.fp}: {len(report.tests)} tests on the baseline",
-        f"named mutants: {range_text(ns)} (with timeouts {pct(ns['with_timeouts'])}; {ns['timeout']} timeout)",
+        f"named mutants: {range_text(ns)} (with timeouts {pct(ns['with_timeouts'])}; {ns[Status.TIMEOUT]} timeout)",
         *by_kind,
         f"mutmut ({', '.join(f + '/' for f in mutmut_folders(report)) or 'no folder'}): {range_text(ms)} "
-        f"(with timeouts {pct(ms['with_timeouts'])}); survived {mc.get('survived', 0)}, no coverage "
-        f"{mc.get('no-coverage', 0)}, timeout {mc.get('timeout', 0)}, equivalent {mc.get('equivalent', 0)}, "
-        f"pending {mc.get('pending', 0)}" + ("" if len(report.mutmut) else " (mutmut has not run yet)"),
+        f"(with timeouts {pct(ms['with_timeouts'])}); survived {mc.get(Status.SURVIVED, 0)}, no coverage "
+        f"{mc.get(Status.NO_COVERAGE, 0)}, timeout {mc.get(Status.TIMEOUT, 0)}, "
+        f"equivalent {mc.get(Status.EQUIVALENT, 0)}, "
+        f"pending {mc.get(Status.PENDING, 0)}" + ("" if len(report.mutmut) else " (mutmut has not run yet)"),
         *folder_scores(report),
         f"red-first: {report.checks['tests'] - len(report.checks['never_red'])} of {report.checks['tests']} tests "
         f"have a witness (red on a variant or a mutant); {len(report.checks['never_red'])} without "
         f"({_reason_counts(report.checks['without'])}); {len(report.checks['red_on_violations'])} red_on "
         "violation(s)",
     ]
-    not_killed = report.named[~report.named["status"].isin(["killed", "pending"])]
+    not_killed = report.named[~report.named["status"].isin([Status.KILLED, Status.PENDING])]
     for row in not_killed.itertuples():
         lines.append(f"  not killed: {row.id} ({row.status}): {row.wording}")
     return lines + [f"note: {n}" for n in report.notes]
@@ -173,12 +181,12 @@ def _mutmut_by_file(report: Report) -> list[list[Any]]:
         rows.append(
             [
                 path,
-                c.get("killed", 0),
-                c.get("survived", 0),
-                c.get("timeout", 0),
-                c.get("no-coverage", 0),
-                c.get("equivalent", 0),
-                c.get("pending", 0),
+                c.get(Status.KILLED, 0),
+                c.get(Status.SURVIVED, 0),
+                c.get(Status.TIMEOUT, 0),
+                c.get(Status.NO_COVERAGE, 0),
+                c.get(Status.EQUIVALENT, 0),
+                c.get(Status.PENDING, 0),
                 pct(s["score"]),
             ]
         )

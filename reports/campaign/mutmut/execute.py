@@ -31,6 +31,7 @@ from reports.campaign.mutmut.work_copy import read_selection
 from reports.campaign.plugins.mutant_plugin import SKIP_ENV
 from reports.campaign.processes import _die_with_parent, kill_group
 from reports.campaign.progress import fmt_time
+from reports.campaign.records import Status
 from reports.campaign.runs import red_tests
 from reports.campaign.settings import Settings
 
@@ -264,7 +265,9 @@ def run_pending(
             done = read_results(out)
             counts: dict[str, int] = {}
             for r in done.values():
-                s = {1: "killed", 0: "survived", 36: "timeout", 33: "no-coverage"}.get(r["exit"], "error")
+                s = {1: Status.KILLED, 0: Status.SURVIVED, 36: Status.TIMEOUT, 33: Status.NO_COVERAGE}.get(
+                    r["exit"], Status.ERROR
+                )
                 counts[s] = counts.get(s, 0) + 1
             shown = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
             stream.write(

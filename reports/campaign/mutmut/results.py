@@ -12,28 +12,29 @@ from typing import Any
 from reports.campaign.journal import Journal
 from reports.campaign.mutmut.describe import describe
 from reports.campaign.mutmut.meta import load_meta, module_of
+from reports.campaign.records import Kind, Status
 
 INTERRUPTED = 2
 STATUS_BY_EXIT: dict[int | None, str] = {
-    1: "killed",
-    3: "killed",
-    0: "survived",
-    5: "no-coverage",
-    33: "no-coverage",
-    34: "skipped",
-    36: "timeout",
-    24: "timeout",
-    -24: "timeout",
-    152: "timeout",
-    255: "timeout",
-    37: "type-check",
+    1: Status.KILLED,
+    3: Status.KILLED,
+    0: Status.SURVIVED,
+    5: Status.NO_COVERAGE,
+    33: Status.NO_COVERAGE,
+    34: Status.SKIPPED,
+    36: Status.TIMEOUT,
+    24: Status.TIMEOUT,
+    -24: Status.TIMEOUT,
+    152: Status.TIMEOUT,
+    255: Status.TIMEOUT,
+    37: Status.TYPE_CHECK,
 }
 
 
 def mutmut_status(code: int | None) -> str:
     if code is None or code == INTERRUPTED:
-        return "pending"
-    return STATUS_BY_EXIT.get(code, "error")
+        return Status.PENDING
+    return STATUS_BY_EXIT.get(code, Status.ERROR)
 
 
 # ----------------------------------------------------------------------------- mutmut's results
@@ -74,7 +75,7 @@ def _pending_names(work: Path) -> tuple[dict[str, list[str]], dict[str, list[str
         module = module_of(source)
         codes = data.get("exit_code_by_key", {})
         every[module] = list(codes)
-        pending[module] = [k for k, v in codes.items() if mutmut_status(v) == "pending"]
+        pending[module] = [k for k, v in codes.items() if mutmut_status(v) == Status.PENDING]
     return every, pending
 
 
@@ -101,7 +102,7 @@ def collect(work: Path, fp: str, owned: set[str], every: dict[str, list[str]]) -
         if module not in owned:
             continue
         codes = data.get("exit_code_by_key", {})
-        finished = [k for k, v in codes.items() if mutmut_status(v) != "pending"]
+        finished = [k for k, v in codes.items() if mutmut_status(v) != Status.PENDING]
         if not finished:
             continue
         info = describe(work, source, finished)
@@ -112,11 +113,11 @@ def collect(work: Path, fp: str, owned: set[str], every: dict[str, list[str]]) -
                 {
                     "mutant": f"mutmut:{name}",
                     "fingerprint": fp,
-                    "kind": "mutmut",
+                    "kind": Kind.MUTMUT,
                     "status": status,
                     "exit": codes[name],
                     "duration": round(data.get("durations_by_key", {}).get(name, 0.0), 3),
-                    "killed_by": [killer] if killer and status == "killed" else [],
+                    "killed_by": [killer] if killer and status == Status.KILLED else [],
                     **info[name],
                 }
             )

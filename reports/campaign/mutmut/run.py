@@ -45,8 +45,9 @@ from reports.campaign.named_mutants import shard_of
 from reports.campaign.options import MUTMUT_PATHS
 from reports.campaign.processes import _die_with_parent, kill_group
 from reports.campaign.progress import fmt_time
+from reports.campaign.records import Status
 from reports.campaign.runs import red_tests
-from reports.campaign.settings import Settings
+from reports.campaign.settings import MutmutEngine, Settings
 
 
 @dataclass(frozen=True)
@@ -135,11 +136,6 @@ def run_mutmut(
     return MutmutResult(records, names, left, ran, time.time() - start, note, interrupted)
 
 
-#: ``CMHARNESS_MUTMUT_ENGINE=mutmut`` runs the mutants with ``mutmut run`` itself (a fresh pytest session per
-#: mutant), as a check on ``reports.campaign.plugins.warm_session`` and for measuring both.
-ENGINE_ENV = "CMHARNESS_MUTMUT_ENGINE"
-
-
 def _invoke(
     settings: Settings,
     work: Path,
@@ -149,7 +145,7 @@ def _invoke(
     owned: Sequence[str],
     ahead: Any = None,
 ) -> str:
-    if os.environ.get(ENGINE_ENV) != "mutmut":
+    if settings.mutmut_engine is MutmutEngine.WARM:  # else mutmut run's own loop: a check, and to measure both
         return run_pending(settings, work, baseline, deadline, owned, ahead)
     skip = work.parent / "skip.txt"
     skip.write_text("".join(t + "\n" for t in red_tests(baseline)), encoding="utf-8")
@@ -188,8 +184,8 @@ def _invoke(
                     last = now
                     counts = progress_counts(work, owned)
                     total = sum(counts.values())
-                    done = total - counts.get("pending", 0)
-                    shown = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()) if k != "pending")
+                    done = total - counts.get(Status.PENDING, 0)
+                    shown = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()) if k != Status.PENDING)
                     stream.write(
                         f"[mutmut {done}/{total}] {shown} | elapsed {fmt_time(now - started)}, "
                         f"budget left {fmt_time(deadline - now)}\n"

@@ -45,7 +45,7 @@ from typing import Any
 
 import pytest
 
-from reference.names import unknown
+from reports.campaign.records import Outcome
 
 MAX_TEXT = 20_000
 KILLERS_ENV = "CMHARNESS_KILLERS"
@@ -90,6 +90,7 @@ def parse_mutant(spec: str) -> tuple[str, tuple[str, ...]]:
 
 def apply_mutant(spec: str) -> frozenset[Any]:
     """Add the switches to the variant in ``strategies.defects.VARIANTS``; returns the new defect set."""
+    from reference.names import unknown
     from strategies import defects as d
 
     variant, names = parse_mutant(spec)
@@ -398,13 +399,13 @@ def outcome_of(reports: list[pytest.TestReport]) -> tuple[str, str]:
     failed = [r for r in reports if r.failed]
     if failed:
         r = failed[0]
-        return ("failed" if r.when == "call" else "error"), _text(r)
+        return (Outcome.FAILED if r.when == "call" else Outcome.ERROR), _text(r)
     for r in reports:
         if hasattr(r, "wasxfail"):
-            return ("xfailed", _text(r) or str(r.wasxfail)) if r.skipped else ("xpassed", "")
+            return (Outcome.XFAILED, _text(r) or str(r.wasxfail)) if r.skipped else (Outcome.XPASSED, "")
     if any(r.skipped for r in reports):
-        return "skipped", ""
-    return "passed", ""
+        return Outcome.SKIPPED, ""
+    return Outcome.PASSED, ""
 
 
 def _text(report: pytest.TestReport) -> str:

@@ -33,6 +33,8 @@ from typing import Any
 
 import pytest
 
+from reports.campaign.records import Outcome
+
 KILLED, SURVIVED, TIMEOUT, NO_TESTS = 1, 0, 36, 33
 
 
@@ -230,7 +232,7 @@ def _named_child(name: str, spec: str, tests: list[pytest.Item], out: str) -> No
         with open(out, "a", encoding="utf-8") as fh:
             for k, item in enumerate(tests):
                 if code == KILLED and is_property_test(item):
-                    row = {"nodeid": item.nodeid, "outcome": "skipped", "duration": 0.0, "t": time.time()}
+                    row = {"nodeid": item.nodeid, "outcome": Outcome.SKIPPED, "duration": 0.0, "t": time.time()}
                 else:
                     fh.write(json.dumps({"name": name, "start": item.nodeid, "t": time.time()}) + "\n")
                     fh.flush()
@@ -244,7 +246,7 @@ def _named_child(name: str, spec: str, tests: list[pytest.Item], out: str) -> No
                     }
                     if text:
                         row["text"] = text[-20_000:]
-                    if outcome in ("failed", "error"):
+                    if outcome in (Outcome.FAILED, Outcome.ERROR):
                         code = KILLED
                 fh.write(json.dumps({"name": name, "row": row}) + "\n")
                 fh.flush()

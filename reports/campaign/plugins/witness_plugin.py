@@ -23,6 +23,8 @@ from typing import Any
 
 import pytest
 
+from reports.campaign.records import Kind
+
 #: The search is bounded by candidates (the plan's ``max``), never by a clock, so its outcome does not depend on
 #: the machine's speed. One candidate's run may take ``RUN_FACTOR`` times the test's baseline duration plus
 #: ``RUN_CONST`` seconds (mutmut's trampolines make a test about three times slower): past it the mutant is taken
@@ -86,7 +88,7 @@ class WitnessSearch:
                 calls = found if isinstance(found, list) else []  # a crash or a cut run recorded nothing
                 row["calls"] = len(calls)
                 room = max(0, self.most - tried - len(cands))
-                found_cands = [["mutmut", n, f"mutmut:{n}"] for n in round_robin(calls, self.killed)][:room]
+                found_cands = [[Kind.MUTMUT, n, f"mutmut:{n}"] for n in round_robin(calls, self.killed)][:room]
                 cands[:0] = found_cands
                 known += len(found_cands)
                 continue
@@ -201,7 +203,7 @@ class switched:  # a context manager read as a phrase: ``with switched(kind, nam
         self.saved: Any = None
 
     def __enter__(self) -> None:
-        if self.kind == "mutmut":
+        if self.kind == Kind.MUTMUT:
             os.environ["MUTANT_UNDER_TEST"] = self.name
         else:
             from reports.campaign.plugins.mutant_plugin import apply_mutant
@@ -212,7 +214,7 @@ class switched:  # a context manager read as a phrase: ``with switched(kind, nam
             apply_mutant(self.name)
 
     def __exit__(self, *exc: object) -> None:
-        if self.kind == "mutmut":
+        if self.kind == Kind.MUTMUT:
             os.environ.pop("MUTANT_UNDER_TEST", None)
         else:
             from strategies import defects

@@ -1,0 +1,69 @@
+"""The campaign's records (reports/campaign/records.py): statuses, outcomes and kinds named once, and the
+same journal giving the same report as before the tooling's redesign (docs/architecture.md, "Records")."""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+import pytest
+from campaign_helpers import MUTANTS
+
+from reports.campaign.records import Kind, Outcome, Status
+from reports.render import html, markdown
+from reports.render.report_model import build
+from reports.render.summary import summary_lines
+
+pytestmark = pytest.mark.harness
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURE = ROOT / "tests" / "data" / "journal"
+#: Record fields whose names happen to be status words: a field, not a status.
+FIELD_NAMES = {
+    ("reports/campaign/named_warm.py", "timeout"),  # the seconds a warm child was given
+    ("reports/campaign/witness.py", "killed"),  # the witness plan's killed mutants by function
+    ("reports/campaign/plugins/witness_plugin.py", "killed"),
+    ("reports/cli/check.py", "error"),  # check --json: the refusal's class name
+}
+
+
+def test_the_same_journal_gives_the_same_report():
+    """``expected/`` was rendered from ``all.jsonl`` by the code before the redesign; the report must not move."""
+    records = {r["mutant"]: r for r in map(json.loads, (FIXTURE / "all.jsonl").read_text().splitlines())}
+    report = build(records, records["baseline"]["fingerprint"], MUTANTS, equivalents={})
+    expected = FIXTURE / "expected"
+    assert markdown.render(report) == (expected / "report.md").read_text()
+    assert html.render(report) == (expected / "report.html").read_text()
+    assert "\n".join(summary_lines(report)) + "\n" == (expected / "summary.txt").read_text()
+
+
+def test_the_journal_stores_the_plain_strings():
+    assert json.dumps({"status": Status.NO_COVERAGE, "kind": Kind.MUTMUT, "outcome": Outcome.XFAILED}) == (
+        '{"status": "no-coverage", "kind": "mutmut", "outcome": "xfailed"}'
+    )
+    assert Status("killed") is Status.KILLED and {"killed": 1}[Status.KILLED] == 1
+
+
+def test_no_status_is_spelt_outside_the_records_module():
+    words = {s.value for s in Status}
+    found = []
+    for path in sorted((ROOT / "reports").rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        if rel == "reports/campaign/records.py":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docstrings = {
+            id(n.body[0].value)
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Module | ast.FunctionDef | ast.ClassDef) and n.body and isinstance(n.body[0], ast.Expr)
+        }
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Constant)
+                and node.value in words
+                and id(node) not in docstrings
+                and (rel, node.value) not in FIELD_NAMES
+            ):
+                found.append(f"{rel}:{node.lineno}: {node.value!r}")
+    assert found == []
