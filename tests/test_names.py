@@ -109,3 +109,8 @@ def test_the_model_s_errors_share_one_root():
     from reference.config import InvalidConfigError
 
     assert issubclass(InvalidStoreError, ModelError) and issubclass(InvalidConfigError, ModelError)
+
+
+def test_one_name_is_suggested_by_default_even_when_two_are_as_close():
+    assert closest("abcd", ["abce", "abcf"]) == ["abcf"]
+    assert unknown("a", "abcd", ["abce", "abcf"]) == "unknown a 'abcd'; did you mean 'abcf'? (known: abce, abcf)"
