@@ -158,7 +158,8 @@ def scenario_objects(text: str, key: str = "store") -> Iterator[Any]:
         try:
             obj, _ = decoder.raw_decode(text, start)
         except json.JSONDecodeError:
-            obj = None
-        if isinstance(obj, dict) and key in obj:
-            yield obj
+            pass  # not JSON from this brace: try the next
+        else:
+            if isinstance(obj, dict) and key in obj:
+                yield obj
         start = text.find("{", start + 1)

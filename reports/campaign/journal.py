@@ -48,6 +48,8 @@ HARNESS_ONLY = frozenset(
         "reports/render/report_model.py",
         "reports/render/summary.py",
         "reports/campaign/mutmut/results.py",
+        "reports/campaign/mutmut/meta.py",
+        "reports/campaign/equivalents.py",
         "reports/campaign/mutmut/work_copy.py",
     }
 )
