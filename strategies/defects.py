@@ -170,7 +170,7 @@ def parse_variant(spec: str) -> Defects:
     if base is None:
         head = re.split(r"[+](?=[A-Za-z])", spec)[0]
         short = {v[: len(head)]: v for v in VARIANTS}  # "mian" is close to "main", the start of main-48bb87a1
-        close = [short[c] for c in closest(head, short, n=3, cutoff=0.5)]
+        close = [short[c] for c in closest(head, short, n=len(short), cutoff=0.5)]  # every close one
         raise UnknownNameError(
             f"unknown variant {head!r} in {spec!r}{did_you_mean(close, repr)} (known: {', '.join(VARIANTS)})"
         )
