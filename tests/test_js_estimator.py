@@ -204,13 +204,16 @@ leaf_blocks: st.SearchStrategy[Block] = st.one_of(
     st.builds(Image, stamps),
     st.just(Document()),
 )
-blocks: st.SearchStrategy[Block] = st.recursive(
-    leaf_blocks,
-    lambda inner: st.builds(
-        lambda content: ToolResult("t1", content),
-        st.one_of(short_texts, st.lists(inner, max_size=3).map(tuple)),
-    ),
-    max_leaves=6,
+#: A block: mostly a leaf, a quarter of the time a tool result of a string or of up to three blocks (nesting again).
+blocks: st.SearchStrategy[Block] = st.deferred(
+    lambda: st.one_of(
+        leaf_blocks,
+        leaf_blocks,
+        leaf_blocks,
+        st.builds(
+            lambda content: ToolResult("t1", content), st.one_of(short_texts, st.lists(blocks, max_size=3).map(tuple))
+        ),
+    )
 )
 
 
