@@ -183,10 +183,17 @@ stamps = st.one_of(st.none(), st.sampled_from(STAMP_EDGES), st.floats(), st.inte
 secrets = st.one_of(st.none(), st.just(""), short_texts, st.integers(1, 60).map(lambda n: "A" * n))
 
 scalars = st.one_of(
-    st.none(), st.booleans(), st.floats(), st.integers(-(2**53), 2**53), st.sampled_from(STAMP_EDGES), short_texts
+    st.none(),
+    st.booleans(),
+    st.floats(),
+    st.integers(-(2**53), 2**53),
+    st.integers(-(10**30), 10**30),
+    st.sampled_from(STAMP_EDGES),
+    short_texts,
 )
 keys = st.one_of(
-    st.text(chars, max_size=6), st.sampled_from(("0", "1", "10", "2", "01", "-1", "4294967294", "4294967295", "1.5"))
+    st.text(chars, max_size=6),
+    st.sampled_from(("0", "1", "10", "2", "01", "-1", "4294967294", "4294967295", "1.5", "__proto__", "constructor")),
 )
 json_values = st.recursive(
     scalars,

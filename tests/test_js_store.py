@@ -101,8 +101,11 @@ numbers = st.one_of(
 )
 stamps = st.one_of(st.just(ABSENT), st.none(), numbers)
 json_values = st.recursive(
-    st.one_of(st.none(), st.booleans(), st.integers(-(2**53), 2**53), texts),
-    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(texts, inner, max_size=3)),
+    st.one_of(st.none(), st.booleans(), st.integers(-(2**53), 2**53), st.integers(-(10**30), 10**30), texts),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.dictionaries(st.one_of(texts, st.sampled_from(("__proto__", "10", "2"))), inner, max_size=3),
+    ),
     max_leaves=6,
 )
 
