@@ -13,7 +13,6 @@ the shapes it is known to refuse (``REFUSED``), and the refusal must name that f
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterator
 from typing import Any
 
@@ -22,7 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from js_oracle_client import SKIP_WITHOUT_NODE, Oracle, close_oracle, oracle, parse_double, same
 
-from reference.estimator import Pricing, calibrated_tokens, fallback_tokens, text_tokens
+from reference.estimator import TOOL_USE_OVERHEAD, Pricing, calibrated_tokens, fallback_tokens, text_tokens
 from reference.model import Config, Store, Summary
 from reference.price import prose
 from reference.scenario import ScenarioError, loads_scenario
@@ -281,18 +280,49 @@ def test_a_null_tokens_reads_as_the_typescript_reads_it(js: Oracle) -> None:
     assert same(float(got), parse_double(want["summaries"][0]["waterfall"])), f"model {got!r}, JS {want}"
 
 
+def one_message(*blocks: dict[str, Any]) -> dict[str, Any]:
+    return {"store": {"messages": [{"id": "m1", "participant": "U", "content": list(blocks)}]}}
+
+
 def test_the_refused_shapes_are_what_the_loader_says(js: Oracle) -> None:
-    """Each ``REFUSED`` shape alone is refused with its field named, while the TypeScript reads it (a price)."""
-    base_block = {"type": "thinking", "thinking": "x", "signature": "s"}
+    """Each ``REFUSED`` block shape alone is refused, naming its field, where the TypeScript prices it as the
+    accepted shape beside it (a missing ToolUse input: the call's overhead alone)."""
     cases = {
-        "thinking": {"type": "thinking", "signature": "s"},
-        "data": {"type": "redacted_thinking"},
-        "input": {"type": "tool_use", "id": "t", "name": "n"},
-        "content": {"type": "tool_result", "toolUseId": "t", "content": None},
+        "thinking": (
+            {"type": "thinking", "signature": "s" * 9},
+            {"type": "thinking", "thinking": "", "signature": "s" * 9},
+        ),
+        "data": ({"type": "redacted_thinking"}, {"type": "redacted_thinking", "data": None}),
+        "input": ({"type": "tool_use", "id": "t", "name": "n"}, None),
+        "content": (
+            {"type": "tool_result", "toolUseId": "t", "content": None},
+            {"type": "tool_result", "toolUseId": "t", "content": ""},
+        ),
     }
-    for field, bad in cases.items():
-        raw = {"store": {"messages": [{"id": "m1", "participant": "U", "content": [base_block, bad]}]}}
+    for field, (bad, read_as) in cases.items():
+        (want,) = js.ask([["store", json.dumps(one_message(bad))]])
+        with pytest.raises(ScenarioError, match=field):
+            loads_scenario(json.dumps(one_message(bad)))
+        if read_as is None:
+            expected: float = TOOL_USE_OVERHEAD
+        else:
+            expected = calibrated_tokens(
+                loads_scenario(json.dumps(one_message(read_as))).store.messages[0].content, Pricing(), 1
+            )
+        assert parse_double(want["messages"][0]) == expected, f"the TypeScript prices {bad} as {want}"
+
+
+def test_the_refused_summary_shapes_are_what_the_loader_says(js: Oracle) -> None:
+    """An empty parent id is unmerged to the TypeScript and a missing range places the summary last; the loader
+    refuses both, naming the field."""
+    for field, shape in (("parent_id", {"parentId": ""}), ("source_range", {})):
+        summary = {"id": "L1-0", "level": 1, "content": "s", "sourceLevel": 0, "sourceIds": ["m1"], **shape}
+        if field != "source_range":
+            summary["sourceRange"] = ["m1", "m1"]
+        raw = one_message({"type": "text", "text": "hi"})
+        raw["store"]["summaries"] = [summary]
         (want,) = js.ask([["store", json.dumps(raw)]])
-        assert not math.isnan(parse_double(want["messages"][0])), f"the TypeScript prices {bad}"
+        read = want["summaries"][0]
+        assert (read["merged"], read["position"]) == (False, 0 if field == "parent_id" else 2**53 - 1), read
         with pytest.raises(ScenarioError, match=field):
             loads_scenario(json.dumps(raw))
