@@ -4,7 +4,8 @@
 // `JSON.parse`: a field written `null` is null, a field left out is undefined, and each use site
 // applies its own JavaScript test. What this reader reports, per use site:
 //   - a message's store price: the store estimator over its content (tests/js_estimator.mjs), at the
-//     file's calibration as `setTokenCalibration` takes it and the file's pricing epoch;
+//     file's calibration as `setTokenCalibration` takes it and the file's pricing epoch (and again under
+//     the project's sound stamp rule);
 //   - a summary's parent pointer: merged when `parentId ?? mergedInto` is truthy (getSummaryParentId in
 //     src/types/strategy.ts, stored id 70141970840, tested for truth where merge sources are gathered);
 //   - its answer: the carriers when `responseContent` is truthy and non-empty, else one text block of
@@ -53,6 +54,7 @@ export function readStore(raw) {
   const store = named(raw);
   const calibration = calibrate(1, number(store.calibration ?? 1));
   const pricing = pricingOf({ epoch: store.pricingEpoch ?? 1, stamps: 'typescript' });
+  const sound = pricingOf({ epoch: store.pricingEpoch ?? 1, stamps: 'sound' });
   const messages = (store.messages ?? []).map((m) => ({ ...m, content: m.content.map(block) }));
   const position = new Map(messages.map((m, i) => [m.id, i]));
   const summaries = (store.summaries ?? []).map((rawSummary) => {
@@ -76,6 +78,8 @@ export function readStore(raw) {
   return {
     calibration: show(calibration),
     messages: messages.map((m) => show(storeEstimate(m.content, pricing, calibration))),
+    // The same under the project's sound stamp rule (a stamp only when finite and >= 0).
+    messages_sound: messages.map((m) => show(storeEstimate(m.content, sound, calibration))),
     summaries,
   };
 }

@@ -207,6 +207,8 @@ def model_readings(store: Store) -> dict[str, Any]:
     return {
         "calibration": store.calibration,
         "messages": [calibrated_tokens(m.content, rule, store.calibration) for m in store.messages],
+        "messages_faithful": list(prices.messages()),
+        "messages_sound": list(Prices(store, Config(), Defects(), view=store, memo={}).messages()),
         "summaries": [one(s) for s in store.summaries],
     }
 
@@ -217,9 +219,13 @@ NUMERIC = ("waterfall", "prose_store", "prose_fallback")
 def compare(text: str, store: Store, want: dict[str, Any], written: list[object]) -> None:
     got = model_readings(store)
     assert same(got["calibration"], parse_double(want["calibration"])), f"calibration of {text}"
-    assert len(got["messages"]) == len(want["messages"])
-    for i, (a, b) in enumerate(zip(got["messages"], want["messages"], strict=True)):
-        assert same(float(a), parse_double(b)), f"price of messages[{i}]: model {a!r}, JS {b} in {text}"
+    for mine, theirs in (
+        ("messages", "messages"),
+        ("messages_faithful", "messages"),
+        ("messages_sound", "messages_sound"),
+    ):
+        for i, (a, b) in enumerate(zip(got[mine], want[theirs], strict=True)):
+            assert same(float(a), parse_double(b)), f"{mine}[{i}]: model {a!r}, JS {b} in {text}"
     for s, t, tokens in zip(got["summaries"], want["summaries"], written, strict=True):
         for key in ("id", "merged", "carriers", "floor", "position"):
             assert s[key] == t[key], f"{key} of {s['id']}: model {s[key]!r}, JS {t[key]!r} in {text}"
