@@ -7,7 +7,8 @@
 //     file's calibration as `setTokenCalibration` takes it and the file's pricing epoch (and again under
 //     the project's sound stamp rule);
 //   - a summary's parent pointer: merged when `parentId ?? mergedInto` is truthy (getSummaryParentId in
-//     src/types/strategy.ts, stored id 70141970840, tested for truth where merge sources are gathered);
+//     src/types/strategy.ts, stored id 70141970840; its result tested for truth in findAncestorAt,
+//     autobiographical.ts stored id 70244036435, and where merge sources are gathered);
 //   - its answer: the carriers when `responseContent` is truthy and non-empty, else one text block of
 //     `content` (summaryAnswerProse, autobiographical.ts stored id 70244036435);
 //   - its floor: `responseContent` truthy, `Number.isFinite(tokens)` and `tokens > 0` (recallPairCost, same
