@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
-from js_oracle_client import SKIP_WITHOUT_NODE, Oracle, close_oracle, double, oracle, parse_double, same, tagged
+from js_oracle_client import NODE, Oracle, close_oracle, double, oracle, parse_double, same, tagged
 
 from reference.estimator import (
     Pricing,
@@ -48,11 +48,11 @@ from reference.numerics import Number, js_ceil, json_stringify, len16
 from strategies.defects import Defect, Defects
 from strategies.pricing import Prices
 
-pytestmark = SKIP_WITHOUT_NODE
-
 
 @pytest.fixture(scope="session")
 def js() -> Iterator[Oracle]:
+    if NODE is None:
+        pytest.skip("node is not installed (.ci/run installs nodejs)")
     yield oracle()
     close_oracle()
 
@@ -399,3 +399,13 @@ def test_the_calibrated_estimate_and_the_store_view_match_javascript(
         unbound = Prices(store, Config(), verbatim, view=None, memo={})
         assert same(float(fallback_tokens(content)), fallback), f"fallback of {content!r}: JS {fallback!r}"
         assert same(float(unbound.V(content)), fallback), f"Prices.V, unbound, of {content!r}: JS {fallback!r}"
+
+
+def test_prices_are_summed_as_doubles() -> None:
+    """Past 2**53 a sum of prices is a double sum, as in JavaScript (``2**53 + 1 + 1`` is ``2**53`` there): in ``E``,
+    in a tool result's nested sum and in the fallback (runs without Node; the oracle tests above check it with it)."""
+    p = pricing("default", 1, "typescript")
+    big = (Image(2**53), Image(1), Image(1))
+    assert calibrated_tokens(big, p, 1) == 2**53
+    assert raw_price(ToolResult("t", big), p) == 2**53
+    assert fallback_tokens((Thinking("", None, 2**53), Thinking("", None, 1), RedactedThinking(None, 1))) == 2**53
