@@ -5,7 +5,8 @@
 // notes: the default text estimator, the JSON estimator, the raw block price, the per-block calibrated
 // sum and the calibration guard of src/message-store.ts (stored id 70423042618); the epoch-0 Thinking
 // rule of the flat-600 era store (commit 00088a77); the strategy's unbound fallback,
-// `AutobiographicalStrategy.estimateTokens` with no view (autobiographical.ts, stored id 70244036435).
+// `AutobiographicalStrategy.estimateTokens` with no view, and the message cap's own chars/4 estimate,
+// `estimateTextOnlyTokens` (both autobiographical.ts, stored id 70244036435).
 // Nothing here is taken from reference/: every rule is restated in plain JavaScript, with JavaScript's
 // own strings (UTF-16 units), numbers (doubles), `??`, `typeof` and `JSON.stringify`.
 
@@ -142,6 +143,21 @@ export function fallbackEstimate(content) {
     if (block.type === 'text' || block.type === 'thinking' || block.type === 'redacted_thinking') {
       total += rawPrice(block, FALLBACK);
     }
+  }
+  return total;
+}
+
+// The message cap's own estimate: a quarter of the UTF-16 length, rounded up, of each Text's text,
+// each Thinking's text, each ToolUse input's JSON text (plus 20) and each tool result given as a string;
+// every other block, a tool result holding blocks too, is 0. Rounded per block, summed.
+export function textOnlyEstimate(content) {
+  const quarter = (text) => Math.ceil(text.length / 4);
+  let total = 0;
+  for (const block of content) {
+    if (block.type === 'text') total += quarter(block.text);
+    else if (block.type === 'thinking') total += quarter(block.thinking);
+    else if (block.type === 'tool_use') total += quarter(JSON.stringify(block.input)) + TOOL_CALL;
+    else if (block.type === 'tool_result' && typeof block.content === 'string') total += quarter(block.content);
   }
   return total;
 }

@@ -14,6 +14,7 @@ import {
   defaultEstimate,
   fallbackEstimate,
   jsonEstimate,
+  textOnlyEstimate,
   pricingOf,
   rawPrice,
   storeEstimate,
@@ -62,6 +63,7 @@ const OPS = {
   raw: (block, spec) => out(rawPrice(block, pricingOf(spec))),
   estimate: (content, spec, calibration) => out(storeEstimate(content, pricingOf(spec), num(calibration))),
   fallback: (content) => out(fallbackEstimate(content)),
+  text_only: (content) => out(textOnlyEstimate(content)),
   calibrate: (current, factor) => out(calibrate(num(current), num(factor))),
   // A scenario file's text, read as the TypeScript reads its records (tests/js_store.mjs).
   store: (text) => readStore(JSON.parse(text).store),

@@ -20,6 +20,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 from js_oracle_client import NODE, Oracle, close_oracle, double, oracle, parse_double, same, tagged
 
+from reference.cap import text_only_estimate
 from reference.estimator import (
     Pricing,
     TextEstimator,
@@ -45,6 +46,7 @@ from reference.model import (
     ToolUse,
 )
 from reference.numerics import Number, js_ceil, json_stringify, len16
+from strategies.cap import text_only
 from strategies.defects import Defect, Defects
 from strategies.pricing import Prices
 
@@ -367,7 +369,8 @@ def test_the_calibrated_estimate_and_the_store_view_match_javascript(
 ) -> None:
     """``E``: each top-level block's raw price times the calibration, rounded alone, summed; the calibration a
     store takes (finite, strictly between 0.25 and 4) at construction and later; the strategies' ``Prices.E`` and
-    ``Prices.V`` (bound: the store's ``E``; unbound: the fallback, Text and reasoning only, unrounded)."""
+    ``Prices.V`` (bound: the store's ``E``; unbound: the fallback, Text and reasoning only, unrounded); the
+    message cap's own chars/4 estimate (``estimateTextOnlyTokens``)."""
     requests: list[list[Any]] = []
     for content, nulls, s, first, later in items:
         store = message_store(content, first, s[1], s[0])
@@ -377,6 +380,7 @@ def test_the_calibrated_estimate_and_the_store_view_match_javascript(
             ["calibrate", double(float(store.calibration)), double(float(later))],
             ["estimate", body, spec(*s), double(float(store.calibration))],
             ["fallback", body],
+            ["text_only", body],
         ]
     answers = iter(js.ask(requests))
     for content, _nulls, s, first, later in items:
@@ -399,6 +403,9 @@ def test_the_calibrated_estimate_and_the_store_view_match_javascript(
         unbound = Prices(store, Config(), verbatim, view=None, memo={})
         assert same(float(fallback_tokens(content)), fallback), f"fallback of {content!r}: JS {fallback!r}"
         assert same(float(unbound.V(content)), fallback), f"Prices.V, unbound, of {content!r}: JS {fallback!r}"
+        quarter = parse_double(next(answers))
+        assert text_only_estimate(content) == quarter, f"the cap's chars/4 estimate of {content!r}: JS {quarter}"
+        assert text_only(content) == quarter, f"strategies/cap.py's chars/4 estimate of {content!r}: JS {quarter}"
 
 
 def test_prices_are_summed_as_doubles() -> None:
