@@ -27,9 +27,9 @@ class Version:
 
     @property
     def where(self) -> str:
-        """The version as a reader finds it: ``commit 1c779181 (stored id 71410013736)``."""
+        """The version as a reader finds it: ``commit 1c779181, stored id 71410013736``."""
         if self.commit and self.stored_id:
-            return f"commit {self.commit} (stored id {self.stored_id})"
+            return f"commit {self.commit}, stored id {self.stored_id}"
         if self.commit:
             return f"commit {self.commit}"
         return f"stored id {self.stored_id}" if self.stored_id else "its description only"
