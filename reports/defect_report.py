@@ -27,7 +27,7 @@ from reports.cli import EXIT_OK, CliError
 from strategies import HierarchicalStrategy
 from strategies.defects import VARIANTS, Defect, did_you_mean
 from strategies.pricing import grace_limit
-from strategies.provenance import VERSIONS
+from strategies.provenance import MODELS, VERSIONS
 from strategies.upstream import BUGS, UpstreamBug, typescript_bugs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -66,7 +66,7 @@ class Facts:
     scenario: Scenario
     runs: tuple[Run, ...]
     limit: Number
-    alone: Observed  # the defect alone, switched on in sound
+    alone: Run  # the defect alone, switched on in sound
 
     @property
     def sound(self) -> Run:
@@ -88,8 +88,8 @@ def find_bug(name: str) -> UpstreamBug:
     raise ReportError(f"no defect named {name!r}{did_you_mean(key, known, '; `cmharness defects` lists them')}")
 
 
-def _run(scenario: Scenario, variant: str) -> Run:
-    observed = observe(scenario, variant)
+def _run(scenario: Scenario, variant: str | frozenset[Defect], name: str = "") -> Run:
+    observed = observe(scenario, variant)  # type: ignore[arg-type]
     entries = priced = cost = size = None
     if observed.sends is not None:
         strategy = HierarchicalStrategy(scenario.config, variant)
@@ -99,7 +99,7 @@ def _run(scenario: Scenario, variant: str) -> Run:
         priced = result.stats.total.tokens
         cost = reference_price(entries, scenario.store, scenario.config)
         size = len(json.dumps([dump_content(e.content, camel=True) for e in entries]).encode("utf-8"))
-    return Run(variant, observed, entries, priced, cost, size)
+    return Run(name or str(variant), observed, entries, priced, cost, size)
 
 
 def facts(bug: UpstreamBug) -> Facts:
@@ -107,7 +107,7 @@ def facts(bug: UpstreamBug) -> Facts:
     scenario = load_scenario(ROOT / bug.scenario_path)
     carriers = [v for v, ds in VARIANTS.items() if bug.defect in ds]
     runs = tuple(_run(scenario, v) for v in [*carriers, SOUND])
-    alone = observe(scenario, frozenset({bug.defect}))  # type: ignore[arg-type]
+    alone = _run(scenario, frozenset({bug.defect}), f"sound+{bug.defect.name}")
     b = scenario.budget
     return Facts(scenario, runs, grace_limit(b.max_tokens - b.reserve_for_response, scenario.config), alone)
 
@@ -161,13 +161,16 @@ def _affected(bug: UpstreamBug) -> list[str]:
 
 def _numbers(f: Facts) -> list[str]:
     sound = f.sound
-    heads = [r.variant for r in f.carriers]
+    runs = [*f.carriers, f.alone, sound]
+    heads = [f"`{r.variant}` (the TypeScript)" for r in f.carriers] + [f"`{f.alone.variant}` (this defect alone)"]
     lines = [
         f"Budget: {_n(f.scenario.budget.max_tokens)} tokens, reserve {_n(f.scenario.budget.reserve_for_response)}, "
-        f"grace limit {_n(f.limit)}. Each column is the scenario compiled (a dry run of a fresh strategy); "
-        "`sound` is what the compile should do.",
+        f"grace limit {_n(f.limit)}. Each column is the scenario compiled (a dry run of a fresh strategy): "
+        + "; ".join(f"`{r.variant}` models {MODELS[r.variant].summary}" for r in f.carriers)
+        + f"; `{f.alone.variant}` is the correct compile with only this defect; `sound` is what the compile "
+        "should do. The difference is the first column less `sound`.",
         "",
-        "| | " + " | ".join(f"`{h}` (the TypeScript)" for h in heads) + " | `sound` | difference |",
+        "| | " + " | ".join(heads) + " | `sound` | difference |",
         "|---|" + "---|" * (len(heads) + 2),
     ]
     first = f.carriers[0]
@@ -175,11 +178,11 @@ def _numbers(f: Facts) -> list[str]:
     def row(label: str, cells: Sequence[str], diff: str) -> None:
         lines.append(f"| {label} | " + " | ".join(cells) + f" | {diff} |")
 
-    row("outcome", [r.outcome for r in f.runs], "same" if first.outcome == sound.outcome else "differs")
-    row("priced (stats total)", [_n(r.priced) for r in f.runs], _diff(first.priced, sound.priced))
-    row("estimator's price of what is sent", [_n(r.cost) for r in f.runs], _diff(first.cost, sound.cost))
-    row("bytes sent (content as JSON)", [_n(r.sent_bytes) for r in f.runs], _diff(first.sent_bytes, sound.sent_bytes))
-    row("invariants broken", [", ".join(r.observed.breaks) or "none" for r in f.runs], "")
+    row("outcome", [r.outcome for r in runs], "same" if first.outcome == sound.outcome else "differs")
+    row("priced (stats total)", [_n(r.priced) for r in runs], _diff(first.priced, sound.priced))
+    row("estimator's price of what is sent", [_n(r.cost) for r in runs], _diff(first.cost, sound.cost))
+    row("bytes sent (content as JSON)", [_n(r.sent_bytes) for r in runs], _diff(first.sent_bytes, sound.sent_bytes))
+    row("invariants broken", [", ".join(r.observed.breaks) or "none" for r in runs], "")
     out = [*lines, ""]
     if first.priced is not None and first.cost is not None and first.priced != first.cost:
         out.append(
@@ -199,7 +202,7 @@ def _numbers(f: Facts) -> list[str]:
         out += ["", f"Entries that differ between `{first.variant}` and `sound`:", "", *changed]
     elif first.entries is not None and sound.entries is None:
         out += ["", f"What `{first.variant}` sends:", "", *(_entry_line(e, f.scenario) for e in first.entries)]
-    notes = [str(v) for v in f.alone.violations or ()]
+    notes = [str(v) for v in f.alone.observed.violations or ()]
     if notes:
         out += ["", "What the invariants say of this defect alone (switched on in `sound`):", ""]
         out += [f"- {n}" for n in notes]
@@ -249,7 +252,7 @@ def render(bug: UpstreamBug, f: Facts) -> str:
         f"{f.scenario.description or ''} "
         f"Red on the variants that model the TypeScript ({red}); green on `sound` ({green}). "
         f"The defect alone, switched on in `sound` (`sound+{d.name}`), breaks "
-        f"{', '.join(f.alone.breaks) or 'no invariant by itself (the variants above show it)'}.",
+        f"{', '.join(f.alone.observed.breaks) or 'no invariant by itself (the variants above show it)'}.",
         "",
         f"(Found by cmharness, a model of the hierarchical compile; defect `{d.name}`, carried by {carriers}.)",
     ]

@@ -49,7 +49,7 @@ VERSIONS: Mapping[str, Version] = {
         Version("AB-BODY", AB_TS, "body instances", commit="b368c6be", stored_id="71591954470"),
         Version("MS", "src/message-store.ts", "membrane live-image policy", stored_id="70423042618"),
         Version("RE", "src/recall-envelope.ts", "main", commit="4eb1ab89", stored_id="57629941722"),
-        Version("seed", "the change 8bb01ab8 on main 48bb87a1", "the seed's pull request"),
+        Version("seed", "the change 8bb01ab8 on main 48bb87a1", "the combined-pair grace pull request"),
     )
 }
 
@@ -137,7 +137,7 @@ MODELS: Mapping[str, VariantModel] = {
             "main-48bb87a1",
             "main",
             ("48bb87a1",),
-            "the TypeScript main before the seed's change",
+            "the TypeScript main before the combined-pair grace pull request",
             (
                 *FAITHFUL_READINGS,
                 Reading(
@@ -147,9 +147,9 @@ MODELS: Mapping[str, VariantModel] = {
         ),
         VariantModel(
             "pr-8bb01ab8",
-            "main, with the seed's pull request",
+            "main, with the combined-pair grace pull request",
             ("8bb01ab8", "48bb87a1"),
-            "the TypeScript after the seed's change",
+            "the TypeScript with the combined-pair grace pull request",
             (
                 *FAITHFUL_READINGS,
                 Reading(

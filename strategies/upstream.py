@@ -60,11 +60,19 @@ def _at(version: str, function: str, at: str = "", read: bool = False) -> Presen
     return Presence(version, function, at, read)
 
 
-def _all_tips(function: str, at_hyst: str, at_raw: str = "") -> tuple[Presence, ...]:
-    """Present at every tip: read at the hysteresis tip (and at the raw-forms tip when ``at_raw`` is
-    given), the others from the research notes."""
-    raw = _at("AB-RAW", function, at_raw, read=bool(at_raw))
-    return (_at("AB-HYST", function, at_hyst, True), raw, *(_at(t, function) for t in TIPS[2:]))
+def _all_tips(function: str, at_hyst: str, at_raw: str = "", at_body: str = "") -> tuple[Presence, ...]:
+    """Present at every tip: read at the hysteresis tip (and at the raw-forms and body-instances tips where an
+    offset is given), the others from the research notes."""
+    return (
+        _at("AB-HYST", function, at_hyst, True),
+        _at("AB-RAW", function, at_raw, read=bool(at_raw)),
+        _at("AB-BODY", function, at_body, read=bool(at_body)),
+        *(_at(t, function) for t in TIPS[3:]),
+    )
+
+
+def _body(function: str, at: str) -> Presence:
+    return _at("AB-BODY", function, at, read=True)
 
 
 _D = Defect
@@ -78,7 +86,10 @@ BUGS: Mapping[Defect, UpstreamBug] = {
             "Price what the tool passes add and remove before the grace check (or run the passes before the "
             "tally), so that RenderStats.total and the refusal decision are about the context actually sent.",
             _all_tips(
-                "selectHierarchical (end: tally, assertFullCoverage, postProcessToolEntries)", "~474.3k", "~474.3k"
+                "selectHierarchical (end: tally, assertFullCoverage, postProcessToolEntries)",
+                "~474.3k",
+                "~474.3k",
+                "~474.5k",
             ),
             upstream_says="The comment before applyImageStripping at the end of selectHierarchical says stats "
             "are committed after stripping so RenderStats.total reflects the context sent; the tool passes "
@@ -93,7 +104,8 @@ BUGS: Mapping[Defect, UpstreamBug] = {
                 _at("AB-HYST", "trimOrphanedToolUse (inside postProcessToolEntries)", "~523.5k", read=True),
                 _at("AB-HYST", "assertFullCoverage (its doc comment)", "~222k", read=True),
                 _at("AB-RAW", "selectHierarchical (postProcessToolEntries after assertFullCoverage)", "~474.3k", True),
-                *(_at(t, "trimOrphanedToolUse") for t in TIPS[2:]),
+                _body("selectHierarchical (postProcessToolEntries after assertFullCoverage)", "~474.5k"),
+                *(_at(t, "trimOrphanedToolUse") for t in TIPS[3:]),
             ),
             upstream_says="assertFullCoverage's doc comment puts the tool-pairing, orphan and image passes out "
             "of its scope on purpose: they make structural edits for the API's shape, not budget loss. The case "
@@ -121,7 +133,8 @@ BUGS: Mapping[Defect, UpstreamBug] = {
                 _at(
                     "AB-RAW", "selectHierarchical (its emitRecentNewestFirst call passes no estimates)", "~474.3k", True
                 ),
-                *(_at(t, "selectHierarchical") for t in TIPS[2:]),
+                _body("selectHierarchical (its emitRecentNewestFirst call passes no estimates)", "~474.5k"),
+                *(_at(t, "selectHierarchical") for t in TIPS[3:]),
             ),
             upstream_says="emitRecentNewestFirst's own comment says eviction must price a message the way "
             "the stripped render will; this caller never gives it the estimates. On the hysteresis, raw-forms "
@@ -157,7 +170,8 @@ BUGS: Mapping[Defect, UpstreamBug] = {
                 _at("AB-HYST", "getAntiRedundantSummaries (no blank filter)", "~241.6k", True),
                 _at("AB-HYST", "selectHierarchical (combined pair records every selected summary)", "~470.3k", True),
                 _at("AB-RAW", "selectHierarchical (combined pair records every selected summary)", "~470.5k", True),
-                *(_at(t, "getAntiRedundantSummaries") for t in TIPS[2:]),
+                _body("selectHierarchical (combined pair records every selected summary)", "~470.2k"),
+                *(_at(t, "getAntiRedundantSummaries") for t in TIPS[3:]),
             ),
             upstream_says="Upstream refuses blank summaries when they are pushed and drops them at load, and "
             "the positioned branch skips them with a comment that a legacy empty summary may already be in a "
@@ -169,14 +183,18 @@ BUGS: Mapping[Defect, UpstreamBug] = {
             _D.QUESTION_PRICED_AS_LABEL,
             "Positioned recall pairs are priced with the context label, not the header that is sent (#305)",
             "Price the question as the header buildRecallHeader returns, and key the price memo on the template.",
-            _all_tips("selectHierarchical (positioned pairs) and recallPairCost", "~466.9k, ~443.6k", "~467k"),
+            _all_tips(
+                "selectHierarchical (positioned pairs) and recallPairCost", "~466.9k, ~443.6k", "~467k", "~467.2k"
+            ),
             scenario="tests/scenarios/reports/305-question-priced-as-label.scenario.json",
         ),
         UpstreamBug(
             _D.ANSWER_PRICED_UNCAPPED,
             "Positioned recall answers are sent capped but priced uncapped (#305)",
             "Price the answer as summaryAnswerContentCapped returns it under maxMessageTokens.",
-            _all_tips("selectHierarchical (positioned pairs) and recallPairCost", "~466.9k, ~443.9k", "~467k"),
+            _all_tips(
+                "selectHierarchical (positioned pairs) and recallPairCost", "~466.9k, ~443.9k", "~467k", "~467.2k"
+            ),
             scenario="tests/scenarios/reports/305-answer-priced-uncapped.scenario.json",
         ),
         UpstreamBug(
@@ -194,7 +212,8 @@ BUGS: Mapping[Defect, UpstreamBug] = {
                 _at("AB-HYST", "selectHierarchical (combined pair: rsSummary for every selected)", "~470.3k", True),
                 _at("AB-HYST", "assertFullCoverage (expands the emitted ids)", "~222.6k", True),
                 _at("AB-RAW", "selectHierarchical (combined pair: rsSummary for every selected)", "~470.5k", True),
-                *(_at(t, "selectHierarchical and assertFullCoverage") for t in TIPS[2:]),
+                _body("selectHierarchical (combined pair: rsSummary for every selected)", "~470.2k"),
+                *(_at(t, "selectHierarchical and assertFullCoverage") for t in TIPS[3:]),
             ),
             scenario="tests/scenarios/reports/307-coverage-counts-left-out.scenario.json",
         ),
@@ -203,7 +222,10 @@ BUGS: Mapping[Defect, UpstreamBug] = {
             "A raw message under maxMessageTokens is priced min(estimate, cap + 50), not as truncateContent leaves it",
             "Price the content truncateContent returns (an image or a tool block it keeps whole included).",
             _all_tips(
-                "selectHierarchical (head, middle) and emitRecentNewestFirst", "~450.9k, ~467.6k, ~238.6k", "~468.3k"
+                "selectHierarchical (head, middle) and emitRecentNewestFirst",
+                "~450.9k, ~467.6k, ~238.6k",
+                "~468.3k",
+                "~467.9k",
             ),
         ),
         UpstreamBug(
@@ -217,7 +239,7 @@ BUGS: Mapping[Defect, UpstreamBug] = {
             _D.COMBINED_STATS_TOKENS,
             "Combined recall pair: render stats record each summary's measured tokens, not the pair's price",
             "Record the price the pair was charged (question and answer) in the stats.",
-            _all_tips("selectHierarchical (combined pair: rsSummary with s.tokens)", "~470.3k", "~470.5k"),
+            _all_tips("selectHierarchical (combined pair: rsSummary with s.tokens)", "~470.3k", "~470.5k", "~470.2k"),
         ),
         UpstreamBug(
             _D.UNCHECKED_BAD_VALUES,
