@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from itertools import zip_longest
 
 from strategies.defects import Defect
 from strategies.provenance import VERSIONS
@@ -60,22 +61,24 @@ def _at(version: str, function: str, at: str = "", read: bool = False) -> Presen
     return Presence(version, function, at, read)
 
 
-def _all_tips(function: str, at_hyst: str, at_raw: str = "", at_body: str = "") -> tuple[Presence, ...]:
-    """Present at every tip: read at the hysteresis tip (and at the raw-forms and body-instances tips where an
-    offset is given), the others from the research notes."""
-    return (
-        _at("AB-HYST", function, at_hyst, True),
-        _at("AB-RAW", function, at_raw, read=bool(at_raw)),
-        _at("AB-BODY", function, at_body, read=bool(at_body)),
-        *(_at(t, function) for t in TIPS[3:]),
-    )
+def _read(version: str, function: str, at: str) -> Presence:
+    return Presence(version, function, at, True)
 
 
-def _body(function: str, at: str) -> Presence:
-    return _at("AB-BODY", function, at, read=True)
+def _all_tips(function: str, *offsets: str) -> tuple[Presence, ...]:
+    """Present at every tip of ``TIPS``; ``offsets[i]``, when given, is where it was read at ``TIPS[i]``, and a tip
+    without one is taken from the research notes."""
+    return tuple(_at(t, function, at, read=bool(at)) for t, at in zip_longest(TIPS, offsets, fillvalue=""))
 
 
 _D = Defect
+_END = "selectHierarchical (end: tally, assertFullCoverage, postProcessToolEntries)"
+_TAIL = "selectHierarchical (its emitRecentNewestFirst call passes no estimates)"
+_COMBINED = "selectHierarchical (combined pair: rsSummary for every selected summary)"
+_POSITIONED = "selectHierarchical (positioned pairs) and recallPairCost"
+#: Where the end of selectHierarchical and the combined pair were read, tip by tip (TIPS order).
+_END_AT = ("~474.3k", "~474.3k", "~474.5k", "~474.6k", "~475k")
+_COMBINED_AT = ("~470.3k", "~470.5k", "~470.2k", "~471.4k", "~472.4k")
 
 BUGS: Mapping[Defect, UpstreamBug] = {
     b.defect: b
@@ -85,12 +88,7 @@ BUGS: Mapping[Defect, UpstreamBug] = {
             "Hierarchical select: tool-pairing stubs and moved results are added after the budget check, unpriced",
             "Price what the tool passes add and remove before the grace check (or run the passes before the "
             "tally), so that RenderStats.total and the refusal decision are about the context actually sent.",
-            _all_tips(
-                "selectHierarchical (end: tally, assertFullCoverage, postProcessToolEntries)",
-                "~474.3k",
-                "~474.3k",
-                "~474.5k",
-            ),
+            _all_tips(_END, *_END_AT),
             upstream_says="The comment before applyImageStripping at the end of selectHierarchical says stats "
             "are committed after stripping so RenderStats.total reflects the context sent; the tool passes "
             "run at the same place and their additions reach neither the stats nor the grace check.",
@@ -101,20 +99,18 @@ BUGS: Mapping[Defect, UpstreamBug] = {
             "Answer the open call with the stub result the pairing pass already makes for a missing result "
             "(and price it), or refuse with UncoveredDropError; never send a context without the newest message.",
             (
-                _at("AB-HYST", "trimOrphanedToolUse (inside postProcessToolEntries)", "~523.5k", read=True),
-                _at("AB-HYST", "assertFullCoverage (its doc comment)", "~222k", read=True),
-                _at("AB-RAW", "selectHierarchical (postProcessToolEntries after assertFullCoverage)", "~474.3k", True),
-                _body("selectHierarchical (postProcessToolEntries after assertFullCoverage)", "~474.5k"),
-                *(_at(t, "trimOrphanedToolUse") for t in TIPS[3:]),
+                _read("AB-HYST", "trimOrphanedToolUse (inside postProcessToolEntries)", "~523.5k"),
+                _read("AB-HYST", "assertFullCoverage (its doc comment)", "~222k"),
+                *_all_tips(_END, *_END_AT),
             ),
             upstream_says="assertFullCoverage's doc comment puts the tool-pairing, orphan and image passes out "
             "of its scope on purpose: they make structural edits for the API's shape, not budget loss. The case "
             "against: the pass removes a whole entry, the agent's newest message with everything in it, which "
             "is not a shape fix but loss of the turn the agent must act on; the same comment describes the check "
             "as one on the finished output that does not care how something went missing, yet this loss comes "
-            "after it; and the shape rule can be "
-            "met without loss: enforceToolPairing already appends stub results for calls left open at the end "
-            "of the list (its own comment says so), but trimOrphanedToolUse runs first and pops the entry.",
+            "after it; and the shape rule can be met without loss: enforceToolPairing already appends stub "
+            "results for calls left open at the end of the list (its own comment says so), but "
+            "trimOrphanedToolUse runs first and pops the entry.",
             sure="certain that the entry is popped after the check (read); the design intent is upstream's to weigh",
         ),
         UpstreamBug(
@@ -123,35 +119,27 @@ BUGS: Mapping[Defect, UpstreamBug] = {
             "Pass the post-strip estimates to emitRecentNewestFirst from selectHierarchical, as its optional "
             "parameter allows, so a placeholder is priced as a placeholder.",
             (
-                _at(
-                    "AB-HYST",
-                    "selectHierarchical (its emitRecentNewestFirst call passes no estimates)",
-                    "~474.3k",
-                    True,
-                ),
-                _at("AB-HYST", "emitRecentNewestFirst (optional post-strip estimates)", "~236.9k", True),
-                _at(
-                    "AB-RAW", "selectHierarchical (its emitRecentNewestFirst call passes no estimates)", "~474.3k", True
-                ),
-                _body("selectHierarchical (its emitRecentNewestFirst call passes no estimates)", "~474.5k"),
-                *(_at(t, "selectHierarchical") for t in TIPS[3:]),
+                _read("AB-HYST", "emitRecentNewestFirst (optional post-strip estimates)", "~236.9k"),
+                *_all_tips(_TAIL, *_END_AT),
             ),
             upstream_says="emitRecentNewestFirst's own comment says eviction must price a message the way "
-            "the stripped render will; this caller never gives it the estimates. On the hysteresis, raw-forms "
-            "and provenance tips the head and the raw middle are priced before stripping too (read at the "
-            "hysteresis tip), which the model's faithful variants (the membrane line) do not show.",
+            "the stripped render will; this caller never gives it the estimates. On the hysteresis, raw-forms, "
+            "body-instances and provenance tips the head and the raw middle are priced before stripping too "
+            "(both read at the hysteresis tip, the raw middle at the provenance tip); only the membrane line "
+            "prices them after.",
         ),
         UpstreamBug(
             _D.IMAGE_COUNT_STORE_WIDE,
             "Image stripping counts live images over the whole store when pricing, over the entries when sending",
             "Count the newest live images over the same list in both places: the entries that will be sent.",
             (
+                _read("AB", "selectHierarchical (raw middle priced with the post-strip estimates)", "~470.6k, ~473.2k"),
                 _at("AB", "postStripEstimates (whole store) against applyImageStripping (entries sent)"),
                 _at("AB-HYST", "postStripEstimates against applyImageStripping", "~502-511.5k"),
                 *(_at(t, "postStripEstimates against applyImageStripping") for t in TIPS[1:4]),
             ),
-            sure="certain on the membrane line, where the head and raw middle are priced with the post-strip "
-            "estimates; on the other tips the two counts differ the same way but the estimates feed only the "
+            sure="certain on the membrane line, where the raw middle is priced with the post-strip estimates "
+            "(read); on the other tips the two counts differ the same way but the estimates feed only the "
             "recent window's start (getUnheldRecentWindowStart), which this model does not reproduce",
         ),
         UpstreamBug(
@@ -159,7 +147,7 @@ BUGS: Mapping[Defect, UpstreamBug] = {
             "buildRecallHeader: chained String.replace expands $ patterns and re-substitutes placeholders in ids",
             "Fill the four placeholders in one pass, inserting each value literally (a replacer function, or "
             "split/join), so an id or message id holding $&, $', $` or {level} is sent as it is.",
-            _all_tips("buildRecallHeader", "~483.1k"),
+            _all_tips("buildRecallHeader", "~483.1k", "", "", "", "~484.9k"),
         ),
         UpstreamBug(
             _D.BLANK_SUMMARIES_SELECTED,
@@ -167,11 +155,8 @@ BUGS: Mapping[Defect, UpstreamBug] = {
             "Leave blank summaries out of the candidates (as Phase 3c's claimer map already does), so their "
             "messages are claimed by another summary or sent raw.",
             (
-                _at("AB-HYST", "getAntiRedundantSummaries (no blank filter)", "~241.6k", True),
-                _at("AB-HYST", "selectHierarchical (combined pair records every selected summary)", "~470.3k", True),
-                _at("AB-RAW", "selectHierarchical (combined pair records every selected summary)", "~470.5k", True),
-                _body("selectHierarchical (combined pair records every selected summary)", "~470.2k"),
-                *(_at(t, "getAntiRedundantSummaries") for t in TIPS[3:]),
+                _read("AB-HYST", "getAntiRedundantSummaries (no blank filter)", "~241.6k"),
+                *_all_tips(_COMBINED, *_COMBINED_AT),
             ),
             upstream_says="Upstream refuses blank summaries when they are pushed and drops them at load, and "
             "the positioned branch skips them with a comment that a legacy empty summary may already be in a "
@@ -183,18 +168,14 @@ BUGS: Mapping[Defect, UpstreamBug] = {
             _D.QUESTION_PRICED_AS_LABEL,
             "Positioned recall pairs are priced with the context label, not the header that is sent (#305)",
             "Price the question as the header buildRecallHeader returns, and key the price memo on the template.",
-            _all_tips(
-                "selectHierarchical (positioned pairs) and recallPairCost", "~466.9k, ~443.6k", "~467k", "~467.2k"
-            ),
+            _all_tips(_POSITIONED, "~466.9k, ~443.6k", "~467k", "~467.2k", "~467.3k"),
             scenario="tests/scenarios/reports/305-question-priced-as-label.scenario.json",
         ),
         UpstreamBug(
             _D.ANSWER_PRICED_UNCAPPED,
             "Positioned recall answers are sent capped but priced uncapped (#305)",
             "Price the answer as summaryAnswerContentCapped returns it under maxMessageTokens.",
-            _all_tips(
-                "selectHierarchical (positioned pairs) and recallPairCost", "~466.9k, ~443.9k", "~467k", "~467.2k"
-            ),
+            _all_tips(_POSITIONED, "~466.9k, ~443.9k", "~467k", "~467.2k", "~467.3k"),
             scenario="tests/scenarios/reports/305-answer-priced-uncapped.scenario.json",
         ),
         UpstreamBug(
@@ -209,11 +190,8 @@ BUGS: Mapping[Defect, UpstreamBug] = {
             "Combined recall pair: summaries the message cap leaves out still count as covering their messages (#307)",
             "Record as emitted only the summaries the combined answer holds, so assertFullCoverage refuses.",
             (
-                _at("AB-HYST", "selectHierarchical (combined pair: rsSummary for every selected)", "~470.3k", True),
-                _at("AB-HYST", "assertFullCoverage (expands the emitted ids)", "~222.6k", True),
-                _at("AB-RAW", "selectHierarchical (combined pair: rsSummary for every selected)", "~470.5k", True),
-                _body("selectHierarchical (combined pair: rsSummary for every selected)", "~470.2k"),
-                *(_at(t, "selectHierarchical and assertFullCoverage") for t in TIPS[3:]),
+                _read("AB-HYST", "assertFullCoverage (expands the emitted ids)", "~222.6k"),
+                *_all_tips(_COMBINED, *_COMBINED_AT),
             ),
             scenario="tests/scenarios/reports/307-coverage-counts-left-out.scenario.json",
         ),
@@ -222,10 +200,12 @@ BUGS: Mapping[Defect, UpstreamBug] = {
             "A raw message under maxMessageTokens is priced min(estimate, cap + 50), not as truncateContent leaves it",
             "Price the content truncateContent returns (an image or a tool block it keeps whole included).",
             _all_tips(
-                "selectHierarchical (head, middle) and emitRecentNewestFirst",
+                "selectHierarchical (head, raw middle) and emitRecentNewestFirst",
                 "~450.9k, ~467.6k, ~238.6k",
                 "~468.3k",
                 "~467.9k",
+                "~468.6k",
+                "~470.6k",
             ),
         ),
         UpstreamBug(
@@ -239,7 +219,7 @@ BUGS: Mapping[Defect, UpstreamBug] = {
             _D.COMBINED_STATS_TOKENS,
             "Combined recall pair: render stats record each summary's measured tokens, not the pair's price",
             "Record the price the pair was charged (question and answer) in the stats.",
-            _all_tips("selectHierarchical (combined pair: rsSummary with s.tokens)", "~470.3k", "~470.5k", "~470.2k"),
+            _all_tips(_COMBINED, *_COMBINED_AT),
         ),
         UpstreamBug(
             _D.UNCHECKED_BAD_VALUES,
@@ -264,7 +244,7 @@ BUGS: Mapping[Defect, UpstreamBug] = {
             "A dry-run select fills the recall-pair price memo",
             "Leave the memo as it was after a dry run, as every other piece of state is.",
             (
-                _at("AB-HYST", "recallPairCost (fills its cache on every call)", "~444.5k", True),
+                _read("AB-HYST", "recallPairCost (fills its cache on every call)", "~444.5k"),
                 _at("AB", "recallPairCost"),
             ),
             sure="recallPairCost fills its cache on every call (read); where a dry run is told apart was not re-read",
