@@ -185,13 +185,23 @@ def _numbers(f: Facts) -> list[str]:
     row("invariants broken", [", ".join(r.observed.breaks) or "none" for r in runs], "")
     out = [*lines, ""]
     if first.priced is not None and first.cost is not None and first.priced != first.cost:
-        out.append(
-            f"`{first.variant}` prices its context at {_n(first.priced)} tokens but sends {_n(first.cost)}: "
-            f"{_diff(first.cost, first.priced).lstrip('+')} tokens the budget never saw."
+        gap = _diff(first.cost, first.priced).lstrip("+-")
+        unseen = (
+            f"{gap} tokens the budget never saw" if first.cost > first.priced else f"{gap} tokens charged, not sent"
         )
+        out.append(
+            f"`{first.variant}` prices its context at {_n(first.priced)} tokens but sends {_n(first.cost)}: {unseen}."
+        )
+    budget = f.scenario.budget.max_tokens - f.scenario.budget.reserve_for_response
     if first.cost is not None and math.isfinite(f.limit) and first.cost > f.limit:
         out.append(
             f"What `{first.variant}` sends is {_diff(first.cost, f.limit).lstrip('+')} tokens over the grace limit."
+        )
+    elif first.cost is not None and math.isnan(f.limit) and math.isfinite(budget) and first.cost > budget:
+        over = _diff(first.cost, budget).lstrip("+")
+        out.append(
+            f"The grace limit is NaN, so no check refuses: what `{first.variant}` sends is {over} tokens "
+            "over the budget."
         )
     if first.observed.sends is not None and sound.observed.refuses is not None:
         out.append(f"`sound` refuses: {sound.observed.outcome.removeprefix('refuses: ')}")
