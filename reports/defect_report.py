@@ -119,6 +119,10 @@ def _n(x: Number | None) -> str:
     return "—" if x is None else js_number_string(x)
 
 
+def _tokens(n: str) -> str:
+    return f"{n} token" if n == "1" else f"{n} tokens"
+
+
 def _diff(a: Number | None, b: Number | None) -> str:
     if a is None or b is None or not (math.isfinite(a) and math.isfinite(b)):
         return "—"
@@ -187,7 +191,7 @@ def _numbers(f: Facts) -> list[str]:
     if first.priced is not None and first.cost is not None and first.priced != first.cost:
         gap = _diff(first.cost, first.priced).lstrip("+-")
         unseen = (
-            f"{gap} tokens the budget never saw" if first.cost > first.priced else f"{gap} tokens charged, not sent"
+            f"{_tokens(gap)} the budget never saw" if first.cost > first.priced else f"{_tokens(gap)} charged, not sent"
         )
         out.append(
             f"`{first.variant}` prices its context at {_n(first.priced)} tokens but sends {_n(first.cost)}: {unseen}."
@@ -195,12 +199,12 @@ def _numbers(f: Facts) -> list[str]:
     budget = f.scenario.budget.max_tokens - f.scenario.budget.reserve_for_response
     if first.cost is not None and math.isfinite(f.limit) and first.cost > f.limit:
         out.append(
-            f"What `{first.variant}` sends is {_diff(first.cost, f.limit).lstrip('+')} tokens over the grace limit."
+            f"What `{first.variant}` sends is {_tokens(_diff(first.cost, f.limit).lstrip('+'))} over the grace limit."
         )
     elif first.cost is not None and math.isnan(f.limit) and math.isfinite(budget) and first.cost > budget:
         over = _diff(first.cost, budget).lstrip("+")
         out.append(
-            f"The grace limit is NaN, so no check refuses: what `{first.variant}` sends is {over} tokens "
+            f"The grace limit is NaN, so no check refuses: what `{first.variant}` sends is {_tokens(over)} "
             "over the budget."
         )
     if first.observed.sends is not None and sound.observed.refuses is not None:
