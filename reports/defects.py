@@ -17,6 +17,7 @@ from typing import Any, TextIO
 
 from reports.campaign import BASELINE, Settings, fingerprint
 from reports.cli import format_table
+from reports.defect_report import run_report
 from reports.mutants import named_mutants
 from strategies.defects import VARIANTS, Defect
 
@@ -126,8 +127,6 @@ def row_json(r: DefectRow) -> dict[str, Any]:
 
 def run(args: argparse.Namespace, stdout: TextIO) -> int:
     if args.report is not None or args.out is not None:
-        from reports.defect_report import run_report
-
         return run_report(args.report, args.out, stdout)
     journal, fp = read_journal(args.journal)
     rows = defect_rows(journal)

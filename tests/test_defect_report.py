@@ -137,3 +137,18 @@ def test_camel_dump_round_trips_and_keeps_data_keys() -> None:
     assert doc["store"]["messages"][0]["content"][0]["input"] == {"file_path": "a"}
     assert doc["config"]["toolResultMaxLastN"] == {"read_file": 1}
     assert "pricing_epoch" not in text and "reserveForResponse" in text
+
+
+def test_reproduce_says_each_bug_scenario_breaks_on_its_carriers_and_holds_on_sound(capsys) -> None:
+    code, out, _ = run(capsys, "reproduce", "--json", SCENARIO_DIR)
+    doc = json.loads(out)
+    assert code == 0 and doc["ok"]
+    for sc in doc["scenarios"]:
+        defect = Defect[Path(sc["file"]).name.split(".")[0].upper().replace("-", "_")]
+        for v in sc["variants"]:
+            checked = {f["field"]: f for f in v["fields"]}
+            if v["variant"] == "sound":
+                assert checked["holds"]["ok"] and not v["breaks"], sc["file"]
+            else:
+                breaks = [f for name, f in checked.items() if name.startswith("breaks ")]
+                assert defect in VARIANTS[v["variant"]] and breaks and all(f["ok"] for f in breaks), sc["file"]
