@@ -44,8 +44,8 @@ VERSIONS: Mapping[str, Version] = {
         Version("AB-731", f"{AB_TS}, src/adaptive/picker.ts", "main", commit="731e2707"),
         Version("AB-B", AB_TS, "provenance and thinking binding", commit="1c779181", stored_id="71410013736"),
         Version("AB-EPOCH", AB_TS, "pricing epoch", commit="5ab06174", stored_id="69771390475"),
-        Version("AB-HYST", AB_TS, "image-strip hysteresis", commit="a95eb55b", stored_id="71654488230"),
-        Version("AB-RAW", AB_TS, "raw forms", commit="cbe7032a", stored_id="71528811339"),
+        Version("AB-H", AB_TS, "image-strip hysteresis", commit="a95eb55b", stored_id="71654488230"),
+        Version("AB-R", AB_TS, "raw forms", commit="cbe7032a", stored_id="71528811339"),
         Version("AB-BODY", AB_TS, "body instances", commit="b368c6be", stored_id="71591954470"),
         Version("MS", "src/message-store.ts", "membrane live-image policy", stored_id="70423042618"),
         Version("RE", "src/recall-envelope.ts", "main", commit="4eb1ab89", stored_id="57629941722"),
@@ -130,40 +130,94 @@ FAITHFUL_READINGS: tuple[Reading, ...] = (
     Reading("compression work and cleared_by", ("pendingCompression", "checkReadiness"), "AB-731"),
 )
 
-MODELS: Mapping[str, VariantModel] = {
-    m.name: m
-    for m in (
-        VariantModel(
-            "main-48bb87a1",
-            "main",
-            ("48bb87a1",),
-            "the TypeScript main before the combined-pair grace pull request",
-            (
-                *FAITHFUL_READINGS,
-                Reading(
-                    "without the seed's change (no combined-pair check, floor or view)", ("selectHierarchical",), "seed"
-                ),
+
+def _replacing(readings: tuple[Reading, ...], *new: Reading) -> tuple[Reading, ...]:
+    """``readings`` with those of the same behaviour as one of ``new`` replaced by it (new ones appended)."""
+    by_behaviour = {r.behaviour: r for r in new}
+    kept = tuple(by_behaviour.pop(r.behaviour, r) for r in readings)
+    return kept + tuple(by_behaviour.values())
+
+
+#: What the two newer lines read at their own tip; the rest is the seed-era code they share.
+_NEWER_END = Reading(
+    "the end of the select: tally, coverage check, tool passes, image stripping", ("selectHierarchical",), "AB-H"
+)
+_HYSTERESIS_READINGS = _replacing(
+    FAITHFUL_READINGS,
+    Reading("head and recent windows", ("getUnheldRecentWindowStart", "emitRecentNewestFirst"), "AB-H"),
+    Reading(
+        "image stripping",
+        (
+            "getImageStripStart",
+            "applyImageStripping",
+            "imageWatermark",
+            "maybeAdvanceImageWatermark",
+            "belowImageWatermark",
+            "postStripEstimates",
+            "imageBlockBytes",
+        ),
+        "AB-H",
+    ),
+    Reading("tool pruning", ("pruneToolEntries",), "AB-H"),
+    _NEWER_END,
+)
+_RAW_FORMS_READINGS = _replacing(
+    FAITHFUL_READINGS,
+    Reading("image stripping", ("applyImageStripping", "postStripEstimates"), "AB-R"),
+    Reading("tool pruning", ("pruneToolEntries",), "AB-R"),
+    Reading(
+        "the end of the select: tally, coverage check, tool passes, image stripping", ("selectHierarchical",), "AB-R"
+    ),
+)
+
+#: Every variant's model; one whose name ``VARIANTS`` does not hold is left out of ``MODELS``.
+_ALL_MODELS: tuple[VariantModel, ...] = (
+    VariantModel(
+        "main-48bb87a1",
+        "main",
+        ("48bb87a1",),
+        "the TypeScript main before the combined-pair grace pull request",
+        (
+            *FAITHFUL_READINGS,
+            Reading(
+                "without the seed's change (no combined-pair check, floor or view)", ("selectHierarchical",), "seed"
             ),
         ),
-        VariantModel(
-            "pr-8bb01ab8",
-            "main, with the combined-pair grace pull request",
-            ("8bb01ab8", "48bb87a1"),
-            "the TypeScript with the combined-pair grace pull request",
-            (
-                *FAITHFUL_READINGS,
-                Reading(
-                    "the seed's change: combined-pair check, floor, view, memo, diagnostics",
-                    ("selectHierarchical", "recallPairCost"),
-                    "seed",
-                ),
+    ),
+    VariantModel(
+        "pr-8bb01ab8",
+        "main, with the combined-pair grace pull request",
+        ("8bb01ab8", "48bb87a1"),
+        "the TypeScript with the combined-pair grace pull request",
+        (
+            *FAITHFUL_READINGS,
+            Reading(
+                "the seed's change: combined-pair check, floor, view, memo, diagnostics",
+                ("selectHierarchical", "recallPairCost"),
+                "seed",
             ),
         ),
-        VariantModel(
-            "sound",
-            "",
-            (),
-            "models no commit: every price is the reference price of exactly what is sent",
-        ),
-    )
-}
+    ),
+    VariantModel(
+        "sound",
+        "",
+        (),
+        "models no commit: every price is the reference price of exactly what is sent",
+    ),
+    VariantModel(
+        "hysteresis-a95eb55b",
+        "image-strip hysteresis",
+        ("a95eb55b",),
+        "the image-strip hysteresis line's tip",
+        _HYSTERESIS_READINGS,
+    ),
+    VariantModel(
+        "raw-forms-cbe7032a",
+        "raw forms",
+        ("cbe7032a",),
+        "the raw-forms line's tip",
+        _RAW_FORMS_READINGS,
+    ),
+)
+
+MODELS: Mapping[str, VariantModel] = {m.name: m for m in _ALL_MODELS if m.name in VARIANTS}

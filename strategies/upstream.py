@@ -17,7 +17,7 @@ from strategies.defects import Defect
 from strategies.provenance import VERSIONS
 
 #: The branch tips a report is checked against (keys of ``VERSIONS``); none merges another.
-TIPS: tuple[str, ...] = ("AB-HYST", "AB-RAW", "AB-BODY", "AB-B", "AB")
+TIPS: tuple[str, ...] = ("AB-H", "AB-R", "AB-BODY", "AB-B", "AB")
 
 SCENARIO_DIR = "tests/scenarios/typescript-bugs"
 
@@ -99,8 +99,8 @@ BUGS: Mapping[Defect, UpstreamBug] = {
             "Answer the open call with the stub result the pairing pass already makes for a missing result "
             "(and price it), or refuse with UncoveredDropError; never send a context without the newest message.",
             (
-                _read("AB-HYST", "trimOrphanedToolUse (inside postProcessToolEntries)", "~523.5k"),
-                _read("AB-HYST", "assertFullCoverage (its doc comment)", "~222k"),
+                _read("AB-H", "trimOrphanedToolUse (inside postProcessToolEntries)", "~523.5k"),
+                _read("AB-H", "assertFullCoverage (its doc comment)", "~222k"),
                 *_all_tips(_END, *_END_AT),
             ),
             upstream_says="assertFullCoverage's doc comment puts the tool-pairing, orphan and image passes out "
@@ -119,7 +119,7 @@ BUGS: Mapping[Defect, UpstreamBug] = {
             "Pass the post-strip estimates to emitRecentNewestFirst from selectHierarchical, as its optional "
             "parameter allows, so a placeholder is priced as a placeholder.",
             (
-                _read("AB-HYST", "emitRecentNewestFirst (optional post-strip estimates)", "~236.9k"),
+                _read("AB-H", "emitRecentNewestFirst (optional post-strip estimates)", "~236.9k"),
                 *_all_tips(_TAIL, *_END_AT),
             ),
             upstream_says="emitRecentNewestFirst's own comment says eviction must price a message the way "
@@ -135,7 +135,7 @@ BUGS: Mapping[Defect, UpstreamBug] = {
             (
                 _read("AB", "selectHierarchical (raw middle priced with the post-strip estimates)", "~470.6k, ~473.2k"),
                 _at("AB", "postStripEstimates (whole store) against applyImageStripping (entries sent)"),
-                _at("AB-HYST", "postStripEstimates against applyImageStripping", "~502-511.5k"),
+                _at("AB-H", "postStripEstimates against applyImageStripping", "~502-511.5k"),
                 *(_at(t, "postStripEstimates against applyImageStripping") for t in TIPS[1:4]),
             ),
             sure="certain on the membrane line, where the raw middle is priced with the post-strip estimates "
@@ -155,7 +155,7 @@ BUGS: Mapping[Defect, UpstreamBug] = {
             "Leave blank summaries out of the candidates (as Phase 3c's claimer map already does), so their "
             "messages are claimed by another summary or sent raw.",
             (
-                _read("AB-HYST", "getAntiRedundantSummaries (no blank filter)", "~241.6k"),
+                _read("AB-H", "getAntiRedundantSummaries (no blank filter)", "~241.6k"),
                 *_all_tips(_COMBINED, *_COMBINED_AT),
             ),
             upstream_says="Upstream refuses blank summaries when they are pushed and drops them at load, and "
@@ -190,7 +190,7 @@ BUGS: Mapping[Defect, UpstreamBug] = {
             "Combined recall pair: summaries the message cap leaves out still count as covering their messages (#307)",
             "Record as emitted only the summaries the combined answer holds, so assertFullCoverage refuses.",
             (
-                _read("AB-HYST", "assertFullCoverage (expands the emitted ids)", "~222.6k"),
+                _read("AB-H", "assertFullCoverage (expands the emitted ids)", "~222.6k"),
                 *_all_tips(_COMBINED, *_COMBINED_AT),
             ),
             scenario="tests/scenarios/reports/307-coverage-counts-left-out.scenario.json",
@@ -244,7 +244,7 @@ BUGS: Mapping[Defect, UpstreamBug] = {
             "A dry-run select fills the recall-pair price memo",
             "Leave the memo as it was after a dry run, as every other piece of state is.",
             (
-                _read("AB-HYST", "recallPairCost (fills its cache on every call)", "~444.5k"),
+                _read("AB-H", "recallPairCost (fills its cache on every call)", "~444.5k"),
                 _at("AB", "recallPairCost"),
             ),
             sure="recallPairCost fills its cache on every call (read); where a dry run is told apart was not re-read",

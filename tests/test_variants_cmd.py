@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import json
 import re
+from itertools import takewhile
 from pathlib import Path
 
 import pytest
 
 from reports import cli
 from strategies import defects as defect_sets
-from strategies.defects import VARIANTS
+from strategies.defects import VARIANTS, Defect
 from strategies.provenance import MODELS, VERSIONS
 
 pytestmark = pytest.mark.harness
@@ -33,10 +34,22 @@ def section(heading: str) -> str:
     return text[start : end if end != -1 else len(text)]
 
 
-def table_rows(text: str) -> list[list[str]]:
-    """The body rows of the first markdown table in ``text``, cells stripped."""
-    rows = [line for line in text.splitlines() if line.startswith("|")]
-    return [[c.strip() for c in r.strip("|").split("|")] for r in rows[2:]]
+def table(text: str) -> list[dict[str, str]]:
+    """The first markdown table in ``text``: one dict per body row, keyed by the header's cells."""
+    lines = text.splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith("|"))
+    block = takewhile(lambda line: line.startswith("|"), lines[first:])
+    rows = [[c.strip() for c in line.strip().strip("|").split("|")] for line in block]
+    return [dict(zip(rows[0], r, strict=True)) for r in rows[2:]]
+
+
+def defect_set(cell: str) -> frozenset:
+    """A Variants-table defects cell as a set: the sets and defects named before any ``:`` (prose after it)."""
+    names = re.findall(r"`(\w+)`", cell.split(":")[0])
+    found: frozenset = frozenset()
+    for n in names:
+        found |= getattr(defect_sets, n) if isinstance(getattr(defect_sets, n, None), frozenset) else {Defect[n]}
+    return found
 
 
 def test_every_variant_says_what_it_models() -> None:
@@ -77,16 +90,17 @@ def test_variants_json_names_the_commit_of_every_variant(capsys) -> None:
 
 
 def test_the_variants_table_here_is_the_data() -> None:
-    """docs/model.md, Variants: one row per variant with its line, commits, defect set and versions read."""
-    rows = table_rows(section("## 18. Variants"))
-    assert [r[0].strip("`") for r in rows] == list(MODELS)
-    for name, line, commits, defects, read_at in rows:
-        m = MODELS[name.strip("`")]
-        assert line == (m.line or "—"), name
-        assert commits == (", ".join(m.commits) or "—"), name
-        assert set(read_at.split(", ")) == (set(m.versions) or {"—"}), name
-        named = re.match(r"`(\w+)`", defects)
-        assert (getattr(defect_sets, named.group(1)) if named else frozenset()) == m.defects, name
+    """docs/model.md, Variants: one row per variant with its line, commits, defect set and versions read (columns
+    found by their header, so the table may carry others)."""
+    rows = table(section("## 18. Variants"))
+    assert [r["variant"].strip("`") for r in rows] == list(MODELS)
+    for row in rows:
+        name = row["variant"].strip("`")
+        m = MODELS[name]
+        assert row["TypeScript line"] == (m.line or "—"), name
+        assert row["commits"] == (", ".join(m.commits) or "—"), name
+        assert set(row["read at"].split(", ")) == (set(m.versions) or {"—"}), name
+        assert defect_set(row["defects"]) == m.defects, name
 
 
 def test_every_version_cited_is_in_versions_read() -> None:
@@ -94,7 +108,7 @@ def test_every_version_cited_is_in_versions_read() -> None:
     (else its stored id)."""
     text = MODEL_MD.read_text(encoding="utf-8")
     start = text.index("**Versions read**")
-    rows = {r[0]: r for r in table_rows(text[start : text.index("\n\n", text.index("|", start))])}
+    rows = {r["short name"]: " ".join(r.values()) for r in table(text[start:])}
     for short, v in VERSIONS.items():
         assert short in rows, short
-        assert (v.commit or v.stored_id or "") in " ".join(rows[short]), short
+        assert (v.commit or v.stored_id or "") in rows[short], short
