@@ -57,6 +57,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
+from pydantic.alias_generators import to_camel
 
 from reference.expect import Expectation, Refuses, Sends
 from reference.format_base import accepted_names, show
@@ -83,6 +84,8 @@ from reference.scenario_format import TAG, ScenarioModel, StoreModel, build_conf
 __all__ = [
     "Scenario",
     "ScenarioError",
+    "camel_keys",
+    "dump_content",
     "dump_scenario",
     "dumps_scenario",
     "load_scenario",
@@ -232,6 +235,12 @@ def _dump_block(b: Block) -> dict[str, Any]:
     raise TypeError(f"not a block: {b!r}")
 
 
+def dump_content(content: Sequence[Block], *, camel: bool = False) -> list[dict[str, Any]]:
+    """Blocks as a scenario file writes them (``camel``: with the TypeScript's field names)."""
+    blocks = [_dump_block(b) for b in content]
+    return camel_keys(blocks) if camel else blocks
+
+
 def _dump_summary(s: Summary) -> dict[str, Any]:
     return {
         "id": s.id,
@@ -255,11 +264,27 @@ def _dump_config_value(v: Any) -> Any:
     return v
 
 
-def dump_scenario(scenario: Scenario) -> dict[str, Any]:
+#: Keys whose values are data, not the model's fields: their own keys are never renamed.
+_DATA_KEYS = frozenset({"input", "tool_result_max_last_n"})
+
+
+def camel_keys(obj: Any) -> Any:
+    """A dumped store, config or budget with the TypeScript's camelCase keys (``toolUseId``, ``sourceIds``).
+
+    Only the model's own keys are renamed: a tool call's ``input`` and a per-tool config map are data.
+    """
+    if isinstance(obj, list):
+        return [camel_keys(x) for x in obj]
+    if not isinstance(obj, dict):
+        return obj
+    return {to_camel(k): v if k in _DATA_KEYS else camel_keys(v) for k, v in obj.items()}
+
+
+def dump_scenario(scenario: Scenario, *, camel: bool = False) -> dict[str, Any]:
     """The JSON object of a scenario (every field written; non-finite numbers as strings).
 
     ``load_scenario(dump_scenario(s))`` gives back an equal scenario, except that a custom text
-    estimator is dropped.
+    estimator is dropped. ``camel``: the store, config and budget with the TypeScript's names.
     """
     store = scenario.store
     out: dict[str, Any] = {}
@@ -285,6 +310,8 @@ def dump_scenario(scenario: Scenario) -> dict[str, Any]:
         "max_tokens": _dump_number(scenario.budget.max_tokens),
         "reserve_for_response": _dump_number(scenario.budget.reserve_for_response),
     }
+    if camel:
+        out.update({k: camel_keys(out[k]) for k in ("store", "config", "budget")})
     if scenario.expect:
         out["expect"] = {k: dump_expectation(v) for k, v in scenario.expect.items()}
     return out
@@ -321,9 +348,9 @@ def dump_expectation(e: Expectation) -> dict[str, Any]:
     return out
 
 
-def dumps_scenario(scenario: Scenario, indent: int | None = 2) -> str:
+def dumps_scenario(scenario: Scenario, indent: int | None = 2, *, camel: bool = False) -> str:
     """The scenario as JSON text (UTF-8 safe: ASCII-escaped when a string holds a lone surrogate)."""
-    obj = dump_scenario(scenario)
+    obj = dump_scenario(scenario, camel=camel)
     text = json.dumps(obj, indent=indent, ensure_ascii=False, allow_nan=False)
     try:
         text.encode("utf-8")

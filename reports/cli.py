@@ -204,6 +204,12 @@ SUBCOMMANDS: dict[str, Subcommand] = {
             run_defects,
         ),
         Subcommand(
+            "variants",
+            "list every variant: the TypeScript line and commits it models, its defects, where each part was read",
+            _lazy("reports.variants", "add_arguments"),
+            _lazy("reports.variants", "run"),
+        ),
+        Subcommand(
             "compare",
             "compile a corpus on two variants and classify every cell as the seed does",
             _compare_args,

@@ -6,7 +6,8 @@ marked departure from it, tested with ``defects.on(Defect.X)`` at the one place 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import difflib
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 
@@ -155,13 +156,18 @@ def resolve_variant(variant: str | frozenset[Defect] | Defects) -> Defects:
     return Defects(VARIANTS[variant])
 
 
+def did_you_mean(key: str, names: Iterable[str], otherwise: str = "") -> str:
+    """``"; did you mean A or B?"`` naming the closest of ``names`` (at most three), else ``otherwise``."""
+    close = difflib.get_close_matches(key, list(names), cutoff=0.5)
+    return f"; did you mean {' or '.join(close)}?" if close else otherwise
+
+
 def parse_variant(spec: str) -> Defects:
     """A variant spec as a ``Defects``: a variant name, optionally followed by ``+D1,D2`` (switch on) and
     ``-D3`` (switch off) from any base: ``sound+QUESTION_PRICED_AS_LABEL``, ``pr-8bb01ab8-COMBINED_NO_FLOOR``.
 
     A bad spec raises ``ValueError`` with a one-line message naming the closest known names (at most three).
     """
-    import difflib
     import re
 
     spec = spec.strip()
@@ -181,8 +187,7 @@ def parse_variant(spec: str) -> Defects:
             if not key:
                 raise ValueError(f"a defect name is missing after {sign!r} in {spec!r}")
             if key not in Defect.__members__:
-                close = difflib.get_close_matches(key, list(Defect.__members__), cutoff=0.5)
-                hint = f"; did you mean {' or '.join(close)}?" if close else "; `cmharness defects` lists them"
+                hint = did_you_mean(key, Defect.__members__, "; `cmharness defects` lists them")
                 raise ValueError(f"unknown defect {name.strip()!r} in {spec!r}{hint}")
             (active.add if sign == "+" else active.discard)(Defect[key])
     return Defects(frozenset(active))
