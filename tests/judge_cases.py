@@ -12,7 +12,7 @@ from pathlib import Path
 
 from invariants import examples as known
 from invariants.generators import Case
-from reference.model import Budget, Config, Image, Message, Store, Text, ToolResult, ToolUse, Work
+from reference.model import Budget, Config, Image, Message, Store, Text, ToolResult, ToolUse
 from reference.scenario import load_scenario
 from tests.builders import carriers, msg, store, summary
 
@@ -113,15 +113,10 @@ MIDDLE_IMAGE = Case(
 MIDDLE_REFUSAL = known.MIDDLE_REFUSAL_AFTER_HEAD
 #: A head refusal with queued work.
 HEAD_REFUSAL = known.HEAD_REFUSAL_WITH_WORK
-#: A refused raw message after a head, the head a reply with reasoning.
+#: A head of m0 (10), then L1-0's pair (a reply with reasoning, 40 measured) refused: a budget of 40 with 10 kept
+#: for the response, so the configured budget, the reserve and the input budget all differ.
 HEAD_THEN_PAIR_REFUSED = Case(
     store(4, [summary("L1-0", 1, 2, tokens=40, content_tokens=40, carriers=carriers(40))]),
-    Config(head_window_tokens=5),
+    Config(head_window_tokens=15),
     Budget(max_tokens=40, reserve_for_response=10),
-)
-#: A chunk folding m2 queued; the refused raw message m1 is before it.
-WORK_AFTER = Case(
-    store(4, [], work=[Work("chunk", "queued", frozenset({"m3"}))]),
-    Config(head_window_tokens=5),
-    Budget(max_tokens=15),
 )
