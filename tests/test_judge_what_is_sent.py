@@ -1,0 +1,292 @@
+"""The invariants of what is sent judged (``invariants/properties/what_is_sent.py``, ``tool_pairs.py``,
+``bad_numbers.py``, ``repeatability.py``): each breaks on every named defect it exists to catch, alone in
+``sound`` over a small store, and on hand-built wrong compiles; each holds on ``sound`` there."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import pytest
+
+from invariants import examples as known
+from invariants.generators import Case
+from reference.model import Budget, Config, Entry, Store, Text, ToolResult
+from strategies import HierarchicalStrategy, InvalidConfigError, UncoveredDropError
+from strategies.defects import Defect
+from tests import judge_cases as cases
+from tests.builders import store, summary
+from tests.judge_helpers import broken, judged, tamper, with_entries
+
+DEFECT_BREAKS = [
+    ("rendering", Defect.HEADER_REPLACE_CHAINED, cases.DOLLAR_HEADER, "entry 1 differs"),
+    ("rendering", Defect.COMBINED_SELECTION_ORDER, known.COMBINED_ORDER_ACROSS_BUDGETS, "reference rendering"),
+    (
+        "selection",
+        Defect.DEEP_WINDOW_CANDIDATES,
+        cases.DEEP_IN_THE_TAIL,
+        "selected ['L2-0'], the reference selection []",
+    ),
+    ("selection", Defect.BLANK_SUMMARIES_SELECTED, cases.BLANK_IN_COMBINED, "selected ['L1-0', 'L1-1']"),
+    ("exactly-once", Defect.DEEP_WINDOW_CANDIDATES, cases.DEEP_IN_THE_TAIL, "m3 (1 raw, 1 through summaries)"),
+    ("chronological", Defect.COMBINED_SELECTION_ORDER, known.COMBINED_ORDER_ACROSS_BUDGETS, "out of chronological"),
+    ("tail-suffix", Defect.TRIM_DROPS_TRAILING_TOOL_USE, cases.TRAILING_CALL, "the tail is [0, 2) but"),
+    ("bad-values", Defect.UNCHECKED_BAD_VALUES, cases.NAN_BUDGET, "against a NaN grace limit"),
+    ("bad-values", Defect.STAMPS_VERBATIM, known.NAN_STAMP, "a stamp in m0"),
+    ("determinism", Defect.DRY_RUN_FILLS_MEMO, known.ONE_PAIR, "a dry run changed the answer-price memo"),
+    ("determinism", Defect.MEMO_SURVIVES_INITIALIZE, known.ONE_PAIR, "after the other store"),
+    ("determinism", Defect.VIEW_NOT_RESTORED, known.ONE_PAIR, "view is still bound"),
+]
+
+
+@pytest.mark.parametrize(
+    "invariant, defect, case, words", DEFECT_BREAKS, ids=[f"{i}-{d.name}" for i, d, _, _ in DEFECT_BREAKS]
+)
+def test_each_invariant_of_what_is_sent_breaks_on_the_defects_it_exists_to_catch(invariant, defect, case, words):
+    assert judged(invariant, case, "sound") == []
+    broken(invariant, case, frozenset({defect}), words)
+
+
+#: m0 head, L1-0 over m1 and m2 in the middle, m3 and m4 the tail.
+FIVE = Case(
+    store(5, [summary("L1-0", 1, 2)]), Config(head_window_tokens=15, recent_window_tokens=25), Budget(max_tokens=10**6)
+)
+
+
+def _sent(case: Case) -> tuple[Entry, ...]:
+    s = HierarchicalStrategy(case.config, "sound")
+    s.initialize(case.store)
+    return s.compile(case.budget).entries
+
+
+def test_the_five_message_case_sends_what_the_tests_below_assume():
+    assert [(e.kind, e.message_id, e.summary_ids) for e in _sent(FIVE)] == [
+        ("raw", "m0", ()),
+        ("question", None, ()),
+        ("answer", None, ("L1-0",)),
+        ("raw", "m3", ()),
+        ("raw", "m4", ()),
+    ]
+    for name in ("rendering", "selection", "exactly-once", "chronological", "tail-suffix", "well-formed"):
+        assert judged(name, FIVE) == [], name
+
+
+# ----------------------------------------------------------------------------- rendering and selection
+
+
+def test_rendering_breaks_on_one_changed_byte(monkeypatch):
+    def changed(r, b):
+        e = r.entries[0]
+        return dataclasses.replace(
+            r, entries=(dataclasses.replace(e, content=(Text(e.content[0].text + "!"),)), *r.entries[1:])
+        )
+
+    tamper(monkeypatch, sent=changed)
+    broken("rendering", FIVE, "sound", "entry 0 differs")
+
+
+def test_rendering_breaks_on_an_answer_sent_without_its_question(monkeypatch):
+    tamper(monkeypatch, sent=lambda r, b: with_entries(r, lambda k: k != 1))
+    broken("rendering", FIVE, "sound", "the compile sends 4 entries", "selection (3 raw, summaries ['L1-0']) 5")
+
+
+def test_selection_breaks_on_a_selection_the_reference_does_not_make(monkeypatch):
+    tamper(monkeypatch, sent=lambda r, b: dataclasses.replace(r, selected=()))
+    broken("selection", FIVE, "sound", "the compile selected [], the reference selection ['L1-0']")
+
+
+# ----------------------------------------------------------------------------- exactly-once
+
+
+def test_exactly_once_breaks_on_a_message_sent_raw_twice(monkeypatch):
+    tamper(monkeypatch, sent=lambda r, b: with_entries(r, extra=r.entries[4:]))
+    broken("exactly-once", FIVE, "sound", "m4 (2 raw, 0 through summaries)")
+
+
+def test_exactly_once_breaks_on_a_middle_message_sent_raw_and_through_a_summary(monkeypatch):
+    m1 = FIVE.store.messages[1]
+    tamper(monkeypatch, sent=lambda r, b: with_entries(r, extra=(Entry("user", m1.content, "raw", "m1"),)))
+    broken("exactly-once", FIVE, "sound", "m1 (1 raw, 1 through summaries)")
+
+
+def test_exactly_once_breaks_on_a_summary_held_twice(monkeypatch):
+    tamper(monkeypatch, sent=lambda r, b: with_entries(r, extra=r.entries[1:3]))
+    broken("exactly-once", FIVE, "sound", "summaries held twice: ['L1-0']")
+
+
+def test_exactly_once_allows_only_the_straddling_claimer():
+    """L1-0 over m2 (middle) and m3 (tail) is held while m3 is sent raw: the contract's one exception."""
+    straddle = Case(store(5, [summary("L1-0", 2, 3)]), Config(recent_window_tokens=15), Budget(max_tokens=10**6))
+    assert judged("exactly-once", straddle) == []
+
+
+def test_exactly_once_breaks_on_a_window_message_held_by_a_summary_with_no_middle_leaf(monkeypatch):
+    tail_only = Case(store(5, [summary("L1-0", 1, 2), summary("L1-t", 3, 4)]), FIVE.config, FIVE.budget)
+
+    def also_tail(r, b):
+        return dataclasses.replace(
+            r,
+            entries=tuple(
+                dataclasses.replace(e, summary_ids=("L1-0", "L1-t")) if e.kind == "answer" else e for e in r.entries
+            ),
+        )
+
+    tamper(monkeypatch, sent=also_tail)
+    broken("exactly-once", tail_only, "sound", "m3 (1 raw, 1 through summaries)", "m4 (1 raw, 1 through summaries)")
+
+
+# ----------------------------------------------------------------------------- chronological
+
+
+def test_chronological_breaks_on_two_entries_swapped(monkeypatch):
+    tamper(monkeypatch, sent=lambda r, b: dataclasses.replace(r, entries=r.entries[:3] + r.entries[3:][::-1]))
+    broken("chronological", FIVE, "sound", "entry 4 stands for ['m3'], whose first is not after m4")
+
+
+def test_chronological_breaks_on_a_pair_sent_before_the_head(monkeypatch):
+    tamper(
+        monkeypatch, sent=lambda r, b: dataclasses.replace(r, entries=r.entries[1:3] + r.entries[:1] + r.entries[3:])
+    )
+    broken("chronological", FIVE, "sound", "stands for ['m0']")
+
+
+# ----------------------------------------------------------------------------- tail-suffix: every eviction rule
+
+#: Five messages of 10 and a tail of three (m2, m3, m4) under a budget of 30: the oldest two (m2, m3) are evicted.
+TAIL_CUT = Case(store(5), Config(recent_window_tokens=35), Budget(max_tokens=30))
+
+
+def _uncovered(categories):
+    return lambda err, b: (
+        UncoveredDropError(tuple(categories), categories) if isinstance(err, UncoveredDropError) else err
+    )
+
+
+def test_tail_suffix_breaks_when_a_sent_context_leaves_out_a_tail_message(monkeypatch):
+    tamper(monkeypatch, sent=lambda r, b: with_entries(r, lambda k: r.entries[k].message_id != "m3"))
+    broken("tail-suffix", FIVE, "sound", "the tail is [3, 5) but the compile sends of it ['m4']")
+
+
+def test_tail_suffix_holds_when_the_oldest_run_of_the_tail_is_evicted():
+    evicted = {m for m, c in _refusal(TAIL_CUT).categories.items() if c == "in-tail-not-rendered"}
+    assert evicted == {"m2", "m3"}
+    assert judged("tail-suffix", TAIL_CUT) == []
+
+
+def _refusal(case: Case) -> UncoveredDropError:
+    s = HierarchicalStrategy(case.config, "sound")
+    s.initialize(case.store)
+    with pytest.raises(UncoveredDropError) as err:
+        s.compile(case.budget)
+    return err.value
+
+
+def test_tail_suffix_breaks_when_the_evicted_are_not_the_oldest_run(monkeypatch):
+    kept = {m: c for m, c in _refusal(TAIL_CUT).categories.items() if m != "m2"}
+    tamper(monkeypatch, refused=_uncovered(kept))
+    broken("tail-suffix", TAIL_CUT, "sound", "the evicted messages ['m3'] are not the oldest run of the tail [2, 5)")
+
+
+def test_tail_suffix_breaks_when_a_tail_message_is_dropped_as_anything_but_evicted(monkeypatch):
+    moved = {**_refusal(TAIL_CUT).categories, "m3": "not-covered"}
+    tamper(monkeypatch, refused=_uncovered(moved))
+    broken("tail-suffix", TAIL_CUT, "sound", "tail messages ['m3'] are dropped as ['not-covered']")
+
+
+# ----------------------------------------------------------------------------- well-formed
+
+CALL = Case(cases.TRAILING_CALL.store, Config(recent_window_tokens=1000), Budget(max_tokens=1000))
+
+
+def test_well_formed_breaks_on_a_call_left_unanswered(monkeypatch):
+    assert judged("well-formed", CALL) == []
+    tamper(monkeypatch, sent=lambda r, b: with_entries(r, lambda k: k < 2))
+    broken("well-formed", CALL, "sound", "holds a tool_use 'u0' that entry 2 does not answer")
+
+
+def test_well_formed_breaks_on_a_result_no_call_asked_for(monkeypatch):
+    stray = Entry("user", (ToolResult("u9", "x"),), "repair")
+    tamper(monkeypatch, sent=lambda r, b: with_entries(r, extra=(stray,)))
+    broken("well-formed", CALL, "sound", "tool_result for 'u9' that no tool_use of entry 2 asked for")
+
+
+def test_well_formed_breaks_on_a_call_answered_twice(monkeypatch):
+    def twice(r, b):
+        last = r.entries[2]
+        return dataclasses.replace(r, entries=(*r.entries[:2], dataclasses.replace(last, content=last.content * 2)))
+
+    tamper(monkeypatch, sent=twice)
+    broken("well-formed", CALL, "sound", "answers tool_use 'u0' twice")
+
+
+# ----------------------------------------------------------------------------- bad-values
+
+#: A grace ratio of infinity (a bad value): sound refuses it as a bad config.
+INFINITE_RATIO = Case(store(3), Config(over_budget_grace_ratio=math.inf), Budget(max_tokens=30))
+
+
+def test_bad_values_holds_when_the_compile_refuses_a_bad_value():
+    assert judged("bad-values", INFINITE_RATIO) == []
+    assert judged("bad-values", cases.NAN_BUDGET) == []
+
+
+def test_bad_values_breaks_on_an_infinite_grace_limit_nobody_asked_for(monkeypatch):
+    tamper(monkeypatch, config=lambda c: dataclasses.replace(c, over_budget_grace_ratio=0.02))
+    broken(
+        "bad-values", INFINITE_RATIO, "sound", "over_budget_grace_ratio inf", "infinite grace limit nobody asked for"
+    )
+
+
+def test_bad_values_holds_on_an_infinite_budget_asked_for(monkeypatch):
+    asked = Case(store(3), Config(head_window_tokens=-1), Budget(max_tokens=math.inf))
+    tamper(monkeypatch, config=lambda c: dataclasses.replace(c, head_window_tokens=0))
+    assert judged("bad-values", asked) == []
+
+
+def test_bad_values_breaks_on_a_price_over_the_limit(monkeypatch):
+    over = Case(store(3), Config(head_window_tokens=-1), Budget(max_tokens=20))
+    tamper(monkeypatch, config=lambda c: dataclasses.replace(c, head_window_tokens=0), budget=lambda b: Budget(10**6))
+    broken("bad-values", over, "sound", "head_window_tokens -1", "priced 30, over the grace limit 20")
+
+
+def test_bad_values_breaks_on_a_crash(monkeypatch):
+    tamper(monkeypatch, refused=lambda err, b: RuntimeError("boom") if isinstance(err, InvalidConfigError) else err)
+    broken("bad-values", INFINITE_RATIO, "sound", "the compile crashed with RuntimeError: boom")
+
+
+def test_bad_values_breaks_on_a_price_the_estimator_makes_infinite(monkeypatch):
+    inf_estimator = Case(
+        Store(store(2).messages, text_estimator=lambda s: math.inf if s else 0), Config(), Budget(max_tokens=10**6)
+    )
+    tamper(monkeypatch, store=lambda s: Store(s.messages))
+    broken("bad-values", inf_estimator, "sound", "the estimator gives inf", "whose reference price is inf")
+
+
+# ----------------------------------------------------------------------------- determinism
+
+
+class _OnCall:
+    """A compile that drops its last entry on its ``n``-th call only (what a leaking cache could do)."""
+
+    def __init__(self, n: int) -> None:
+        self.n, self.calls = n, 0
+
+    def __call__(self, r, b):
+        self.calls += 1
+        return r if self.calls != self.n else with_entries(r, lambda k: k < len(r.entries) - 1)
+
+
+#: determinism's compiles that send, in order: a dry run, the compile, a second compile, then one after initialize
+#: over this store again (the compile over the other store, with its measured tokens, refuses).
+@pytest.mark.parametrize(
+    "call, words",
+    [
+        (1, "the dry run's outcome differs from the committing compile's"),
+        (3, "a second compile on the same strategy differs from the first"),
+        (4, "after the other store, it sent 1 entries"),
+    ],
+)
+def test_determinism_breaks_on_a_compile_that_changes_between_calls(monkeypatch, call, words):
+    assert judged("determinism", known.ONE_PAIR) == []
+    tamper(monkeypatch, sent=_OnCall(call))
+    broken("determinism", known.ONE_PAIR, "sound", words)
