@@ -9,9 +9,11 @@ import math
 
 import pytest
 
+import reports.cli as cli
 from invariants import examples as known
 from invariants.generators import Case
 from reference.model import Budget, Config, Entry, Store, Text, ToolResult
+from reference.scenario import Scenario, save_scenario
 from strategies import HierarchicalStrategy, InvalidConfigError, UncoveredDropError
 from strategies.defects import Defect
 from tests import judge_cases as cases
@@ -290,3 +292,13 @@ def test_determinism_breaks_on_a_compile_that_changes_between_calls(monkeypatch,
     assert judged("determinism", known.ONE_PAIR) == []
     tamper(monkeypatch, sent=_OnCall(call))
     broken("determinism", known.ONE_PAIR, "sound", words)
+
+
+def test_check_says_a_deep_summary_sent_beside_its_window_leaves_breaks_exactly_once(tmp_path, capsys):
+    """As a new user pins it: an L2 whose leaves are all in the recent window, sent beside them."""
+    path = tmp_path / "deep.scenario.json"
+    save_scenario(Scenario(*cases.DEEP_IN_THE_TAIL), path)
+    assert cli.main(["check", str(path), "--variant", "sound+DEEP_WINDOW_CANDIDATES"]) == 1
+    out = capsys.readouterr().out
+    assert "breaks exactly-once: messages represented more than once: m3 (1 raw, 1 through summaries)" in out
+    assert cli.main(["check", str(path), "--variant", "sound"]) == 0
