@@ -10,9 +10,16 @@ import pytest
 
 from invariants import examples as known
 from invariants.generators import Case
+from reference.model import Budget
 from strategies.defects import Defect
 from tests import judge_cases as cases
 from tests.judge_helpers import broken, judged, tamper, with_diagnostics
+
+
+def _at(case: Case, max_tokens: int) -> Case:
+    """``case`` at another configured budget (its reserve kept): a refusal where it sent."""
+    return Case(case.store, case.config, Budget(max_tokens, case.budget.reserve_for_response))
+
 
 #: (invariant, defect, case, words): each defect alone breaks the invariant on the case.
 DEFECT_BREAKS = [
@@ -30,6 +37,29 @@ DEFECT_BREAKS = [
     ("diagnostics-full", Defect.QUESTION_PRICED_AS_LABEL, known.ONE_PAIR, "actual is"),
     ("diagnostics-full", Defect.ANSWER_PRICED_UNCAPPED, cases.scenario("305-answer-priced-uncapped"), "actual is"),
     ("diagnostics-full", Defect.FLOOR_UNHELD, cases.scenario("floor-xml-cap-leaves-out"), "actual is"),
+    (
+        "diagnostics-full",
+        Defect.ENVELOPE_ABSORBED,
+        _at(cases.scenario("305-envelope-absorbed"), 11),
+        "actual is 522, expected 543",
+    ),
+    (
+        "diagnostics-full",
+        Defect.COMBINED_NO_FLOOR,
+        _at(cases.scenario("floor-cap-cut-text"), 11),
+        "actual is 57, expected 447",
+    ),
+    (
+        "diagnostics-full",
+        Defect.VIEW_NEVER_BOUND,
+        _at(cases.scenario("view-positioned-pair"), 5),
+        "actual is 16, expected 32",
+    ),
+    ("diagnostics-full", Defect.EMPTY_CARRIERS_FLOOR, _at(cases.EMPTY_CARRIERS, 11), "actual is 116, expected 26"),
+    ("diagnostics-full", Defect.TOOL_PASSES_UNPRICED, _at(cases.STUB_AFTER_CALL, 5), "actual is 26, expected 53"),
+    ("diagnostics-full", Defect.IMAGE_COUNT_STORE_WIDE, _at(cases.MIDDLE_IMAGE, 5), "actual is 7, expected 1600"),
+    ("diagnostics-full", Defect.RAW_CAP_PLUS_50, _at(known.RAW_CAP_BELOW_SENT, 5), "actual is 144, expected 152"),
+    ("diagnostics-full", Defect.UNCHECKED_BAD_VALUES, _at(cases.HEAD_THEN_PAIR_REFUSED, 5), "over the grace limit -6"),
     (
         "diagnostics-full",
         Defect.COMBINED_UNCHECKED,
