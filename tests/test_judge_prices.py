@@ -12,8 +12,7 @@ import pytest
 
 from invariants import examples as known
 from invariants.generators import Case
-from reference.model import Budget, Config, Entry, Store
-from reference.price import reference_price
+from reference.model import Budget, Config, Entry
 from strategies import HierarchicalStrategy
 from strategies.defects import Defect
 from strategies.errors import InvalidConfigError
@@ -259,10 +258,3 @@ def test_exact_budget_is_not_judged_when_the_budget_is_not_enforced(monkeypatch)
     tamper(monkeypatch, budget=_finite(lambda b: Budget(max_tokens=b.max_tokens + 1)))
     assert judged("exact-budget", free) == []
     assert judged("exact-budget", THREE) != []
-
-
-def test_reference_price_of_three_messages_is_thirty():
-    """The arithmetic the exact-budget tests above rest on."""
-    st: Store = THREE.store
-    entries = tuple(Entry(m.participant, m.content, "raw", m.id) for m in st.messages)
-    assert reference_price(entries, st, Config()) == 30
