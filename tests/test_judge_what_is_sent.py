@@ -112,7 +112,10 @@ def test_exactly_once_breaks_on_a_summary_held_twice(monkeypatch):
 
 def test_exactly_once_allows_only_the_straddling_claimer():
     """L1-0 over m2 (middle) and m3 (tail) is held while m3 is sent raw: the contract's one exception."""
-    straddle = Case(store(5, [summary("L1-0", 2, 3)]), Config(recent_window_tokens=15), Budget(max_tokens=10**6))
+    straddle = Case(store(5, [summary("L1-0", 2, 3)]), Config(recent_window_tokens=25), Budget(max_tokens=10**6))
+    sent = _sent(straddle)
+    assert [e.summary_ids for e in sent if e.kind == "answer"] == [("L1-0",)]
+    assert "m3" in {e.message_id for e in sent if e.kind == "raw"}
     assert judged("exactly-once", straddle) == []
 
 
