@@ -4,6 +4,12 @@
 (head, positioned, combined pair, raw after the combined pair, or none), the window shape, the
 pair mode and the compression work, and ``target``s the distance to the grace boundary. Run a property test with
 ``--hypothesis-show-statistics`` to see the figures.
+
+``shapes_of(case)`` says which of the report's ``SHAPES`` a case reaches (store sizes, ids out of string order, astral
+and cut text, block kinds by stamp class, what the tool passes do to results, images stripped by each rule, blank,
+merged and straddling summaries, every refusal site and kind), read from the case and from what the reference
+selects, lays out and runs the passes over at its budget, never from the code under test, so a change to the compile
+cannot move the figures; ``benchmarks/bench_reach.py`` prints them for ``ci`` and ``deep`` cases.
 """
 
 from __future__ import annotations
