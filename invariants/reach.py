@@ -348,7 +348,8 @@ def _pass_shapes(store: Store, config: Config, planned: list[Item]) -> set[str]:
         lost = Counter(tool_of[i] for (i, _), n in dropped.items() for _ in range(n) if i in tool_of)
         for tool, n in lost.items():
             limit = passes._limit(config, tool)
-            if limit is not None and limit >= 0 and kept[tool] + n > limit:
+            # Counted, the dropped results would prune more of the tool's kept ones (a limit of 0 prunes all anyway).
+            if limit is not None and limit > 0 and kept[tool] > 0 and kept[tool] + n > limit:
                 found.add("dropped result of a tool over its limit")
     positions = [None if p.entry.message_id is None else store.index(p.entry.message_id) for p in pruned]
     start = depth_start(message_prices(store, Rules()), config.image_strip_depth_tokens)

@@ -49,18 +49,20 @@ input_caps = choice((5, [0]), (1, [1, 3, 10]))
 last_ns = choice((5, [None]), (1, [0, 1, 2]), (1, [(("read", 1),), (("grep", 0), ("read", 3))]))
 #: The share of pooled configs with image and tool-pruning settings (the rest leave them off, as a store without
 #: tools or images does not need them), and the settings they take: on more often than ``tool_configs``'.
-TOOL_IMAGE_SHARE = 0.5
+TOOL_IMAGE_SHARE = 0.6
 _POOLED_LIVE_IMAGES = choice((1, [0]), (3, [1]), (1, [2, 3]))
 _POOLED_STRIP_DEPTHS = choice((2, [0]), (1, [5, 20, 60]), (1, [200, 1000]))
 _POOLED_INPUT_CAPS = choice((1, [0]), (1, [1, 3, 10]))
 _POOLED_LAST_NS = choice(
     (1, [None]),
-    (2, [0, 1, 2, 0]),
-    (3, [(("read", 1),), (("grep", 0), ("read", 3)), (("read", 0),), (("grep", 1),), (("grep", 0), ("read", 0))]),
+    (2, [0, 1, 1, 2]),
+    (3, [(("read", 1),), (("grep", 0), ("read", 3)), (("read", 2),), (("grep", 1),), (("grep", 1), ("read", 1))]),
 )
+#: Their recent windows, so that the newest tool cycles are sent raw rather than summarized.
+_POOLED_RECENTS = (0, 0, 13, 34, 89, 144, 377)
 #: The share of pooled configs that are combined with a tight message cap: where the cap leaves summaries out of
 #: the combined answer (docs/model.md, Coverage).
-TIGHT_COMBINED_SHARE = 0.12
+TIGHT_COMBINED_SHARE = 0.15
 _TIGHT_CAPS = (1, 2, 3, 5, 8)
 
 
@@ -113,6 +115,7 @@ def _r_config(r: random.Random) -> tuple[bool, Config]:
             image_strip_depth_tokens=pick(_POOLED_STRIP_DEPTHS.elements),
             tool_use_input_max_tokens=pick(_POOLED_INPUT_CAPS.elements),
             tool_result_max_last_n=pick(_POOLED_LAST_NS.elements),
+            recent_window_tokens=pick(_POOLED_RECENTS),
         )
     if r.random() < TIGHT_COMBINED_SHARE:
         plain = False

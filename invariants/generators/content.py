@@ -253,14 +253,16 @@ def sample_summary_fields(r: random.Random) -> tuple[str, object, tuple[Block, .
 # Tool cycles, for the pooled histories: calls answered in the next message, late, twice, before the call, never,
 # or answering nothing; wide calls; images old and new. Ids are unique per call, so the pairing and pruning passes
 # have real pairs to keep, move, stub, drop and count.
-TOOL_TURNS = (("pair",) * 6) + ("late", "twice", "early", "open", "orphan", "wide", "image", "prose", "prose")
+TOOL_TURNS = (
+    ("pair",) * 5 + ("twice", "early") * 3 + ("late", "open", "orphan", "wide", "image", "image", "prose", "prose")
+)
 
 
 def _tool_call(k: int, r: random.Random, keys: int = 0) -> ToolUse:
     """A call whose input holds a path and ``keys`` more keys, array-index keys among them."""
     size = r.randint(1, 40)
     extra = {key: size for key in ("mode", "1", "limit", "0", "offset")[:keys]}
-    return ToolUse(f"u{k}", r.choice(("read", "grep")), {"path": "a" * size, **extra})
+    return ToolUse(f"u{k}", r.choice(("read", "read", "grep")), {"path": "a" * size, **extra})
 
 
 def sample_tool_turns(r: random.Random, n: int) -> tuple[tuple[str, tuple[Block, ...]], ...]:

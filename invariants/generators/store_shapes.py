@@ -314,7 +314,7 @@ def _r_history(r: random.Random) -> tuple[bool, History]:
     else:
         n = r.choice(LARGE_COUNTS if size == "large" else HUGE_COUNTS)
     if r.choice(_TEMPLATES) == "tool cycles":
-        return False, sample_tool_turns(r, max(n, 4))
+        return False, sample_tool_turns(r, max(n, 6))
     return size == "short", tuple(r.choice(message_pool()) for _ in range(n))
 
 
