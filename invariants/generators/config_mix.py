@@ -56,7 +56,16 @@ _POOLED_INPUT_CAPS = choice((1, [0]), (1, [1, 3, 10]))
 _POOLED_LAST_NS = choice(
     (1, [None]),
     (2, [0, 1, 1, 2]),
-    (3, [(("read", 1),), (("grep", 0), ("read", 3)), (("read", 2),), (("grep", 1),), (("grep", 1), ("read", 1))]),
+    (
+        3,
+        [
+            (("read", 0),),
+            (("read", 1),),
+            (("grep", 0), ("read", 1)),
+            (("grep", 1), ("read", 1)),
+            (("grep", 0), ("read", 3)),
+        ],
+    ),
 )
 #: Their recent windows, so that the newest tool cycles are sent raw rather than summarized.
 _POOLED_RECENTS = (0, 0, 13, 34, 89, 144, 377)
