@@ -139,7 +139,7 @@ SHAPE_GROUPS: dict[str, tuple[str, ...]] = {
         "tool result pruned, a per-tool limit",
         "tool result pruned, limit 0",
         "tool call input capped",
-        "dropped result of a tool over its limit",
+        "dropped result that would change its tool's pruning",
     ),
     "images": ("image stripped by depth", "image stripped by count", "image kept live"),
     "summaries": ("summary blank", "summary merged", "summary straddling"),
@@ -304,6 +304,12 @@ def _emission_shapes(store: Store, config: Config, budget: Budget, ref: Layout, 
     return found or {"sent"}
 
 
+def _tool_limit(config: Config, tool: str) -> Number | None:
+    """The result limit that applies to ``tool`` (docs/model.md, Tool pruning): one for all, or its own."""
+    setting = config.tool_result_max_last_n
+    return dict(setting).get(tool) if isinstance(setting, tuple) else setting
+
+
 def _results_of(p: passes.Piece) -> list[tuple[str, str]]:
     """The genuine (not stub) tool results of an entry, each as its call's id and its content."""
     return [(b.tool_use_id, repr(b.content)) for b, stub in p.blocks() if isinstance(b, ToolResult) and not stub]
@@ -335,7 +341,7 @@ def _pass_shapes(store: Store, config: Config, planned: list[Item]) -> set[str]:
             if isinstance(b, ToolUse) and c != b:
                 found.add("tool call input capped")
             if isinstance(b, ToolResult) and c != b:
-                limit = passes._limit(config, tool_of[b.tool_use_id])
+                limit = _tool_limit(config, tool_of[b.tool_use_id])
                 found.add(
                     "tool result pruned, a per-tool limit"
                     if isinstance(limits, tuple)
@@ -347,10 +353,10 @@ def _pass_shapes(store: Store, config: Config, planned: list[Item]) -> set[str]:
         kept = Counter(tool_of[i] for (i, _), n in after.items() for _ in range(n) if i in tool_of)
         lost = Counter(tool_of[i] for (i, _), n in dropped.items() for _ in range(n) if i in tool_of)
         for tool, n in lost.items():
-            limit = passes._limit(config, tool)
+            limit = _tool_limit(config, tool)
             # Counted, the dropped results would prune more of the tool's kept ones (a limit of 0 prunes all anyway).
             if limit is not None and limit > 0 and kept[tool] > 0 and kept[tool] + n > limit:
-                found.add("dropped result of a tool over its limit")
+                found.add("dropped result that would change its tool's pruning")
     positions = [None if p.entry.message_id is None else store.index(p.entry.message_id) for p in pruned]
     start = depth_start(message_prices(store, Rules()), config.image_strip_depth_tokens)
     flags = live_flags([p.entry.content for p in pruned], positions, start, config)
