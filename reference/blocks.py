@@ -93,10 +93,19 @@ class ToolResult:
 
 @dataclass(frozen=True)
 class Image:
+    """An image; ``data`` is its base64 payload when it has one (the newer lines' byte wall counts its length)."""
+
     token_estimate: Number | None = None
+    data: str | None = None
 
     def __post_init__(self) -> None:
         _stamp(self, "Image.token_estimate")
+        _str(self.data, "Image.data", optional=True)
+
+    @property
+    def byte_size(self) -> int:
+        """The base64 characters it carries (``imageBlockBytes``: 0 without a base64 payload)."""
+        return 0 if self.data is None else len(self.data)
 
 
 @dataclass(frozen=True)

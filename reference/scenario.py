@@ -226,7 +226,10 @@ def _dump_block(b: Block) -> dict[str, Any]:
             content = b.content if isinstance(b.content, str) else [_dump_block(c) for c in b.content]
             return {"type": "tool_result", "tool_use_id": b.tool_use_id, "content": content}
         case Image():
-            return {"type": "image", "token_estimate": _dump_number(b.token_estimate)}
+            out: dict[str, Any] = {"type": "image", "token_estimate": _dump_number(b.token_estimate)}
+            if b.data is not None:
+                out["source"] = {"type": "base64", "data": b.data}
+            return out
         case Document():
             return {"type": "document"}
     raise TypeError(f"not a block: {b!r}")

@@ -81,12 +81,21 @@ class ToolUseBlock(Strict):
         return m.ToolUse(id=self.id, name=self.name, input=self.input)
 
 
+class ImageSourceModel(Strict):
+    """An image's source as the TypeScript writes it: ``{"type": "base64", "data": ..., "mediaType": ...}``."""
+
+    type: Literal["base64"] = "base64"
+    data: Str
+    media_type: NullableStr = None
+
+
 class ImageBlock(Strict):
     type: Literal["image"]
     token_estimate: NullableNum = None
+    source: ImageSourceModel | None = None
 
     def build(self) -> m.Image:
-        return m.Image(token_estimate=self.token_estimate)
+        return m.Image(token_estimate=self.token_estimate, data=None if self.source is None else self.source.data)
 
 
 class DocumentBlock(Strict):
@@ -267,6 +276,8 @@ def _config_type(f: dataclasses.Field, hint: Any) -> Any:
         return NullableNum
     if f.name == "tool_result_max_last_n":  # null (off), one number, or a number per tool name
         return PerToolNum
+    if f.default is None:  # null is a value (the line's default, or off)
+        return NullableNum
     if isinstance(f.default, bool):
         return Bool
     if isinstance(f.default, str):
