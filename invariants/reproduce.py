@@ -9,16 +9,21 @@ means no invariant breaks. Numbers compare as the JavaScript numbers they are (N
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 
 from invariants.properties import Violation, check
-from reference.expect import FAITHFUL, VARIANT_NAMES, Expectation, Refuses, Sends, expectation_for, variants_named
+from reference.expect import FAITHFUL, SEED_VARIANTS, Expectation, Refuses, Sends, expectation_for, variants_named
+from reference.model import Entry, Image, Text
 from reference.numerics import is_number, js_number_string
 from reference.scenario import Scenario
 from strategies import HierarchicalStrategy, OverBudgetError, UncoveredDropError
 from strategies.errors import InvalidConfigError
+from strategies.images import DROPPED_PLACEHOLDER, PLACEHOLDER
+
+IMAGE_PLACEHOLDERS = (PLACEHOLDER, DROPPED_PLACEHOLDER)
 
 __all__ = ["Line", "Observed", "Verdict", "expect_from", "judge", "observe", "site_of"]
 
@@ -69,6 +74,10 @@ def _refusal(err: Exception) -> Refuses:
 def observe(scenario: Scenario, variant: str, *, invariants: bool = True) -> Observed:
     """Compile ``scenario`` on ``variant`` (a dry run) and, when asked, check every invariant on it."""
     strategy = HierarchicalStrategy(scenario.config, variant)
+    for n in scenario.compiles_before:
+        strategy.initialize(scenario.prefix(n))
+        with contextlib.suppress(OverBudgetError, UncoveredDropError, InvalidConfigError):
+            strategy.compile(scenario.budget, dry_run=True)  # a refusal leaves what it leaves (the watermark)
     strategy.initialize(scenario.store)
     violations = tuple(check(scenario.store, scenario.config, scenario.budget, variant)) if invariants else None
     try:
@@ -83,8 +92,22 @@ def observe(scenario: Scenario, variant: str, *, invariants: bool = True) -> Obs
         total=result.stats.total.tokens,
         raw_ids=tuple(e.message_id for e in entries if e.kind == "raw" and e.message_id is not None),
         summaries=tuple(e.summary_ids for e in entries if e.kind == "answer"),
+        images=images_sent(entries),
+        content=tuple(e.content for e in entries),
     )
     return Observed(variant, sends, None, f"sends {len(entries)} entries, stats total {fmt(sends.total)}", violations)
+
+
+def images_sent(entries: Sequence[Entry]) -> str:
+    """Per top-level image or image placeholder of the entries, in order: ``I`` sent live, ``.`` stripped."""
+    marks = []
+    for e in entries:
+        for b in e.content:
+            if isinstance(b, Image):
+                marks.append("I")
+            elif isinstance(b, Text) and b.text in IMAGE_PLACEHOLDERS:
+                marks.append(".")
+    return "".join(marks)
 
 
 # ----------------------------------------------------------------------------- comparing
@@ -208,19 +231,20 @@ def judge(scenario: Scenario, variants: Sequence[str] | None = None) -> list[Ver
 def expectation_of(observed: Observed) -> Expectation:
     """What a variant did, as the expectation that pins it."""
     breaks = observed.breaks
+    sends = None if observed.sends is None else replace(observed.sends, images=None, content=None)
     return Expectation(
-        sends=observed.sends,
+        sends=sends,
         refuses=observed.refuses,
         breaks=breaks or None,
         holds=observed.violations is not None and not breaks,
     )
 
 
-def expect_from(scenario: Scenario, variants: Sequence[str] = VARIANT_NAMES) -> dict[str, Expectation]:
+def expect_from(scenario: Scenario, variants: Sequence[str] = SEED_VARIANTS) -> dict[str, Expectation]:
     """An ``expect`` section pinning what each variant does, grouped where variants agree."""
     each = {v: expectation_of(observe(scenario, v)) for v in variants}
-    if len(each) == len(VARIANT_NAMES) and len({repr(e) for e in each.values()}) == 1:
-        return {"all": each[VARIANT_NAMES[0]]}
+    if set(each) == set(SEED_VARIANTS) and len({repr(e) for e in each.values()}) == 1:
+        return {"all": each[SEED_VARIANTS[0]]}
     if all(v in each for v in FAITHFUL) and repr(each[FAITHFUL[0]]) == repr(each[FAITHFUL[1]]):
         rest = {v: e for v, e in each.items() if v not in FAITHFUL}
         return {"faithful": each[FAITHFUL[0]], **rest}

@@ -51,8 +51,8 @@ import dataclasses
 import json
 import math
 import os
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +65,7 @@ from reference.model import (
     Block,
     Budget,
     Config,
+    Content,
     Document,
     Image,
     InvalidConfigError,
@@ -78,7 +79,7 @@ from reference.model import (
     ToolUse,
 )
 from reference.numerics import Number, is_number
-from reference.scenario_format import TAG, ScenarioModel, StoreModel, build_config
+from reference.scenario_format import TAG, ScenarioModel, StoreModel, build_config, read_blocks
 
 __all__ = [
     "Scenario",
@@ -109,6 +110,20 @@ class Scenario:
     description: str | None = None
     source: str | int | None = None
     expect: Mapping[str, Expectation] = field(default_factory=dict)
+    compiles_before: tuple[int, ...] = ()
+
+    def prefix(self, n: int) -> Store:
+        """The store as it stood with its first ``n`` messages: the summaries and work within them, a parent
+        past them dropped (the store of a compile in ``compiles_before``)."""
+        st = self.store
+        kept = {m.id for m in st.messages[:n]}
+        summaries = [s for s in st.summaries if st.leaves(s.id) <= kept]
+        ids = {s.id for s in summaries}
+        summaries = [s if s.parent_id in ids or s.parent_id is None else replace(s, parent_id=None) for s in summaries]
+        work = [w for w in st.work if w.folds is not None and w.folds <= (kept if w.kind == "chunk" else ids)]
+        return Store(
+            st.messages[:n], tuple(summaries), st.calibration, st.pricing_epoch, st.text_estimator, tuple(work)
+        )
 
 
 # ----------------------------------------------------------------------------- errors
@@ -186,10 +201,48 @@ def _scenario_from(raw: object) -> Scenario:
     except InvalidConfigError as err:
         raise ScenarioError(f"config: {err}") from err
     budget = _unlimited() if parsed.budget is None else parsed.budget.build()  # its model refuses what Budget would
-    expect = {k: v.build() for k, v in (parsed.expect or {}).items()}
+    expect = {k: v.build(_blocks_at(f"expect.{k}.sends.content")) for k, v in (parsed.expect or {}).items()}
+    before = tuple(parsed.compiles_before or ())
+    for i, n in enumerate(before):
+        if not 0 <= n <= len(store.messages):
+            raise ScenarioError(
+                f"compiles_before[{i}]: expected a message count from 0 to {len(store.messages)}, got {n}"
+            )
     return Scenario(
-        store=store, config=config, budget=budget, description=parsed.description, source=parsed.source, expect=expect
+        store=store,
+        config=config,
+        budget=budget,
+        description=parsed.description,
+        source=parsed.source,
+        expect=expect,
+        compiles_before=before,
     )
+
+
+def _blocks_at(path: str) -> Callable[[int, list[Any]], Content]:
+    """A reader of an expectation's blocks whose errors name their path in the file."""
+
+    def read(k: int, raw: list[Any]) -> Content:
+        try:
+            return read_blocks(raw)
+        except ValidationError as err:
+            first = err.errors()[0]
+            inner = json_path((k, *first["loc"]))
+            where = f"{path}{inner if inner.startswith('[') else '.' + inner}"
+            ctx = first.get("ctx") or {}
+            if first["type"] == "cmharness":
+                return _raise(f"{where}{ctx['suffix']}: {ctx['message']}")
+            if first["type"] == "missing":
+                return _raise(f"{where.rsplit('.', 1)[0]}: missing field {show(first['loc'][-1])}")
+            return _raise(f"{where}: {first['msg']}")
+        except InvalidStoreError as err:
+            return _raise(f"{path}[{k}]: {err}")
+
+    return read
+
+
+def _raise(message: str) -> Content:
+    raise ScenarioError(message)
 
 
 # ----------------------------------------------------------------------------- writing
@@ -270,6 +323,8 @@ def dump_scenario(scenario: Scenario) -> dict[str, Any]:
         out["description"] = scenario.description
     if scenario.source is not None:
         out["source"] = scenario.source
+    if scenario.compiles_before:
+        out["compiles_before"] = list(scenario.compiles_before)
     out["store"] = {
         "messages": [
             {"id": m.id, "participant": m.participant, "content": [_dump_block(b) for b in m.content]}
@@ -300,7 +355,9 @@ def _given(obj: Sends | Refuses) -> dict[str, Any]:
         v = getattr(obj, f.name)
         if v is None:
             continue
-        if isinstance(v, tuple):
+        if f.name == "content":
+            v = [[_dump_block(b) for b in entry] for entry in v]
+        elif isinstance(v, tuple):
             v = [list(x) if isinstance(x, tuple) else x for x in v]
         elif isinstance(v, Mapping):
             v = dict(v)

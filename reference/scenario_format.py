@@ -18,6 +18,7 @@ from pydantic import (
     Discriminator,
     Field,
     Tag,
+    TypeAdapter,
 )
 
 from reference import model as m
@@ -323,9 +324,20 @@ class ScenarioModel(Strict):
         {"type": ["string", "integer", "null"]},
     ) = None
     store: StoreModel
+    #: Message counts: before the compile the file judges, the same strategy compiles the store's first N
+    #: messages for each N in turn (the state a compile leaves, such as the image watermark, carries over).
+    compiles_before: Array(Int) | None = None
     config: ConfigModel | None = None  # type: ignore[valid-type]
     budget: BudgetModel | None = None
     expect: Annotated[dict[str, ExpectationModel], BeforeValidator(expect_keys)] | None = None
+
+
+_CONTENT = TypeAdapter(Content)
+
+
+def read_blocks(raw: list[Any]) -> tuple[Any, ...]:
+    """Blocks in the scenario format (an expectation's ``content``) as the model's blocks; pydantic's error as is."""
+    return build_all(_CONTENT.validate_python(raw))
 
 
 def json_schema() -> dict[str, Any]:

@@ -52,7 +52,7 @@ P = "messages[0].content[0]"
         ({"type": "tool_result", "tool_use_id": 5, "content": "ok"}, f"{P}.tool_use_id: expected a string, got 5"),
         ({"type": "tool_result", "tool_use_id": "t", "content": 5}, f"{P}.content: expected an array of blocks, got 5"),
         ({"type": "image", "token_estimate": "x"}, f'{P}.token_estimate: expected a number, got "x"'),
-        ({"type": "image", "data": "x"}, f'{P}: unknown field "data" (allowed: type, token_estimate)'),
+        ({"type": "image", "data": "x"}, f'{P}: unknown field "data" (allowed: type, token_estimate, source)'),
         ({"type": "document", "token_estimate": 1}, f'{P}: unknown field "token_estimate" (allowed: type)'),
     ],
 )
