@@ -16,9 +16,9 @@ from dataclasses import dataclass, fields, replace
 
 from invariants.properties import Violation, check
 from reference.expect import FAITHFUL, SEED_VARIANTS, Expectation, Refuses, Sends, expectation_for, variants_named
-from reference.model import Entry, Image, Text
+from reference.model import Entry, Image, Store, Text
 from reference.numerics import is_number, js_number_string
-from reference.scenario import Scenario
+from reference.scenario import Scenario, store_prefix
 from strategies import HierarchicalStrategy, OverBudgetError, UncoveredDropError
 from strategies.errors import InvalidConfigError
 from strategies.images import DROPPED_PLACEHOLDER, PLACEHOLDER
@@ -74,12 +74,14 @@ def _refusal(err: Exception) -> Refuses:
 def observe(scenario: Scenario, variant: str, *, invariants: bool = True) -> Observed:
     """Compile ``scenario`` on ``variant`` (a dry run) and, when asked, check every invariant on it."""
     strategy = HierarchicalStrategy(scenario.config, variant)
+    store = scenario.store
     for n in scenario.compiles_before:
-        strategy.initialize(scenario.prefix(n))
+        strategy.initialize(store_prefix(store, n))
         with contextlib.suppress(OverBudgetError, UncoveredDropError, InvalidConfigError):
             strategy.compile(scenario.budget, dry_run=True)  # a refusal leaves what it leaves (the watermark)
-    strategy.initialize(scenario.store)
-    violations = tuple(check(scenario.store, scenario.config, scenario.budget, variant)) if invariants else None
+        store = _carried(store, strategy.store)
+    strategy.initialize(store)
+    violations = tuple(check(store, scenario.config, scenario.budget, variant)) if invariants else None
     try:
         result = strategy.compile(scenario.budget, dry_run=True)
     except (OverBudgetError, UncoveredDropError, InvalidConfigError) as err:
@@ -96,6 +98,14 @@ def observe(scenario: Scenario, variant: str, *, invariants: bool = True) -> Obs
         content=tuple(e.content for e in entries),
     )
     return Observed(variant, sends, None, f"sends {len(entries)} entries, stats total {fmt(sends.total)}", violations)
+
+
+def _carried(store: Store, held: Store | None) -> Store:
+    """``store`` with its first messages as an earlier compile left them (a line that rewrites the store)."""
+    if held is None or held.messages == store.messages[: len(held.messages)]:
+        return store
+    messages = held.messages + store.messages[len(held.messages) :]
+    return Store(messages, store.summaries, store.calibration, store.pricing_epoch, store.text_estimator, store.work)
 
 
 def images_sent(entries: Sequence[Entry]) -> str:

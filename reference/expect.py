@@ -59,6 +59,7 @@ INVARIANT_NAMES: tuple[str, ...] = (
     "chronological",
     "tail-suffix",
     "diagnostics-full",
+    "store-unchanged",
 )
 
 

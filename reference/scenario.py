@@ -89,6 +89,7 @@ __all__ = [
     "load_scenario",
     "loads_scenario",
     "save_scenario",
+    "store_prefix",
 ]
 
 
@@ -113,17 +114,18 @@ class Scenario:
     compiles_before: tuple[int, ...] = ()
 
     def prefix(self, n: int) -> Store:
-        """The store as it stood with its first ``n`` messages: the summaries and work within them, a parent
-        past them dropped (the store of a compile in ``compiles_before``)."""
-        st = self.store
-        kept = {m.id for m in st.messages[:n]}
-        summaries = [s for s in st.summaries if st.leaves(s.id) <= kept]
-        ids = {s.id for s in summaries}
-        summaries = [s if s.parent_id in ids or s.parent_id is None else replace(s, parent_id=None) for s in summaries]
-        work = [w for w in st.work if w.folds is not None and w.folds <= (kept if w.kind == "chunk" else ids)]
-        return Store(
-            st.messages[:n], tuple(summaries), st.calibration, st.pricing_epoch, st.text_estimator, tuple(work)
-        )
+        """The store as it stood with its first ``n`` messages (a compile of ``compiles_before``)."""
+        return store_prefix(self.store, n)
+
+
+def store_prefix(st: Store, n: int) -> Store:
+    """``st`` with its first ``n`` messages: the summaries and work within them, a parent past them dropped."""
+    kept = {m.id for m in st.messages[:n]}
+    summaries = [s for s in st.summaries if st.leaves(s.id) <= kept]
+    ids = {s.id for s in summaries}
+    summaries = [s if s.parent_id in ids or s.parent_id is None else replace(s, parent_id=None) for s in summaries]
+    work = [w for w in st.work if w.folds is not None and w.folds <= (kept if w.kind == "chunk" else ids)]
+    return Store(st.messages[:n], tuple(summaries), st.calibration, st.pricing_epoch, st.text_estimator, tuple(work))
 
 
 # ----------------------------------------------------------------------------- errors

@@ -1,0 +1,218 @@
+"""The newer TypeScript lines as variants (docs/model.md, Variants): their image policy, their store writes, the
+defects found on them, and the new config fields' bad values.
+
+Each line difference is a named switch (``Behaviour``) or defect in ``strategies/defects.py``; a test that pins
+one compares the line's variant with the same variant with that one switch turned off.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from invariants.properties import store_unchanged
+from reference.model import Budget, Config, Image, Message, Store, Summary, Text, ToolResult, ToolUse
+from reference.scenario import ScenarioError, loads_scenario
+from reports.cli import main
+from strategies import HierarchicalStrategy
+from strategies.defects import parse_variant
+from strategies.images import DEFAULT_MAX_LIVE_IMAGE_BYTES, DROPPED_PLACEHOLDER, PLACEHOLDER
+from strategies.tool_pruning import result_marker
+
+HYSTERESIS = "hysteresis-a95eb55b"
+RAW_FORMS = "raw-forms-cbe7032a"
+UNLIMITED = Budget(max_tokens=1_000_000)
+
+
+def _sent(config: Config, store: Store, variant: str, budget: Budget = UNLIMITED):
+    strategy = HierarchicalStrategy(config, parse_variant(variant))
+    strategy.initialize(store)
+    return strategy, strategy.compile(budget)
+
+
+def _images(store: Store, config: Config, variant: str) -> list[tuple]:
+    return [e.content for e in _sent(config, store, variant)[1].entries]
+
+
+# ----------------------------------------------------------------------------- the image policy
+
+
+def test_the_byte_wall_is_on_by_default_and_strips_what_passes_20_mib() -> None:
+    """Two images of 11 MiB each: the newer lines keep the newest and drop the older one with their
+    placeholder; ``sound`` (no byte wall) keeps both; 0 turns the wall off."""
+    big = "A" * (11 * 1024 * 1024)
+    store = Store(tuple(Message(f"m{i}", "user", (Image(100, big), Text(f"img-{i}"))) for i in range(2)))
+    on_line = _images(store, Config(), HYSTERESIS)
+    assert on_line[0][0] == Text(DROPPED_PLACEHOLDER) and isinstance(on_line[1][0], Image)
+    assert all(isinstance(c[0], Image) for c in _images(store, Config(), "sound"))
+    assert all(isinstance(c[0], Image) for c in _images(store, Config(), f"{HYSTERESIS}-LIVE_IMAGE_BYTE_WALL"))
+    assert all(isinstance(c[0], Image) for c in _images(store, Config(max_live_image_bytes=0), HYSTERESIS))
+    assert 2 * len(big) > DEFAULT_MAX_LIVE_IMAGE_BYTES > len(big)
+
+
+def test_a_stripped_image_adds_no_bytes_so_a_smaller_older_one_is_kept() -> None:
+    """Bytes kept so far plus the image's own must stay within the cap; a stripped image adds nothing."""
+    sizes = [50, 300, 200]  # oldest first: 200 kept, 300 over (500 > 400), 50 kept (250)
+    store = Store(tuple(Message(f"m{i}", "user", (Image(100, "A" * n),)) for i, n in enumerate(sizes)))
+    sent = _images(store, Config(max_live_image_bytes=400), RAW_FORMS)
+    assert [isinstance(c[0], Image) for c in sent] == [True, False, True]
+
+
+def test_the_newer_lines_count_a_messages_images_from_its_first_block() -> None:
+    """One message with three images under ``max_live_images`` 2: the newer lines keep the first two, the seed-era
+    model the last two (and each sends its own placeholder)."""
+    store = Store((Message("m0", "user", (Image(10, "a"), Image(10, "b"), Image(10, "c"))),))
+    config = Config(max_live_images=2)
+    assert _images(store, config, RAW_FORMS)[0] == (Image(10, "a"), Image(10, "b"), Text(DROPPED_PLACEHOLDER))
+    assert _images(store, config, "sound")[0] == (Text(PLACEHOLDER), Image(10, "b"), Image(10, "c"))
+    alone = f"{RAW_FORMS}-IMAGES_FIRST_BLOCK_FIRST"
+    assert _images(store, config, alone)[0] == (Text(DROPPED_PLACEHOLDER), Image(10, "b"), Image(10, "c"))
+
+
+def test_the_watermark_is_strategy_state_and_only_moves_forward() -> None:
+    """Under hysteresis the watermark survives ``initialize`` (the TypeScript persists it) and a compile of fewer
+    images does not move it back; without the ratio it stays unset."""
+    config = Config(max_live_images=4, image_strip_hysteresis_ratio=0.5, recent_window_tokens=1_000_000)
+    five = Store(tuple(Message(f"m{i}", "user", (Image(100, "AAAA"),)) for i in range(5)))
+    strategy, _ = _sent(config, five, HYSTERESIS)
+    assert strategy.watermark == 2
+    strategy.initialize(Store(five.messages[:3]))
+    strategy.compile(UNLIMITED)
+    assert strategy.watermark == 2
+    assert _sent(Config(max_live_images=4), five, HYSTERESIS)[0].watermark is None
+
+
+# ----------------------------------------------------------------------------- DEPTH_RULE_OFF_BY_ONE
+
+
+def _depth_case() -> tuple[Store, Config]:
+    """An older message with an image and an L1 over it, and a newest text message of price 14 = the depth: the
+    older message is deep when stripping (14 + its own > 14) but not when pricing (only 14 is newer)."""
+    m0 = Message("m0", "user", (Image(token_estimate=100), Text("an old picture")))
+    m1 = Message("m1", "Claude", (Text("y" * 40),))
+    store = Store((m0, m1), (Summary("S", 1, "a picture was shared", 10, 0, ("m0",), ("m0", "m0")),))
+    return store, Config(image_strip_depth_tokens=14, recent_window_tokens=31)
+
+
+@pytest.mark.parametrize("line", [HYSTERESIS, RAW_FORMS])
+def test_depth_rule_off_by_one_prices_a_stripped_image_whole_in_the_window_walk(line: str) -> None:
+    """The minimal scenario of ``DEPTH_RULE_OFF_BY_ONE`` (tests/scenarios/lines/depth-rule-off-by-one): stripped,
+    the old message costs 17 and the window of 31 holds both; priced whole (105) it falls out of the window, so
+    its summary is sent instead of the message the window should have kept."""
+    store, config = _depth_case()
+    kinds = [e.kind for e in _sent(config, store, line, Budget(max_tokens=10_000))[1].entries]
+    assert kinds == ["question", "answer", "raw"]
+    fixed = _sent(config, store, f"{line}-DEPTH_RULE_OFF_BY_ONE", Budget(max_tokens=10_000))[1]
+    assert [e.kind for e in fixed.entries] == ["raw", "raw"]
+    assert fixed.entries[0].content == (Text(DROPPED_PLACEHOLDER), Text("an old picture"))
+
+
+# ----------------------------------------------------------------------------- PRUNE_WRITES_STORE
+
+
+def _tool_case() -> tuple[Store, Config]:
+    """Upstream's raw-forms "second compile" store: a big input and two results of one tool, capped and marked."""
+    calls = (ToolUse("a", "fs:read", {"path": "x" * 400}), ToolUse("b", "fs:read", {"path": "/small"}))
+    results = (ToolResult("a", "big file"), ToolResult("b", "small file"))
+    store = Store((Message("c", "Claude", calls), Message("r", "user", results)))
+    config = Config(
+        recent_window_tokens=100_000, tool_use_input_max_tokens=20, tool_result_max_last_n=(("fs:read", 1),)
+    )
+    return store, config
+
+
+def test_prune_writes_store_rewrites_the_stored_tool_blocks_on_the_hysteresis_line() -> None:
+    """Before copy-on-write, the capped input and the result marker land in the store's own messages."""
+    store, config = _tool_case()
+    strategy, result = _sent(config, store, HYSTERESIS)
+    held = strategy.store
+    assert held is not None and held.messages != store.messages
+    assert held.messages[0].content[0].input == {"_truncated": True, "_originalTokens": 103, "_keys": ["path"]}
+    assert held.messages[0].content[1] == store.messages[0].content[1]
+    assert held.messages[1].content[0] == ToolResult("a", result_marker("fs:read", 1))
+    assert [e.content for e in result.entries] == [m.content for m in held.messages]
+    assert _sent(config, store, f"{HYSTERESIS}-PRUNE_WRITES_STORE")[0].store == store
+
+
+def test_a_message_cut_by_the_cap_is_a_copy_and_is_not_written() -> None:
+    """With ``maxMessageTokens`` on the entry holds a copy of the message: nothing is written back."""
+    store, config = _tool_case()
+    strategy, _ = _sent(Config(**{**config.__dict__, "max_message_tokens": 10_000}), store, HYSTERESIS)
+    assert strategy.store == store
+
+
+def test_store_unchanged_breaks_where_the_compile_writes_into_the_store() -> None:
+    """The invariant: red on the hysteresis line (its store is rewritten, so the second compile charges otherwise),
+    green without the switch, on the raw-forms line and on sound."""
+    store, config = _tool_case()
+    broken = store_unchanged(store, config, UNLIMITED, HYSTERESIS)
+    assert [v.invariant for v in broken] == ["store-unchanged"] * 2
+    assert "rewrote the stored messages ['c', 'r']" in broken[0].message
+    # The same bytes, charged at the rewritten store's prices: the second compile prices the capped input.
+    assert (
+        "the first sent 2 entries (stats total 236); the second sent 2 entries (stats total 108)" in broken[1].message
+    )
+    assert store_unchanged(store, config, UNLIMITED, parse_variant(f"{HYSTERESIS}-PRUNE_WRITES_STORE")) == []
+    assert store_unchanged(store, config, UNLIMITED, RAW_FORMS) == []
+    assert store_unchanged(store, config, UNLIMITED, "sound") == []
+
+
+# ----------------------------------------------------------------------------- bad values of the new fields
+
+
+def _file(config: dict, content: list | None = None) -> str:
+    block = {"type": "image", "source": {"type": "base64", "data": "AAAA"}}
+    doc = {"store": {"messages": [{"id": "m", "participant": "user", "content": content or [block]}]}, "config": config}
+    return json.dumps(doc)
+
+
+@pytest.mark.parametrize(
+    ("config", "content", "message"),
+    [
+        ({"maxLiveImageBytes": "big"}, None, 'config.maxLiveImageBytes: expected a number, got "big"'),
+        (
+            {"imageStripHysteresisRatio": [0.5]},
+            None,
+            "config.imageStripHysteresisRatio: expected a number, got an array",
+        ),
+        (
+            {},
+            [{"type": "image", "source": {"data": 7}}],
+            "messages[0].content[0].source.data: expected a string, got 7",
+        ),
+        ({}, [{"type": "image", "source": {"type": "url", "data": "x"}}], "messages[0].content[0].source.type:"),
+        ({}, [{"type": "image", "source": {}}], 'messages[0].content[0].source: missing field "data"'),
+    ],
+)
+def test_bad_values_of_the_new_fields_are_one_line_naming_their_path(config, content, message, tmp_path, capsys):
+    path = tmp_path / "bad.scenario.json"
+    path.write_text(_file(config, content))
+    with pytest.raises(ScenarioError) as info:
+        loads_scenario(path.read_text())
+    assert str(info.value).startswith(message) and "\n" not in str(info.value)
+    assert main(["check", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1 and "Traceback" not in err
+
+
+def test_compiles_before_and_expected_content_name_their_path() -> None:
+    doc = json.loads(_file({}))
+    with pytest.raises(ScenarioError, match=r"^compiles_before\[1\]: expected a message count from 0 to 1, got 2$"):
+        loads_scenario(json.dumps({**doc, "compiles_before": [1, 2]}))
+    expect = {HYSTERESIS: {"sends": {"content": [[{"type": "text", "text": "ok"}, {"type": "txt"}]]}}}
+    with pytest.raises(ScenarioError, match=r"^expect\.hysteresis-a95eb55b\.sends\.content\[0\]\[1\]\.type: unknown"):
+        loads_scenario(json.dumps({**doc, "expect": expect}))
+
+
+def test_the_conformance_corpus_cites_its_upstream_test() -> None:
+    """Every file of tests/scenarios/typescript names the upstream test file, the test and the commit it transcribes,
+    and pins a newer line's variant."""
+    folder = Path(__file__).parent / "scenarios" / "typescript"
+    files = sorted(folder.glob("*.scenario.json"))
+    assert files
+    for f in files:
+        sc = loads_scenario(f.read_text())
+        assert sc.description is not None and "test/" in sc.description and " @ " in sc.description, f.name
+        assert set(sc.expect) & {HYSTERESIS, RAW_FORMS}, f.name
