@@ -259,6 +259,14 @@ def _dump_number(x: Number | None) -> int | float | str | None:
 
 
 def _dump_block(b: Block) -> dict[str, Any]:
+    out = _dump_fields(b)
+    for name in ("raw_xml", "raw_item"):
+        if getattr(b, name, None) is not None:
+            out[name] = getattr(b, name)
+    return out
+
+
+def _dump_fields(b: Block) -> dict[str, Any]:
     match b:
         case Text():
             return {"type": "text", "text": b.text}

@@ -48,9 +48,10 @@ TAG = "\x1f"  # marks a union's tag in pydantic's error locations (dropped from 
 class TextBlock(Strict):
     type: Literal["text"]
     text: Str
+    raw_item: JsonValue = None
 
     def build(self) -> m.Text:
-        return m.Text(text=self.text)
+        return m.Text(text=self.text, raw_item=self.raw_item)
 
 
 class ThinkingBlock(Strict):
@@ -67,9 +68,10 @@ class RedactedThinkingBlock(Strict):
     type: Literal["redacted_thinking"]
     data: NullableStr
     token_estimate: NullableNum = None
+    raw_item: JsonValue = None
 
     def build(self) -> m.RedactedThinking:
-        return m.RedactedThinking(data=self.data, token_estimate=self.token_estimate)
+        return m.RedactedThinking(data=self.data, token_estimate=self.token_estimate, raw_item=self.raw_item)
 
 
 class ToolUseBlock(Strict):
@@ -77,9 +79,11 @@ class ToolUseBlock(Strict):
     id: Str
     name: Str
     input: JsonValue
+    raw_xml: NullableStr = None
+    raw_item: JsonValue = None
 
     def build(self) -> m.ToolUse:
-        return m.ToolUse(id=self.id, name=self.name, input=self.input)
+        return m.ToolUse(id=self.id, name=self.name, input=self.input, raw_xml=self.raw_xml, raw_item=self.raw_item)
 
 
 class ImageSourceModel(Strict):
@@ -114,9 +118,17 @@ class ToolResultBlock(Strict):
         Discriminator(lambda v: TAG + ("str" if isinstance(v, str) else "blocks")),
     ]
 
+    raw_xml: NullableStr = None
+    raw_item: JsonValue = None
+
     def build(self) -> m.ToolResult:
         c = self.content
-        return m.ToolResult(tool_use_id=self.tool_use_id, content=c if isinstance(c, str) else build_all(c))
+        return m.ToolResult(
+            tool_use_id=self.tool_use_id,
+            content=c if isinstance(c, str) else build_all(c),
+            raw_xml=self.raw_xml,
+            raw_item=self.raw_item,
+        )
 
 
 BLOCK_MODELS: dict[str, type[Strict]] = {

@@ -168,6 +168,13 @@ class Behaviour(Enum):
         "at or below it stay stripped",
     )
 
+    RAW_FORMS_RELEASED = (
+        "cbe7032a",
+        "an edit (the message cap, pairing's drop or move, pruning's cap or marker) releases every raw "
+        "replay form (rawXml, rawItem) an edited, dropped or moved block shared, from every block of the "
+        "message that carries it; and pruning copies the entry's content before it writes",
+    )
+
     @property
     def lines(self) -> str:
         return self.value[0]
@@ -201,7 +208,7 @@ VARIANTS: Mapping[str, frozenset[Defect]] = {
 #: Each variant's line behaviours (a variant not listed has none).
 LINE_BEHAVIOURS: Mapping[str, frozenset[Behaviour]] = {
     HYSTERESIS_A95EB55B: _NEWER_IMAGES | {Behaviour.IMAGE_STRIP_HYSTERESIS},
-    RAW_FORMS_CBE7032A: _NEWER_IMAGES,
+    RAW_FORMS_CBE7032A: _NEWER_IMAGES | {Behaviour.RAW_FORMS_RELEASED},
 }
 
 

@@ -38,6 +38,7 @@ from strategies.images import (
 )
 from strategies.passes import Finished, finished_item, run_passes
 from strategies.pricing import Memo, Prices, grace_limit, over_budget, owned_by
+from strategies.raw_forms import release_edited
 from strategies.selection import Selection, candidates, complete, waterfall
 from strategies.stats import render_stats
 from strategies.windows import windows
@@ -184,7 +185,7 @@ def compile_context(
     )
 
     def planned(i: int, region: str):
-        fin = _unrepaired(store, i, config)
+        fin = _unrepaired(store, i, config, defects.on(Behaviour.RAW_FORMS_RELEASED))
         return finished_item(store, i, region, fin, store_kept[i], config, prices, E, policy.placeholder)
 
     plan = Running(math.inf)  # no limit: the plan never refuses
@@ -243,7 +244,9 @@ def _priced_once(prices: Prices, known: Iterable[tuple[Content, Number]]) -> Cal
     return E
 
 
-def _unrepaired(store: Store, i: int, config: Config) -> Finished:
+def _unrepaired(store: Store, i: int, config: Config, release: bool = False) -> Finished:
+    """A raw message as planned: cut by the cap (``release``: with the raw forms the cut made untrue released)."""
     m = store.messages[i]
-    entry = Entry(m.participant, truncate(m.content, config.cap), "raw", message_id=m.id)
+    content = truncate(m.content, config.cap)
+    entry = Entry(m.participant, release_edited(m.content, content) if release else content, "raw", message_id=m.id)
     return Finished((entry,), (entry,), None)

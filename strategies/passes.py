@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from reference.model import Config, Content, Entry, Store
 from reference.numerics import Number
 from strategies.cap import cap_on, truncate
-from strategies.defects import Defect, Defects
+from strategies.defects import Behaviour, Defect, Defects
 from strategies.emission import Item
 from strategies.images import PLACEHOLDER, SEED_ERA, ImagePolicy, Kept, decide_policy, strip
 from strategies.pricing import Prices, owned_by
@@ -71,8 +71,9 @@ def run_passes(
     slots = [Slot(k, e) for k, it in enumerate(planned) for e in it.entries]
     if defects.on(Defect.TRIM_DROPS_TRAILING_TOOL_USE):
         slots = trim_orphaned_tool_use(slots)
-    paired, stubs = enforce_tool_pairing(slots)
-    slots = prune_tool_entries(paired, config, stubs)
+    release = defects.on(Behaviour.RAW_FORMS_RELEASED)
+    paired, stubs = enforce_tool_pairing(slots, release)
+    slots = prune_tool_entries(paired, config, stubs, release)
     writes = defects.on(Defect.PRUNE_WRITES_STORE)
     decisions = _image_decisions(store, slots, strip_start, config, policy)
     out: dict[int, Finished] = {}

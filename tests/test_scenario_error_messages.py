@@ -31,7 +31,10 @@ P = "messages[0].content[0]"
     [
         (5, f"{P}: expected a block object, got 5"),
         ({"type": 5}, f"{P}.type: unknown block type 5"),
-        ({"type": "text", "text": "a", "colour": "red"}, f'{P}: unknown field "colour" (allowed: type, text)'),
+        (
+            {"type": "text", "text": "a", "colour": "red"},
+            f'{P}: unknown field "colour" (allowed: type, text, raw_item)',
+        ),
         ({"type": "text"}, f'{P}: missing field "text"'),
         ({"type": "text", "text": None}, f"{P}.text: expected a string, got null"),
         ({"type": "thinking", "thinking": 5}, f"{P}.thinking: expected a string, got 5"),

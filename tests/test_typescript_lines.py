@@ -13,12 +13,13 @@ from pathlib import Path
 import pytest
 
 from invariants.properties import store_unchanged
-from reference.model import Budget, Config, Image, Message, Store, Summary, Text, ToolResult, ToolUse
+from reference.model import Budget, Config, Image, Message, RedactedThinking, Store, Summary, Text, ToolResult, ToolUse
 from reference.scenario import ScenarioError, loads_scenario
 from reports.cli import main
 from strategies import HierarchicalStrategy
 from strategies.defects import parse_variant
 from strategies.images import DEFAULT_MAX_LIVE_IMAGE_BYTES, DROPPED_PLACEHOLDER, PLACEHOLDER
+from strategies.raw_forms import raw_form_keys, release_edited, release_shared_on_move
 from strategies.tool_pruning import result_marker
 
 HYSTERESIS = "hysteresis-a95eb55b"
@@ -216,3 +217,52 @@ def test_the_conformance_corpus_cites_its_upstream_test() -> None:
         sc = loads_scenario(f.read_text())
         assert sc.description is not None and "test/" in sc.description and " @ " in sc.description, f.name
         assert set(sc.expect) & {HYSTERESIS, RAW_FORMS}, f.name
+
+
+# ----------------------------------------------------------------------------- raw replay forms (cbe7032a)
+
+CALLS = "<function_calls>two invokes</function_calls>"
+
+
+def test_raw_form_keys_tell_the_forms_apart_as_the_formatters_do() -> None:
+    """``rawFormKeys``: a non-empty ``raw_xml``; an object ``raw_item`` by ``type:id``, else by its JSON."""
+    assert raw_form_keys(ToolUse("a", "fs:read", {}, raw_xml=CALLS)) == [f"xml:{CALLS}"]
+    assert raw_form_keys(Text("t", raw_item={"type": "message", "id": "msg_1"})) == ["item:message:msg_1"]
+    assert raw_form_keys(Text("t", raw_item={"type": "message", "content": []})) == [
+        'item:{"type":"message","content":[]}'
+    ]
+    assert raw_form_keys(ToolUse("a", "n", {}, raw_xml="")) == []
+    assert raw_form_keys(Text("t", raw_item="not-an-object")) == []
+    assert raw_form_keys(Text("plain")) == []
+
+
+def test_an_edit_releases_the_form_from_every_sharer_and_keeps_identity_otherwise() -> None:
+    big, small = ToolUse("a", "fs:read", {"path": "/big"}, CALLS), ToolUse("b", "fs:read", {"path": "/small"}, CALLS)
+    other = ToolUse("c", "fs:read", {"path": "/o"}, "<function_calls>other</function_calls>")
+    edited = ToolUse("a", "fs:read", {"_truncated": True}, CALLS)
+    after = release_edited((big, small, other), (edited, small, other))
+    assert after[0].raw_xml is None and after[0].input == {"_truncated": True}
+    assert after[1].raw_xml is None and after[2] is other
+    untouched = (big, Text("note, edited"))
+    assert release_edited((big, Text("note")), untouched) is untouched
+
+
+def test_releasing_an_item_releases_the_reasoning_paired_with_it_only() -> None:
+    rs1 = RedactedThinking("one", raw_item={"type": "reasoning", "id": "rs_1"})
+    fc1 = ToolUse("call_1", "fs:read", {"path": "/a"}, raw_item={"type": "function_call", "id": "fc_1"})
+    rs2 = RedactedThinking("two", raw_item={"type": "reasoning", "id": "rs_2"})
+    part1 = Text("first part", raw_item={"type": "message", "id": "msg_1"})
+    part2 = Text("second part", raw_item={"type": "message", "id": "msg_1"})
+    cut = Text("second, cut", raw_item={"type": "message", "id": "msg_1"})
+    after = release_edited((rs1, fc1, rs2, part1, part2), (rs1, fc1, rs2, part1, cut))
+    assert after[0] is rs1 and after[1] is fc1
+    assert after[2] == RedactedThinking("two") and after[3].raw_item is None and after[4].raw_item is None
+    assert release_edited((rs1, fc1), (fc1,))[0].raw_item is None  # dropping the reasoning releases its follower
+
+
+def test_a_moved_block_keeps_a_form_it_carries_alone() -> None:
+    alone = ToolResult("a", "only", raw_xml="<function_results>only</function_results>")
+    assert release_shared_on_move(alone, (alone, Text("x"))) is alone
+    shared = ToolResult("a", "big file", raw_xml="<function_results>both</function_results>")
+    sibling = ToolResult("b", "small file", raw_xml="<function_results>both</function_results>")
+    assert release_shared_on_move(shared, (shared, sibling)).raw_xml is None
