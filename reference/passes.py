@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from reference.images import live_flags, stripped
+from reference.images import ImageRules, live_flags, stripped
 from reference.model import Block, Config, Entry, Store, Text, ToolResult, ToolUse
 from reference.numerics import Number, js_ceil, json_stringify, len16
 
@@ -181,13 +181,21 @@ def prune(pieces: Sequence[Piece], config: Config) -> list[Piece]:
 # ----------------------------------------------------------------------------- all of them
 
 
-def run(store: Store, config: Config, pieces: Sequence[Piece], depth_start: int, trim_first: bool) -> list[Piece]:
-    """The passes in order: trim (when ``trim_first``), pairing, pruning, image stripping over what is sent."""
+def run(
+    store: Store,
+    config: Config,
+    pieces: Sequence[Piece],
+    depth_start: int,
+    trim_first: bool,
+    images: ImageRules = ImageRules(),  # noqa: B008 (frozen)
+) -> list[Piece]:
+    """The passes in order: trim (when ``trim_first``), pairing, pruning, image stripping over what is sent
+    (under the line's ``images`` rules)."""
     out = trim(pieces) if trim_first else list(pieces)
     out = prune(pair(out), config)
     positions = [None if p.entry.message_id is None else store.index(p.entry.message_id) for p in out]
-    flags = live_flags([p.entry.content for p in out], positions, depth_start, config)
+    flags = live_flags([p.entry.content for p in out], positions, depth_start, config, images)
     return [
-        Piece(p.owner, replace(p.entry, content=stripped(p.entry.content, f)), p.stubs)
+        Piece(p.owner, replace(p.entry, content=stripped(p.entry.content, f, images.placeholder)), p.stubs)
         for p, f in zip(out, flags, strict=True)
     ]

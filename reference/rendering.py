@@ -19,7 +19,7 @@ from typing import Literal
 
 from reference import passes
 from reference.cap import cap_content, cap_is_on, cap_walk, text_only_estimate
-from reference.images import depth_start
+from reference.images import ImageRules, depth_start, resolved
 from reference.model import Block, Config, Content, Entry, Store, Summary, Text
 from reference.numerics import Number, js_number_string, js_replace_all, js_trim
 from reference.price import live_prose
@@ -38,6 +38,7 @@ class Switches:
     verbatim_stamps: bool = False  # Defect.STAMPS_VERBATIM (the windows price stamps verbatim)
     header_replace_chained: bool = False  # Defect.HEADER_REPLACE_CHAINED (four chained String.replace calls)
     trim_trailing_calls: bool = False  # Defect.TRIM_DROPS_TRAILING_TOOL_USE (trimOrphanedToolUse runs first)
+    images: ImageRules = ImageRules()  # noqa: RUF009 (frozen) the line's image rules (docs/model.md, Variants)
 
 
 @dataclass(frozen=True)
@@ -220,9 +221,9 @@ def finish(store: Store, config: Config, items: Sequence[Item], switches: Switch
     owns it (a repair entry by the item whose call it answers)."""
     pieces = [passes.Piece.of(k, e) for k, it in enumerate(items) for e in it.entries]
     prices = message_prices(store, Rules(verbatim_stamps=switches.verbatim_stamps))
-    done = passes.run(
-        store, config, pieces, depth_start(prices, config.image_strip_depth_tokens), switches.trim_trailing_calls
-    )
+    images = resolved(switches.images, prices, [m.content for m in store.messages], config)
+    start = depth_start(prices, config.image_strip_depth_tokens)
+    done = passes.run(store, config, pieces, start, switches.trim_trailing_calls, images)
     return [replace(it, entries=tuple(p.entry for p in done if p.owner == k)) for k, it in enumerate(items)]
 
 
@@ -247,7 +248,7 @@ def render(
     """The entries a compile that made ``selection`` must send, in order, after the structural passes
     (``bounds_``: the windows' bounds under ``switches``, when the caller has them already)."""
     if bounds_ is None:
-        bounds_ = bounds(store, config, Rules(verbatim_stamps=switches.verbatim_stamps))
+        bounds_ = bounds(store, config, Rules(verbatim_stamps=switches.verbatim_stamps, images=switches.images))
     summaries = [store.summary(sid) for sid in selection.summaries]
     items = layout(store, config, planned_raw(store, selection, bounds_, switches), summaries, bounds_, switches)
     return tuple(e for it in finish(store, config, items, switches) for e in it.entries)

@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from invariants.properties import store_unchanged
+from invariants.properties import INVARIANTS, store_unchanged
+from reference.images import ImageRules, live_flags
+from reference.images import watermark as reference_watermark
 from reference.model import Budget, Config, Image, Message, RedactedThinking, Store, Summary, Text, ToolResult, ToolUse
 from reference.scenario import ScenarioError, loads_scenario
 from reports.cli import main
@@ -266,3 +268,33 @@ def test_a_moved_block_keeps_a_form_it_carries_alone() -> None:
     shared = ToolResult("a", "big file", raw_xml="<function_results>both</function_results>")
     sibling = ToolResult("b", "small file", raw_xml="<function_results>both</function_results>")
     assert release_shared_on_move(shared, (shared, sibling)).raw_xml is None
+
+
+# ----------------------------------------------------------------------------- the reference's image rules
+
+
+def test_the_reference_states_the_newer_lines_image_rules() -> None:
+    """``reference.images``, written apart from ``strategies/``: the byte wall, the first-block-first count and the
+    watermark a fresh compile sets, as upstream's hysteresis test has them (five images, four live, ratio 0.5)."""
+    contents = [(Image(100, "A" * n),) for n in (50, 300, 200)]
+    wall = ImageRules(byte_wall=True)
+    assert live_flags(contents, [0, 1, 2], 0, Config(max_live_image_bytes=400), wall) == [(True,), (False,), (True,)]
+    three = [(Image(10, "a"), Image(10, "b"), Image(10, "c"))]
+    first = ImageRules(first_block_first=True)
+    assert live_flags(three, [0], 0, Config(max_live_images=2), first) == [(True, True, False)]
+    assert live_flags(three, [0], 0, Config(max_live_images=2)) == [(False, True, True)]
+    five = [(Image(100, "AAAA"),)] * 5
+    config = Config(max_live_images=4, image_strip_hysteresis_ratio=0.5)
+    assert reference_watermark([1] * 5, five, config, ImageRules(hysteresis=True)) == 2
+    assert reference_watermark([1] * 4, five[:4], config, ImageRules(hysteresis=True)) is None
+    assert reference_watermark([1] * 5, five, config, ImageRules()) is None
+
+
+@pytest.mark.parametrize("line", [HYSTERESIS, RAW_FORMS])
+def test_the_invariants_judge_a_newer_line_by_its_own_image_rules(line: str) -> None:
+    """With the line's rules the reference renders what the line sends: ``rendering`` and ``selection`` hold on an
+    image store the byte wall and the new placeholder decide (they broke before the reference knew them)."""
+    store = Store(tuple(Message(f"m{i}", "user", (Image(100, "A" * 100), Text(f"img-{i}"))) for i in range(5)))
+    config = Config(recent_window_tokens=1_000_000, max_live_image_bytes=400, image_strip_hysteresis_ratio=0.5)
+    for name in ("rendering", "selection"):
+        assert INVARIANTS[name](store, config, UNLIMITED, line) == []

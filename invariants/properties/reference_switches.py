@@ -4,14 +4,27 @@ the selection or the bytes sent, so that the reference judges a faithful variant
 from __future__ import annotations
 
 from invariants.properties.running import Variant
+from reference.images import DROPPED, PLACEHOLDER, ImageRules
 from reference.model import Config, Store
 from reference.rendering import Switches
 from reference.selection import Rules, bounds
-from strategies.defects import Defect, resolve_variant
+from strategies.defects import Behaviour, Defect, Defects, resolve_variant
 
 
 def defects_of(variant: Variant) -> frozenset[Defect]:
     return resolve_variant(variant).active
+
+
+def image_rules_for(variant: Variant) -> ImageRules:
+    """The reference's image rules for a variant's line behaviours (and the depth defect of the newer lines)."""
+    d: Defects = resolve_variant(variant)
+    return ImageRules(
+        placeholder=DROPPED if d.on(Behaviour.IMAGE_PLACEHOLDER_DROPPED) else PLACEHOLDER,
+        byte_wall=d.on(Behaviour.LIVE_IMAGE_BYTE_WALL),
+        first_block_first=d.on(Behaviour.IMAGES_FIRST_BLOCK_FIRST),
+        hysteresis=d.on(Behaviour.IMAGE_STRIP_HYSTERESIS),
+        newer_only_depth=d.on(Defect.DEPTH_RULE_OFF_BY_ONE),
+    )
 
 
 def switches_for(variant: Variant) -> Switches:
@@ -22,6 +35,7 @@ def switches_for(variant: Variant) -> Switches:
         verbatim_stamps=Defect.STAMPS_VERBATIM in d,
         header_replace_chained=Defect.HEADER_REPLACE_CHAINED in d,
         trim_trailing_calls=Defect.TRIM_DROPS_TRAILING_TOOL_USE in d,
+        images=image_rules_for(variant),
     )
 
 
@@ -35,6 +49,7 @@ def rules_for(variant: Variant) -> Rules:
         raw_cap_plus_50=Defect.RAW_CAP_PLUS_50 in d,
         blank_candidates=Defect.BLANK_SUMMARIES_SELECTED in d,
         store_wide_images=Defect.IMAGE_COUNT_STORE_WIDE in d,
+        images=image_rules_for(variant),
     )
 
 
