@@ -11,6 +11,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from invariants.properties import INVARIANTS, store_unchanged
 from reference.images import ImageRules, live_flags
@@ -296,5 +298,41 @@ def test_the_invariants_judge_a_newer_line_by_its_own_image_rules(line: str) -> 
     image store the byte wall and the new placeholder decide (they broke before the reference knew them)."""
     store = Store(tuple(Message(f"m{i}", "user", (Image(100, "A" * 100), Text(f"img-{i}"))) for i in range(5)))
     config = Config(recent_window_tokens=1_000_000, max_live_image_bytes=400, image_strip_hysteresis_ratio=0.5)
+    for name in ("rendering", "selection"):
+        assert INVARIANTS[name](store, config, UNLIMITED, line) == []
+
+
+# ----------------------------------------------------------------------------- the two implementations agree
+
+
+@st.composite
+def _image_cases(draw: st.DrawFn) -> tuple[Store, Config]:
+    """Stores of text and image messages (base64 payloads of a few sizes, some without one) under image limits."""
+    n = draw(st.integers(1, 7))
+    messages = []
+    for i in range(n):
+        blocks: list = []
+        for _ in range(draw(st.integers(0, 3))):
+            if draw(st.booleans()):
+                size = draw(st.sampled_from([None, 0, 50, 100, 150, 250]))
+                blocks.append(Image(draw(st.sampled_from([None, 5, 100])), None if size is None else "A" * size))
+            else:
+                blocks.append(Text("t" * draw(st.integers(0, 60))))
+        messages.append(Message(f"m{i}", draw(st.sampled_from(["user", "Claude"])), tuple(blocks)))
+    config = Config(
+        recent_window_tokens=draw(st.sampled_from([0, 40, 1_000_000])),
+        max_live_images=draw(st.sampled_from([0, 1, 2, 4])),
+        image_strip_depth_tokens=draw(st.sampled_from([0, 20, 60])),
+        max_live_image_bytes=draw(st.sampled_from([None, 0, 150, 300])),
+        image_strip_hysteresis_ratio=draw(st.sampled_from([None, 0.5, 0.25, 1.5])),
+    )
+    return Store(tuple(messages)), config
+
+
+@given(_image_cases(), st.sampled_from([HYSTERESIS, RAW_FORMS]))
+def test_the_compile_and_the_reference_strip_the_same_images_on_the_newer_lines(case, line) -> None:
+    """``strategies/images.py`` and ``reference/images.py``, written apart, agree on every image store: what the
+    newer line sends is the reference rendering of its selection, and the selection is the reference's."""
+    store, config = case
     for name in ("rendering", "selection"):
         assert INVARIANTS[name](store, config, UNLIMITED, line) == []
