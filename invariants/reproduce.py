@@ -65,6 +65,10 @@ def _refusal(err: Exception) -> Refuses:
             middle_tokens=d.middle_tokens,
             actual=err.actual,
             refused=tuple(err.refused),
+            budget=err.budget,
+            configured_budget=d.configured_budget,
+            reserve_for_response=d.reserve_for_response,
+            input_budget=d.input_budget,
         )
     if isinstance(err, UncoveredDropError):
         return Refuses(error=name, dropped=tuple(err.dropped), categories=dict(err.categories))
@@ -242,9 +246,12 @@ def expectation_of(observed: Observed) -> Expectation:
     """What a variant did, as the expectation that pins it."""
     breaks = observed.breaks
     sends = None if observed.sends is None else replace(observed.sends, images=None, content=None)
+    refuses = observed.refuses
+    if refuses is not None:
+        refuses = replace(refuses, budget=None, configured_budget=None, reserve_for_response=None, input_budget=None)
     return Expectation(
         sends=sends,
-        refuses=observed.refuses,
+        refuses=refuses,
         breaks=breaks or None,
         holds=observed.violations is not None and not breaks,
     )

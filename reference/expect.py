@@ -92,6 +92,10 @@ class Refuses:
     dropped: tuple[str, ...] | None = None
     categories: Mapping[str, str] | None = None
     field: str | None = None
+    budget: Number | None = None
+    configured_budget: Number | None = None
+    reserve_for_response: Number | None = None
+    input_budget: Number | None = None
 
 
 @dataclass(frozen=True)

@@ -77,6 +77,10 @@ class RefusesModel(Strict):
     dropped: Array(Str) | None = Field(None, validation_alias=AliasChoices("dropped", "dropped_ids", "droppedIds"))
     categories: scalar(_categories, {"type": "object", "additionalProperties": {"enum": list(DROP_CATEGORIES)}}) = None
     field: Str | None = None
+    budget: Num | None = None
+    configured_budget: Num | None = None
+    reserve_for_response: Num | None = None
+    input_budget: Num | None = None
 
     def build(self) -> Refuses:
         def tup(x: list[str] | None) -> tuple[str, ...] | None:
@@ -94,6 +98,10 @@ class RefusesModel(Strict):
             dropped=tup(self.dropped),
             categories=self.categories,
             field=self.field,
+            budget=self.budget,
+            configured_budget=self.configured_budget,
+            reserve_for_response=self.reserve_for_response,
+            input_budget=self.input_budget,
         )
 
 
