@@ -17,13 +17,26 @@ from hypothesis import strategies as st
 from invariants.properties import INVARIANTS, store_unchanged
 from reference.images import ImageRules, live_flags
 from reference.images import watermark as reference_watermark
-from reference.model import Budget, Config, Image, Message, RedactedThinking, Store, Summary, Text, ToolResult, ToolUse
+from reference.model import (
+    Budget,
+    Config,
+    Entry,
+    Image,
+    Message,
+    RedactedThinking,
+    Store,
+    Summary,
+    Text,
+    ToolResult,
+    ToolUse,
+)
 from reference.scenario import ScenarioError, loads_scenario
 from reports.cli import main
 from strategies import HierarchicalStrategy
 from strategies.defects import parse_variant
 from strategies.images import DEFAULT_MAX_LIVE_IMAGE_BYTES, DROPPED_PLACEHOLDER, PLACEHOLDER
 from strategies.raw_forms import raw_form_keys, release_edited, release_shared_on_move
+from strategies.tool_pairing import Slot, enforce_tool_pairing
 from strategies.tool_pruning import result_marker
 
 HYSTERESIS = "hysteresis-a95eb55b"
@@ -336,3 +349,37 @@ def test_the_compile_and_the_reference_strip_the_same_images_on_the_newer_lines(
     store, config = case
     for name in ("rendering", "selection"):
         assert INVARIANTS[name](store, config, UNLIMITED, line) == []
+
+
+RESULTS = "<function_results>a and b</function_results>"
+
+
+def _slots(*entries: tuple[str, tuple]) -> list[Slot]:
+    return [Slot(k, Entry(p, c, "raw", message_id=f"m{k}")) for k, (p, c) in enumerate(entries)]
+
+
+def test_pairing_drops_an_orphan_and_releases_the_form_its_kept_sibling_shares() -> None:
+    """Upstream's structural-repair case: result b answers nothing before it; a keeps its content, not the form."""
+    slots = _slots(
+        ("Claude", (ToolUse("a", "fs:read", {}),)),
+        ("user", (ToolResult("a", "big file", RESULTS), ToolResult("b", "small file", RESULTS))),
+    )
+    out, _ = enforce_tool_pairing(slots, release=True)
+    assert out[1].entry.content == (ToolResult("a", "big file"),)
+    assert enforce_tool_pairing(slots)[0][1].entry.content == (ToolResult("a", "big file", RESULTS),)
+
+
+def test_pairing_moves_a_result_and_releases_the_form_on_both_sides() -> None:
+    """Upstream's structural-repair case: a's real result is moved up next to its call; neither it nor b, left
+    behind, keeps the <function_results> they shared."""
+    slots = _slots(
+        ("Claude", (ToolUse("a", "fs:read", {}),)),
+        ("user", (Text("an interleaved turn"),)),
+        ("Claude", (ToolUse("b", "fs:read", {}),)),
+        ("user", (ToolResult("a", "big file", RESULTS), ToolResult("b", "small file", RESULTS))),
+    )
+    out, _ = enforce_tool_pairing(slots, release=True)
+    results = [b for s in out for b in s.entry.content if isinstance(b, ToolResult)]
+    assert ToolResult("a", "big file") in results and ToolResult("b", "small file") in results
+    kept, _ = enforce_tool_pairing(slots)
+    assert all(b.raw_xml == RESULTS for s in kept for b in s.entry.content if isinstance(b, ToolResult))
