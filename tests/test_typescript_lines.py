@@ -383,3 +383,25 @@ def test_pairing_moves_a_result_and_releases_the_form_on_both_sides() -> None:
     assert ToolResult("a", "big file") in results and ToolResult("b", "small file") in results
     kept, _ = enforce_tool_pairing(slots)
     assert all(b.raw_xml == RESULTS for s in kept for b in s.entry.content if isinstance(b, ToolResult))
+
+
+@pytest.mark.parametrize(
+    ("item", "key"),
+    [
+        ({"id": "x"}, "item::x"),
+        ({"type": 5, "id": "x"}, "item:5:x"),
+        ({"type": 1.5, "id": "x"}, "item:1.5:x"),
+        ({"type": True, "id": "x"}, "item:true:x"),
+        ({"type": False, "id": "x"}, "item:false:x"),
+        ({"type": {"a": 1}, "id": "x"}, "item:[object Object]:x"),
+        ({"type": ["a", "b"], "id": "x"}, "item:a,b:x"),
+        ({"type": "message", "id": 7}, 'item:{"type":"message","id":7}'),
+        (["a"], 'item:["a"]'),
+        (None, None),
+        (3, None),
+    ],
+)
+def test_an_items_key_reads_its_type_as_javascript_strings_it(item, key) -> None:
+    """``itemKey``: ``item:`` + ``String(type ?? '')`` + ``:`` + a string id, else the item's JSON; not an object:
+    no key."""
+    assert raw_form_keys(Text("t", raw_item=item)) == ([] if key is None else [key])
