@@ -16,12 +16,14 @@ from hypothesis import strategies as st
 
 from invariants.properties import INVARIANTS, store_unchanged
 from reference.images import ImageRules, live_flags
+from reference.images import wall as reference_wall
 from reference.images import watermark as reference_watermark
 from reference.model import (
     Budget,
     Config,
     Entry,
     Image,
+    InvalidStoreError,
     Message,
     RedactedThinking,
     Store,
@@ -405,3 +407,21 @@ def test_an_items_key_reads_its_type_as_javascript_strings_it(item, key) -> None
     """``itemKey``: ``item:`` + ``String(type ?? '')`` + ``:`` + a string id, else the item's JSON; not an object:
     no key."""
     assert raw_form_keys(Text("t", raw_item=item)) == ([] if key is None else [key])
+
+
+def test_the_new_block_fields_are_checked_at_construction() -> None:
+    """``Image.data`` is a string or None (its length is the image's bytes); the byte wall's default is 20 MiB."""
+    with pytest.raises(InvalidStoreError, match=r"^Image\.data must be a string or None, got 5$"):
+        Image(data=5)  # type: ignore[arg-type]
+    assert Image(data="AAAA").byte_size == 4 and Image().byte_size == 0
+    assert reference_wall(Config(), ImageRules(byte_wall=True)) == 20 * 1024 * 1024 == DEFAULT_MAX_LIVE_IMAGE_BYTES
+    assert reference_wall(Config(max_live_image_bytes=7), ImageRules(byte_wall=True)) == 7
+    assert reference_wall(Config(max_live_image_bytes=7), ImageRules()) == 0
+
+
+def test_reasoning_at_the_end_of_a_message_pairs_with_nothing() -> None:
+    """A reasoning item with no follower in the message is its own raw form: cutting the text before it keeps it."""
+    text = Text("first part", raw_item={"type": "message", "id": "msg_1"})
+    tail = RedactedThinking("x", raw_item={"type": "reasoning", "id": "rs_9"})
+    kept = release_edited((text, tail), (Text("cut", raw_item={"type": "message", "id": "msg_1"}), tail))
+    assert kept[1] is tail and kept[0].raw_item is None
