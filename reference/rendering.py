@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from reference import passes
+from reference import passes, raw_forms
 from reference.cap import cap_content, cap_is_on, cap_walk, text_only_estimate
 from reference.images import ImageRules, depth_start, resolved
 from reference.model import Block, Config, Content, Entry, Store, Summary, Text
@@ -39,6 +39,7 @@ class Switches:
     header_replace_chained: bool = False  # Defect.HEADER_REPLACE_CHAINED (four chained String.replace calls)
     trim_trailing_calls: bool = False  # Defect.TRIM_DROPS_TRAILING_TOOL_USE (trimOrphanedToolUse runs first)
     images: ImageRules = ImageRules()  # noqa: RUF009 (frozen) the line's image rules (docs/model.md, Variants)
+    release_raw_forms: bool = False  # Behaviour.RAW_FORMS_RELEASED (edits give up the raw forms they made untrue)
 
 
 @dataclass(frozen=True)
@@ -148,9 +149,14 @@ def combined_pair(summaries: Sequence[Summary], config: Config) -> tuple[Entry, 
 # ----------------------------------------------------------------------------- layout
 
 
-def raw_entry(store: Store, index: int, config: Config) -> Entry:
+def raw_entry(store: Store, index: int, config: Config, release: bool = False) -> Entry:
+    """A raw message as sent before the passes: cut by the cap (``release``: the raw forms the cut made untrue
+    given up)."""
     m = store.messages[index]
-    return Entry(m.participant, cap_content(m.content, config.cap), "raw", message_id=m.id)
+    content = cap_content(m.content, config.cap)
+    return Entry(
+        m.participant, raw_forms.after_edit(m.content, content) if release else content, "raw", message_id=m.id
+    )
 
 
 def combined_sequence(store: Store, summaries: Iterable[Summary], switches: Switches) -> list[Summary]:
@@ -192,7 +198,7 @@ def layout(
     indices = sorted(set(raw))
 
     def raw_item(i: int, site: Site) -> Item:
-        return Item(site, (raw_entry(store, i, config),), raw=(store.messages[i].id,))
+        return Item(site, (raw_entry(store, i, config, switches.release_raw_forms),), raw=(store.messages[i].id,))
 
     items = [raw_item(i, "head") for i in indices if i < head_end]
     middle = [i for i in indices if head_end <= i < middle_end]
@@ -223,7 +229,7 @@ def finish(store: Store, config: Config, items: Sequence[Item], switches: Switch
     prices = message_prices(store, Rules(verbatim_stamps=switches.verbatim_stamps))
     images = resolved(switches.images, prices, [m.content for m in store.messages], config)
     start = depth_start(prices, config.image_strip_depth_tokens)
-    done = passes.run(store, config, pieces, start, switches.trim_trailing_calls, images)
+    done = passes.run(store, config, pieces, start, switches.trim_trailing_calls, images, switches.release_raw_forms)
     return [replace(it, entries=tuple(p.entry for p in done if p.owner == k)) for k, it in enumerate(items)]
 
 

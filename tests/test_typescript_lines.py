@@ -32,6 +32,9 @@ from reference.model import (
     ToolResult,
     ToolUse,
 )
+from reference.raw_forms import after_edit as reference_after_edit
+from reference.raw_forms import forms as reference_forms
+from reference.raw_forms import moved as reference_moved
 from reference.scenario import ScenarioError, loads_scenario
 from reports.cli import main
 from strategies import HierarchicalStrategy
@@ -425,3 +428,55 @@ def test_reasoning_at_the_end_of_a_message_pairs_with_nothing() -> None:
     tail = RedactedThinking("x", raw_item={"type": "reasoning", "id": "rs_9"})
     kept = release_edited((text, tail), (Text("cut", raw_item={"type": "message", "id": "msg_1"}), tail))
     assert kept[1] is tail and kept[0].raw_item is None
+
+
+# ----------------------------------------------------------------------------- the reference's raw forms
+
+CORPUS = Path(__file__).parent / "scenarios" / "typescript"
+
+
+@pytest.mark.parametrize("name", ["input-truncation", "second-compile", "last-n-marker", "message-cap"])
+@pytest.mark.parametrize("line", [HYSTERESIS, RAW_FORMS])
+def test_the_reference_renders_the_raw_forms_each_line_sends(name: str, line: str) -> None:
+    """``reference/raw_forms.py``, written apart from ``strategies/``: on upstream's raw-forms stores the reference
+    rendering releases what the raw-forms line releases and keeps what the hysteresis line keeps."""
+    sc = loads_scenario((CORPUS / f"raw-forms-{name}.scenario.json").read_text())
+    assert INVARIANTS["rendering"](sc.store, sc.config, sc.budget, line) == []
+
+
+@pytest.mark.parametrize(
+    ("item", "key"),
+    [
+        ({"type": "message", "id": "x"}, "item:message:x"),
+        ({"id": "x"}, "item::x"),
+        ({"type": 5, "id": "x"}, "item:5:x"),
+        ({"type": True, "id": "x"}, "item:true:x"),
+        ({"type": False, "id": "x"}, "item:false:x"),
+        ({"type": {"a": 1}, "id": "x"}, "item:[object Object]:x"),
+        ({"type": ["a", "b"], "id": "x"}, "item:a,b:x"),
+        ({"type": "message", "id": 7}, 'item:{"type":"message","id":7}'),
+        (["a"], 'item:["a"]'),
+        (None, None),
+        ("s", None),
+    ],
+)
+def test_both_implementations_key_an_item_alike(item, key) -> None:
+    block = ToolUse("a", "n", {}, raw_xml="<x/>", raw_item=item)
+    expected = {"xml:<x/>"} | ({key} if key else set())
+    assert set(raw_form_keys(block)) == reference_forms(block) == expected
+    assert reference_forms(ToolUse("a", "n", {}, raw_xml="")) == set()
+
+
+def test_the_reference_releases_pairings_and_moves_as_the_contract_says() -> None:
+    rs = RedactedThinking("two", raw_item={"type": "reasoning", "id": "rs_2"})
+    part = Text("first", raw_item={"type": "message", "id": "msg_1"})
+    part2 = Text("second", raw_item={"type": "message", "id": "msg_1"})
+    other = Text("other", raw_item={"type": "message", "id": "msg_2"})
+    cut = Text("second, cut", raw_item={"type": "message", "id": "msg_1"})
+    after = reference_after_edit((rs, part, part2, other), (rs, part, cut, other))
+    assert after == (RedactedThinking("two"), Text("first"), Text("second, cut"), other) and after[3] is other
+    untouched = (part, Text("note"))
+    assert reference_after_edit((part, Text("n")), untouched) is untouched
+    shared = ToolResult("a", "big", raw_xml="<r/>")
+    assert reference_moved(shared, (shared, ToolResult("b", "small", raw_xml="<r/>"))).raw_xml is None
+    assert reference_moved(shared, (shared, Text("x"))) is shared

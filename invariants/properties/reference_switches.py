@@ -36,6 +36,7 @@ def switches_for(variant: Variant) -> Switches:
         header_replace_chained=Defect.HEADER_REPLACE_CHAINED in d,
         trim_trailing_calls=Defect.TRIM_DROPS_TRAILING_TOOL_USE in d,
         images=image_rules_for(variant),
+        release_raw_forms=resolve_variant(variant).on(Behaviour.RAW_FORMS_RELEASED),
     )
 
 
