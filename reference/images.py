@@ -6,8 +6,9 @@ newest live images (newest message first, within a message last block first); ev
 image is sent as ``[image omitted]``. 0 turns either rule off.
 
 ``ImageRules`` states a newer TypeScript line's rules (docs/model.md, Variants; the invariants switch them on
-for that line's variant): its placeholder, the live-byte wall, the count from a message's first block, the
-depth rule of the post-strip estimates, and the hysteresis watermark (``watermark``).
+for that line's variant): its placeholder, the live-byte wall, the count from a message's first block, and the
+hysteresis watermark (``watermark``). The depth rule is the contract's everywhere: a message is deep when it and
+the newer ones pass the depth (``DEPTH_RULE_OFF_BY_ONE`` is a defect the invariants see, not a rule).
 """
 
 from __future__ import annotations
@@ -31,7 +32,6 @@ class ImageRules:
     byte_wall: bool = False  # Behaviour.LIVE_IMAGE_BYTE_WALL
     first_block_first: bool = False  # Behaviour.IMAGES_FIRST_BLOCK_FIRST
     hysteresis: bool = False  # Behaviour.IMAGE_STRIP_HYSTERESIS
-    newer_only_depth: bool = False  # Defect.DEPTH_RULE_OFF_BY_ONE (the estimates' and the watermark's depth)
     below: int | None = None  # the watermark: images of messages at or before this index stay stripped
 
 
@@ -105,7 +105,7 @@ def watermark(prices: Sequence[Number], contents: Sequence[Content], config: Con
         newer: Number = 0
         seen, size_sum = 0, 0
         for i in reversed(range(len(contents))):
-            depth = newer if rules.newer_only_depth else newer + prices[i]
+            depth = newer + prices[i]  # the message and every newer one, as the strip itself counts depth
             for b in contents[i]:
                 if not isinstance(b, Image):
                     continue
@@ -131,21 +131,6 @@ def resolved(rules: ImageRules, prices: Sequence[Number], contents: Sequence[Con
     if not rules.hysteresis:
         return rules
     return replace(rules, below=watermark(prices, contents, config, rules))
-
-
-def estimate_start(prices: Sequence[Number], depth: Number, newer_only: bool) -> int:
-    """``depth_start`` for the post-strip estimates; ``newer_only``: a message is deep when the messages newer
-    than it pass the depth (the TypeScript's ``postStripEstimates``)."""
-    if not newer_only:
-        return depth_start(prices, depth)
-    if not depth > 0:
-        return 0
-    newer: Number = 0
-    for i in reversed(range(len(prices))):
-        if newer > depth:
-            return i + 1
-        newer += prices[i]
-    return 0
 
 
 def stripped(content: Content, live: Sequence[bool], placeholder: str = PLACEHOLDER) -> Content:

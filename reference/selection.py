@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from reference.cap import cap_content, cap_is_on
 from reference.estimator import calibrated_tokens, store_pricing
-from reference.images import ImageRules, estimate_start, resolved, store_wide, stripped
+from reference.images import ImageRules, depth_start, resolved, store_wide, stripped
 from reference.model import Budget, Config, Store, Summary, ToolResult, ToolUse
 from reference.numerics import Number, is_number, js_trim
 
@@ -86,7 +86,7 @@ def store_wide_flags(store: Store, config: Config, rules: Rules) -> list[tuple[b
     """Which images of each message stay live by the store-wide count (``postStripEstimates``)."""
     prices = message_prices(store, rules)
     contents = [m.content for m in store.messages]
-    start = estimate_start(prices, config.image_strip_depth_tokens, rules.images.newer_only_depth)
+    start = depth_start(prices, config.image_strip_depth_tokens)
     return store_wide(contents, start, config, resolved(rules.images, prices, contents, config))
 
 

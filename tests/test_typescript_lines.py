@@ -350,10 +350,22 @@ def _image_cases(draw: st.DrawFn) -> tuple[Store, Config]:
 @given(_image_cases(), st.sampled_from([HYSTERESIS, RAW_FORMS]))
 def test_the_compile_and_the_reference_strip_the_same_images_on_the_newer_lines(case, line) -> None:
     """``strategies/images.py`` and ``reference/images.py``, written apart, agree on every image store: what the
-    newer line sends is the reference rendering of its selection, and the selection is the reference's."""
+    newer line sends (its depth defect off) is the reference rendering of its selection, and the selection is the
+    reference's."""
     store, config = case
+    variant = parse_variant(f"{line}-DEPTH_RULE_OFF_BY_ONE")
     for name in ("rendering", "selection"):
-        assert INVARIANTS[name](store, config, UNLIMITED, line) == []
+        assert INVARIANTS[name](store, config, UNLIMITED, variant) == []
+
+
+def test_the_invariants_see_the_depth_defect() -> None:
+    """``DEPTH_RULE_OFF_BY_ONE`` alone in ``sound`` breaks ``selection`` on its minimal store (the window the
+    contract keeps holds the old message; the defect's walk drops it and selects its summary)."""
+    store, config = _depth_case()
+    budget = Budget(max_tokens=10_000)
+    assert INVARIANTS["selection"](store, config, budget, "sound") == []
+    [v] = INVARIANTS["selection"](store, config, budget, parse_variant("sound+DEPTH_RULE_OFF_BY_ONE"))
+    assert "the compile selected ['S'], the reference selection []" in v.message
 
 
 RESULTS = "<function_results>a and b</function_results>"

@@ -16,14 +16,14 @@ def defects_of(variant: Variant) -> frozenset[Defect]:
 
 
 def image_rules_for(variant: Variant) -> ImageRules:
-    """The reference's image rules for a variant's line behaviours (and the depth defect of the newer lines)."""
+    """The reference's image rules for a variant's line behaviours (``DEPTH_RULE_OFF_BY_ONE`` is not one: the
+    reference keeps the contract's depth rule, so the invariants see that defect)."""
     d: Defects = resolve_variant(variant)
     return ImageRules(
         placeholder=DROPPED if d.on(Behaviour.IMAGE_PLACEHOLDER_DROPPED) else PLACEHOLDER,
         byte_wall=d.on(Behaviour.LIVE_IMAGE_BYTE_WALL),
         first_block_first=d.on(Behaviour.IMAGES_FIRST_BLOCK_FIRST),
         hysteresis=d.on(Behaviour.IMAGE_STRIP_HYSTERESIS),
-        newer_only_depth=d.on(Defect.DEPTH_RULE_OFF_BY_ONE),
     )
 
 
