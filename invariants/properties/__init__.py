@@ -27,7 +27,7 @@ from invariants.properties.refusals import (
     refused_prefix,
     sent_head_total,
 )
-from invariants.properties.repeatability import determinism, history_store
+from invariants.properties.repeatability import determinism, history_store, store_unchanged
 from invariants.properties.running import (
     REFUSALS,
     SHARED_COMPILES,
@@ -97,6 +97,7 @@ __all__ = [
     "sent_head_total",
     "sent_ids",
     "stats_total",
+    "store_unchanged",
     "tail_suffix",
     "variant_name",
     "well_formed",

@@ -3,6 +3,7 @@ is the head (``diagnostics``), and every field recomputed from the reference lay
 
 from __future__ import annotations
 
+from invariants.properties.line_rules import rules_for, switches_for
 from invariants.properties.running import (
     UNLIMITED,
     Outcome,
@@ -168,9 +169,11 @@ def diagnostics_full(
 ) -> list[Violation]:
     """Every field of a refusal recomputed from the reference layout: site, counts, unit, level, tokens, budgets."""
     err, d = out.error, out.error.diagnostics
-    ref = reference_select(store, config, budget)
+    ref = reference_select(store, config, budget, rules_for(variant))
     raw = [*range(ref.head_end), *ref.middle_raw, *range(ref.middle_end, len(store.messages))]
-    items = finish(store, config, layout(store, config, raw, ref.selected, (ref.head_end, ref.middle_end)))
+    switches = switches_for(variant)
+    planned = layout(store, config, raw, ref.selected, (ref.head_end, ref.middle_end), switches)
+    items = finish(store, config, planned, switches)
     at = refusal_site(err, items)
     if at is None:
         return [

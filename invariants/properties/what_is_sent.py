@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from invariants.properties.line_rules import rules_for, switches_for
 from invariants.properties.running import (
     Outcome,
     Variant,
@@ -18,12 +19,9 @@ from invariants.properties.running import (
 from reference.model import Budget, Config, Entry, Store
 from reference.rendering import Selection as RenderedSelection
 from reference.rendering import render
-from reference.selection import Rules, bounds
+from reference.selection import bounds
 from reference.selection import select as reference_select
 from strategies.errors import UncoveredDropError
-
-#: The reference's rules as the contract states them: the invariants follow no variant's defects.
-CONTRACT = Rules()
 
 
 @judges_what_is_sent("rendering")
@@ -33,7 +31,7 @@ def rendering(
     """What is sent is, byte for byte, the reference rendering of the selection the compile made."""
     raw = frozenset(e.message_id for e in out.entries if e.kind == "raw")
     selection = RenderedSelection(raw, out.result.selected)
-    expected = render(store, config, selection)
+    expected = render(store, config, selection, switches_for(variant))
     if entries_text(expected) == entries_text(out.entries):
         return []
     return [
@@ -51,7 +49,7 @@ def selection_rule(
     name: str, out: Outcome, store: Store, config: Config, budget: Budget, variant: Variant
 ) -> list[Violation]:
     """The compile selects what the reference selection selects (candidates, waterfall, completion)."""
-    expected = tuple(s.id for s in reference_select(store, config, budget).selected)
+    expected = tuple(s.id for s in reference_select(store, config, budget, rules_for(variant)).selected)
     if expected == out.result.selected:
         return []
     return [
@@ -83,7 +81,7 @@ def exactly_once(
     The contract's one exception: a head or tail message that is a leaf of a summary straddling the
     middle and that window is sent raw and through the summary.
     """
-    head_end, middle_end = bounds(store, config, CONTRACT)
+    head_end, middle_end = bounds(store, config, rules_for(variant))
     raw_count: dict[int, int] = {}
     held_count: dict[int, int] = {}
     held_ids = [sid for e in out.entries if e.kind == "answer" for sid in e.summary_ids]
@@ -121,10 +119,14 @@ def exactly_once(
 
 
 def _combined_as_one(
-    store: Store, config: Config, entries: tuple[Entry, ...], units: list[tuple[int, frozenset[int]]]
+    store: Store,
+    config: Config,
+    variant: Variant,
+    entries: tuple[Entry, ...],
+    units: list[tuple[int, frozenset[int]]],
 ) -> list[tuple[int, frozenset[int]]] | Violation:
     """Combined mode sends the pair, then the middle's raw messages: together they stand for the middle."""
-    head_end, middle_end = bounds(store, config, CONTRACT)
+    head_end, middle_end = bounds(store, config, rules_for(variant))
     answer = next((k for k, e in enumerate(entries) if e.kind == "answer"), None)
     if answer is None:
         return units
@@ -156,12 +158,12 @@ def chronological(
     """Entries follow the order of the messages they stand for: each one's first new message after the last's."""
     units = _represented(store, out.entries)
     if not config.positioned_recall_pairs:
-        units = _combined_as_one(store, config, out.entries, units)
+        units = _combined_as_one(store, config, variant, out.entries, units)
         if isinstance(units, Violation):
             return [units]
     seen: set[int] = set()
     latest = -1
-    head_end, _ = bounds(store, config, CONTRACT)
+    head_end, _ = bounds(store, config, rules_for(variant))
     for k, stands_for in units:
         new = stands_for - seen
         if new and min(new) <= latest:
@@ -190,7 +192,7 @@ def tail_suffix(store: Store, config: Config, budget: Budget, variant: Variant) 
     if out.crashed:
         return [crash(name, out)]
     n = len(store.messages)
-    _, middle_end = bounds(store, config, CONTRACT)
+    _, middle_end = bounds(store, config, rules_for(variant))
     if out.sent:
         tail = sorted(
             store.index(e.message_id)
