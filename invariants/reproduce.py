@@ -9,16 +9,21 @@ means no invariant breaks. Numbers compare as the JavaScript numbers they are (N
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 
 from invariants.properties import Violation, check
-from reference.expect import FAITHFUL, VARIANT_NAMES, Expectation, Refuses, Sends, expectation_for, variants_named
+from reference.expect import FAITHFUL, SEED_VARIANTS, Expectation, Refuses, Sends, expectation_for, variants_named
+from reference.model import Entry, Image, Store, Text
 from reference.numerics import is_number, js_number_string
-from reference.scenario import Scenario
+from reference.scenario import Scenario, store_prefix
 from strategies import HierarchicalStrategy, OverBudgetError, UncoveredDropError
 from strategies.errors import InvalidConfigError
+from strategies.images import DROPPED_PLACEHOLDER, PLACEHOLDER
+
+IMAGE_PLACEHOLDERS = (PLACEHOLDER, DROPPED_PLACEHOLDER)
 
 __all__ = ["Line", "Observed", "Verdict", "expect_from", "judge", "observe", "site_of"]
 
@@ -60,6 +65,10 @@ def _refusal(err: Exception) -> Refuses:
             middle_tokens=d.middle_tokens,
             actual=err.actual,
             refused=tuple(err.refused),
+            budget=err.budget,
+            configured_budget=d.configured_budget,
+            reserve_for_response=d.reserve_for_response,
+            input_budget=d.input_budget,
         )
     if isinstance(err, UncoveredDropError):
         return Refuses(error=name, dropped=tuple(err.dropped), categories=dict(err.categories))
@@ -69,8 +78,14 @@ def _refusal(err: Exception) -> Refuses:
 def observe(scenario: Scenario, variant: str, *, invariants: bool = True) -> Observed:
     """Compile ``scenario`` on ``variant`` (a dry run) and, when asked, check every invariant on it."""
     strategy = HierarchicalStrategy(scenario.config, variant)
-    strategy.initialize(scenario.store)
-    violations = tuple(check(scenario.store, scenario.config, scenario.budget, variant)) if invariants else None
+    store = scenario.store
+    for n in scenario.compiles_before:
+        strategy.initialize(store_prefix(store, n))
+        with contextlib.suppress(OverBudgetError, UncoveredDropError, InvalidConfigError):
+            strategy.compile(scenario.budget, dry_run=True)  # a refusal leaves what it leaves (the watermark)
+        store = _carried(store, strategy.store)
+    strategy.initialize(store)
+    violations = tuple(check(store, scenario.config, scenario.budget, variant)) if invariants else None
     try:
         result = strategy.compile(scenario.budget, dry_run=True)
     except (OverBudgetError, UncoveredDropError, InvalidConfigError) as err:
@@ -83,8 +98,30 @@ def observe(scenario: Scenario, variant: str, *, invariants: bool = True) -> Obs
         total=result.stats.total.tokens,
         raw_ids=tuple(e.message_id for e in entries if e.kind == "raw" and e.message_id is not None),
         summaries=tuple(e.summary_ids for e in entries if e.kind == "answer"),
+        images=images_sent(entries),
+        content=tuple(e.content for e in entries),
     )
     return Observed(variant, sends, None, f"sends {len(entries)} entries, stats total {fmt(sends.total)}", violations)
+
+
+def _carried(store: Store, held: Store | None) -> Store:
+    """``store`` with its first messages as an earlier compile left them (a line that rewrites the store)."""
+    if held is None or held.messages == store.messages[: len(held.messages)]:
+        return store
+    messages = held.messages + store.messages[len(held.messages) :]
+    return Store(messages, store.summaries, store.calibration, store.pricing_epoch, store.text_estimator, store.work)
+
+
+def images_sent(entries: Sequence[Entry]) -> str:
+    """Per top-level image or image placeholder of the entries, in order: ``I`` sent live, ``.`` stripped."""
+    marks = []
+    for e in entries:
+        for b in e.content:
+            if isinstance(b, Image):
+                marks.append("I")
+            elif isinstance(b, Text) and b.text in IMAGE_PLACEHOLDERS:
+                marks.append(".")
+    return "".join(marks)
 
 
 # ----------------------------------------------------------------------------- comparing
@@ -208,19 +245,23 @@ def judge(scenario: Scenario, variants: Sequence[str] | None = None) -> list[Ver
 def expectation_of(observed: Observed) -> Expectation:
     """What a variant did, as the expectation that pins it."""
     breaks = observed.breaks
+    sends = None if observed.sends is None else replace(observed.sends, images=None, content=None)
+    refuses = observed.refuses
+    if refuses is not None:
+        refuses = replace(refuses, budget=None, configured_budget=None, reserve_for_response=None, input_budget=None)
     return Expectation(
-        sends=observed.sends,
-        refuses=observed.refuses,
+        sends=sends,
+        refuses=refuses,
         breaks=breaks or None,
         holds=observed.violations is not None and not breaks,
     )
 
 
-def expect_from(scenario: Scenario, variants: Sequence[str] = VARIANT_NAMES) -> dict[str, Expectation]:
+def expect_from(scenario: Scenario, variants: Sequence[str] = SEED_VARIANTS) -> dict[str, Expectation]:
     """An ``expect`` section pinning what each variant does, grouped where variants agree."""
     each = {v: expectation_of(observe(scenario, v)) for v in variants}
-    if len(each) == len(VARIANT_NAMES) and len({repr(e) for e in each.values()}) == 1:
-        return {"all": each[VARIANT_NAMES[0]]}
+    if set(each) == set(SEED_VARIANTS) and len({repr(e) for e in each.values()}) == 1:
+        return {"all": each[SEED_VARIANTS[0]]}
     if all(v in each for v in FAITHFUL) and repr(each[FAITHFUL[0]]) == repr(each[FAITHFUL[1]]):
         rest = {v: e for v, e in each.items() if v not in FAITHFUL}
         return {"faithful": each[FAITHFUL[0]], **rest}

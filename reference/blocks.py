@@ -42,6 +42,8 @@ def _stamp(block: object, what: str) -> None:
 @dataclass(frozen=True)
 class Text:
     text: str
+    #: A raw replay form (docs/model.md, Variants): the provider-native item a formatter emits instead (JSON).
+    raw_item: Any = None
 
     def __post_init__(self) -> None:
         _str(self.text, "Text.text")
@@ -63,6 +65,7 @@ class Thinking:
 class RedactedThinking:
     data: str | None
     token_estimate: Number | None = None
+    raw_item: Any = None
 
     def __post_init__(self) -> None:
         _str(self.data, "RedactedThinking.data", optional=True)
@@ -74,6 +77,9 @@ class ToolUse:
     id: str
     name: str
     input: Any
+    #: Raw replay forms: the ``<function_calls>`` text the XML formatter replays, the native item.
+    raw_xml: str | None = None
+    raw_item: Any = None
 
     def __post_init__(self) -> None:
         _str(self.id, "ToolUse.id")
@@ -84,6 +90,8 @@ class ToolUse:
 class ToolResult:
     tool_use_id: str
     content: str | tuple[Block, ...]
+    raw_xml: str | None = None
+    raw_item: Any = None
 
     def __post_init__(self) -> None:
         _str(self.tool_use_id, "ToolResult.tool_use_id")
@@ -94,10 +102,19 @@ class ToolResult:
 
 @dataclass(frozen=True)
 class Image:
+    """An image; ``data`` is its base64 payload when it has one (the newer lines' byte wall counts its length)."""
+
     token_estimate: Number | None = None
+    data: str | None = None
 
     def __post_init__(self) -> None:
         _stamp(self, "Image.token_estimate")
+        _str(self.data, "Image.data", optional=True)
+
+    @property
+    def byte_size(self) -> int:
+        """The base64 characters it carries (``imageBlockBytes``: 0 without a base64 payload)."""
+        return 0 if self.data is None else len(self.data)
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ and ``safeSlice``; it shares no code with ``strategies/cap.py``.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from reference.model import Block, Content, Text, Thinking, ToolResult, ToolUse
 from reference.numerics import Number, js_ceil, js_floor, json_stringify, len16
@@ -78,7 +79,7 @@ def cap_walk(content: Content, cap: Number | None) -> tuple[Content, tuple[bool,
                 out.append(b)
                 remaining -= len16(b.text)
             else:
-                out.append(Text(cut_text(b.text, remaining)))
+                out.append(replace(b, text=cut_text(b.text, remaining)))  # a cut keeps the block's other fields
                 remaining = 0
         elif isinstance(b, ToolResult) and isinstance(b.content, str):
             if remaining <= 0:

@@ -65,6 +65,10 @@ class Config:
     image_strip_depth_tokens: Number = 0
     tool_use_input_max_tokens: Number = 0
     tool_result_max_last_n: Number | tuple[tuple[str, Number], ...] | None = None
+    #: The live-image byte wall of the newer lines (base64 characters; None: their default, 20 MiB; 0: off).
+    max_live_image_bytes: Number | None = None
+    #: The newer lines' opt-in image-strip hysteresis: a ratio in (0, 1) turns it on (None or any other value: off).
+    image_strip_hysteresis_ratio: Number | None = None
 
     def __post_init__(self) -> None:
         _check_tool_image_fields(self)
@@ -110,6 +114,12 @@ def _check_tool_image_fields(c: Config) -> None:
     for name in ("max_live_images", "image_strip_depth_tokens", "tool_use_input_max_tokens"):
         if not is_number(getattr(c, name)):
             raise InvalidConfigError(name, f"must be a number, got {getattr(c, name)!r}")
+    for name in ("max_live_image_bytes", "image_strip_hysteresis_ratio"):
+        value = getattr(c, name)
+        if value is not None and not is_number(value):
+            raise InvalidConfigError(name, f"must be a number or None, got {value!r}")
+        if value is not None:
+            object.__setattr__(c, name, js_number(value))
     n = c.tool_result_max_last_n
     if n is None or is_number(n):
         return

@@ -25,6 +25,7 @@ from reference.numerics import (
     is_number,
     js_ceil,
     js_max,
+    js_number,
     js_round,
     json_stringify,
     len16,
@@ -133,6 +134,11 @@ def raw_price(block: Block, p: Pricing) -> Number:
     raise TypeError(f"not a block: {block!r}")
 
 
+def js_add(total: Number, price: Number) -> Number:
+    """``total + price`` as a double sum: an integer sum past 2**53 is rounded as JavaScript's addition rounds it."""
+    return js_number(total + price)
+
+
 def tool_result_price(block: ToolResult, p: Pricing) -> Number:
     """A tool result's raw price: its JSON text's, or the sum of its blocks' raw prices (nested results too).
 
@@ -152,7 +158,7 @@ def tool_result_price(block: ToolResult, p: Pricing) -> Number:
     while frames:
         top = frames[-1]
         if done is not None:  # a nested result finished: add it to its parent's sum
-            top[1] += done
+            top[1] = js_add(top[1], done)
             done = None
         b = next(top[0], None)
         if b is None:
@@ -161,7 +167,7 @@ def tool_result_price(block: ToolResult, p: Pricing) -> Number:
         elif isinstance(b, ToolResult):
             done = enter(b)
         else:
-            top[1] += raw_price(b, p)
+            top[1] = js_add(top[1], raw_price(b, p))
     assert done is not None
     return done
 
@@ -172,8 +178,11 @@ def store_pricing(store: Store, *, verbatim_stamps: bool = False) -> Pricing:
 
 
 def calibrated_tokens(content: Content, p: Pricing, calibration: Number) -> Number:
-    """``E`` under an explicit rule: each top-level block's raw price calibrated and rounded, summed."""
-    return sum((js_round(raw_price(b, p) * calibration) for b in content), 0)
+    """``E`` under an explicit rule: each top-level block's raw price calibrated and rounded, summed in doubles."""
+    total: Number = 0
+    for b in content:
+        total = js_add(total, js_round(raw_price(b, p) * calibration))
+    return total
 
 
 def content_tokens(content: Content, store: Store) -> Number:
@@ -186,6 +195,8 @@ FALLBACK_PRICING = Pricing(text_tokens, 1, True)
 
 def fallback_tokens(content: Content) -> Number:
     """The strategy's unbound price: Text and reasoning only, stamps verbatim, no calibration or rounding."""
-    return sum(
-        (raw_price(b, FALLBACK_PRICING) for b in content if isinstance(b, (Text, Thinking, RedactedThinking))), 0
-    )
+    total: Number = 0
+    for b in content:
+        if isinstance(b, (Text, Thinking, RedactedThinking)):
+            total = js_add(total, raw_price(b, FALLBACK_PRICING))
+    return total

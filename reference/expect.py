@@ -1,7 +1,8 @@
 """What a scenario file expects of each variant: it sends (and what), it refuses (and how), invariants.
 
 Every field of ``Sends`` and ``Refuses`` is optional: None means "not checked". An expectation is
-keyed by a variant name, ``faithful`` (both faithful variants) or ``all``; a variant's own key wins
+keyed by a variant name, ``faithful`` (both faithful seed variants) or ``all`` (the three seed variants);
+a variant's own key wins
 over ``faithful``, which wins over ``all`` (see ``expectation_for``).
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from reference.blocks import Content
 from reference.numerics import Number
 
 __all__ = [
@@ -17,6 +19,7 @@ __all__ = [
     "FAITHFUL",
     "GROUPS",
     "INVARIANT_NAMES",
+    "SEED_VARIANTS",
     "SITES",
     "VARIANT_NAMES",
     "Expectation",
@@ -26,9 +29,17 @@ __all__ = [
     "variants_named",
 ]
 
-VARIANT_NAMES: tuple[str, ...] = ("main-48bb87a1", "pr-8bb01ab8", "sound")
+VARIANT_NAMES: tuple[str, ...] = (
+    "main-48bb87a1",
+    "pr-8bb01ab8",
+    "sound",
+    "hysteresis-a95eb55b",
+    "raw-forms-cbe7032a",
+)
 FAITHFUL: tuple[str, ...] = ("main-48bb87a1", "pr-8bb01ab8")
-GROUPS: Mapping[str, tuple[str, ...]] = {"faithful": FAITHFUL, "all": VARIANT_NAMES}
+#: The seed's variants, which ``all`` names: a newer line's variant is named by its own key.
+SEED_VARIANTS: tuple[str, ...] = ("main-48bb87a1", "pr-8bb01ab8", "sound")
+GROUPS: Mapping[str, tuple[str, ...]] = {"faithful": FAITHFUL, "all": SEED_VARIANTS}
 #: Where an over-budget refusal happens: a head message, a raw middle message, a recall pair, the combined pair.
 SITES: tuple[str, ...] = ("head", "middle-raw", "positioned-pair", "combined-pair")
 ERRORS: tuple[str, ...] = ("OverBudgetError", "UncoveredDropError", "InvalidConfigError")
@@ -48,17 +59,22 @@ INVARIANT_NAMES: tuple[str, ...] = (
     "chronological",
     "tail-suffix",
     "diagnostics-full",
+    "store-unchanged",
 )
 
 
 @dataclass(frozen=True)
 class Sends:
-    """The compile sends; optionally how many entries, the stats total, the raw ids and each answer's summaries."""
+    """The compile sends; optionally how many entries, the stats total, the raw ids, each answer's summaries,
+    the images sent (``images``: per top-level image or image placeholder, in order, ``I`` live or ``.``
+    stripped) and every entry's blocks (``content``)."""
 
     entries: int | None = None
     total: Number | None = None
     raw_ids: tuple[str, ...] | None = None
     summaries: tuple[tuple[str, ...], ...] | None = None
+    images: str | None = None
+    content: tuple[Content, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -76,6 +92,10 @@ class Refuses:
     dropped: tuple[str, ...] | None = None
     categories: Mapping[str, str] | None = None
     field: str | None = None
+    budget: Number | None = None
+    configured_budget: Number | None = None
+    reserve_for_response: Number | None = None
+    input_budget: Number | None = None
 
 
 @dataclass(frozen=True)

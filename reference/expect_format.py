@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Annotated, Any
 
 from pydantic import (
@@ -12,8 +12,9 @@ from pydantic import (
     model_validator,
 )
 
+from reference.blocks import Content
 from reference.expect import ERRORS, GROUPS, INVARIANT_NAMES, SITES, VARIANT_NAMES, Expectation, Refuses, Sends
-from reference.format_base import Array, Bool, Int, Num, Str, Strict, fail, one_of, scalar, show
+from reference.format_base import Array, Bool, Int, JsonValue, Num, Str, Strict, fail, one_of, scalar, show
 from reference.names import unknown
 
 # ----------------------------------------------------------------------------- expectations
@@ -26,13 +27,23 @@ class SendsModel(Strict):
     total: Num | None = None
     raw_ids: Array(Str) | None = None
     summaries: Array(Array(Str)) | None = None
+    images: scalar(
+        lambda v: (
+            v if isinstance(v, str) and set(v) <= {"I", "."} else fail(f"expected a string of I and ., got {show(v)}")
+        ),
+        {"type": "string", "pattern": "^[I.]*$"},
+    ) = None
+    content: Array(Array(JsonValue)) | None = None
 
-    def build(self) -> Sends:
+    def build(self, blocks: Callable[[int, list[Any]], Content]) -> Sends:
+        """The expectation; ``blocks`` reads entry ``k``'s expected blocks (the scenario format's block models)."""
         return Sends(
             entries=self.entries,
             total=self.total,
             raw_ids=None if self.raw_ids is None else tuple(self.raw_ids),
             summaries=None if self.summaries is None else tuple(tuple(s) for s in self.summaries),
+            images=self.images,
+            content=None if self.content is None else tuple(blocks(k, e) for k, e in enumerate(self.content)),
         )
 
 
@@ -66,6 +77,10 @@ class RefusesModel(Strict):
     dropped: Array(Str) | None = Field(None, validation_alias=AliasChoices("dropped", "dropped_ids", "droppedIds"))
     categories: scalar(_categories, {"type": "object", "additionalProperties": {"enum": list(DROP_CATEGORIES)}}) = None
     field: Str | None = None
+    budget: Num | None = None
+    configured_budget: Num | None = None
+    reserve_for_response: Num | None = None
+    input_budget: Num | None = None
 
     def build(self) -> Refuses:
         def tup(x: list[str] | None) -> tuple[str, ...] | None:
@@ -83,6 +98,10 @@ class RefusesModel(Strict):
             dropped=tup(self.dropped),
             categories=self.categories,
             field=self.field,
+            budget=self.budget,
+            configured_budget=self.configured_budget,
+            reserve_for_response=self.reserve_for_response,
+            input_budget=self.input_budget,
         )
 
 
@@ -109,8 +128,8 @@ class ExpectationModel(Strict):
             fail("expects nothing; give sends, refuses, breaks or holds")
         return self
 
-    def build(self) -> Expectation:
-        sends = None if self.sends is None else self.sends.build()
+    def build(self, blocks: Callable[[int, list[Any]], Content]) -> Expectation:
+        sends = None if self.sends is None else self.sends.build(blocks)
         refuses = None if self.refuses is None else self.refuses.build()
         return Expectation(
             sends=sends,

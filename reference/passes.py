@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from reference.images import live_flags, stripped
-from reference.model import Block, Config, Entry, Store, Text, ToolResult, ToolUse
+from reference import raw_forms
+from reference.images import ImageRules, live_flags, stripped
+from reference.model import Block, Config, Content, Entry, Store, Text, ToolResult, ToolUse
 from reference.numerics import Number, js_ceil, json_stringify, len16
 
 STUB_TEXT = "[tool result unavailable — omitted during context compression]"
@@ -64,20 +65,29 @@ def trim(pieces: Sequence[Piece]) -> list[Piece]:
     return out
 
 
-def _fetch(pieces: list[Piece], at: int, call: str) -> tuple[ToolResult, bool]:
+def _released(before: Content, blocks: list[tuple[Block, bool]], release: bool) -> list[tuple[Block, bool]]:
+    """``blocks`` (an edit of ``before``) with the raw forms the edit made untrue given up, when ``release``."""
+    if not release or not blocks:
+        return blocks
+    edited = raw_forms.after_edit(before, tuple(b for b, _ in blocks))
+    return [(b, s) for b, (_, s) in zip(edited, blocks, strict=True)]
+
+
+def _fetch(pieces: list[Piece], at: int, call: str, release: bool = False) -> tuple[ToolResult, bool]:
     """The genuine result of ``call`` taken from one of the 6 entries after ``at`` (its entry, left empty, says
     so), or a stub."""
     for j in range(at + 1, min(len(pieces), at + 1 + LOOKAHEAD)):
         blocks = pieces[j].blocks()
         for k, (b, _) in enumerate(blocks):
             if isinstance(b, ToolResult) and b.tool_use_id == call:
-                rest = blocks[:k] + blocks[k + 1 :]
+                rest = _released(pieces[j].entry.content, blocks[:k] + blocks[k + 1 :], release)
                 pieces[j] = pieces[j].with_blocks(rest or [(Text(MOVED_TEXT), False)])
-                return b, False
+                source = tuple(x for x, _ in blocks)
+                return (raw_forms.moved(b, source) if release else b), False  # type: ignore[return-value]
     return ToolResult(call, STUB_TEXT), True
 
 
-def pair(pieces: Sequence[Piece]) -> list[Piece]:
+def pair(pieces: Sequence[Piece], release: bool = False) -> list[Piece]:
     """``enforceToolPairing``: each result answers a call of the entry just before, once (Rule A); each call of
     an entry is answered in the next one (Rule B); calls open at the end get a stub entry."""
     out = list(pieces)
@@ -94,11 +104,12 @@ def pair(pieces: Sequence[Piece]) -> list[Piece]:
                     seen.add(b.tool_use_id)
                 kept.append((b, stub))
             if len(kept) != len(out[i].entry.content):
+                kept = _released(out[i].entry.content, kept, release)
                 out[i] = out[i].with_blocks(kept or [(Text(CALL_OMITTED_TEXT), False)])
         answered = set(_results(out[i]))
         missing = [c for c in open_calls if c not in answered]
         if missing:
-            found = [_fetch(out, i, c) for c in missing]
+            found = [_fetch(out, i, c, release) for c in missing]
             if answered:
                 out[i] = out[i].with_blocks([*found, *out[i].blocks()])
             else:
@@ -146,7 +157,21 @@ def _limit(config: Config, tool: str) -> Number | None:
     return dict(setting).get(tool) if isinstance(setting, tuple) else setting
 
 
-def prune(pieces: Sequence[Piece], config: Config) -> list[Piece]:
+def prune(pieces: Sequence[Piece], config: Config, release: bool = False) -> list[Piece]:
+    """``pruneToolEntries`` (``_prune``), then, when ``release``, each edited entry gives up the raw forms its
+    edits made untrue."""
+    out = _prune(pieces, config)
+    if not release:
+        return out
+    return [
+        b
+        if all(x is y for x, y in zip(a.entry.content, b.entry.content, strict=True))
+        else b.with_blocks(_released(a.entry.content, b.blocks(), True))
+        for a, b in zip(pieces, out, strict=True)
+    ]
+
+
+def _prune(pieces: Sequence[Piece], config: Config) -> list[Piece]:
     """``pruneToolEntries``: calls over the input cap keep a marker; each tool's oldest results beyond its limit
     say how many newer ones follow (stubs and results to calls not in the context neither count nor change)."""
     cap = config.tool_use_input_max_tokens or 0
@@ -181,13 +206,22 @@ def prune(pieces: Sequence[Piece], config: Config) -> list[Piece]:
 # ----------------------------------------------------------------------------- all of them
 
 
-def run(store: Store, config: Config, pieces: Sequence[Piece], depth_start: int, trim_first: bool) -> list[Piece]:
-    """The passes in order: trim (when ``trim_first``), pairing, pruning, image stripping over what is sent."""
+def run(
+    store: Store,
+    config: Config,
+    pieces: Sequence[Piece],
+    depth_start: int,
+    trim_first: bool,
+    images: ImageRules = ImageRules(),  # noqa: B008 (frozen)
+    release: bool = False,
+) -> list[Piece]:
+    """The passes in order: trim (when ``trim_first``), pairing, pruning, image stripping over what is sent
+    (under the line's ``images`` rules; ``release``: edits give up the raw forms they made untrue)."""
     out = trim(pieces) if trim_first else list(pieces)
-    out = prune(pair(out), config)
+    out = prune(pair(out, release), config, release)
     positions = [None if p.entry.message_id is None else store.index(p.entry.message_id) for p in out]
-    flags = live_flags([p.entry.content for p in out], positions, depth_start, config)
+    flags = live_flags([p.entry.content for p in out], positions, depth_start, config, images)
     return [
-        Piece(p.owner, replace(p.entry, content=stripped(p.entry.content, f)), p.stubs)
+        Piece(p.owner, replace(p.entry, content=stripped(p.entry.content, f, images.placeholder)), p.stubs)
         for p, f in zip(out, flags, strict=True)
     ]

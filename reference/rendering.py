@@ -17,9 +17,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from reference import passes
+from reference import passes, raw_forms
 from reference.cap import cap_content, cap_is_on, cap_walk, text_only_estimate
-from reference.images import depth_start
+from reference.images import ImageRules, depth_start, resolved
 from reference.model import Block, Config, Content, Entry, Store, Summary, Text
 from reference.numerics import Number, js_number_string, js_replace_all, js_trim
 from reference.price import live_prose
@@ -38,6 +38,8 @@ class Switches:
     verbatim_stamps: bool = False  # Defect.STAMPS_VERBATIM (the windows price stamps verbatim)
     header_replace_chained: bool = False  # Defect.HEADER_REPLACE_CHAINED (four chained String.replace calls)
     trim_trailing_calls: bool = False  # Defect.TRIM_DROPS_TRAILING_TOOL_USE (trimOrphanedToolUse runs first)
+    images: ImageRules = ImageRules()  # noqa: RUF009 (frozen) the line's image rules (docs/model.md, Variants)
+    release_raw_forms: bool = False  # Behaviour.RAW_FORMS_RELEASED (edits give up the raw forms they made untrue)
 
 
 @dataclass(frozen=True)
@@ -147,9 +149,14 @@ def combined_pair(summaries: Sequence[Summary], config: Config) -> tuple[Entry, 
 # ----------------------------------------------------------------------------- layout
 
 
-def raw_entry(store: Store, index: int, config: Config) -> Entry:
+def raw_entry(store: Store, index: int, config: Config, release: bool = False) -> Entry:
+    """A raw message as sent before the passes: cut by the cap (``release``: the raw forms the cut made untrue
+    given up)."""
     m = store.messages[index]
-    return Entry(m.participant, cap_content(m.content, config.cap), "raw", message_id=m.id)
+    content = cap_content(m.content, config.cap)
+    return Entry(
+        m.participant, raw_forms.after_edit(m.content, content) if release else content, "raw", message_id=m.id
+    )
 
 
 def combined_sequence(store: Store, summaries: Iterable[Summary], switches: Switches) -> list[Summary]:
@@ -191,7 +198,7 @@ def layout(
     indices = sorted(set(raw))
 
     def raw_item(i: int, site: Site) -> Item:
-        return Item(site, (raw_entry(store, i, config),), raw=(store.messages[i].id,))
+        return Item(site, (raw_entry(store, i, config, switches.release_raw_forms),), raw=(store.messages[i].id,))
 
     items = [raw_item(i, "head") for i in indices if i < head_end]
     middle = [i for i in indices if head_end <= i < middle_end]
@@ -220,9 +227,9 @@ def finish(store: Store, config: Config, items: Sequence[Item], switches: Switch
     owns it (a repair entry by the item whose call it answers)."""
     pieces = [passes.Piece.of(k, e) for k, it in enumerate(items) for e in it.entries]
     prices = message_prices(store, Rules(verbatim_stamps=switches.verbatim_stamps))
-    done = passes.run(
-        store, config, pieces, depth_start(prices, config.image_strip_depth_tokens), switches.trim_trailing_calls
-    )
+    images = resolved(switches.images, prices, [m.content for m in store.messages], config)
+    start = depth_start(prices, config.image_strip_depth_tokens)
+    done = passes.run(store, config, pieces, start, switches.trim_trailing_calls, images, switches.release_raw_forms)
     return [replace(it, entries=tuple(p.entry for p in done if p.owner == k)) for k, it in enumerate(items)]
 
 
@@ -247,7 +254,7 @@ def render(
     """The entries a compile that made ``selection`` must send, in order, after the structural passes
     (``bounds_``: the windows' bounds under ``switches``, when the caller has them already)."""
     if bounds_ is None:
-        bounds_ = bounds(store, config, Rules(verbatim_stamps=switches.verbatim_stamps))
+        bounds_ = bounds(store, config, Rules(verbatim_stamps=switches.verbatim_stamps, images=switches.images))
     summaries = [store.summary(sid) for sid in selection.summaries]
     items = layout(store, config, planned_raw(store, selection, bounds_, switches), summaries, bounds_, switches)
     return tuple(e for it in finish(store, config, items, switches) for e in it.entries)

@@ -51,12 +51,13 @@ import dataclasses
 import json
 import math
 import os
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
+from pydantic.alias_generators import to_camel
 
 from reference.errors import ModelError
 from reference.expect import Expectation, Refuses, Sends
@@ -66,6 +67,7 @@ from reference.model import (
     Block,
     Budget,
     Config,
+    Content,
     Document,
     Image,
     InvalidConfigError,
@@ -79,16 +81,19 @@ from reference.model import (
     ToolUse,
 )
 from reference.numerics import Number, is_number
-from reference.scenario_format import TAG, ScenarioModel, StoreModel, build_config
+from reference.scenario_format import TAG, ScenarioModel, StoreModel, build_config, read_blocks
 
 __all__ = [
     "Scenario",
     "ScenarioError",
+    "camel_keys",
+    "dump_content",
     "dump_scenario",
     "dumps_scenario",
     "load_scenario",
     "loads_scenario",
     "save_scenario",
+    "store_prefix",
 ]
 
 
@@ -110,6 +115,21 @@ class Scenario:
     description: str | None = None
     source: str | int | None = None
     expect: Mapping[str, Expectation] = field(default_factory=dict)
+    compiles_before: tuple[int, ...] = ()
+
+    def prefix(self, n: int) -> Store:
+        """The store as it stood with its first ``n`` messages (a compile of ``compiles_before``)."""
+        return store_prefix(self.store, n)
+
+
+def store_prefix(st: Store, n: int) -> Store:
+    """``st`` with its first ``n`` messages: the summaries and work within them, a parent past them dropped."""
+    kept = {m.id for m in st.messages[:n]}
+    summaries = [s for s in st.summaries if st.leaves(s.id) <= kept]
+    ids = {s.id for s in summaries}
+    summaries = [s if s.parent_id in ids or s.parent_id is None else replace(s, parent_id=None) for s in summaries]
+    work = [w for w in st.work if w.folds is not None and w.folds <= (kept if w.kind == "chunk" else ids)]
+    return Store(st.messages[:n], tuple(summaries), st.calibration, st.pricing_epoch, st.text_estimator, tuple(work))
 
 
 # ----------------------------------------------------------------------------- errors
@@ -187,10 +207,48 @@ def _scenario_from(raw: object) -> Scenario:
     except InvalidConfigError as err:
         raise ScenarioError(f"config: {err}") from err
     budget = _unlimited() if parsed.budget is None else parsed.budget.build()  # its model refuses what Budget would
-    expect = {k: v.build() for k, v in (parsed.expect or {}).items()}
+    expect = {k: v.build(_blocks_at(f"expect.{k}.sends.content")) for k, v in (parsed.expect or {}).items()}
+    before = tuple(parsed.compiles_before or ())
+    for i, n in enumerate(before):
+        if not 0 <= n <= len(store.messages):
+            raise ScenarioError(
+                f"compiles_before[{i}]: expected a message count from 0 to {len(store.messages)}, got {n}"
+            )
     return Scenario(
-        store=store, config=config, budget=budget, description=parsed.description, source=parsed.source, expect=expect
+        store=store,
+        config=config,
+        budget=budget,
+        description=parsed.description,
+        source=parsed.source,
+        expect=expect,
+        compiles_before=before,
     )
+
+
+def _blocks_at(path: str) -> Callable[[int, list[Any]], Content]:
+    """A reader of an expectation's blocks whose errors name their path in the file."""
+
+    def read(k: int, raw: list[Any]) -> Content:
+        try:
+            return read_blocks(raw)
+        except ValidationError as err:
+            first = err.errors()[0]
+            inner = json_path((k, *first["loc"]))
+            where = f"{path}{inner if inner.startswith('[') else '.' + inner}"
+            ctx = first.get("ctx") or {}
+            if first["type"] == "cmharness":
+                return _raise(f"{where}{ctx['suffix']}: {ctx['message']}")
+            if first["type"] == "missing":
+                return _raise(f"{where.rsplit('.', 1)[0]}: missing field {show(first['loc'][-1])}")
+            return _raise(f"{where}: {first['msg']}")
+        except InvalidStoreError as err:
+            return _raise(f"{path}[{k}]: {err}")
+
+    return read
+
+
+def _raise(message: str) -> Content:
+    raise ScenarioError(message)
 
 
 # ----------------------------------------------------------------------------- writing
@@ -205,6 +263,14 @@ def _dump_number(x: Number | None) -> int | float | str | None:
 
 
 def _dump_block(b: Block) -> dict[str, Any]:
+    out = _dump_fields(b)
+    for name in ("raw_xml", "raw_item"):
+        if getattr(b, name, None) is not None:
+            out[name] = getattr(b, name)
+    return out
+
+
+def _dump_fields(b: Block) -> dict[str, Any]:
     match b:
         case Text():
             return {"type": "text", "text": b.text}
@@ -227,10 +293,19 @@ def _dump_block(b: Block) -> dict[str, Any]:
             content = b.content if isinstance(b.content, str) else [_dump_block(c) for c in b.content]
             return {"type": "tool_result", "tool_use_id": b.tool_use_id, "content": content}
         case Image():
-            return {"type": "image", "token_estimate": _dump_number(b.token_estimate)}
+            out: dict[str, Any] = {"type": "image", "token_estimate": _dump_number(b.token_estimate)}
+            if b.data is not None:
+                out["source"] = {"type": "base64", "data": b.data}
+            return out
         case Document():
             return {"type": "document"}
     raise TypeError(f"not a block: {b!r}")
+
+
+def dump_content(content: Sequence[Block], *, camel: bool = False) -> list[dict[str, Any]]:
+    """Blocks as a scenario file writes them (``camel``: with the TypeScript's field names)."""
+    blocks = [_dump_block(b) for b in content]
+    return camel_keys(blocks) if camel else blocks
 
 
 def _dump_summary(s: Summary) -> dict[str, Any]:
@@ -256,11 +331,27 @@ def _dump_config_value(v: Any) -> Any:
     return v
 
 
-def dump_scenario(scenario: Scenario) -> dict[str, Any]:
+#: Keys whose values are data, not the model's fields: their own keys are never renamed.
+_DATA_KEYS = frozenset({"input", "tool_result_max_last_n"})
+
+
+def camel_keys(obj: Any) -> Any:
+    """A dumped store, config or budget with the TypeScript's camelCase keys (``toolUseId``, ``sourceIds``).
+
+    Only the model's own keys are renamed: a tool call's ``input`` and a per-tool config map are data.
+    """
+    if isinstance(obj, list):
+        return [camel_keys(x) for x in obj]
+    if not isinstance(obj, dict):
+        return obj
+    return {to_camel(k): v if k in _DATA_KEYS else camel_keys(v) for k, v in obj.items()}
+
+
+def dump_scenario(scenario: Scenario, *, camel: bool = False) -> dict[str, Any]:
     """The JSON object of a scenario (every field written; non-finite numbers as strings).
 
     ``load_scenario(dump_scenario(s))`` gives back an equal scenario, except that a custom text
-    estimator is dropped.
+    estimator is dropped. ``camel``: the store, config and budget with the TypeScript's names.
     """
     store = scenario.store
     out: dict[str, Any] = {}
@@ -268,6 +359,8 @@ def dump_scenario(scenario: Scenario) -> dict[str, Any]:
         out["description"] = scenario.description
     if scenario.source is not None:
         out["source"] = scenario.source
+    if scenario.compiles_before:
+        out["compiles_before"] = list(scenario.compiles_before)
     out["store"] = {
         "messages": [
             {"id": m.id, "participant": m.participant, "content": [_dump_block(b) for b in m.content]}
@@ -286,6 +379,8 @@ def dump_scenario(scenario: Scenario) -> dict[str, Any]:
         "max_tokens": _dump_number(scenario.budget.max_tokens),
         "reserve_for_response": _dump_number(scenario.budget.reserve_for_response),
     }
+    if camel:
+        out.update({k: camel_keys(out[k]) for k in ("store", "config", "budget")})
     if scenario.expect:
         out["expect"] = {k: dump_expectation(v) for k, v in scenario.expect.items()}
     return out
@@ -298,7 +393,9 @@ def _given(obj: Sends | Refuses) -> dict[str, Any]:
         v = getattr(obj, f.name)
         if v is None:
             continue
-        if isinstance(v, tuple):
+        if f.name == "content":
+            v = [[_dump_block(b) for b in entry] for entry in v]
+        elif isinstance(v, tuple):
             v = [list(x) if isinstance(x, tuple) else x for x in v]
         elif isinstance(v, Mapping):
             v = dict(v)
@@ -322,9 +419,9 @@ def dump_expectation(e: Expectation) -> dict[str, Any]:
     return out
 
 
-def dumps_scenario(scenario: Scenario, indent: int | None = 2) -> str:
+def dumps_scenario(scenario: Scenario, indent: int | None = 2, *, camel: bool = False) -> str:
     """The scenario as JSON text (UTF-8 safe: ASCII-escaped when a string holds a lone surrogate)."""
-    obj = dump_scenario(scenario)
+    obj = dump_scenario(scenario, camel=camel)
     text = json.dumps(obj, indent=indent, ensure_ascii=False, allow_nan=False)
     try:
         text.encode("utf-8")

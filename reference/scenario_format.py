@@ -18,6 +18,7 @@ from pydantic import (
     Discriminator,
     Field,
     Tag,
+    TypeAdapter,
 )
 
 from reference import model as m
@@ -47,9 +48,10 @@ TAG = "\x1f"  # marks a union's tag in pydantic's error locations (dropped from 
 class TextBlock(Strict):
     type: Literal["text"]
     text: Str
+    raw_item: JsonValue = None
 
     def build(self) -> m.Text:
-        return m.Text(text=self.text)
+        return m.Text(text=self.text, raw_item=self.raw_item)
 
 
 class ThinkingBlock(Strict):
@@ -66,9 +68,10 @@ class RedactedThinkingBlock(Strict):
     type: Literal["redacted_thinking"]
     data: NullableStr
     token_estimate: NullableNum = None
+    raw_item: JsonValue = None
 
     def build(self) -> m.RedactedThinking:
-        return m.RedactedThinking(data=self.data, token_estimate=self.token_estimate)
+        return m.RedactedThinking(data=self.data, token_estimate=self.token_estimate, raw_item=self.raw_item)
 
 
 class ToolUseBlock(Strict):
@@ -76,17 +79,28 @@ class ToolUseBlock(Strict):
     id: Str
     name: Str
     input: JsonValue
+    raw_xml: NullableStr = None
+    raw_item: JsonValue = None
 
     def build(self) -> m.ToolUse:
-        return m.ToolUse(id=self.id, name=self.name, input=self.input)
+        return m.ToolUse(id=self.id, name=self.name, input=self.input, raw_xml=self.raw_xml, raw_item=self.raw_item)
+
+
+class ImageSourceModel(Strict):
+    """An image's source as the TypeScript writes it: ``{"type": "base64", "data": ..., "mediaType": ...}``."""
+
+    type: Literal["base64"] = "base64"
+    data: Str
+    media_type: NullableStr = None
 
 
 class ImageBlock(Strict):
     type: Literal["image"]
     token_estimate: NullableNum = None
+    source: ImageSourceModel | None = None
 
     def build(self) -> m.Image:
-        return m.Image(token_estimate=self.token_estimate)
+        return m.Image(token_estimate=self.token_estimate, data=None if self.source is None else self.source.data)
 
 
 class DocumentBlock(Strict):
@@ -104,9 +118,17 @@ class ToolResultBlock(Strict):
         Discriminator(lambda v: TAG + ("str" if isinstance(v, str) else "blocks")),
     ]
 
+    raw_xml: NullableStr = None
+    raw_item: JsonValue = None
+
     def build(self) -> m.ToolResult:
         c = self.content
-        return m.ToolResult(tool_use_id=self.tool_use_id, content=c if isinstance(c, str) else build_all(c))
+        return m.ToolResult(
+            tool_use_id=self.tool_use_id,
+            content=c if isinstance(c, str) else build_all(c),
+            raw_xml=self.raw_xml,
+            raw_item=self.raw_item,
+        )
 
 
 BLOCK_MODELS: dict[str, type[Strict]] = {
@@ -267,6 +289,8 @@ def _config_type(f: dataclasses.Field, hint: Any) -> Any:
         return NullableNum
     if f.name == "tool_result_max_last_n":  # null (off), one number, or a number per tool name
         return PerToolNum
+    if f.default is None:  # null is a value (the line's default, or off)
+        return NullableNum
     if isinstance(f.default, bool):
         return Bool
     if isinstance(f.default, str):
@@ -312,9 +336,20 @@ class ScenarioModel(Strict):
         {"type": ["string", "integer", "null"]},
     ) = None
     store: StoreModel
+    #: Message counts: before the compile the file judges, the same strategy compiles the store's first N
+    #: messages for each N in turn (the state a compile leaves, such as the image watermark, carries over).
+    compiles_before: Array(Int) | None = None
     config: ConfigModel | None = None  # type: ignore[valid-type]
     budget: BudgetModel | None = None
     expect: Annotated[dict[str, ExpectationModel], BeforeValidator(expect_keys)] | None = None
+
+
+_CONTENT = TypeAdapter(Content)
+
+
+def read_blocks(raw: list[Any]) -> tuple[Any, ...]:
+    """Blocks in the scenario format (an expectation's ``content``) as the model's blocks; pydantic's error as is."""
+    return build_all(_CONTENT.validate_python(raw))
 
 
 def json_schema() -> dict[str, Any]:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from reference.cap import cap_content, cap_is_on
 from reference.estimator import calibrated_tokens, store_pricing
-from reference.images import depth_start, store_wide, stripped
+from reference.images import ImageRules, depth_start, resolved, store_wide, stripped
 from reference.model import Budget, Config, Store, Summary, ToolResult, ToolUse
 from reference.numerics import Number, is_number, js_trim
 
@@ -30,6 +30,7 @@ class Rules:
     raw_cap_plus_50: bool = False  # Defect.RAW_CAP_PLUS_50 (the head's total, as the waterfall reads it)
     blank_candidates: bool = False  # Defect.BLANK_SUMMARIES_SELECTED (blank summaries stay candidates)
     store_wide_images: bool = False  # Defect.IMAGE_COUNT_STORE_WIDE (the head's total, images stripped store-wide)
+    images: ImageRules = ImageRules()  # noqa: RUF009 (frozen) the line's image rules (docs/model.md, Variants)
 
 
 def _has_text(s: Summary) -> bool:
@@ -83,8 +84,10 @@ def windows(prices: Sequence[Number], config: Config) -> tuple[int, int]:
 
 def store_wide_flags(store: Store, config: Config, rules: Rules) -> list[tuple[bool, ...]]:
     """Which images of each message stay live by the store-wide count (``postStripEstimates``)."""
-    start = depth_start(message_prices(store, rules), config.image_strip_depth_tokens)
-    return store_wide([m.content for m in store.messages], start, config)
+    prices = message_prices(store, rules)
+    contents = [m.content for m in store.messages]
+    start = depth_start(prices, config.image_strip_depth_tokens)
+    return store_wide(contents, start, config, resolved(rules.images, prices, contents, config))
 
 
 def bounds(store: Store, config: Config, rules: Rules) -> tuple[int, int]:
@@ -93,7 +96,7 @@ def bounds(store: Store, config: Config, rules: Rules) -> tuple[int, int]:
     prices = message_prices(store, rules)
     rule = store_pricing(store, verbatim_stamps=rules.verbatim_stamps)
     post = [
-        calibrated_tokens(stripped(m.content, f), rule, store.calibration)
+        calibrated_tokens(stripped(m.content, f, rules.images.placeholder), rule, store.calibration)
         for m, f in zip(store.messages, store_wide_flags(store, config, rules), strict=True)
     ]
     head = head_walk(prices, config.head_window_tokens)
@@ -125,12 +128,12 @@ def head_total(store: Store, config: Config, head_end: int, rules: Rules) -> Num
     for i in range(head_end):
         content = store.messages[i].content
         if rules.raw_cap_plus_50:
-            shown = content if flags is None else stripped(content, flags[i])
+            shown = content if flags is None else stripped(content, flags[i], rules.images.placeholder)
             price = calibrated_tokens(shown, rule, store.calibration)
             total += min(price, config.cap + 50) if cap_is_on(config.cap) else price
         else:  # the cap's cut first, then the strip (the placeholder is never cut)
             sent = cap_content(content, config.cap)
-            sent = sent if flags is None else stripped(sent, flags[i])
+            sent = sent if flags is None else stripped(sent, flags[i], rules.images.placeholder)
             total += calibrated_tokens(sent, rule, store.calibration)
     return total
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from reference.model import Block, Content, Text, Thinking, ToolResult, ToolUse
 from reference.numerics import Number, js_ceil, js_safe_slice, json_stringify, len16
 
@@ -57,7 +59,7 @@ def truncate_fates(content: Content, cap: Number | None) -> tuple[Content, tuple
                 out.append(block)
                 remaining -= len16(block.text)
             else:
-                out.append(Text(_cut(block.text, remaining)))
+                out.append(replace(block, text=_cut(block.text, remaining)))
                 remaining = 0
         elif isinstance(block, ToolResult) and isinstance(block.content, str):
             if remaining <= 0:

@@ -1,7 +1,9 @@
-"""The known defects (docs/model.md, Known defects): named switches, each pointing at its source.
+"""The known defects (docs/model.md, Known defects) and the newer lines' behaviours: named switches, each
+pointing at its source.
 
-A variant is a set of defects.  The compile is the ``sound`` algorithm; each defect is one small,
-marked departure from it, tested with ``defects.on(Defect.X)`` at the one place it applies.
+A variant is a set of defects and a set of line behaviours.  The compile is the ``sound`` algorithm; each
+defect is one small, marked departure from it, and each ``Behaviour`` one thing a newer TypeScript line
+does that the seed-era lines do not; both are tested with ``defects.on(X)`` at the one place they apply.
 """
 
 from __future__ import annotations
@@ -81,6 +83,20 @@ class Defect(Enum):
         "summarised middle pushed out of the count is priced as a placeholder but sent",
     )
 
+    DEPTH_RULE_OFF_BY_ONE = (
+        "TypeScript",
+        "postStripEstimates (and maybeAdvanceImageWatermark) call a message deep when the "
+        "messages NEWER than it pass imageStripDepthTokens, getImageStripStart (and so "
+        "applyImageStripping) when it and the newer ones do: the boundary message's image "
+        "is sent as a placeholder but priced whole in the recent-window walk",
+    )
+    PRUNE_WRITES_STORE = (
+        "TypeScript",
+        "pruneToolEntries writes the capped tool_use input and the last-N result marker "
+        "into the entry's content array, which is the store's own for a message sent "
+        "uncut: the compile rewrites the stored messages",
+    )
+
     # The seed's removals that no variant carries: each undoes one part of the change.
     FLOOR_UNHELD = ("seed removal", "the combined pair floors every selected summary, held or not")
     VIEW_NOT_RESTORED = ("seed removal", "the view bound for the select is left bound after it")
@@ -119,27 +135,95 @@ SEED_FIXED: frozenset[Defect] = frozenset(
 #: Switches that undo one part of the seed's change and belong to no variant (mutants only).
 REMOVALS: frozenset[Defect] = frozenset(d for d in Defect if d.source == "seed removal")
 
-#: The defects of docs/model.md, Known defects (the suite's included), carried by the faithful variants.
-KNOWN: frozenset[Defect] = frozenset(Defect) - REMOVALS
+#: Defects found on the newer lines only (docs/model.md, Variants): carried by their variants, not the seed's.
+NEWER_LINES: frozenset[Defect] = frozenset({Defect.DEPTH_RULE_OFF_BY_ONE, Defect.PRUNE_WRITES_STORE})
+
+#: The defects of docs/model.md, Known defects (the suite's included), carried by the faithful seed variants.
+KNOWN: frozenset[Defect] = frozenset(Defect) - REMOVALS - NEWER_LINES
 
 #: The defects the seed's change leaves ("What this leaves", and what the TypeScript still does).
 SEED_LEFT: frozenset[Defect] = KNOWN - SEED_FIXED
+
+
+class Behaviour(Enum):
+    """A behaviour of a newer TypeScript line that the seed-era lines (and ``sound``) lack: a named switch like
+    a defect.  The value is (the lines that have it, one-line description)."""
+
+    LIVE_IMAGE_BYTE_WALL = (
+        "a95eb55b, cbe7032a",
+        "applyImageStripping and postStripEstimates also cap the live images' base64 characters at "
+        "maxLiveImageBytes (20 MiB when unset, so stripping is on by default): an image is stripped when "
+        "the bytes kept so far plus its own pass the cap",
+    )
+    IMAGE_PLACEHOLDER_DROPPED = (
+        "a95eb55b, cbe7032a",
+        "a stripped image is sent as '[image dropped from live context]' (IMAGE_PLACEHOLDER)",
+    )
+    IMAGES_FIRST_BLOCK_FIRST = (
+        "a95eb55b, cbe7032a",
+        "within one message the live-image count runs from its first block on (content.map), so a "
+        "message keeps the first of its images, not the last",
+    )
+    IMAGE_STRIP_HYSTERESIS = (
+        "a95eb55b",
+        "imageStripHysteresisRatio in (0, 1): when a live-image limit binds, a watermark (strategy "
+        "state, kept across compiles) advances so that what is newer fits ratio x each limit; images "
+        "at or below it stay stripped",
+    )
+
+    RAW_FORMS_RELEASED = (
+        "cbe7032a",
+        "an edit (the message cap, pairing's drop or move, pruning's cap or marker) releases every raw "
+        "replay form (rawXml, rawItem) an edited, dropped or moved block shared, from every block of the "
+        "message that carries it; and pruning copies the entry's content before it writes",
+    )
+
+    @property
+    def lines(self) -> str:
+        return self.value[0]
+
+    @property
+    def description(self) -> str:
+        return self.value[1]
+
+
+#: What the hysteresis line sends, prices and refuses: the TypeScript at a95eb55b (autobiographical.ts, stored id
+#: 71654488230; applyImageStripping, maybeAdvanceImageWatermark, belowImageWatermark, postStripEstimates,
+#: pruneToolEntries read there), with the seed-era TypeScript defects it still carries.
+HYSTERESIS_A95EB55B = "hysteresis-a95eb55b"
+#: The raw-forms line: the TypeScript at cbe7032a (autobiographical.ts, stored id 71528811339; applyImageStripping,
+#: postStripEstimates and pruneToolEntries, copy-on-write there, read at that version).
+RAW_FORMS_CBE7032A = "raw-forms-cbe7032a"
+
+#: The image behaviours both newer lines share.
+_NEWER_IMAGES: frozenset[Behaviour] = frozenset(
+    {Behaviour.LIVE_IMAGE_BYTE_WALL, Behaviour.IMAGE_PLACEHOLDER_DROPPED, Behaviour.IMAGES_FIRST_BLOCK_FIRST}
+)
 
 VARIANTS: Mapping[str, frozenset[Defect]] = {
     "main-48bb87a1": KNOWN,
     "pr-8bb01ab8": SEED_LEFT,
     "sound": frozenset(),
+    HYSTERESIS_A95EB55B: SEED_LEFT | {Defect.DEPTH_RULE_OFF_BY_ONE, Defect.PRUNE_WRITES_STORE},
+    RAW_FORMS_CBE7032A: SEED_LEFT | {Defect.DEPTH_RULE_OFF_BY_ONE},
+}
+
+#: Each variant's line behaviours (a variant not listed has none).
+LINE_BEHAVIOURS: Mapping[str, frozenset[Behaviour]] = {
+    HYSTERESIS_A95EB55B: _NEWER_IMAGES | {Behaviour.IMAGE_STRIP_HYSTERESIS},
+    RAW_FORMS_CBE7032A: _NEWER_IMAGES | {Behaviour.RAW_FORMS_RELEASED},
 }
 
 
 @dataclass(frozen=True)
 class Defects:
-    """The defects switched on for one compile."""
+    """The defects and line behaviours switched on for one compile."""
 
     active: frozenset[Defect] = frozenset()
+    behaviours: frozenset[Behaviour] = frozenset()
 
-    def on(self, defect: Defect) -> bool:
-        return defect in self.active
+    def on(self, switch: Defect | Behaviour) -> bool:
+        return switch in self.active or switch in self.behaviours
 
     @property
     def faithful(self) -> bool:
@@ -153,7 +237,7 @@ def resolve_variant(variant: str | frozenset[Defect] | Defects) -> Defects:
         return variant
     if isinstance(variant, frozenset):
         return Defects(variant)
-    return Defects(lookup("variant", variant, VARIANTS))
+    return Defects(lookup("variant", variant, VARIANTS), LINE_BEHAVIOURS.get(variant, frozenset()))
 
 
 def parse_variant(spec: str) -> Defects:
@@ -170,20 +254,26 @@ def parse_variant(spec: str) -> Defects:
     if base is None:
         head = re.split(r"[+](?=[A-Za-z])", spec)[0]
         short = {v[: len(head)]: v for v in VARIANTS}  # "mian" is close to "main", the start of main-48bb87a1
-        close = [short[c] for c in closest(head, short, n=len(short), cutoff=0.5)]  # every close one
+        starts = [v for v in VARIANTS if v.startswith(head)]  # "pr" names pr-8bb01ab8 alone
+        close = starts or [short[c] for c in closest(head, short, n=len(short), cutoff=0.5)]  # every close one
         raise UnknownNameError(
             f"unknown variant {head!r} in {spec!r}{did_you_mean(close, repr)} (known: {', '.join(VARIANTS)})"
         )
     active = set(VARIANTS[base])
+    behaviours = set(LINE_BEHAVIOURS.get(base, frozenset()))
+    known = [*Defect.__members__, *Behaviour.__members__]
     rest = spec[len(base) :]
     for sign, names in re.findall(r"([+-])([^+-]*)", rest):
         for name in names.split(","):
             key = name.strip().upper()
             if not key:
                 raise ValueError(f"a defect name is missing after {sign!r} in {spec!r}")
+            if key in Behaviour.__members__:
+                (behaviours.add if sign == "+" else behaviours.discard)(Behaviour[key])
+                continue
             if key not in Defect.__members__:
-                close = closest(key, Defect.__members__, n=3, cutoff=0.5)
+                close = closest(key, known, n=3, cutoff=0.5)
                 hint = did_you_mean(close, repr) or "; `cmharness defects` lists them"
                 raise UnknownNameError(f"unknown defect {name.strip()!r} in {spec!r}{hint}")
             (active.add if sign == "+" else active.discard)(Defect[key])
-    return Defects(frozenset(active))
+    return Defects(frozenset(active), frozenset(behaviours))

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 
 from reference.model import Budget, Config, Content, Entry, Store, Summary
 from reference.numerics import Number
 from strategies.cap import truncate
 from strategies.checks import check_summary_texts, check_values
-from strategies.defects import Defect, Defects, resolve_variant
+from strategies.defects import Behaviour, Defect, Defects, resolve_variant
 from strategies.emission import (
     CompileResult,
     Running,
@@ -25,9 +26,19 @@ from strategies.emission import (
     emit_head,
     emit_positioned,
 )
-from strategies.images import store_wide, strip, strip_start
+from strategies.images import (
+    DROPPED_PLACEHOLDER,
+    PLACEHOLDER,
+    ImagePolicy,
+    advance_watermark,
+    newer_start,
+    store_wide,
+    strip,
+    strip_start,
+)
 from strategies.passes import Finished, finished_item, run_passes
 from strategies.pricing import Memo, Prices, grace_limit, over_budget, owned_by
+from strategies.raw_forms import release_edited
 from strategies.selection import Selection, candidates, complete, waterfall
 from strategies.stats import render_stats
 from strategies.windows import windows
@@ -36,8 +47,10 @@ from strategies.windows import windows
 class HierarchicalStrategy:
     """Compiles a store into a context under a budget, or refuses with a diagnosable error.
 
-    State, as in the TypeScript: the store it was initialized over, the bound store view, and the
-    answer-price memo.
+    State, as in the TypeScript: the store it was initialized over, the bound store view, the
+    answer-price memo, and on the hysteresis line the image watermark (kept across ``initialize``, as the
+    TypeScript persists it in the store). On a line with ``PRUNE_WRITES_STORE`` a compile that sends can
+    rewrite the store it holds (``store``).
     """
 
     def __init__(self, config: Config, variant: str | frozenset[Defect] | Defects = "sound") -> None:
@@ -48,6 +61,17 @@ class HierarchicalStrategy:
         self._store: Store | None = None
         self._view: Store | None = None
         self._memo: Memo = {}
+        self._watermark: int | None = None
+
+    @property
+    def store(self) -> Store | None:
+        """The store the strategy holds (rewritten by a compile on a line with ``PRUNE_WRITES_STORE``)."""
+        return self._store
+
+    @property
+    def watermark(self) -> int | None:
+        """The image-strip hysteresis watermark: a store index (None: none)."""
+        return self._watermark
 
     @property
     def view(self) -> Store | None:
@@ -87,30 +111,71 @@ class HierarchicalStrategy:
         if bind:
             self._view = store
         try:
-            return compile_context(store, self.config, budget, Prices(store, self.config, defects, self._view, memo))
+            prices = Prices(store, self.config, defects, self._view, memo)
+            if defects.on(Behaviour.IMAGE_STRIP_HYSTERESIS):
+                self._watermark = advance_watermark(
+                    prices.messages(),
+                    [m.content for m in store.messages],
+                    self.config,
+                    image_policy(defects, self._watermark),
+                    defects.on(Defect.DEPTH_RULE_OFF_BY_ONE),
+                )
+            writes: dict[int, Content] = {}
+            result = compile_context(store, self.config, budget, prices, self._watermark, writes)
+            if writes:
+                self._store = _rewritten(store, writes)
+            return result
         finally:
             if bind and not defects.on(Defect.VIEW_NOT_RESTORED):
                 self._view = prior
 
 
-def compile_context(store: Store, config: Config, budget: Budget, prices: Prices) -> CompileResult:
+def image_policy(defects: Defects, watermark: int | None = None) -> ImagePolicy:
+    """The image-stripping policy of a variant's line behaviours (the watermark only under hysteresis)."""
+    return ImagePolicy(
+        placeholder=DROPPED_PLACEHOLDER if defects.on(Behaviour.IMAGE_PLACEHOLDER_DROPPED) else PLACEHOLDER,
+        byte_wall=defects.on(Behaviour.LIVE_IMAGE_BYTE_WALL),
+        first_block_first=defects.on(Behaviour.IMAGES_FIRST_BLOCK_FIRST),
+        watermark=watermark if defects.on(Behaviour.IMAGE_STRIP_HYSTERESIS) else None,
+    )
+
+
+def _rewritten(store: Store, writes: dict[int, Content]) -> Store:
+    """The store with the given messages' content replaced (what ``PRUNE_WRITES_STORE`` leaves behind)."""
+    messages = tuple(replace(m, content=writes.get(i, m.content)) for i, m in enumerate(store.messages))
+    return Store(messages, store.summaries, store.calibration, store.pricing_epoch, store.text_estimator, store.work)
+
+
+def compile_context(
+    store: Store,
+    config: Config,
+    budget: Budget,
+    prices: Prices,
+    watermark: int | None = None,
+    writes: dict[int, Content] | None = None,
+) -> CompileResult:
     """The compile itself, over a fixed pricing (view and memo chosen by the caller).
 
     It plans the whole context first (no grace check: a compile that sends, sends all of it), runs
-    the structural passes over the plan, then emits the finished items under the grace limit.
+    the structural passes over the plan, then emits the finished items under the grace limit. When it
+    sends, ``writes`` (if given) receives what pruning wrote into messages' own content.
     """
     defects = prices.defects
+    policy = image_policy(defects, watermark)
     message_prices = prices.messages()
     E = _priced_once(prices, zip((m.content for m in store.messages), message_prices, strict=True))
     if store.text_estimator is not None and not defects.on(Defect.UNCHECKED_BAD_VALUES):
         check_summary_texts(store, config, prices)
     contents = [m.content for m in store.messages]
     start = strip_start(message_prices, config.image_strip_depth_tokens)
-    store_kept = store_wide(contents, start, config)
+    estimate_start = newer_start(message_prices, config.image_strip_depth_tokens)
+    store_kept = store_wide(
+        contents, estimate_start if defects.on(Defect.DEPTH_RULE_OFF_BY_ONE) else start, config, policy
+    )
     pse = []
     for m, k in zip(store.messages, store_kept, strict=True):
         with owned_by(f"message {m.id!r}"):
-            pse.append(E(strip(m.content, k)))
+            pse.append(E(strip(m.content, k, policy.placeholder)))
     win = windows(
         message_prices,
         config.head_window_tokens,
@@ -120,7 +185,8 @@ def compile_context(store: Store, config: Config, budget: Budget, prices: Prices
     )
 
     def planned(i: int, region: str):
-        return finished_item(store, i, region, _unrepaired(store, i, config), store_kept[i], config, prices, E)
+        fin = _unrepaired(store, i, config, defects.on(Behaviour.RAW_FORMS_RELEASED))
+        return finished_item(store, i, region, fin, store_kept[i], config, prices, E, policy.placeholder)
 
     plan = Running(math.inf)  # no limit: the plan never refuses
     for i in range(win.head_end):
@@ -131,10 +197,10 @@ def compile_context(store: Store, config: Config, budget: Budget, prices: Prices
     selection = complete(store, chosen, win, store.claimers())
     _emit_middle(plan, store, selection, [planned(i, "middle") for i in selection.raw], config, budget, prices)
     plan.items.extend(planned(i, "tail") for i in range(win.middle_end, len(store.messages)))
-    finished = run_passes(store, plan.items, config, start, defects)
+    finished = run_passes(store, plan.items, config, start, defects, policy)
 
     def item(i: int, region: str):
-        return finished_item(store, i, region, finished[i], store_kept[i], config, prices, E)
+        return finished_item(store, i, region, finished[i], store_kept[i], config, prices, E, policy.placeholder)
 
     run = Running(grace_limit(budget.input_budget, config))
     for i in range(win.head_end):
@@ -147,6 +213,8 @@ def compile_context(store: Store, config: Config, budget: Budget, prices: Prices
     sent_raw = frozenset(m for it in run.items for m in it.raw_ids)
     check_coverage(store, sent_raw, recorded, evicted)
     entries = tuple(e for it in run.items for e in it.entries)
+    if writes is not None:
+        writes.update({i: f.written for i, f in finished.items() if f.written is not None})
     return CompileResult(
         entries, render_stats(c for it in run.items for c in it.charges), tuple(s.id for s in selection.summaries)
     )
@@ -176,7 +244,9 @@ def _priced_once(prices: Prices, known: Iterable[tuple[Content, Number]]) -> Cal
     return E
 
 
-def _unrepaired(store: Store, i: int, config: Config) -> Finished:
+def _unrepaired(store: Store, i: int, config: Config, release: bool = False) -> Finished:
+    """A raw message as planned: cut by the cap (``release``: with the raw forms the cut made untrue released)."""
     m = store.messages[i]
-    entry = Entry(m.participant, truncate(m.content, config.cap), "raw", message_id=m.id)
+    content = truncate(m.content, config.cap)
+    entry = Entry(m.participant, release_edited(m.content, content) if release else content, "raw", message_id=m.id)
     return Finished((entry,), (entry,), None)

@@ -15,9 +15,9 @@ from dataclasses import dataclass, replace
 from reference.model import Config, Content, Entry, Store
 from reference.numerics import Number
 from strategies.cap import cap_on, truncate
-from strategies.defects import Defect, Defects
+from strategies.defects import Behaviour, Defect, Defects
 from strategies.emission import Item
-from strategies.images import Kept, decide, images_in, strip
+from strategies.images import PLACEHOLDER, SEED_ERA, ImagePolicy, Kept, decide_policy, strip
 from strategies.pricing import Prices, owned_by
 from strategies.stats import Charge
 from strategies.tool_pairing import Slot, enforce_tool_pairing, trim_orphaned_tool_use
@@ -28,38 +28,64 @@ BUCKETS = {"head": "head", "middle": "middle_raw", "tail": "tail"}
 
 @dataclass(frozen=True)
 class Finished:
-    """One raw message after the passes: its entries repaired (tools), sent (images too), its images kept."""
+    """One raw message after the passes: its entries repaired (tools), sent (images too), its images kept, and
+    what pruning wrote into the message's own content (None: nothing; see ``Defect.PRUNE_WRITES_STORE``)."""
 
     repaired: tuple[Entry, ...]
     sent: tuple[Entry, ...]
     kept: Kept
+    written: Content | None = None
 
 
-def _image_decisions(store: Store, slots: Sequence[Slot], start: int, config: Config) -> list[Kept]:
+def _image_decisions(
+    store: Store, slots: Sequence[Slot], start: int, config: Config, policy: ImagePolicy
+) -> list[Kept]:
     """``applyImageStripping``: the decision per slot, counting over the entries sent in source order."""
     positions = [store.index(s.entry.message_id) if s.entry.message_id is not None else -1 for s in slots]
-    return decide(positions, [images_in(s.entry.content) for s in slots], start, config)
+    return decide_policy(positions, [s.entry.content for s in slots], start, config, policy)
+
+
+def _written(store: Store, paired: Sequence[Slot], pruned: Sequence[Slot], k: int, config: Config) -> Content | None:
+    """What pruning wrote into raw item ``k``'s message when its entry still holds the message's own content
+    array: sent uncut (no cap) and left as it was by pairing (which otherwise makes a new array)."""
+    if cap_on(config.cap):
+        return None
+    for before, after in zip(paired, pruned, strict=True):
+        e = before.entry
+        if before.owner == k and e.kind == "raw" and e.message_id is not None:
+            own = store.messages[store.index(e.message_id)].content
+            if e.content == own and after.entry.content != own:
+                return after.entry.content
+    return None
 
 
 def run_passes(
-    store: Store, planned: Sequence[Item], config: Config, strip_start: int, defects: Defects
+    store: Store,
+    planned: Sequence[Item],
+    config: Config,
+    strip_start: int,
+    defects: Defects,
+    policy: ImagePolicy = SEED_ERA,
 ) -> dict[int, Finished]:
     """The passes over the planned items; the result maps each raw message's store index to what it became."""
     slots = [Slot(k, e) for k, it in enumerate(planned) for e in it.entries]
     if defects.on(Defect.TRIM_DROPS_TRAILING_TOOL_USE):
         slots = trim_orphaned_tool_use(slots)
-    slots, stubs = enforce_tool_pairing(slots)
-    slots = prune_tool_entries(slots, config, stubs)
-    decisions = _image_decisions(store, slots, strip_start, config)
+    release = defects.on(Behaviour.RAW_FORMS_RELEASED)
+    paired, stubs = enforce_tool_pairing(slots, release)
+    slots = prune_tool_entries(paired, config, stubs, release)
+    writes = defects.on(Defect.PRUNE_WRITES_STORE)
+    decisions = _image_decisions(store, slots, strip_start, config, policy)
     out: dict[int, Finished] = {}
     for k, it in enumerate(planned):
         if not it.raw_ids:
             continue
         mine = [(s, d) for s, d in zip(slots, decisions, strict=True) if s.owner == k]
         repaired = tuple(s.entry for s, _ in mine)
-        sent = tuple(replace(s.entry, content=strip(s.entry.content, d)) for s, d in mine)
+        sent = tuple(replace(s.entry, content=strip(s.entry.content, d, policy.placeholder)) for s, d in mine)
         kept = next((d for s, d in mine if s.entry.kind == "raw"), None)
-        out[store.index(it.raw_ids[0])] = Finished(repaired, sent, kept)
+        written = _written(store, paired, slots, k, config) if writes else None
+        out[store.index(it.raw_ids[0])] = Finished(repaired, sent, kept, written)
     return out
 
 
@@ -76,6 +102,7 @@ def finished_item(
     config: Config,
     prices: Prices,
     E: Callable[[Content], Number],
+    placeholder: str = PLACEHOLDER,
 ) -> Item:
     """The raw item as sent, priced as the variant prices it (``sound``: the store's ``E`` of what is sent)."""
     defects = prices.defects
@@ -99,9 +126,9 @@ def finished_item(
         price: Number = 0
         if main is not None:
             if defects.on(Defect.RAW_CAP_PLUS_50) and cap_on(config.cap):
-                price = prices.raw_cap_plus_50(E(strip(m.content, kept)))
+                price = prices.raw_cap_plus_50(E(strip(m.content, kept, placeholder)))
             else:
-                price = E(strip(main, kept))
+                price = E(strip(main, kept, placeholder))
         price += sum(E(c) for c in extra)
     charge = Charge(BUCKETS[region], price, messages=messages)
     return Item(f"message {m.id!r} ({region})", fin.sent, price, (charge,), raw_ids=(m.id,))

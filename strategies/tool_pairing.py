@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from reference.model import Block, Content, Entry, Message, Text, ToolResult, ToolUse
+from strategies.raw_forms import release_edited, release_shared_on_move
 
 STUB_TEXT = "[tool result unavailable — omitted during context compression]"
 CALL_OMITTED_TEXT = "[tool call omitted]"
@@ -89,9 +90,10 @@ def _stub_entry(owner: int, results: Sequence[ToolResult]) -> Slot:
 
 
 def _relocate_or_stub(
-    slots: list[Slot], after: int, missing: Sequence[str], made: list[ToolResult]
+    slots: list[Slot], after: int, missing: Sequence[str], made: list[ToolResult], release: bool = False
 ) -> list[ToolResult]:
-    """``relocateOrDropMissingResults``: move each missing result up from the next six entries, else stub it."""
+    """``relocateOrDropMissingResults``: move each missing result up from the next six entries, else stub it
+    (``release``: the raw-forms line's release of the raw forms the move made untrue, on both sides)."""
     end = min(len(slots), after + 1 + LOOKAHEAD)
     found: list[ToolResult] = []
     for uid in missing:
@@ -101,8 +103,10 @@ def _relocate_or_stub(
             if k is None:
                 continue
             rest = content[:k] + content[k + 1 :]
+            if release and rest:
+                rest = release_edited(content, rest)
             slots[j] = _with(slots[j], rest or (Text(MOVED_TEXT),))
-            found.append(content[k])  # type: ignore[arg-type]
+            found.append(release_shared_on_move(content[k], content) if release else content[k])  # type: ignore[arg-type]
             break
         else:
             stub = ToolResult(uid, STUB_TEXT)
@@ -111,7 +115,7 @@ def _relocate_or_stub(
     return found
 
 
-def enforce_tool_pairing(slots: Sequence[Slot]) -> tuple[list[Slot], Stubs]:
+def enforce_tool_pairing(slots: Sequence[Slot], release: bool = False) -> tuple[list[Slot], Stubs]:
     """``enforceToolPairing``: drop results that answer nothing just before; answer every use just after.
 
     Rule A drops a result whose use is not in the previous entry (or that answers it twice); an entry
@@ -136,13 +140,15 @@ def enforce_tool_pairing(slots: Sequence[Slot]) -> tuple[list[Slot], Stubs]:
                     seen.add(b.tool_use_id)
                 kept.append(b)
             if len(kept) != len(content):
+                if release and kept:
+                    kept = list(release_edited(content, tuple(kept)))
                 slot = _with(slot, kept or (Text(CALL_OMITTED_TEXT),))
                 content = slot.entry.content
         if prev:
             answered = {b.tool_use_id for b in content if isinstance(b, ToolResult)}
             missing = [u for u in prev if u not in answered]
             if missing:
-                results = _relocate_or_stub(work, i, missing, made)
+                results = _relocate_or_stub(work, i, missing, made, release)
                 if answered:
                     slot = _with(slot, (*results, *content))
                 else:

@@ -12,6 +12,7 @@ from dataclasses import replace
 
 from reference.model import Config, ToolResult, ToolUse
 from reference.numerics import Number, js_ceil, json_stringify, len16
+from strategies.raw_forms import release_edited
 from strategies.tool_pairing import Slot, Stubs
 
 INPUT_KEYS_KEPT = 5
@@ -56,8 +57,21 @@ def _limit(cfg: Number | tuple[tuple[str, Number], ...], tool: str) -> Number | 
     return cfg
 
 
-def prune_tool_entries(slots: Sequence[Slot], config: Config, stubs: Stubs) -> list[Slot]:
-    """``pruneToolEntries``: cap tool inputs, then keep only each tool's newest N real results."""
+def prune_tool_entries(slots: Sequence[Slot], config: Config, stubs: Stubs, release: bool = False) -> list[Slot]:
+    """``pruneToolEntries``: cap tool inputs, then keep only each tool's newest N real results (``release``: then
+    each edited entry gives up the raw forms its edits made untrue, as on the raw-forms line)."""
+    pruned = _prune(slots, config, stubs)
+    if not release:
+        return pruned
+    return [
+        b
+        if a.entry.content is b.entry.content
+        else Slot(b.owner, replace(b.entry, content=release_edited(a.entry.content, b.entry.content)))
+        for a, b in zip(slots, pruned, strict=True)
+    ]
+
+
+def _prune(slots: Sequence[Slot], config: Config, stubs: Stubs) -> list[Slot]:
     out = list(slots)
     cap = config.tool_use_input_max_tokens or 0
     names: dict[str, str] = {}

@@ -1,4 +1,5 @@
-// A JavaScript oracle for the model's numerics (tests/test_js_oracle.py).
+// A JavaScript oracle for the model's numerics (tests/test_js_oracle.py), its estimator
+// (tests/test_js_estimator.py) and the scenario loader's optional fields (tests/test_js_store.py).
 //
 // Reads one JSON array of requests per line on stdin and answers one JSON array of results per line.
 // A request is [op, ...args]. Doubles travel as strings ("NaN", "-0", "1e+21", ...), and inside a
@@ -7,6 +8,18 @@
 // units and well-formed JSON.stringify writes back the same way.
 
 import { createInterface } from 'node:readline';
+
+import {
+  calibrate,
+  defaultEstimate,
+  fallbackEstimate,
+  jsonEstimate,
+  textOnlyEstimate,
+  pricingOf,
+  rawPrice,
+  storeEstimate,
+} from './js_estimator.mjs';
+import { readStore } from './js_store.mjs';
 
 const num = (s) => Number(s);
 const out = (x) => (Object.is(x, -0) ? '-0' : String(x));
@@ -21,19 +34,6 @@ function cutBefore(s, end) {
   if (end >= s.length) return s;
   const unit = s.charCodeAt(end);
   return s.slice(0, unit >= 0xdc00 && unit <= 0xdfff ? end - 1 : end);
-}
-
-// The store's text estimate: 2.3 chars a token when more than 12% of the first 2,000 units are
-// dense (above 126, or JSON-ish punctuation), else 2.9; over the whole length.
-const DENSE = new Set(['{', '}', '[', ']', '"', ':', '_', '/', '=', '`']);
-function textTokens(s) {
-  if (s.length === 0) return 0;
-  const probe = Math.min(s.length, 2000);
-  let dense = 0;
-  for (let i = 0; i < probe; i += 1) {
-    if (s.charCodeAt(i) > 126 || DENSE.has(s[i])) dense += 1;
-  }
-  return Math.ceil(s.length / (dense / probe > 0.12 ? 2.3 : 2.9));
 }
 
 // The positioned question as four chained replaces with replacement strings.
@@ -57,7 +57,16 @@ const OPS = {
   trim: (s) => s.trim(),
   replace: (subject, pattern, replacement) => subject.replace(literal(pattern), replacement),
   header,
-  text_tokens: (s) => textTokens(s),
+  text_tokens: (s) => defaultEstimate(s),
+  // The estimator (tests/js_estimator.mjs): a pricing spec is {text, epoch, stamps}.
+  json_tokens: (s) => jsonEstimate(s),
+  raw: (block, spec) => out(rawPrice(block, pricingOf(spec))),
+  estimate: (content, spec, calibration) => out(storeEstimate(content, pricingOf(spec), num(calibration))),
+  fallback: (content) => out(fallbackEstimate(content)),
+  text_only: (content) => out(textOnlyEstimate(content)),
+  calibrate: (current, factor) => out(calibrate(num(current), num(factor))),
+  // A scenario file's text, read as the TypeScript reads its records (tests/js_store.mjs).
+  store: (text) => readStore(JSON.parse(text).store),
 };
 
 const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });

@@ -100,6 +100,8 @@ BAD_OPTIONS: list[tuple[list[str], str]] = [
     (["report", "--shard", "3/2"], "--shard"),
     (["edges", "--only", "no-such-edge"], "no-such-edge"),
     (["defects", "--no-such-option"], "--no-such-option"),
+    (["variants", "--no-such-option"], "--no-such-option"),
+    (["defects", "--report", "NO_SUCH_DEFECT"], "NO_SUCH_DEFECT"),
     (["price"], "file"),
     (["export", str(EXAMPLE), "--as-sound=yes"], "--as-sound"),
     (["no-such-command"], "no-such-command"),

@@ -8,24 +8,40 @@ from builders import store
 
 from reference.model import Budget, Config, Image, Message, Store, Text
 from strategies import VARIANTS, Defect, HierarchicalStrategy
-from strategies.defects import KNOWN, REMOVALS, SEED_FIXED, Defects, resolve_variant
+from strategies.defects import (
+    KNOWN,
+    LINE_BEHAVIOURS,
+    NEWER_LINES,
+    REMOVALS,
+    SEED_FIXED,
+    SEED_LEFT,
+    Behaviour,
+    Defects,
+    resolve_variant,
+)
 
 
 @pytest.mark.defect_table
 def test_variants_are_the_spec_defect_sets() -> None:
-    """``main`` carries every known defect, ``pr`` those the seed leaves, ``sound`` none; no variant carries a
-    seed-removal switch."""
-    assert set(VARIANTS) == {"main-48bb87a1", "pr-8bb01ab8", "sound"}
+    """``main`` carries every known defect, ``pr`` those the seed leaves, ``sound`` none; the newer lines those the
+    seed leaves and their own, with their behaviours; no variant carries a seed-removal switch."""
+    newer = {"hysteresis-a95eb55b", "raw-forms-cbe7032a"}
+    assert set(VARIANTS) == {"main-48bb87a1", "pr-8bb01ab8", "sound"} | newer
     assert VARIANTS["main-48bb87a1"] == KNOWN
     assert VARIANTS["pr-8bb01ab8"] == KNOWN - SEED_FIXED
     assert VARIANTS["sound"] == frozenset()
+    assert VARIANTS["hysteresis-a95eb55b"] == SEED_LEFT | NEWER_LINES
+    assert VARIANTS["raw-forms-cbe7032a"] == SEED_LEFT | {Defect.DEPTH_RULE_OFF_BY_ONE}
+    assert set(LINE_BEHAVIOURS) == newer
+    assert LINE_BEHAVIOURS["hysteresis-a95eb55b"] == frozenset(Behaviour) - {Behaviour.RAW_FORMS_RELEASED}
+    assert LINE_BEHAVIOURS["raw-forms-cbe7032a"] == frozenset(Behaviour) - {Behaviour.IMAGE_STRIP_HYSTERESIS}
     assert not any(REMOVALS & v for v in VARIANTS.values())
 
 
 @pytest.mark.parametrize("name", sorted(VARIANTS))
 def test_a_name_resolves_to_its_defect_set(name: str) -> None:
     """docs/model.md, Variants: a variant name resolves to the defect set ``VARIANTS`` maps it to."""
-    assert resolve_variant(name) == Defects(VARIANTS[name])
+    assert resolve_variant(name) == Defects(VARIANTS[name], LINE_BEHAVIOURS.get(name, frozenset()))
 
 
 @pytest.mark.parametrize("defects", [frozenset(), frozenset({Defect.PREFIX_NO_RAW, Defect.VIEW_NOT_RESTORED})])
@@ -58,7 +74,8 @@ def test_defects_pass_through() -> None:
 
 def test_an_unknown_variant_is_refused_naming_it_and_the_known_ones() -> None:
     """The error names the bad name and lists the known variants, comma separated."""
-    with pytest.raises(ValueError, match=r"^unknown variant 'main' \(known: main-48bb87a1, pr-8bb01ab8, sound\)$"):
+    known = ", ".join(VARIANTS)
+    with pytest.raises(ValueError, match=rf"^unknown variant 'main' \(known: {known}\)$"):
         resolve_variant("main")
     with pytest.raises(ValueError, match=r"unknown variant 'nope'"):
         HierarchicalStrategy(Config(), "nope")

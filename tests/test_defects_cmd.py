@@ -65,7 +65,7 @@ def test_coverage_comes_from_the_journal(capsys, tmp_path):
     assert code == 0 and doc["fingerprint"] == "0123456789abcdef" and "stale" in doc["status"]
     rows = {r["defect"]: r for r in doc["defects"]}
     q = rows["QUESTION_PRICED_AS_LABEL"]
-    assert q["variants"] == ["main-48bb87a1", "pr-8bb01ab8"]
+    assert q["variants"] == ["main-48bb87a1", "pr-8bb01ab8", "hysteresis-a95eb55b", "raw-forms-cbe7032a"]
     assert q["mutants"] == [
         {
             "mutant": "defect:QUESTION_PRICED_AS_LABEL",

@@ -48,7 +48,7 @@ PINNED_BY_EXAMPLES: dict[Defect, str] = {
     "tests/test_fidelity.py and tests/test_js_oracle.py",
 }
 
-#: Defects of the structural passes: the general cases hold no tool cycles or image limits, so these are
+#: Defects of the structural passes: only some general cases hold tool cycles under settings that bite, so these are
 #: searched for over the tool-cycle cases (docs/model.md, "Structural passes"), still unaimed.
 TOOL_CYCLE_DEFECTS = frozenset(
     {

@@ -56,6 +56,7 @@ def test_every_invariant_is_named():
         "chronological",
         "tail-suffix",
         "diagnostics-full",
+        "store-unchanged",
     }
 
 

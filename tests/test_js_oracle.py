@@ -8,17 +8,14 @@ round trip. Doubles travel as ``repr`` strings and strings as ASCII JSON (lone s
 
 from __future__ import annotations
 
-import json
 import math
-import shutil
-import subprocess
-from collections.abc import Iterator, Sequence
-from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
+from js_oracle_client import SKIP_WITHOUT_NODE, Oracle, close_oracle, double, oracle, parse_double, same, tagged, units
 
 from reference.estimator import text_tokens
 from reference.model import Config, Summary
@@ -37,68 +34,13 @@ from reference.numerics import (
 from strategies.defects import Defect, Defects
 from strategies.recall import header
 
-NODE = shutil.which("node")
-SCRIPT = Path(__file__).with_name("js_oracle.mjs")
-pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed (.ci/run installs nodejs)")
-
-
-class Oracle:
-    """A running ``node js_oracle.mjs``: one line of requests in, one line of results out."""
-
-    def __init__(self, node: str) -> None:
-        self._proc = subprocess.Popen(
-            [node, str(SCRIPT)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-            encoding="utf-8",
-            errors="strict",
-        )
-
-    def ask(self, requests: Sequence[Sequence[Any]]) -> list[Any]:
-        assert self._proc.stdin is not None and self._proc.stdout is not None
-        self._proc.stdin.write(json.dumps(list(requests), ensure_ascii=True, allow_nan=False) + "\n")
-        self._proc.stdin.flush()
-        line = self._proc.stdout.readline()
-        answer = json.loads(line)
-        if isinstance(answer, dict):
-            raise RuntimeError(f"the oracle failed: {answer['error']}")
-        return answer
-
-    def close(self) -> None:
-        if self._proc.stdin is not None:
-            self._proc.stdin.close()
-        self._proc.wait(timeout=10)
+pytestmark = SKIP_WITHOUT_NODE
 
 
 @pytest.fixture(scope="session")
 def js() -> Iterator[Oracle]:
-    assert NODE is not None
-    oracle = Oracle(NODE)
-    yield oracle
-    oracle.close()
-
-
-def double(x: float) -> str:
-    """A double as JavaScript's ``Number()`` reads it back exactly."""
-    if math.isnan(x):
-        return "NaN"
-    if math.isinf(x):
-        return "Infinity" if x > 0 else "-Infinity"
-    return repr(float(x))
-
-
-def parse_double(s: str) -> float:
-    return float(s)  # "NaN", "Infinity", "-0", "1e+21" all parse
-
-
-def same(a: float, b: float) -> bool:
-    return (math.isnan(a) and math.isnan(b)) or a == b
-
-
-def units(s: str) -> bytes:
-    """A string as JavaScript sees it: its UTF-16 units (a pair written as two halves is the astral character)."""
-    return s.encode("utf-16-le", "surrogatepass")
+    yield oracle()
+    close_oracle()
 
 
 # ----------------------------------------------------------------------------- inputs
@@ -202,17 +144,6 @@ def test_math_round_ceil_floor_and_string_match_javascript(js: Oracle, xs: list[
 
 
 # ----------------------------------------------------------------------------- JSON.stringify
-
-
-def tagged(value: Any) -> Any:
-    """``value`` for the trip to Node: every number as ``{"$f": double}``."""
-    if isinstance(value, bool) or value is None or isinstance(value, str):
-        return value
-    if isinstance(value, (int, float)):
-        return {"$f": double(float(value)) if isinstance(value, float) else str(value)}
-    if isinstance(value, list):
-        return [tagged(v) for v in value]
-    return {k: tagged(v) for k, v in value.items()}
 
 
 keys = st.one_of(texts, st.sampled_from(("0", "1", "10", "2", "01", "-1", "4294967294", "4294967295", "1.5")))

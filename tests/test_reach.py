@@ -1,8 +1,8 @@
-"""The generators reach every refusal site and every shape of work: each in at least 2% of the ``ci``
-profile's draws.
+"""The generators reach every refusal site and every shape of work, each in at least 2% of the ``ci`` profile's
+draws, and every shape of the reach report (invariants/reach.py, ``SHAPES``) in at least 1%.
 
-The draws are the ``ci`` profile's (derandomized, so the figure is the same on every run); 400 of
-them, four times what one ``ci`` property test draws, so that a share of 2% is measured, not guessed.
+The draws are the ``ci`` profile's (derandomized, so the figure is the same on every run); 1,000 of them, ten times
+what one ``ci`` property test draws, so that a share of 1% is measured, not guessed.
 """
 
 from __future__ import annotations
@@ -13,10 +13,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from invariants.generators import Case, cases
-from invariants.reach import SITES, WORK_SHAPES, site_of, work_shapes
+from invariants.reach import SHAPE_GROUPS, SHAPES, SITES, WORK_SHAPES, shapes_of, site_of, work_shapes
 
-DRAWS = 400
+DRAWS = 1000
 LEAST_SHARE = 0.02
+#: The least share of the draws every shape of the reach report must reach (benchmarks/bench_reach.py prints them).
+LEAST_SHAPE_SHARE = 0.01
 
 
 @pytest.fixture(scope="module")
@@ -53,3 +55,39 @@ def test_every_shape_of_work_is_drawn_in_at_least_two_percent_of_the_draws(drawn
     got = Counter(shape for c in drawn for shape in work_shapes(c))
     short = short_of(got, WORK_SHAPES, len(drawn))
     assert not short, f"work shapes in under {LEAST_SHARE:.0%} of {len(drawn)} draws: {short} (all: {dict(got)})"
+
+
+@pytest.mark.search
+def test_every_shape_of_the_reach_report_is_drawn_in_at_least_one_percent_of_the_draws(drawn):
+    """Each shape is read from the case and from what the reference sends (``shapes_of``)."""
+    got = Counter(shape for c in drawn for shape in shapes_of(c))
+    short = {shape: got[shape] for shape in SHAPES if got[shape] < LEAST_SHAPE_SHARE * len(drawn)}
+    assert not short, f"shapes in under {LEAST_SHAPE_SHARE:.0%} of {len(drawn)} draws: {short}"
+
+
+#: The sound compile's outcome (``site_of``) each refusal shape stands for.
+OUTCOME_OF = {
+    "sent": "sent",
+    "refused at the head": "head",
+    "refused at a middle raw message": "positioned",
+    "refused at a positioned pair": "positioned",
+    "refused at the combined pair": "combined-pair",
+    "refused at a raw message after the combined pair": "raw-after-combined",
+    "tail evicted": "UncoveredDropError",
+    "summary left out of the combined answer": "UncoveredDropError",
+    "bad budget": "InvalidConfigError",
+    "bad grace ratio or window": "InvalidConfigError",
+    "bad estimate": "InvalidConfigError",
+}
+
+
+@pytest.mark.search
+def test_the_reports_refusal_reading_is_what_the_sound_compile_does(drawn):
+    """The report reads refusals from the reference alone; on every draw, the sound compile does the same."""
+    assert set(OUTCOME_OF) == set(SHAPE_GROUPS["refusals"])
+    wrong = []
+    for case in drawn:
+        read = {OUTCOME_OF[s] for s in shapes_of(case) if s in OUTCOME_OF}
+        if read != {site_of(case)}:
+            wrong.append((sorted(read), site_of(case)))
+    assert not wrong, f"{len(wrong)} of {len(drawn)} draws read otherwise than the sound compile does: {wrong[:5]}"

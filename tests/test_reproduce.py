@@ -25,7 +25,10 @@ def _ids(paths: list[Path]) -> list[str]:
     return [p.stem.removesuffix(".scenario") for p in paths]
 
 
-@pytest.mark.parametrize("path", SCENARIOS, ids=_ids(SCENARIOS))
+SOUND_PINNED = [p for p in SCENARIOS if not {"typescript", "lines"} & set(p.parts)]  # newer lines: their own variants
+
+
+@pytest.mark.parametrize("path", SOUND_PINNED, ids=_ids(SOUND_PINNED))
 def test_claiming_sounds_behaviour_is_red_where_the_variants_differ(path: Path) -> None:
     """Red-first: each file's sound expectation, claimed of every variant, fails on the variants that differ."""
     sc = load_scenario(path)

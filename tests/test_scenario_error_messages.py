@@ -31,7 +31,10 @@ P = "messages[0].content[0]"
     [
         (5, f"{P}: expected a block object, got 5"),
         ({"type": 5}, f"{P}.type: unknown block type 5"),
-        ({"type": "text", "text": "a", "colour": "red"}, f'{P}: unknown field "colour" (allowed: type, text)'),
+        (
+            {"type": "text", "text": "a", "colour": "red"},
+            f'{P}: unknown field "colour" (allowed: type, text, raw_item)',
+        ),
         ({"type": "text"}, f'{P}: missing field "text"'),
         ({"type": "text", "text": None}, f"{P}.text: expected a string, got null"),
         ({"type": "thinking", "thinking": 5}, f"{P}.thinking: expected a string, got 5"),
@@ -52,7 +55,7 @@ P = "messages[0].content[0]"
         ({"type": "tool_result", "tool_use_id": 5, "content": "ok"}, f"{P}.tool_use_id: expected a string, got 5"),
         ({"type": "tool_result", "tool_use_id": "t", "content": 5}, f"{P}.content: expected an array of blocks, got 5"),
         ({"type": "image", "token_estimate": "x"}, f'{P}.token_estimate: expected a number, got "x"'),
-        ({"type": "image", "data": "x"}, f'{P}: unknown field "data" (allowed: type, token_estimate)'),
+        ({"type": "image", "data": "x"}, f'{P}: unknown field "data" (allowed: type, token_estimate, source)'),
         ({"type": "document", "token_estimate": 1}, f'{P}: unknown field "token_estimate" (allowed: type)'),
     ],
 )

@@ -163,6 +163,8 @@ def test_every_config_field_is_read_and_written(minimal: dict) -> None:
         "image_strip_depth_tokens": 30000,
         "tool_use_input_max_tokens": 50,
         "tool_result_max_last_n": 2,
+        "max_live_image_bytes": 400,
+        "image_strip_hysteresis_ratio": 0.5,
     }
     assert set(values) == {f for f in Config.__dataclass_fields__}
     sc = load_scenario(_edit(minimal, ["config"], values))

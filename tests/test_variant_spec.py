@@ -6,6 +6,8 @@ import pytest
 
 from strategies.defects import VARIANTS, Defect, parse_variant
 
+KNOWN_NAMES = ", ".join(VARIANTS)
+
 pytestmark = pytest.mark.defect_table
 
 
@@ -64,21 +66,19 @@ def test_a_bad_spec_is_one_line_naming_the_closest(spec, fragment):
         # The head is the text before the first "+" that starts a name, whatever its case.
         (
             "mian+HEAD_AS_MIDDLE",
-            "unknown variant 'mian' in 'mian+HEAD_AS_MIDDLE'; did you mean 'main-48bb87a1'? "
-            "(known: main-48bb87a1, pr-8bb01ab8, sound)",
+            f"unknown variant 'mian' in 'mian+HEAD_AS_MIDDLE'; did you mean 'main-48bb87a1'? (known: {KNOWN_NAMES})",
         ),
         (
             "mian+head_as_middle",
-            "unknown variant 'mian' in 'mian+head_as_middle'; did you mean 'main-48bb87a1'? "
-            "(known: main-48bb87a1, pr-8bb01ab8, sound)",
+            f"unknown variant 'mian' in 'mian+head_as_middle'; did you mean 'main-48bb87a1'? (known: {KNOWN_NAMES})",
         ),
-        # "mr" is as close (ratio 0.5) to "ma" and "pr", the names cut to its length: both are named, closest first.
+        # "mr" is as close (ratio 0.5) to "ra", "ma" and "pr", the names cut to its length: all named, closest first.
         (
             "mr",
-            "unknown variant 'mr' in 'mr'; did you mean 'pr-8bb01ab8' or 'main-48bb87a1'? "
-            "(known: main-48bb87a1, pr-8bb01ab8, sound)",
+            "unknown variant 'mr' in 'mr'; did you mean 'raw-forms-cbe7032a' or 'pr-8bb01ab8' or 'main-48bb87a1'? "
+            f"(known: {KNOWN_NAMES})",
         ),
-        ("xyz", "unknown variant 'xyz' in 'xyz' (known: main-48bb87a1, pr-8bb01ab8, sound)"),
+        ("xyz", f"unknown variant 'xyz' in 'xyz' (known: {KNOWN_NAMES})"),
     ],
 )
 def test_an_unknown_variant_is_named_with_the_closest_and_the_known(spec, message):

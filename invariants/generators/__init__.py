@@ -2,15 +2,19 @@
 
 The shapes are chosen to reach interesting cases quickly rather than to sample uniformly:
 
-- stores are small, their summary trees valid by construction, their compression work a run of what a
-  compressor would fold next or any ids (``store_shapes``);
+- stores are small mostly, sometimes large (11 to 52 messages) or tool cycles, their summary trees valid by
+  construction, their compression work a run of what a compressor would fold next or any ids (``store_shapes``);
 - texts mix prose, JSON-ish and astral text, and strings on either side of the density threshold
   (``content``);
 - carriers, stamps, measured tokens, caps, windows, grace ratios, calibrations, estimators and
   budgets draw their bad values (NaN, infinities, negatives, 0) often enough to matter but rarely
-  enough that ordinary cases dominate (``config_mix``);
+  enough that ordinary cases dominate; some configs prune tool results, cap tool inputs and strip images,
+  some are combined with a tight cap (``config_mix``);
 - budgets sit on the store's own edges (``budget_placement``); tool cycles and images have their own stores
-  (``tool_cycles``).
+  (``tool_cycles``), and the default cases hold tool cycles too.
+
+``invariants.reach`` measures how often cases reach each shape that matters (``benchmarks/bench_reach.py`` prints
+it; ``tests/test_reach.py`` keeps every shape at 1% of ``ci`` cases or more).
 
 Most of a case is pooled: an index into seeded samples of the same mix (``draws``), so a case costs
 about 5.5 Hypothesis choices (a whole history, a summary tree with its summaries' fields, the store's settings,

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import functools
 import random
+from dataclasses import replace
 
 from hypothesis import strategies as st
 
 from invariants.generators.content import INF, NAN
-from invariants.generators.draws import choice
+from invariants.generators.draws import choice, spread
 from reference.model import Config
 
 window_sizes = choice(
@@ -41,6 +42,38 @@ _CARRIER_POLICIES = st.sampled_from(("full", "live-strip"))
 _SUMMARY_PARTICIPANTS = st.sampled_from(("Claude", "Assistant"))
 _ENFORCE = choice((9, [True]), (1, [False]))
 
+#: Image and tool-pruning settings: off mostly, tight enough to bite sometimes.
+live_images = choice((4, [0]), (2, [1, 2]), (1, [3, 6]))
+strip_depths = choice((4, [0]), (2, [5, 20, 60]), (1, [200, 1000]))
+input_caps = choice((5, [0]), (1, [1, 3, 10]))
+last_ns = choice((5, [None]), (1, [0, 1, 2]), (1, [(("read", 1),), (("grep", 0), ("read", 3))]))
+#: The share of pooled configs with image and tool-pruning settings (the rest leave them off, as a store without
+#: tools or images does not need them), and the settings they take: on more often than ``tool_configs``'.
+TOOL_IMAGE_SHARE = 0.6
+_POOLED_LIVE_IMAGES = choice((1, [0]), (3, [1]), (1, [2, 3]))
+_POOLED_STRIP_DEPTHS = choice((2, [0]), (1, [5, 20, 60]), (1, [200, 1000]))
+_POOLED_INPUT_CAPS = choice((1, [0]), (1, [1, 3, 10]))
+_POOLED_LAST_NS = choice(
+    (1, [None]),
+    (2, [0, 1, 1, 2]),
+    (
+        3,
+        [
+            (("read", 0),),
+            (("read", 1),),
+            (("grep", 0), ("read", 1)),
+            (("grep", 1), ("read", 1)),
+            (("grep", 0), ("read", 3)),
+        ],
+    ),
+)
+#: Their recent windows, so that the newest tool cycles are sent raw rather than summarized.
+_POOLED_RECENTS = (0, 0, 13, 34, 89, 144, 377)
+#: The share of pooled configs that are combined with a tight message cap: where the cap leaves summaries out of
+#: the combined answer (docs/model.md, Coverage).
+TIGHT_COMBINED_SHARE = 0.15
+_TIGHT_CAPS = (1, 2, 3, 5, 8)
+
 
 @st.composite
 def configs(draw: st.DrawFn) -> Config:
@@ -63,9 +96,10 @@ def configs(draw: st.DrawFn) -> Config:
     )
 
 
-def _r_config(r: random.Random) -> Config:
+def _r_config(r: random.Random) -> tuple[bool, Config]:
+    """A config, and whether it is plain (no image or tool-pruning setting, not a tight combined one)."""
     pick = r.choice
-    return Config(
+    config = Config(
         head_window_tokens=pick(window_sizes.elements),
         recent_window_tokens=pick(window_sizes.elements),
         max_message_tokens=pick(caps.elements),
@@ -81,6 +115,21 @@ def _r_config(r: random.Random) -> Config:
         over_budget_grace_ratio=pick(grace_ratios.elements),
         enforce_budget=r.random() < 0.9,
     )
+    plain = True
+    if r.random() < TOOL_IMAGE_SHARE:
+        plain = False
+        config = replace(
+            config,
+            max_live_images=pick(_POOLED_LIVE_IMAGES.elements),
+            image_strip_depth_tokens=pick(_POOLED_STRIP_DEPTHS.elements),
+            tool_use_input_max_tokens=pick(_POOLED_INPUT_CAPS.elements),
+            tool_result_max_last_n=pick(_POOLED_LAST_NS.elements),
+            recent_window_tokens=pick(_POOLED_RECENTS),
+        )
+    if r.random() < TIGHT_COMBINED_SHARE:
+        plain = False
+        config = replace(config, positioned_recall_pairs=False, max_message_tokens=pick(_TIGHT_CAPS))
+    return plain, config
 
 
 def _config_rank(c: Config) -> int:
@@ -91,7 +140,10 @@ def _config_rank(c: Config) -> int:
 
 @functools.cache
 def config_pool() -> tuple[Config, ...]:
-    return tuple(sorted((_r_config(random.Random(18 + k)) for k in range(600)), key=_config_rank))
+    """600 sampled configs, the plain ones nearest the default first, the others spread evenly through them
+    (``spread``), each in the same order."""
+    samples = sorted((_r_config(random.Random(18 + k)) for k in range(600)), key=lambda pc: _config_rank(pc[1]))
+    return spread(tuple(c for plain, c in samples if plain), tuple(c for plain, c in samples if not plain))
 
 
 @functools.cache

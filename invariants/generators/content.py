@@ -66,7 +66,18 @@ DENSE = (
     "key=value " * 6,
     '{"k":"' + "v" * 40 + '"}',
 )
-ASTRAL_TEXTS = ("😀", "𝒳 read 🧠", "the agent 😀 wrote 🚀🚀 tests", "中文 é ü — ß", "🧠" * 20, "a𐍈b" * 5)
+ASTRAL_TEXTS = (
+    "😀",
+    "𝒳 read 🧠",
+    "the agent 😀 wrote 🚀🚀 tests",
+    "中文 é ü — ß",
+    "🧠" * 20,
+    "a𐍈b" * 5,
+    # Long enough that a message cap cuts them, with astral characters before and at the cut.
+    " 😀 ".join(_words(30, 3).split(" ")),
+    "🚀" * 45,
+    "x😀" * 30,
+)
 THRESHOLD = tuple(
     _density_string(n, d, c) for n, d in ((25, 3), (25, 4), (50, 6), (50, 7), (9, 1), (9, 2)) for c in ("{", "é")
 )
@@ -88,8 +99,9 @@ json_values = st.recursive(
 #: long, odd), sometimes arbitrary.
 texts = weighted((2, st.sampled_from(TEXT_POOL)), (1, st.text(max_size=10)))
 
-#: A stamp: absent mostly; an ordinary count; or a bad number (0, negative, NaN, infinite, fractional).
-stamps = choice((6, [None]), (2, [0, 1, 7, 40, 300, 2999]), (1, [0, -5, NAN, INF, -INF, 0.5]))
+#: A stamp: absent mostly; an ordinary count; or a bad number (0, negative, NaN, infinite, fractional), each class
+#: often enough that a stamped kind meets it in a few percent of cases.
+stamps = choice((6, [None]), (2, [0, 1, 7, 40, 300, 2999]), (2, [0, -5, NAN, INF, -INF, 0.5, -1, NAN, 2.5, NAN]))
 
 #: A summary's measured tokens: missing, ordinary, far above the estimate, or bad.
 measured_tokens = choice(
@@ -236,3 +248,47 @@ def sample_summary_fields(r: random.Random) -> tuple[str, object, tuple[Block, .
         "empty": lambda: "",
     }[kind]()
     return text, r.choice(measured_tokens.elements), _r_carriers(r)
+
+
+# Tool cycles, for the pooled histories: calls answered in the next message, late, twice, before the call, never,
+# or answering nothing; wide calls; images old and new. Ids are unique per call, so the pairing and pruning passes
+# have real pairs to keep, move, stub, drop and count.
+TOOL_TURNS = (
+    ("pair",) * 5 + ("twice", "early") * 3 + ("late", "open", "orphan", "wide", "image", "image", "prose", "prose")
+)
+
+
+def _tool_call(k: int, r: random.Random, keys: int = 0) -> ToolUse:
+    """A call whose input holds a path and ``keys`` more keys, array-index keys among them."""
+    size = r.randint(1, 40)
+    extra = {key: size for key in ("mode", "1", "limit", "0", "offset")[:keys]}
+    return ToolUse(f"u{k}", r.choice(("read", "read", "grep")), {"path": "a" * size, **extra})
+
+
+def sample_tool_turns(r: random.Random, n: int) -> tuple[tuple[str, tuple[Block, ...]], ...]:
+    """``n`` messages of tool cycles (participant and content), in the mix of ``TOOL_TURNS``."""
+    turns: list[tuple[str, tuple[Block, ...]]] = []
+    k = 0
+    while len(turns) < n:
+        shape = r.choice(TOOL_TURNS)
+        extra = (Image(_r_stamp(r)),) if r.random() < 0.5 else ()
+        call = _tool_call(k, r, 5 if shape == "wide" else 0)
+        result = ToolResult(call.id, _r_text(r))
+        if shape in ("pair", "wide"):
+            turns += [("Claude", (Text(r.choice(PROSE)), call)), ("User", (result, *extra))]
+        elif shape == "late":
+            turns += [("Claude", (call,)), ("User", (Text(_r_text(r)),)), ("User", (result, *extra))]
+        elif shape == "twice":
+            turns += [("Claude", (call,)), ("User", (result, ToolResult(call.id, _r_text(r)), *extra))]
+        elif shape == "early":
+            turns += [("User", (result,)), ("Claude", (call,)), ("User", (ToolResult(call.id, _r_text(r)),))]
+        elif shape == "open":
+            turns.append(("Claude", (Text(r.choice(PROSE)), call)))
+        elif shape == "orphan":
+            turns.append(("User", (ToolResult(f"gone{k}", _r_text(r)),)))
+        elif shape == "image":
+            turns.append(("User", (Text(r.choice(PROSE)), Image(_r_stamp(r)), Image(_r_stamp(r)), *extra)))
+        else:
+            turns.append((r.choice(participants.elements), (Text(_r_text(r)), *extra)))
+        k += 1
+    return tuple(turns[:n])

@@ -1,6 +1,8 @@
 """Stores: estimators, summary trees, compression work, and whole histories, pooled where they can be.
 
-Stores are small (1-8 messages mostly, up to 12), so a compile costs a millisecond. Summary trees are
+Stores are small mostly (1-8 messages, up to 12), so a compile costs a millisecond; about one history in eight is
+large (11 to 30 messages, where ``m10`` sorts before ``m2``) or huge (31 to 52), and one in three is tool cycles
+(``sample_tool_turns``), spread through the pool so that they are drawn that often. Summary trees are
 built from contiguous chunks of messages (L1), merged level by level from the unmerged frontier (L2..L4,
 ``parent_id`` set on merged children), so every store is structurally valid by construction; some
 messages stay unsummarized, some summaries stay unmerged.
@@ -16,8 +18,8 @@ from typing import ClassVar
 
 from hypothesis import strategies as st
 
-from invariants.generators.content import INF, NAN, sample_message, sample_summary_fields
-from invariants.generators.draws import choice, pool_of, simplest_first
+from invariants.generators.content import INF, NAN, sample_message, sample_summary_fields, sample_tool_turns
+from invariants.generators.draws import choice, pool_of, simplest_first, spread
 from reference.model import Block, Message, Store, Summary, Work
 from reference.numerics import Number, len16
 
@@ -123,8 +125,12 @@ def tree_shapes(n: int) -> tuple[Skeleton, ...]:
     return tuple(sorted(set(pool_of(_r_shape(n), 150, 100 + n)), key=lambda t: (len(t), repr(t))))
 
 
+#: The sizes of the large pooled histories: 11 to 30 messages (where an id's string order and its position
+#: disagree: ``m10`` sorts before ``m2``), and more than 30.
+LARGE_COUNTS = (11, 12, 13, 16, 20, 24, 30)
+HUGE_COUNTS = (31, 40, 52)
 #: Message counts with a pool of tree shapes.
-POOLED_COUNTS = range(1, 13)
+POOLED_COUNTS = frozenset((*range(1, 13), *LARGE_COUNTS, *HUGE_COUNTS))
 
 
 SummaryFields = tuple[str, object, tuple[Block, ...] | None]  # text, measured tokens, carriers
@@ -290,20 +296,40 @@ def summary_field_choices() -> st.SearchStrategy[tuple[str, object, tuple[Block,
     return st.sampled_from(summary_pool())
 
 
-def _r_history(r: random.Random) -> tuple[tuple[str, tuple[Block, ...]], ...]:
-    least = r.choice(_LEAST_MESSAGES.elements)
-    longest = r.choice(_LONGEST.elements)
-    n = min(longest, least + int(r.expovariate(1 / 3)))
-    return tuple(r.choice(message_pool()) for _ in range(n))
+#: The history templates (``_r_history``) and their weights: messages from the message pool, or tool cycles
+#: (``sample_tool_turns``); each usually short, sometimes large (``LARGE_COUNTS``) or huge (``HUGE_COUNTS``).
+_TEMPLATES = ("messages",) * 2 + ("tool cycles",)
+_SIZES = ("short",) * 22 + ("large",) * 2 + ("huge",)
+
+History = tuple[tuple[str, tuple[Block, ...]], ...]
+
+
+def _r_history(r: random.Random) -> tuple[bool, History]:
+    """A history, and whether it is plain (short, of pooled messages) rather than tool cycles or large."""
+    size = r.choice(_SIZES)
+    if size == "short":
+        least = r.choice(_LEAST_MESSAGES.elements)
+        longest = r.choice(_LONGEST.elements)
+        n = min(longest, least + int(r.expovariate(1 / 3)))
+    else:
+        n = r.choice(LARGE_COUNTS if size == "large" else HUGE_COUNTS)
+    if r.choice(_TEMPLATES) == "tool cycles":
+        return False, sample_tool_turns(r, max(n, 6))
+    return size == "short", tuple(r.choice(message_pool()) for _ in range(n))
 
 
 @functools.cache
-def history_pool() -> tuple[tuple[tuple[str, tuple[Block, ...]], ...], ...]:
-    return tuple(sorted(pool_of(_r_history, 3000, 19), key=len))
+def history_pool() -> tuple[History, ...]:
+    """The pooled histories: 4,000 samples of ``_r_history``, the plain ones shortest first, with the tool cycles and
+    the large ones spread evenly through them (``spread``)."""
+    r = random.Random(19)
+    samples = [_r_history(r) for _ in range(4000)]
+    plain = tuple(sorted((h for ok, h in samples if ok), key=len))
+    return spread(plain, tuple(h for ok, h in samples if not ok))
 
 
 @functools.cache
-def history_choices() -> st.SearchStrategy[tuple[tuple[str, tuple[Block, ...]], ...]]:
+def history_choices() -> st.SearchStrategy[History]:
     """A whole history (participant and content per message) in one choice, from a pool shortest first (see
     ``tree_choices`` for why not a list of messages)."""
     return st.sampled_from(history_pool())

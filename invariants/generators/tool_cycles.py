@@ -8,7 +8,7 @@ from dataclasses import replace
 from hypothesis import strategies as st
 
 from invariants.generators.case import Case, cases
-from invariants.generators.config_mix import configs
+from invariants.generators.config_mix import configs, input_caps, last_ns, live_images, strip_depths
 from invariants.generators.content import participants, prose, stamps, texts
 from invariants.generators.draws import choice
 from invariants.generators.store_shapes import calibrations, draw_summary_tree
@@ -78,13 +78,6 @@ def tool_stores(draw: st.DrawFn, max_messages: int = 10) -> Store:
     messages = tuple(Message(id=i, participant=p, content=c) for i, (p, c) in zip(ids, turns, strict=True))
     summaries = draw_summary_tree(draw, ids)
     return Store(messages=messages, summaries=summaries, calibration=draw(_FINITE_CALIBRATIONS))
-
-
-#: Image and tool-pruning settings: off mostly, tight enough to bite sometimes.
-live_images = choice((4, [0]), (2, [1, 2]), (1, [3, 6]))
-strip_depths = choice((4, [0]), (2, [5, 20, 60]), (1, [200, 1000]))
-input_caps = choice((5, [0]), (1, [1, 3, 10]))
-last_ns = choice((5, [None]), (1, [0, 1, 2]), (1, [(("read", 1),), (("grep", 0), ("read", 3))]))
 
 
 _TOOL_HEADS = choice((2, [0]), (3, [5, 13, 21, 34, 55, 89]))

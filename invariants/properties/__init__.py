@@ -1,6 +1,6 @@
 """The invariants (docs/model.md, Invariants) as functions ``(store, config, budget, variant) -> [Violation]``,
 one module per group: ``prices``, ``refusals``, ``bad_numbers``, ``repeatability``, ``what_is_sent``,
-``tool_pairs``, with ``running`` (outcomes), ``reference_switches`` and the ``catalogue`` that runs them.
+``tool_pairs``, with ``running`` (outcomes) and the ``catalogue`` that runs them.
 
 Each invariant compiles with a fresh ``HierarchicalStrategy(config, variant)`` (a variant name, looked
 up at call time, or a frozenset of defects) and judges the outcome against what it recomputes itself
@@ -17,9 +17,7 @@ from __future__ import annotations
 from invariants.properties.bad_numbers import bad_values, bad_values_invariant
 from invariants.properties.catalogue import CHEAP_FIRST, INVARIANTS, Property, assert_holds, check, variant_name
 from invariants.properties.prices import exact_budget, never_over, nothing_lost, sent_ids, stats_total
-from invariants.properties.reference_switches import bounds_of, defects_of, rules_for, switches_for
 from invariants.properties.refusals import (
-    PRICE_DEFECTS,
     diagnostics,
     diagnostics_full,
     head_end,
@@ -29,7 +27,7 @@ from invariants.properties.refusals import (
     refused_prefix,
     sent_head_total,
 )
-from invariants.properties.repeatability import determinism, history_store
+from invariants.properties.repeatability import determinism, history_store, store_unchanged
 from invariants.properties.running import (
     REFUSALS,
     SHARED_COMPILES,
@@ -52,7 +50,6 @@ from invariants.properties.what_is_sent import (
     rendering,
     selection_rule,
     tail_suffix,
-    trimmed_end,
 )
 
 #: The name the shared compiles had before the split (``tests/shapes.py`` scopes them with it).
@@ -61,7 +58,6 @@ _SHARED = SHARED_COMPILES
 __all__ = [
     "CHEAP_FIRST",
     "INVARIANTS",
-    "PRICE_DEFECTS",
     "REFUSALS",
     "SHARED_COMPILES",
     "UNLIMITED",
@@ -75,12 +71,10 @@ __all__ = [
     "attempt",
     "bad_values",
     "bad_values_invariant",
-    "bounds_of",
     "check",
     "chronological",
     "compile_once",
     "crash",
-    "defects_of",
     "determinism",
     "diagnostics",
     "diagnostics_full",
@@ -99,14 +93,12 @@ __all__ = [
     "refusal_site",
     "refused_prefix",
     "rendering",
-    "rules_for",
     "selection_rule",
     "sent_head_total",
     "sent_ids",
     "stats_total",
-    "switches_for",
+    "store_unchanged",
     "tail_suffix",
-    "trimmed_end",
     "variant_name",
     "well_formed",
 ]

@@ -1,4 +1,4 @@
-"""The catalogue of the fourteen invariants by name, the order ``check`` judges them in, and running them
+"""The catalogue of the fifteen invariants by name, the order ``check`` judges them in, and running them
 over one case (compiles shared between the invariants of one ``check`` call)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from collections.abc import Callable
 from invariants.properties.bad_numbers import bad_values_invariant
 from invariants.properties.prices import exact_budget, never_over, nothing_lost, stats_total
 from invariants.properties.refusals import diagnostics, diagnostics_full
-from invariants.properties.repeatability import determinism
+from invariants.properties.repeatability import determinism, store_unchanged
 from invariants.properties.running import SHARED_COMPILES, InvariantViolation, Variant, Violation
 from invariants.properties.tool_pairs import well_formed
 from invariants.properties.what_is_sent import chronological, exactly_once, rendering, selection_rule, tail_suffix
@@ -31,6 +31,7 @@ INVARIANTS: dict[str, Property] = {
     "chronological": chronological,
     "tail-suffix": tail_suffix,
     "diagnostics-full": diagnostics_full,
+    "store-unchanged": store_unchanged,
 }
 
 
@@ -50,6 +51,7 @@ CHEAP_FIRST = (
     "diagnostics-full",
     "exact-budget",
     "determinism",
+    "store-unchanged",
 )
 
 

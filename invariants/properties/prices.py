@@ -37,17 +37,34 @@ def stats_total(
     if total == price:
         return []
     s = out.result.stats
-    buckets = (
+    charged = (
         f"head {s.head.tokens}, middle_raw {s.middle_raw.tokens}, tail {s.tail.tokens}, "
         f"combined {s.combined.tokens}, l1 {s.l1.tokens}, l2 {s.l2.tokens}, l3 {s.l3.tokens}"
     )
     return [
         Violation(
             name,
-            f"the stats' total is {total} tokens but the reference price of the "
-            f"{len(out.entries)} entries sent is {price} ({buckets})",
+            f"the stats' total is {total} tokens (charged by bucket: {charged}) but the reference price of the "
+            f"{len(out.entries)} entries sent is {price} (by entry: {entry_prices(out.entries, store, config)})",
         )
     ]
+
+
+def _label(e: Entry) -> str:
+    if e.kind == "raw":
+        return f"raw {e.message_id}"
+    if e.kind == "answer":
+        return f"answer {'+'.join(e.summary_ids)}"
+    return e.kind
+
+
+def entry_prices(entries: tuple[Entry, ...], store: Store, config: Config, shown: int = 8) -> str:
+    """Each entry's reference price, in order (after ``shown`` of them, the rest as one sum)."""
+    prices = [reference_price([e], store, config) for e in entries]
+    parts = [f"{_label(e)} {p}" for e, p in zip(entries[:shown], prices, strict=False)]
+    if len(entries) > shown:
+        parts.append(f"{len(entries) - shown} more {sum(prices[shown:], 0)}")
+    return ", ".join(parts) or "none"
 
 
 # ----------------------------------------------------------------------------- 2. exact budget

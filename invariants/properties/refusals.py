@@ -3,7 +3,7 @@ is the head (``diagnostics``), and every field recomputed from the reference lay
 
 from __future__ import annotations
 
-from invariants.properties.reference_switches import defects_of, rules_for, switches_for
+from invariants.properties.line_rules import rules_for, switches_for
 from invariants.properties.running import (
     UNLIMITED,
     Outcome,
@@ -20,7 +20,6 @@ from reference.price import reference_price
 from reference.rendering import finish, layout
 from reference.selection import select as reference_select
 from strategies.cap import truncate
-from strategies.defects import Defect
 from strategies.errors import OverBudgetError
 
 # ----------------------------------------------------------------------------- 5. diagnostics
@@ -155,28 +154,6 @@ def diagnostics(
 # ----------------------------------------------------------------------------- diagnostics-full
 
 
-#: Named defects that make a refusal's prices differ from the reference price (the price checks skip them).
-PRICE_DEFECTS = frozenset(
-    {
-        Defect.RAW_CAP_PLUS_50,
-        Defect.STAMPS_VERBATIM,
-        Defect.QUESTION_PRICED_AS_LABEL,
-        Defect.ANSWER_PRICED_UNCAPPED,
-        Defect.ENVELOPE_ABSORBED,
-        Defect.COMBINED_NO_FLOOR,
-        Defect.VIEW_NEVER_BOUND,
-        Defect.EMPTY_CARRIERS_FLOOR,
-        Defect.FLOOR_UNHELD,
-        Defect.UNCHECKED_BAD_VALUES,
-        Defect.COMBINED_UNCHECKED,
-        Defect.MEMO_SURVIVES_INITIALIZE,
-        Defect.TOOL_PASSES_UNPRICED,
-        Defect.TAIL_PRICED_PRE_STRIP,
-        Defect.IMAGE_COUNT_STORE_WIDE,
-    }
-)
-
-
 def refusal_site(err: OverBudgetError, items: list) -> int | None:
     """The index of the refused item in the reference layout (None when it has no such item)."""
     refused = tuple(err.refused)
@@ -192,13 +169,11 @@ def diagnostics_full(
 ) -> list[Violation]:
     """Every field of a refusal recomputed from the reference layout: site, counts, unit, level, tokens, budgets."""
     err, d = out.error, out.error.diagnostics
-    defects = defects_of(variant)
     ref = reference_select(store, config, budget, rules_for(variant))
     raw = [*range(ref.head_end), *ref.middle_raw, *range(ref.middle_end, len(store.messages))]
     switches = switches_for(variant)
-    items = finish(
-        store, config, layout(store, config, raw, ref.selected, (ref.head_end, ref.middle_end), switches), switches
-    )
+    planned = layout(store, config, raw, ref.selected, (ref.head_end, ref.middle_end), switches)
+    items = finish(store, config, planned, switches)
     at = refusal_site(err, items)
     if at is None:
         return [
@@ -233,22 +208,18 @@ def diagnostics_full(
     expect("reserve_for_response", d.reserve_for_response, budget.reserve_for_response)
     expect("input_budget", d.input_budget, budget.input_budget)
     expect("budget", err.budget, grace_limit(budget, config))
-    if not defects & PRICE_DEFECTS:
-        before = [e for it in items[:at] for e in it.entries]
-        actual = reference_price([*before, *item.entries], store, config)
-        expect("actual", err.actual, actual)
-        if reference_price(before, store, config) > err.budget:
-            found.append(f"the items before {err.item} are already priced over the grace limit {err.budget}")
-        head = reference_price([e for it in items[: ref.head_end] for e in it.entries], store, config)
-        if head_site:
-            expect("head_tokens", d.head_tokens, actual)
-            expect("middle_tokens", d.middle_tokens, 0)
-        elif Defect.HEAD_AS_MIDDLE in defects:
-            expect("head_tokens", d.head_tokens, 0)
-            expect("middle_tokens", d.middle_tokens, actual)
-        else:
-            expect("head_tokens", d.head_tokens, head)
-            expect("middle_tokens", d.middle_tokens, actual - head)
+    before = [e for it in items[:at] for e in it.entries]
+    actual = reference_price([*before, *item.entries], store, config)
+    expect("actual", err.actual, actual)
+    if reference_price(before, store, config) > err.budget:
+        found.append(f"the items before {err.item} are already priced over the grace limit {err.budget}")
+    head = reference_price([e for it in items[: ref.head_end] for e in it.entries], store, config)
+    if head_site:
+        expect("head_tokens", d.head_tokens, actual)
+        expect("middle_tokens", d.middle_tokens, 0)
+    else:
+        expect("head_tokens", d.head_tokens, head)
+        expect("middle_tokens", d.middle_tokens, actual - head)
     if not found:
         return []
     return [Violation(name, f"at the {site} refusal of {err.item}: " + "; ".join(found))]

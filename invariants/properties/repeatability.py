@@ -1,5 +1,6 @@
 """The determinism invariant (docs/model.md, Invariants): same inputs, same outcome, whether fresh,
-repeated, after a dry run or after another store with the same summary ids and tokens."""
+repeated, after a dry run or after another store with the same summary ids and tokens; and
+``store-unchanged``: two compiles in a row send the same bytes and leave the store as it was."""
 
 from __future__ import annotations
 
@@ -108,6 +109,31 @@ def determinism(store: Store, config: Config, budget: Budget, variant: Variant) 
                 f"a strategy that first compiled another store with the same summary ids and "
                 f"tokens gives another outcome after initialize: fresh, it {first.describe()}; "
                 f"after the other store, it {later.describe()}",
+            )
+        )
+    return found
+
+
+def store_unchanged(store: Store, config: Config, budget: Budget, variant: Variant) -> list[Violation]:
+    """Two compiles in a row on one strategy send the same bytes (or refuse alike) and leave its store as it was."""
+    name = "store-unchanged"
+    strategy = HierarchicalStrategy(config, variant)
+    strategy.initialize(store)
+    first = attempt(strategy, budget)
+    if first.crashed:
+        return [crash(name, first)]
+    found: list[Violation] = []
+    held = strategy.store
+    if held is None or held.messages != store.messages:
+        changed = [m.id for m, h in zip(store.messages, held.messages if held else (), strict=False) if m != h]
+        found.append(Violation(name, f"a compile that {first.describe()} rewrote the stored messages {changed}"))
+    second = attempt(strategy, budget)
+    if second.signature() != first.signature():
+        found.append(
+            Violation(
+                name,
+                f"the second of two compiles in a row differs from the first: the first {first.describe()}; "
+                f"the second {second.describe()}",
             )
         )
     return found

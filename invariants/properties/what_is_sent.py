@@ -3,9 +3,9 @@ chronological and tail-suffix, each judged against the reference selection and r
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
-from invariants.properties.reference_switches import bounds_of, defects_of, rules_for, switches_for
+from invariants.properties.line_rules import rules_for, switches_for
 from invariants.properties.running import (
     Outcome,
     Variant,
@@ -16,11 +16,11 @@ from invariants.properties.running import (
     first_difference,
     judges_what_is_sent,
 )
-from reference.model import Budget, Config, Entry, Store, ToolResult, ToolUse
+from reference.model import Budget, Config, Entry, Store
 from reference.rendering import Selection as RenderedSelection
 from reference.rendering import render
+from reference.selection import bounds
 from reference.selection import select as reference_select
-from strategies.defects import Defect
 from strategies.errors import UncoveredDropError
 
 
@@ -81,11 +81,10 @@ def exactly_once(
     The contract's one exception: a head or tail message that is a leaf of a summary straddling the
     middle and that window is sent raw and through the summary.
     """
-    head_end, middle_end = bounds_of(store, config, variant)
+    head_end, middle_end = bounds(store, config, rules_for(variant))
     raw_count: dict[int, int] = {}
     held_count: dict[int, int] = {}
-    outside = _outside_middle(store, config, variant)
-    held_ids = [sid for e in out.entries if e.kind == "answer" and not outside(e) for sid in e.summary_ids]
+    held_ids = [sid for e in out.entries if e.kind == "answer" for sid in e.summary_ids]
     straddling = {
         store.index(m)
         for sid in held_ids
@@ -119,22 +118,15 @@ def exactly_once(
     ]
 
 
-def _outside_middle(store: Store, config: Config, variant: Variant) -> Callable[[Entry], bool]:
-    """With DEEP_WINDOW_CANDIDATES (named): an answer holding a summary with no leaf in the middle is excused."""
-    head_end, middle_end = bounds_of(store, config, variant)
-    deep = Defect.DEEP_WINDOW_CANDIDATES in defects_of(variant)
-
-    def no_middle_leaf(sid: str) -> bool:
-        return not any(head_end <= store.index(m) < middle_end for m in store.leaves(sid))
-
-    return lambda e: deep and e.kind == "answer" and any(no_middle_leaf(sid) for sid in e.summary_ids)
-
-
 def _combined_as_one(
-    store: Store, config: Config, variant: Variant, entries: tuple[Entry, ...], units: list[tuple[int, frozenset[int]]]
+    store: Store,
+    config: Config,
+    variant: Variant,
+    entries: tuple[Entry, ...],
+    units: list[tuple[int, frozenset[int]]],
 ) -> list[tuple[int, frozenset[int]]] | Violation:
     """Combined mode sends the pair, then the middle's raw messages: together they stand for the middle."""
-    head_end, middle_end = bounds_of(store, config, variant)
+    head_end, middle_end = bounds(store, config, rules_for(variant))
     answer = next((k for k, e in enumerate(entries) if e.kind == "answer"), None)
     if answer is None:
         return units
@@ -171,11 +163,8 @@ def chronological(
             return [units]
     seen: set[int] = set()
     latest = -1
-    outside = _outside_middle(store, config, variant)
-    head_end, _ = bounds_of(store, config, variant)
+    head_end, _ = bounds(store, config, rules_for(variant))
     for k, stands_for in units:
-        if outside(out.entries[k]):
-            continue
         new = stands_for - seen
         if new and min(new) <= latest:
             return [
@@ -189,28 +178,11 @@ def chronological(
         latest = min(new) if new else latest
         if config.positioned_recall_pairs and out.entries[k].kind == "answer" and min(stands_for, default=0) < head_end:
             latest = min(latest, head_end - 1)  # a pair straddling the head stands first in the middle
-    if Defect.COMBINED_SELECTION_ORDER in defects_of(variant):
-        return []
     for k, e in enumerate(out.entries):
         firsts = [store.index(store.summary(sid).source_range[0]) for sid in e.summary_ids]
         if firsts != sorted(firsts):
             return [Violation(name, f"the answer at entry {k} holds {list(e.summary_ids)} out of chronological order")]
     return []
-
-
-def trimmed_end(store: Store, middle_end: int, variant: Variant) -> int:
-    """Where the sent tail ends: the last message, or, with TRIM_DROPS_TRAILING_TOOL_USE (named), before the
-    newest run of tail messages that hold a tool_use and no tool_result (the trim pops them)."""
-    end = len(store.messages)
-    if Defect.TRIM_DROPS_TRAILING_TOOL_USE not in defects_of(variant):
-        return end
-    while (
-        end > middle_end
-        and any(isinstance(b, ToolUse) for b in store.messages[end - 1].content)
-        and not any(isinstance(b, ToolResult) for b in store.messages[end - 1].content)
-    ):
-        end -= 1
-    return end
 
 
 def tail_suffix(store: Store, config: Config, budget: Budget, variant: Variant) -> list[Violation]:
@@ -220,14 +192,14 @@ def tail_suffix(store: Store, config: Config, budget: Budget, variant: Variant) 
     if out.crashed:
         return [crash(name, out)]
     n = len(store.messages)
-    _, middle_end = bounds_of(store, config, variant)
+    _, middle_end = bounds(store, config, rules_for(variant))
     if out.sent:
         tail = sorted(
             store.index(e.message_id)
             for e in out.entries
             if e.kind == "raw" and store.index(e.message_id) >= middle_end
         )
-        if tail != list(range(middle_end, trimmed_end(store, middle_end, variant))):
+        if tail != list(range(middle_end, n)):
             return [
                 Violation(
                     name,

@@ -76,6 +76,11 @@ SUBCOMMANDS: dict[str, Subcommand] = {
             "reports.cli.defects",
         ),
         _command(
+            "variants",
+            "list every variant: the TypeScript line and commits it models, its defects, where each part was read",
+            "reports.cli.variants",
+        ),
+        _command(
             "compare",
             "compile a corpus on two variants and classify every cell as the seed does",
             "reports.cli.compare",

@@ -19,6 +19,7 @@ from reports.campaign.journal import fingerprint
 from reports.campaign.named_mutants import named_mutants
 from reports.campaign.records import BASELINE
 from reports.campaign.settings import Settings
+from reports.cli.defect_report import run_report
 from reports.cli.terminal import format_table
 from strategies.defects import VARIANTS, Defect
 
@@ -96,6 +97,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--tests", action="store_true", help="list every covering test, not only the count")
     parser.add_argument("--json", action="store_true", help="print the table as JSON")
+    parser.add_argument(
+        "--report",
+        metavar="NAME",
+        help="write a markdown bug report for the TypeScript defect NAME (or all of them) instead of the table",
+    )
+    parser.add_argument("--out", type=Path, metavar="DIR", help="with --report: write NAME.md files into DIR")
 
 
 def status_line(fp: str | None, journal_dir: Path) -> str:
@@ -121,6 +128,8 @@ def row_json(r: DefectRow) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace, stdout: TextIO) -> int:
+    if args.report is not None or args.out is not None:
+        return run_report(args.report, args.out, stdout)
     journal, fp = read_journal(args.journal)
     rows = defect_rows(journal)
     status = status_line(fp, args.journal)

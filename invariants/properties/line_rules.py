@@ -1,0 +1,38 @@
+"""The contract each variant is judged by: the reference's rules for its TypeScript line's behaviours.
+
+A line behaviour (``strategies.defects.Behaviour``: the byte wall, the dropped-image placeholder, the
+hysteresis watermark, raw forms) is what a newer line does by design, so the reference follows it; a defect
+never changes the rules, so every invariant sees every defect (docs/model.md, Invariants).
+"""
+
+from __future__ import annotations
+
+from invariants.properties.running import Variant
+from reference.images import DROPPED, PLACEHOLDER, ImageRules
+from reference.rendering import Switches
+from reference.selection import Rules
+from strategies.defects import Behaviour, resolve_variant
+
+
+def image_rules_for(variant: Variant) -> ImageRules:
+    """The reference's image rules for a variant's line behaviours."""
+    d = resolve_variant(variant)
+    return ImageRules(
+        placeholder=DROPPED if d.on(Behaviour.IMAGE_PLACEHOLDER_DROPPED) else PLACEHOLDER,
+        byte_wall=d.on(Behaviour.LIVE_IMAGE_BYTE_WALL),
+        first_block_first=d.on(Behaviour.IMAGES_FIRST_BLOCK_FIRST),
+        hysteresis=d.on(Behaviour.IMAGE_STRIP_HYSTERESIS),
+    )
+
+
+def rules_for(variant: Variant) -> Rules:
+    """The reference selection's rules for a variant: the contract's, with its line's image rules."""
+    return Rules(images=image_rules_for(variant))
+
+
+def switches_for(variant: Variant) -> Switches:
+    """The reference rendering's switches for a variant: the contract's, with its line's behaviours."""
+    return Switches(
+        images=image_rules_for(variant),
+        release_raw_forms=resolve_variant(variant).on(Behaviour.RAW_FORMS_RELEASED),
+    )

@@ -1,0 +1,304 @@
+"""``cmharness defects --report NAME|all``: a markdown bug report a TypeScript maintainer can file as it is.
+
+The words come from ``strategies.upstream`` (title, where the defect is present, what a correct compile
+does); the numbers come from compiling the defect's scenario file on every variant that carries it
+and on ``sound``: the outcome, the stats total (what the TypeScript prices), the estimator's price of
+what is sent, the bytes sent, and the invariants broken. The store is printed with the TypeScript's
+camelCase field names.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+from invariants.reproduce import Observed, observe
+from reference.estimator import content_tokens
+from reference.model import Entry
+from reference.names import closest, did_you_mean
+from reference.numerics import Number, js_number_string
+from reference.price import reference_price
+from reference.scenario import Scenario, dump_content, dump_scenario, load_scenario
+from reports.errors import UsageError
+from reports.exit_codes import Exit
+from strategies import HierarchicalStrategy
+from strategies.defects import VARIANTS, Defect
+from strategies.pricing import grace_limit
+from strategies.provenance import MODELS, VERSIONS
+from strategies.upstream import BUGS, UpstreamBug, typescript_bugs
+
+ROOT = Path(__file__).resolve().parents[2]
+SOUND = "sound"
+
+
+class ReportError(ValueError):
+    """A report that cannot be written: an unknown defect name, or one with no upstream report."""
+
+
+@dataclass(frozen=True)
+class Run:
+    """What one variant does with the scenario, in the report's terms (None where it refuses)."""
+
+    variant: str
+    observed: Observed
+    entries: tuple[Entry, ...] | None
+    priced: Number | None
+    cost: Number | None
+    sent_bytes: int | None
+
+    @property
+    def outcome(self) -> str:
+        o = self.observed
+        if o.sends is not None:
+            return f"sends {o.sends.entries} entries"
+        if o.refuses is not None:
+            return f"refuses ({o.refuses.error})"
+        return o.outcome
+
+
+@dataclass(frozen=True)
+class Facts:
+    """The computed part of a report: the scenario, each variant's run, and the grace limit."""
+
+    scenario: Scenario
+    runs: tuple[Run, ...]
+    limit: Number
+    alone: Run  # the defect alone, switched on in sound
+
+    @property
+    def sound(self) -> Run:
+        return next(r for r in self.runs if r.variant == SOUND)
+
+    @property
+    def carriers(self) -> tuple[Run, ...]:
+        return tuple(r for r in self.runs if r.variant != SOUND)
+
+
+def find_bug(name: str) -> UpstreamBug:
+    """The report for a defect name (any case, ``-`` or ``_``); a one-line error suggests the closest."""
+    key = name.strip().upper().replace("-", "_")
+    if key in Defect.__members__ and Defect[key] in BUGS:
+        return BUGS[Defect[key]]
+    known = [b.defect.name for b in typescript_bugs()]
+    if key in Defect.__members__:
+        raise ReportError(f"{name!r} is not a TypeScript defect; reports exist for: {', '.join(known)}")
+    hint = did_you_mean(closest(key, known, n=3, cutoff=0.5)) or "; `cmharness defects` lists them"
+    raise ReportError(f"no defect named {name!r}{hint}")
+
+
+def _run(scenario: Scenario, variant: str | frozenset[Defect], name: str = "") -> Run:
+    observed = observe(scenario, variant)  # type: ignore[arg-type]
+    entries = priced = cost = size = None
+    if observed.sends is not None:
+        strategy = HierarchicalStrategy(scenario.config, variant)
+        strategy.initialize(scenario.store)
+        result = strategy.compile(scenario.budget, dry_run=True)
+        entries = tuple(result.entries)
+        priced = result.stats.total.tokens
+        cost = reference_price(entries, scenario.store, scenario.config)
+        size = len(json.dumps([dump_content(e.content, camel=True) for e in entries]).encode("utf-8"))
+    return Run(name or str(variant), observed, entries, priced, cost, size)
+
+
+def facts(bug: UpstreamBug) -> Facts:
+    """Compile the bug's scenario on each variant that carries the defect, on sound, and the defect alone."""
+    scenario = load_scenario(ROOT / bug.scenario_path)
+    carriers = [v for v, ds in VARIANTS.items() if bug.defect in ds]
+    runs = tuple(_run(scenario, v) for v in [*carriers, SOUND])
+    alone = _run(scenario, frozenset({bug.defect}), f"sound+{bug.defect.name}")
+    b = scenario.budget
+    return Facts(scenario, runs, grace_limit(b.max_tokens - b.reserve_for_response, scenario.config), alone)
+
+
+# ----------------------------------------------------------------------------- rendering
+
+
+def _n(x: Number | None) -> str:
+    return "—" if x is None else js_number_string(x)
+
+
+def _tokens(n: str) -> str:
+    return f"{n} token" if n == "1" else f"{n} tokens"
+
+
+def _diff(a: Number | None, b: Number | None) -> str:
+    if a is None or b is None or not (math.isfinite(a) and math.isfinite(b)):
+        return "—"
+    d = a - b
+    return f"{'+' if d > 0 else ''}{js_number_string(d)}"
+
+
+def _entry_line(e: Entry, scenario: Scenario) -> str:
+    what = e.message_id or ", ".join(e.summary_ids) or e.kind
+    text = json.dumps(dump_content(e.content, camel=True), ensure_ascii=False)
+    if len(text) > 110:
+        text = text[:107] + "..."
+    price = content_tokens(e.content, scenario.store)
+    return f"- {e.kind} `{what}` ({e.participant}, {_n(price)} tokens): `{text}`"
+
+
+def _changed_entries(run: Run, sound: Run, scenario: Scenario) -> list[str]:
+    """The entries one variant sends that sound does not, and the other way round."""
+    if run.entries is None or sound.entries is None:
+        return []
+    a, b = [repr(e) for e in run.entries], [repr(e) for e in sound.entries]
+    out: list[str] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        out += [f"{_entry_line(e, scenario)} — only in {run.variant}" for e in run.entries[i1:i2]]
+        out += [f"{_entry_line(e, scenario)} — only in sound" for e in sound.entries[j1:j2]]
+    return out
+
+
+def _affected(bug: UpstreamBug) -> list[str]:
+    lines = ["| line | version read | function | offset | checked |", "|---|---|---|---|---|"]
+    for p in bug.present:
+        v = VERSIONS[p.version]
+        checked = "read for this report" if p.read else "present per the research notes"
+        lines.append(f"| {v.line} | {v.where} | {p.function} | {p.at or '—'} | {checked} |")
+    files = sorted({VERSIONS[p.version].file for p in bug.present})
+    return [*lines, "", f"File: {', '.join(f'`{f}`' for f in files)}. How sure: {bug.sure}."]
+
+
+def _numbers(f: Facts) -> list[str]:
+    sound = f.sound
+    runs = [*f.carriers, f.alone, sound]
+    heads = [f"`{r.variant}` (the TypeScript)" for r in f.carriers] + [f"`{f.alone.variant}` (this defect alone)"]
+    lines = [
+        f"Budget: {_n(f.scenario.budget.max_tokens)} tokens, reserve {_n(f.scenario.budget.reserve_for_response)}, "
+        f"grace limit {_n(f.limit)}. Each column is the scenario compiled (a dry run of a fresh strategy): "
+        + "; ".join(f"`{r.variant}` models {MODELS[r.variant].summary}" for r in f.carriers)
+        + f"; `{f.alone.variant}` is the correct compile with only this defect; `sound` is what the compile "
+        "should do. The difference is the first column less `sound`.",
+        "",
+        "| | " + " | ".join(heads) + " | `sound` | difference |",
+        "|---|" + "---|" * (len(heads) + 2),
+    ]
+    first = f.carriers[0]
+
+    def row(label: str, cells: Sequence[str], diff: str) -> None:
+        lines.append(f"| {label} | " + " | ".join(cells) + f" | {diff} |")
+
+    row("outcome", [r.outcome for r in runs], "same" if first.outcome == sound.outcome else "differs")
+    row("priced (stats total)", [_n(r.priced) for r in runs], _diff(first.priced, sound.priced))
+    row("estimator's price of what is sent", [_n(r.cost) for r in runs], _diff(first.cost, sound.cost))
+    row("bytes sent (content as JSON)", [_n(r.sent_bytes) for r in runs], _diff(first.sent_bytes, sound.sent_bytes))
+    row("invariants broken", [", ".join(r.observed.breaks) or "none" for r in runs], "")
+    out = [*lines, ""]
+    if first.priced is not None and first.cost is not None and first.priced != first.cost:
+        gap = _diff(first.cost, first.priced).lstrip("+-")
+        unseen = (
+            f"{_tokens(gap)} the budget never saw" if first.cost > first.priced else f"{_tokens(gap)} charged, not sent"
+        )
+        out.append(
+            f"`{first.variant}` prices its context at {_n(first.priced)} tokens but sends {_n(first.cost)}: {unseen}."
+        )
+    budget = f.scenario.budget.max_tokens - f.scenario.budget.reserve_for_response
+    if first.cost is not None and math.isfinite(f.limit) and first.cost > f.limit:
+        out.append(
+            f"What `{first.variant}` sends is {_tokens(_diff(first.cost, f.limit).lstrip('+'))} over the grace limit."
+        )
+    elif first.cost is not None and math.isnan(f.limit) and math.isfinite(budget) and first.cost > budget:
+        over = _diff(first.cost, budget).lstrip("+")
+        out.append(
+            f"The grace limit is NaN, so no check refuses: what `{first.variant}` sends is {_tokens(over)} "
+            "over the budget."
+        )
+    if first.observed.sends is not None and sound.observed.refuses is not None:
+        out.append(f"`sound` refuses: {sound.observed.outcome.removeprefix('refuses: ')}")
+    if first.observed.refuses is not None and sound.observed.sends is not None:
+        out.append(f"`{first.variant}` refuses where `sound` sends: {first.observed.outcome.removeprefix('refuses: ')}")
+    changed = _changed_entries(first, sound, f.scenario)
+    if changed:
+        out += ["", f"Entries that differ between `{first.variant}` and `sound`:", "", *changed]
+    elif first.entries is not None and sound.entries is None:
+        out += ["", f"What `{first.variant}` sends:", "", *(_entry_line(e, f.scenario) for e in first.entries)]
+    notes = [str(v) for v in f.alone.observed.violations or ()]
+    if notes:
+        out += ["", "What the invariants say of this defect alone (switched on in `sound`):", ""]
+        out += [f"- {n}" for n in notes]
+    return out
+
+
+def render(bug: UpstreamBug, f: Facts) -> str:
+    """The whole report as markdown."""
+    d = bug.defect
+    store = dump_scenario(f.scenario, camel=True)
+    fixture = {k: store[k] for k in ("store", "config", "budget")}
+    carriers = ", ".join(f"`{r.variant}`" for r in f.carriers)
+    green = ", ".join(f.sound.observed.breaks) or "every invariant holds"
+    red = "; ".join(f"`{r.variant}` breaks {', '.join(r.observed.breaks) or 'nothing'}" for r in f.carriers)
+    lines = [
+        f"# {bug.title}",
+        "",
+        f"In short: {d.description}.",
+        "",
+        "## Where",
+        "",
+        *_affected(bug),
+    ]
+    if bug.upstream_says:
+        lines += ["", "## What upstream says", "", bug.upstream_says]
+    lines += [
+        "",
+        "## A minimal store",
+        "",
+        "The store, the strategy config and the budget, with the TypeScript's field names. Blocks carry "
+        "the fields the compile reads (an image is priced by `tokenEstimate`, 1600 when it is null); a "
+        "test adds the transport fields (an image's `source`). A summary's `tokens` is its measured size.",
+        "",
+        "```json",
+        json.dumps(fixture, indent=2, ensure_ascii=False),
+        "```",
+        "",
+        "## What it does, and what it should do",
+        "",
+        *_numbers(f),
+        "",
+        f"Expected: {bug.should}",
+        "",
+        "## The scenario that pins it",
+        "",
+        f"`{bug.scenario_path}`: `cmharness reproduce {bug.scenario_path}` checks it. "
+        f"{f.scenario.description or ''} "
+        f"Red on the variants that model the TypeScript ({red}); green on `sound` ({green}). "
+        f"The defect alone, switched on in `sound` (`sound+{d.name}`), breaks "
+        f"{', '.join(f.alone.observed.breaks) or 'no invariant by itself (the variants above show it)'}.",
+        "",
+        f"(Found by cmharness, a model of the hierarchical compile; defect `{d.name}`, carried by {carriers}.)",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def report(name: str) -> str:
+    """The markdown report for one defect name."""
+    bug = find_bug(name)
+    return render(bug, facts(bug))
+
+
+def run_report(name: str | None, out: Path | None, stdout: TextIO) -> int:
+    """``--report NAME|all [--out DIR]``: the report(s) on stdout, or written into DIR (one line each)."""
+    if name is None:
+        raise UsageError("--out needs --report NAME (or --report all)")
+    try:
+        bugs = typescript_bugs() if name.strip().lower() == "all" else (find_bug(name),)
+    except ReportError as err:
+        raise UsageError(str(err)) from err
+    if out is None:
+        stdout.write("\n---\n\n".join(render(b, facts(b)) for b in bugs))
+        return Exit.OK
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        for bug in bugs:
+            path = out / f"{bug.slug}.md"
+            path.write_text(render(bug, facts(bug)), encoding="utf-8")
+            stdout.write(f"wrote {path}\n")
+    except OSError as err:
+        raise UsageError(f"{out}: cannot write: {err.strerror or err}") from err
+    return Exit.OK

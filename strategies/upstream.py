@@ -1,0 +1,258 @@
+"""The defects the TypeScript still has, as data for an upstream bug report (``cmharness defects --report``).
+
+One ``UpstreamBug`` per defect whose source is the TypeScript (and the #305/#307 defects, which the
+TypeScript has too): its title, what a correct compile does, the scenario file that pins it, and
+where it is present: each branch tip, the function and the offset it was found at, and whether it
+was read for the report or is taken from the research notes. The numbers of a report (what is sent,
+priced or refused) are not here: ``reports`` computes them by compiling the scenario.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from itertools import zip_longest
+
+from strategies.defects import Defect
+from strategies.provenance import VERSIONS
+
+#: The branch tips a report is checked against (keys of ``VERSIONS``); none merges another.
+TIPS: tuple[str, ...] = ("AB-H", "AB-R", "AB-BODY", "AB-B", "AB")
+
+SCENARIO_DIR = "tests/scenarios/typescript-bugs"
+
+
+@dataclass(frozen=True)
+class Presence:
+    """The defect in one version: the function, roughly where, and whether it was read for the report."""
+
+    version: str
+    function: str
+    at: str = ""
+    read: bool = False
+
+    def __post_init__(self) -> None:
+        if self.version not in VERSIONS:
+            raise ValueError(f"presence in {self.function}: unknown version {self.version!r}")
+
+
+@dataclass(frozen=True)
+class UpstreamBug:
+    """What a maintainer needs to file one defect upstream, less the numbers (computed per run)."""
+
+    defect: Defect
+    title: str
+    should: str
+    present: tuple[Presence, ...]
+    scenario: str = ""
+    upstream_says: str = ""
+    sure: str = "certain: the code path was read and the scenario reproduces it in the model"
+
+    @property
+    def slug(self) -> str:
+        return self.defect.name.lower().replace("_", "-")
+
+    @property
+    def scenario_path(self) -> str:
+        return self.scenario or f"{SCENARIO_DIR}/{self.slug}.scenario.json"
+
+
+def _at(version: str, function: str, at: str = "", read: bool = False) -> Presence:
+    return Presence(version, function, at, read)
+
+
+def _read(version: str, function: str, at: str) -> Presence:
+    return Presence(version, function, at, True)
+
+
+def _all_tips(function: str, *offsets: str) -> tuple[Presence, ...]:
+    """Present at every tip of ``TIPS``; ``offsets[i]``, when given, is where it was read at ``TIPS[i]``, and a tip
+    without one is taken from the research notes."""
+    return tuple(_at(t, function, at, read=bool(at)) for t, at in zip_longest(TIPS, offsets, fillvalue=""))
+
+
+_D = Defect
+_END = "selectHierarchical (end: tally, assertFullCoverage, postProcessToolEntries)"
+_TAIL = "selectHierarchical (its emitRecentNewestFirst call passes no estimates)"
+_COMBINED = "selectHierarchical (combined pair: rsSummary for every selected summary)"
+_POSITIONED = "selectHierarchical (positioned pairs) and recallPairCost"
+#: Where the end of selectHierarchical and the combined pair were read, tip by tip (TIPS order).
+_END_AT = ("~474.3k", "~474.3k", "~474.5k", "~474.6k", "~475k")
+_COMBINED_AT = ("~470.3k", "~470.5k", "~470.2k", "~471.4k", "~472.4k")
+
+BUGS: Mapping[Defect, UpstreamBug] = {
+    b.defect: b
+    for b in (
+        UpstreamBug(
+            _D.TOOL_PASSES_UNPRICED,
+            "Hierarchical select: tool-pairing stubs and moved results are added after the budget check, unpriced",
+            "Price what the tool passes add and remove before the grace check (or run the passes before the "
+            "tally), so that RenderStats.total and the refusal decision are about the context actually sent.",
+            _all_tips(_END, *_END_AT),
+            upstream_says="The comment before applyImageStripping at the end of selectHierarchical says stats "
+            "are committed after stripping so RenderStats.total reflects the context sent; the tool passes "
+            "run at the same place and their additions reach neither the stats nor the grace check.",
+        ),
+        UpstreamBug(
+            _D.TRIM_DROPS_TRAILING_TOOL_USE,
+            "Hierarchical select: a trailing unanswered tool_use message is dropped after the coverage check",
+            "Answer the open call with the stub result the pairing pass already makes for a missing result "
+            "(and price it), or refuse with UncoveredDropError; never send a context without the newest message.",
+            (
+                _read("AB-H", "trimOrphanedToolUse (inside postProcessToolEntries)", "~523.5k"),
+                _read("AB-H", "assertFullCoverage (its doc comment)", "~222k"),
+                *_all_tips(_END, *_END_AT),
+            ),
+            upstream_says="assertFullCoverage's doc comment puts the tool-pairing, orphan and image passes out "
+            "of its scope on purpose: they make structural edits for the API's shape, not budget loss. The case "
+            "against: the pass removes a whole entry, the agent's newest message with everything in it, which "
+            "is not a shape fix but loss of the turn the agent must act on; the same comment describes the check "
+            "as one on the finished output that does not care how something went missing, yet this loss comes "
+            "after it; and the shape rule can be met without loss: enforceToolPairing already appends stub "
+            "results for calls left open at the end of the list (its own comment says so), but "
+            "trimOrphanedToolUse runs first and pops the entry.",
+            sure="certain that the entry is popped after the check (read); the design intent is upstream's to weigh",
+        ),
+        UpstreamBug(
+            _D.TAIL_PRICED_PRE_STRIP,
+            "Hierarchical select: the recent window is priced before image stripping, so stripped images count whole",
+            "Pass the post-strip estimates to emitRecentNewestFirst from selectHierarchical, as its optional "
+            "parameter allows, so a placeholder is priced as a placeholder.",
+            (
+                _read("AB-H", "emitRecentNewestFirst (optional post-strip estimates)", "~236.9k"),
+                *_all_tips(_TAIL, *_END_AT),
+            ),
+            upstream_says="emitRecentNewestFirst's own comment says eviction must price a message the way "
+            "the stripped render will; this caller never gives it the estimates. On the hysteresis, raw-forms, "
+            "body-instances and provenance tips the head and the raw middle are priced before stripping too "
+            "(both read at the hysteresis tip, the raw middle at the provenance tip); only the membrane line "
+            "prices them after.",
+        ),
+        UpstreamBug(
+            _D.IMAGE_COUNT_STORE_WIDE,
+            "Image stripping counts live images over the whole store when pricing, over the entries when sending",
+            "Count the newest live images over the same list in both places: the entries that will be sent.",
+            (
+                _read("AB", "selectHierarchical (raw middle priced with the post-strip estimates)", "~470.6k, ~473.2k"),
+                _at("AB", "postStripEstimates (whole store) against applyImageStripping (entries sent)"),
+                _at("AB-H", "postStripEstimates against applyImageStripping", "~502-511.5k"),
+                *(_at(t, "postStripEstimates against applyImageStripping") for t in TIPS[1:4]),
+            ),
+            sure="certain on the membrane line, where the raw middle is priced with the post-strip estimates "
+            "(read); on the other tips the two counts differ the same way but the estimates feed only the "
+            "recent window's start (getUnheldRecentWindowStart), which this model does not reproduce",
+        ),
+        UpstreamBug(
+            _D.HEADER_REPLACE_CHAINED,
+            "buildRecallHeader: chained String.replace expands $ patterns and re-substitutes placeholders in ids",
+            "Fill the four placeholders in one pass, inserting each value literally (a replacer function, or "
+            "split/join), so an id or message id holding $&, $', $` or {level} is sent as it is.",
+            _all_tips("buildRecallHeader", "~483.1k", "", "", "", "~484.9k"),
+        ),
+        UpstreamBug(
+            _D.BLANK_SUMMARIES_SELECTED,
+            "Hierarchical select: blank summaries stay candidates; the combined pair sends them as covering",
+            "Leave blank summaries out of the candidates (as Phase 3c's claimer map already does), so their "
+            "messages are claimed by another summary or sent raw.",
+            (
+                _read("AB-H", "getAntiRedundantSummaries (no blank filter)", "~241.6k"),
+                *_all_tips(_COMBINED, *_COMBINED_AT),
+            ),
+            upstream_says="Upstream refuses blank summaries when they are pushed and drops them at load, and "
+            "the positioned branch skips them with a comment that a legacy empty summary may already be in a "
+            "store; the combined branch has no such guard.",
+            sure="certain that the combined branch sends them (read); reaching it needs a blank summary in the "
+            "store, which upstream's load path filters",
+        ),
+        UpstreamBug(
+            _D.QUESTION_PRICED_AS_LABEL,
+            "Positioned recall pairs are priced with the context label, not the header that is sent (#305)",
+            "Price the question as the header buildRecallHeader returns, and key the price memo on the template.",
+            _all_tips(_POSITIONED, "~466.9k, ~443.6k", "~467k", "~467.2k", "~467.3k"),
+            scenario="tests/scenarios/reports/305-question-priced-as-label.scenario.json",
+        ),
+        UpstreamBug(
+            _D.ANSWER_PRICED_UNCAPPED,
+            "Positioned recall answers are sent capped but priced uncapped (#305)",
+            "Price the answer as summaryAnswerContentCapped returns it under maxMessageTokens.",
+            _all_tips(_POSITIONED, "~466.9k, ~443.9k", "~467k", "~467.2k", "~467.3k"),
+            scenario="tests/scenarios/reports/305-answer-priced-uncapped.scenario.json",
+        ),
+        UpstreamBug(
+            _D.ENVELOPE_ABSORBED,
+            "recallPairCost: the recall envelope's tags are not charged when the measured tokens win (#305)",
+            "Add the envelope's own price to the measured tokens when the floor wins.",
+            _all_tips("recallPairCost", "~443.9k"),
+            scenario="tests/scenarios/reports/305-envelope-absorbed.scenario.json",
+        ),
+        UpstreamBug(
+            _D.COVERAGE_COUNTS_LEFT_OUT,
+            "Combined recall pair: summaries the message cap leaves out still count as covering their messages (#307)",
+            "Record as emitted only the summaries the combined answer holds, so assertFullCoverage refuses.",
+            (
+                _read("AB-H", "assertFullCoverage (expands the emitted ids)", "~222.6k"),
+                *_all_tips(_COMBINED, *_COMBINED_AT),
+            ),
+            scenario="tests/scenarios/reports/307-coverage-counts-left-out.scenario.json",
+        ),
+        UpstreamBug(
+            _D.RAW_CAP_PLUS_50,
+            "A raw message under maxMessageTokens is priced min(estimate, cap + 50), not as truncateContent leaves it",
+            "Price the content truncateContent returns (an image or a tool block it keeps whole included).",
+            _all_tips(
+                "selectHierarchical (head, raw middle) and emitRecentNewestFirst",
+                "~450.9k, ~467.6k, ~238.6k",
+                "~468.3k",
+                "~467.9k",
+                "~468.6k",
+                "~470.6k",
+            ),
+        ),
+        UpstreamBug(
+            _D.STAMPS_VERBATIM,
+            "Block tokenEstimate stamps are used verbatim: NaN and negative stamps enter every budget sum",
+            "Use a stamp only when it is a finite number >= 0; otherwise estimate the block as unstamped.",
+            (_at("MS", "computeBlockTokensRaw (any number is a stamp)"),),
+            sure="read in message-store.ts (the stored id cited); not re-read at the newer tips",
+        ),
+        UpstreamBug(
+            _D.COMBINED_STATS_TOKENS,
+            "Combined recall pair: render stats record each summary's measured tokens, not the pair's price",
+            "Record the price the pair was charged (question and answer) in the stats.",
+            _all_tips(_COMBINED, *_COMBINED_AT),
+        ),
+        UpstreamBug(
+            _D.UNCHECKED_BAD_VALUES,
+            "Hierarchical select: NaN or negative budgets, grace ratios and windows are used unchecked",
+            "Refuse a budget, reserve, grace ratio or window that is not a finite number >= 0, naming the field.",
+            _all_tips("selectHierarchical (graceLimit)", "~449.5k"),
+        ),
+        UpstreamBug(
+            _D.EMPTY_CARRIERS_FLOOR,
+            "recallPairCost: an empty responseContent list still floors the answer at the measured tokens",
+            "Floor only when responseContent holds at least one block.",
+            _all_tips("recallPairCost", "~443.9k"),
+        ),
+        UpstreamBug(
+            _D.DEEP_WINDOW_CANDIDATES,
+            "getAntiRedundantSummaries: L2 and L3 summaries over the head or recent window stay candidates",
+            "Apply the window exclusion to every level, so no summary recalls messages that are sent raw.",
+            _all_tips("getAntiRedundantSummaries", "~241.6k"),
+        ),
+        UpstreamBug(
+            _D.DRY_RUN_FILLS_MEMO,
+            "A dry-run select fills the recall-pair price memo",
+            "Leave the memo as it was after a dry run, as every other piece of state is.",
+            (
+                _read("AB-H", "recallPairCost (fills its cache on every call)", "~444.5k"),
+                _at("AB", "recallPairCost"),
+            ),
+            sure="recallPairCost fills its cache on every call (read); where a dry run is told apart was not re-read",
+        ),
+    )
+}
+
+
+def typescript_bugs() -> tuple[UpstreamBug, ...]:
+    """Every report, in the order of ``Defect``."""
+    return tuple(BUGS[d] for d in Defect if d in BUGS)

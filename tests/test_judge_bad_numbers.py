@@ -1,0 +1,74 @@
+"""The bad-values invariant judged (``invariants/properties/bad_numbers.py``): the named defects that let bad values
+through break it alone in ``sound``, and hand-built compiles break each of its limits; sound holds."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import pytest
+
+from invariants import examples as known
+from invariants.generators import Case
+from reference.model import Budget, Config, Store
+from strategies import InvalidConfigError
+from strategies.defects import Defect
+from tests import judge_cases as cases
+from tests.builders import store
+from tests.judge_helpers import broken, judged, tamper
+
+DEFECT_BREAKS = [
+    ("bad-values", Defect.UNCHECKED_BAD_VALUES, cases.NAN_BUDGET, "against a NaN grace limit"),
+    ("bad-values", Defect.STAMPS_VERBATIM, known.NAN_STAMP, "a stamp in m0"),
+]
+
+
+@pytest.mark.parametrize(
+    "invariant, defect, case, words", DEFECT_BREAKS, ids=[f"{i}-{d.name}" for i, d, _, _ in DEFECT_BREAKS]
+)
+def test_each_defect_that_lets_bad_values_through_breaks_it(invariant, defect, case, words):
+    assert judged(invariant, case, "sound") == []
+    broken(invariant, case, frozenset({defect}), words)
+
+
+# ----------------------------------------------------------------------------- bad-values
+
+#: A grace ratio of infinity (a bad value): sound refuses it as a bad config.
+INFINITE_RATIO = Case(store(3), Config(over_budget_grace_ratio=math.inf), Budget(max_tokens=30))
+
+
+def test_bad_values_holds_when_the_compile_refuses_a_bad_value():
+    assert judged("bad-values", INFINITE_RATIO) == []
+    assert judged("bad-values", cases.NAN_BUDGET) == []
+
+
+def test_bad_values_breaks_on_an_infinite_grace_limit_nobody_asked_for(monkeypatch):
+    tamper(monkeypatch, config=lambda c: dataclasses.replace(c, over_budget_grace_ratio=0.02))
+    broken(
+        "bad-values", INFINITE_RATIO, "sound", "over_budget_grace_ratio inf", "infinite grace limit nobody asked for"
+    )
+
+
+def test_bad_values_holds_on_an_infinite_budget_asked_for(monkeypatch):
+    asked = Case(store(3), Config(head_window_tokens=-1), Budget(max_tokens=math.inf))
+    tamper(monkeypatch, config=lambda c: dataclasses.replace(c, head_window_tokens=0))
+    assert judged("bad-values", asked) == []
+
+
+def test_bad_values_breaks_on_a_price_over_the_limit(monkeypatch):
+    over = Case(store(3), Config(head_window_tokens=-1), Budget(max_tokens=20))
+    tamper(monkeypatch, config=lambda c: dataclasses.replace(c, head_window_tokens=0), budget=lambda b: Budget(10**6))
+    broken("bad-values", over, "sound", "head_window_tokens -1", "priced 30, over the grace limit 20")
+
+
+def test_bad_values_breaks_on_a_crash(monkeypatch):
+    tamper(monkeypatch, refused=lambda err, b: RuntimeError("boom") if isinstance(err, InvalidConfigError) else err)
+    broken("bad-values", INFINITE_RATIO, "sound", "the compile crashed with RuntimeError: boom")
+
+
+def test_bad_values_breaks_on_a_price_the_estimator_makes_infinite(monkeypatch):
+    inf_estimator = Case(
+        Store(store(2).messages, text_estimator=lambda s: math.inf if s else 0), Config(), Budget(max_tokens=10**6)
+    )
+    tamper(monkeypatch, store=lambda s: Store(s.messages))
+    broken("bad-values", inf_estimator, "sound", "the estimator gives inf", "whose reference price is inf")

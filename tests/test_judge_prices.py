@@ -1,0 +1,260 @@
+"""The price invariants judged (``invariants/properties/prices.py``): stats-total, exact-budget, never-over and
+nothing-lost each break on every named defect they exist to catch, switched on alone in ``sound`` over a small
+store where it shows, and on hand-built wrong compiles no defect makes; each holds on ``sound`` there."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+
+import pytest
+
+from invariants import examples as known
+from invariants.generators import Case
+from reference.model import Budget, Config, Entry
+from strategies import HierarchicalStrategy
+from strategies.defects import Defect
+from strategies.errors import InvalidConfigError
+from strategies.stats import Total
+from tests import judge_cases as cases
+from tests.builders import store, summary
+from tests.judge_helpers import broken, judged, tamper, with_entries
+
+#: (invariant, defect, case, words of the message): each defect alone breaks the invariant on the case.
+DEFECT_BREAKS = [
+    ("stats-total", Defect.COMBINED_STATS_TOKENS, known.COMBINED_ORDER_ACROSS_BUDGETS, "the stats' total is"),
+    ("stats-total", Defect.QUESTION_PRICED_AS_LABEL, cases.scenario("305-question-priced-as-label"), "question"),
+    ("stats-total", Defect.RAW_CAP_PLUS_50, known.RAW_CAP_BELOW_SENT, "raw m0"),
+    ("stats-total", Defect.ANSWER_PRICED_UNCAPPED, cases.CAPPED_ENVELOPE, "answer L1-0"),
+    ("stats-total", Defect.ENVELOPE_ABSORBED, cases.scenario("305-envelope-absorbed"), "the stats' total is"),
+    ("stats-total", Defect.COMBINED_NO_FLOOR, cases.scenario("floor-combined-measured"), "combined"),
+    ("stats-total", Defect.VIEW_NEVER_BOUND, cases.scenario("view-positioned-pair"), "the stats' total is"),
+    ("stats-total", Defect.EMPTY_CARRIERS_FLOOR, cases.EMPTY_CARRIERS, "is 36"),
+    ("stats-total", Defect.STAMPS_VERBATIM, known.NAN_STAMP, "nan"),
+    ("stats-total", Defect.TOOL_PASSES_UNPRICED, cases.STUB_AFTER_CALL, "repair"),
+    ("stats-total", Defect.TAIL_PRICED_PRE_STRIP, cases.TAIL_IMAGES, "raw m0"),
+    ("stats-total", Defect.IMAGE_COUNT_STORE_WIDE, cases.MIDDLE_IMAGE, "raw m0"),
+    ("never-over", Defect.COMBINED_UNCHECKED, known.COMBINED_OVER_GRACE, "grace limit 20"),
+    ("never-over", Defect.COMBINED_NO_FLOOR, cases.scenario("floor-combined-measured"), "over the grace limit"),
+    ("never-over", Defect.RAW_CAP_PLUS_50, known.RAW_CAP_BELOW_SENT, "reference price 152 is over the grace limit 146"),
+    ("never-over", Defect.VIEW_NEVER_BOUND, cases.scenario("view-positioned-pair"), "over the grace limit"),
+    ("never-over", Defect.IMAGE_COUNT_STORE_WIDE, cases.MIDDLE_IMAGE, "grace limit 30"),
+    ("never-over", Defect.TOOL_PASSES_UNPRICED, cases.STUB_AFTER_CALL, "reference price 67 is over the grace limit 46"),
+    ("never-over", Defect.ENVELOPE_ABSORBED, cases.scenario("305-envelope-absorbed"), "over the grace limit"),
+    ("never-over", Defect.QUESTION_PRICED_AS_LABEL, cases.scenario("305-question-priced-as-label"), "grace limit"),
+    ("never-over", Defect.STAMPS_VERBATIM, known.NAN_STAMP, "grace limit 5"),
+    ("never-over", Defect.UNCHECKED_BAD_VALUES, cases.NAN_BUDGET, "grace limit nan"),
+    ("nothing-lost", Defect.COVERAGE_COUNTS_LEFT_OUT, known.COMBINED_LEAVES_ONE_OUT, "m1 (answers hold ['L1-0'])"),
+    ("nothing-lost", Defect.TRIM_DROPS_TRAILING_TOOL_USE, cases.TRAILING_CALL, "1 of 2 messages"),
+    ("nothing-lost", Defect.BLANK_SUMMARIES_SELECTED, cases.BLANK_IN_COMBINED, ": m1 (answers hold ['L1-0', 'L1-1'])"),
+    ("exact-budget", Defect.COMBINED_SELECTION_ORDER, known.COMBINED_ORDER_ACROSS_BUDGETS, "other entries"),
+    ("exact-budget", Defect.DEEP_WINDOW_CANDIDATES, known.DEEP_SUMMARY_IN_THE_TAIL, "at input budget"),
+    ("exact-budget", Defect.QUESTION_PRICED_AS_LABEL, known.ONE_PAIR, "should send them again"),
+    ("exact-budget", Defect.COMBINED_NO_FLOOR, cases.scenario("floor-combined-measured"), "at input budget"),
+    ("exact-budget", Defect.TAIL_PRICED_PRE_STRIP, cases.TAIL_IMAGES, "should send them again"),
+    ("exact-budget", Defect.EMPTY_CARRIERS_FLOOR, cases.EMPTY_CARRIERS, "raised OverBudgetError"),
+]
+
+
+@pytest.mark.parametrize(
+    "invariant, defect, case, words", DEFECT_BREAKS, ids=[f"{i}-{d.name}" for i, d, _, _ in DEFECT_BREAKS]
+)
+def test_each_price_invariant_breaks_on_the_defects_it_exists_to_catch(invariant, defect, case, words):
+    assert judged(invariant, case, "sound") == []
+    broken(invariant, case, frozenset({defect}), words)
+
+
+# ----------------------------------------------------------------------------- stats-total
+
+
+def _off_by(delta):
+    def change(result, b):
+        stats = result.stats
+        total = Total(stats.total.messages, stats.total.tokens + delta)
+        return dataclasses.replace(result, stats=dataclasses.replace(stats, total=total))
+
+    return change
+
+
+@pytest.mark.parametrize("delta", [1, -1])
+def test_stats_total_breaks_on_a_total_one_token_off_either_way(monkeypatch, delta):
+    case = Case(store(3), Config(), Budget(max_tokens=100))
+    assert judged("stats-total", case) == []
+    tamper(monkeypatch, sent=_off_by(delta))
+    broken("stats-total", case, "sound", f"the stats' total is {30 + delta} tokens", "entries sent is 30")
+
+
+def test_the_stats_total_message_breaks_each_sum_down_into_numbers_that_add_up_to_it():
+    """The charged buckets add up to the charge, and the entries' prices to the reference price it names."""
+    case = cases.CAPPED_ENVELOPE
+    v = broken("stats-total", case, frozenset({Defect.ANSWER_PRICED_UNCAPPED}))
+    m = re.fullmatch(
+        r"the stats' total is (\S+) tokens \(charged by bucket: (.*)\) but the reference price of the "
+        r"(\d+) entries sent is (\S+) \(by entry: (.*)\)",
+        v.message,
+    )
+    assert m, v.message
+    total, buckets, count, price, by_entry = m.groups()
+    assert sum(float(x.rsplit(" ", 1)[1]) for x in buckets.split(", ")) == float(total)
+    assert sum(float(x.rsplit(" ", 1)[1]) for x in by_entry.split(", ")) == float(price)
+    assert len(by_entry.split(", ")) == int(count)
+    assert float(total) != float(price)
+
+
+def test_the_stats_total_message_names_every_entry_or_their_sum(monkeypatch):
+    case = Case(store(10), Config(), Budget(max_tokens=1000))
+    tamper(monkeypatch, sent=_off_by(5))
+    v = broken("stats-total", case, "sound", "entries sent is 100")
+    by_entry = v.message.split("(by entry: ")[1].rstrip(")")
+    assert by_entry.endswith("2 more 20")
+    assert sum(float(x.rsplit(" ", 1)[1]) for x in by_entry.split(", ")) == 100
+
+
+# ----------------------------------------------------------------------------- never-over
+
+#: Five messages of 10, no summaries; a budget of 50 with 20 kept for the response: an input budget of 30.
+RESERVED = Case(store(5), Config(), Budget(max_tokens=50, reserve_for_response=20))
+
+
+def test_never_over_judges_against_the_input_budget_not_the_configured_one(monkeypatch):
+    """A compile that eats the room kept for the response (it compiles against the configured budget) breaks it."""
+    assert judged("never-over", RESERVED) == []
+    tamper(monkeypatch, budget=lambda b: Budget(max_tokens=b.max_tokens))
+    broken("never-over", RESERVED, "sound", "reference price 50 is over the grace limit 30", "input budget 30")
+
+
+def test_never_over_holds_at_the_grace_limit_and_breaks_one_token_past_it(monkeypatch):
+    """Three messages of 10 at an input budget of 29: the grace limit floor(29 * 1.02) = 29 < 30 refuses; sent
+    anyway (the compile sees 30), it breaks; at 30 it holds."""
+    at = Case(store(3), Config(), Budget(max_tokens=30))
+    assert judged("never-over", at) == []
+    under = Case(store(3), Config(), Budget(max_tokens=29))
+    tamper(monkeypatch, budget=lambda b: Budget(max_tokens=30))
+    assert judged("never-over", at) == []
+    broken("never-over", under, "sound", "reference price 30 is over the grace limit 29")
+
+
+def test_never_over_reads_the_grace_ratio(monkeypatch):
+    """A grace ratio of 0.5 lifts an input budget of 20 to 30: three messages of 10 fit."""
+    case = Case(store(3), Config(over_budget_grace_ratio=0.5), Budget(max_tokens=20))
+    tamper(monkeypatch, budget=lambda b: Budget(max_tokens=math.inf))
+    assert judged("never-over", case) == []
+    tight = Case(store(3), Config(over_budget_grace_ratio=0.4), Budget(max_tokens=20))
+    broken("never-over", tight, "sound", "over the grace limit 28")
+
+
+def test_never_over_holds_when_the_budget_is_not_enforced(monkeypatch):
+    case = Case(store(3), Config(enforce_budget=False), Budget(max_tokens=5))
+    assert judged("never-over", case) == []
+    enforced = Case(store(3), Config(), Budget(max_tokens=5))
+    tamper(monkeypatch, budget=lambda b: Budget(max_tokens=math.inf))
+    broken("never-over", enforced, "sound", "grace limit 5")
+
+
+# ----------------------------------------------------------------------------- nothing-lost
+
+#: m0 (head), m1 and m2 (middle), m3 (tail): L1-b over m2 is a candidate, L1-0 over m1 is blank.
+WITH_BLANK = Case(
+    store(4, [dataclasses.replace(summary("L1-0", 1, 1), content=" \n "), summary("L1-b", 2, 2)]),
+    Config(head_window_tokens=5, recent_window_tokens=5),
+    Budget(max_tokens=10**6),
+)
+
+
+def _raw_as_answer(mid: str, sid: str):
+    """The raw entry of ``mid`` sent as an answer holding ``sid`` instead."""
+
+    def change(result, b):
+        entries = tuple(
+            Entry("Claude", e.content, "answer", None, (sid,)) if e.message_id == mid else e for e in result.entries
+        )
+        return dataclasses.replace(result, entries=entries)
+
+    return change
+
+
+def test_nothing_lost_breaks_when_a_middle_message_is_not_sent(monkeypatch):
+    assert judged("nothing-lost", WITH_BLANK) == []
+    tamper(monkeypatch, sent=lambda r, b: with_entries(r, lambda k: r.entries[k].message_id != "m1"))
+    broken("nothing-lost", WITH_BLANK, "sound", "1 of 4 messages", ": m1 (answers hold ['L1-b'])")
+
+
+def test_nothing_lost_does_not_count_a_blank_summary_as_representing_its_messages(monkeypatch):
+    tamper(monkeypatch, sent=_raw_as_answer("m1", "L1-0"))
+    broken("nothing-lost", WITH_BLANK, "sound", ": m1 (answers hold ['L1-0', 'L1-b'])")
+
+
+def test_nothing_lost_counts_the_leaves_of_a_summary_an_answer_holds(monkeypatch):
+    """The other direction: an answer holding a non-blank summary (an L2 through its L1s) represents its leaves."""
+    deep = Case(
+        store(
+            4,
+            [
+                summary("L1-0", 1, 1, parent="L2-0"),
+                summary("L1-1", 2, 2, parent="L2-0"),
+                summary("L2-0", 1, 2, level=2, sources=["L1-0", "L1-1"]),
+            ],
+        ),
+        Config(head_window_tokens=5, recent_window_tokens=5),
+        Budget(max_tokens=10**6),
+    )
+    assert [e.summary_ids for e in judged_entries(deep) if e.kind == "answer"] == [("L2-0",)]
+    assert judged("nothing-lost", deep) == []
+
+    def l1_for_l2(r, b):
+        entries = tuple(dataclasses.replace(e, summary_ids=("L1-0",)) if e.kind == "answer" else e for e in r.entries)
+        return dataclasses.replace(r, entries=entries)
+
+    tamper(monkeypatch, sent=l1_for_l2)
+    broken("nothing-lost", deep, "sound", "1 of 4 messages", ": m2 (answers hold ['L1-0'])")
+
+
+def judged_entries(case: Case) -> tuple[Entry, ...]:
+    strategy = HierarchicalStrategy(case.config, "sound")
+    strategy.initialize(case.store)
+    return strategy.compile(case.budget).entries
+
+
+# ----------------------------------------------------------------------------- exact-budget
+
+#: Three messages of 10: unlimited, 30 tokens sent; B = 30 (floor(30 * 1.02) = 30), and at 29 it refuses.
+THREE = Case(store(3), Config(), Budget(max_tokens=1))
+
+
+def _finite(change):
+    return lambda b: change(b) if math.isfinite(b.max_tokens) else b
+
+
+def test_exact_budget_breaks_when_the_smallest_budget_that_fits_refuses(monkeypatch):
+    assert judged("exact-budget", THREE) == []
+    tamper(monkeypatch, budget=_finite(lambda b: Budget(max_tokens=b.max_tokens - 1)))
+    broken("exact-budget", THREE, "sound", "at input budget 30 (grace limit 30 >= 30) it should send them again")
+
+
+def test_exact_budget_breaks_when_one_token_less_still_sends(monkeypatch):
+    tamper(monkeypatch, budget=_finite(lambda b: Budget(max_tokens=b.max_tokens + 1)))
+    broken("exact-budget", THREE, "sound", "at input budget 29 (grace limit 29 < 30", "it should refuse but it sends 3")
+
+
+def test_exact_budget_breaks_when_it_sends_other_entries_at_that_budget(monkeypatch):
+    def reversed_when_limited(r, b):
+        return r if math.isinf(b.max_tokens) else dataclasses.replace(r, entries=r.entries[::-1])
+
+    tamper(monkeypatch, sent=reversed_when_limited)
+    broken("exact-budget", THREE, "sound", "other entries than at an unlimited budget", "entry 0 differs")
+
+
+def test_exact_budget_breaks_when_one_token_less_refuses_as_a_bad_config(monkeypatch):
+    def bad(err, b):
+        return InvalidConfigError("max_tokens", "made up") if math.isfinite(b.max_tokens) else err
+
+    tamper(monkeypatch, refused=bad)
+    broken("exact-budget", THREE, "sound", "should refuse over budget but raised InvalidConfigError")
+
+
+def test_exact_budget_is_not_judged_when_the_budget_is_not_enforced(monkeypatch):
+    free = Case(store(3), Config(enforce_budget=False), Budget(max_tokens=1))
+    tamper(monkeypatch, budget=_finite(lambda b: Budget(max_tokens=b.max_tokens + 1)))
+    assert judged("exact-budget", free) == []
+    assert judged("exact-budget", THREE) != []

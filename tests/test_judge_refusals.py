@@ -1,0 +1,235 @@
+"""The refusal invariants judged (``invariants/properties/refusals.py``): diagnostics and diagnostics-full break on
+every named defect they exist to catch, alone in ``sound`` over a small store, and on every field of a refusal
+changed by hand in both directions; each holds on ``sound`` there."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from invariants import examples as known
+from invariants.generators import Case
+from reference.model import Budget
+from strategies.defects import Defect
+from tests import judge_cases as cases
+from tests.judge_helpers import broken, judged, tamper, with_diagnostics
+
+
+def _at(case: Case, max_tokens: int) -> Case:
+    """``case`` at another configured budget (its reserve kept): a refusal where it sent."""
+    return Case(case.store, case.config, Budget(max_tokens, case.budget.reserve_for_response))
+
+
+#: (invariant, defect, case, words): each defect alone breaks the invariant on the case.
+DEFECT_BREAKS = [
+    ("diagnostics", Defect.CLEARED_BY_ANYWHERE, known.MIDDLE_REFUSAL_AFTER_HEAD, "is not folded by queued work"),
+    ("diagnostics", Defect.HEAD_CLEARED_BY_ANYWHERE, known.HEAD_REFUSAL_WITH_WORK, "compression never folds the head"),
+    ("diagnostics", Defect.HEAD_AS_MIDDLE, known.MIDDLE_REFUSAL_AFTER_HEAD, "head_tokens is 0, but the 1 head"),
+    ("diagnostics", Defect.PREFIX_NO_RAW, known.PREFIX_RAW_BEFORE, "['m0', 'm1'] is folded"),
+    ("diagnostics", Defect.PREFIX_NO_LEAVES, known.PREFIX_PAIR_BEFORE, "['m0', 'm1'] is folded"),
+    ("diagnostics", Defect.PREFIX_NO_REFUSED, known.PREFIX_REFUSED_ITSELF, "['m0', 'm1'] is folded"),
+    ("diagnostics", Defect.NARROW_NO_CHUNK, known.MIDDLE_REFUSAL_AFTER_HEAD, "is not folded"),
+    ("diagnostics", Defect.NARROW_NO_MERGE, known.WORK_AFTER_REFUSAL, "is not folded"),
+    ("diagnostics", Defect.COMBINED_PREFIX_AT_PAIR, known.PREFIX_AT_COMBINED, "['m0'] is folded"),
+    ("diagnostics", Defect.COMBINED_PREFIX_AT_RAW, known.PREFIX_AFTER_COMBINED, "['m0', 'm1'] is folded"),
+    ("diagnostics-full", Defect.HEAD_AS_MIDDLE, known.MIDDLE_REFUSAL_AFTER_HEAD, "head_tokens is 0, expected 4"),
+    ("diagnostics-full", Defect.QUESTION_PRICED_AS_LABEL, known.ONE_PAIR, "actual is"),
+    ("diagnostics-full", Defect.ANSWER_PRICED_UNCAPPED, cases.scenario("305-answer-priced-uncapped"), "actual is"),
+    ("diagnostics-full", Defect.FLOOR_UNHELD, cases.scenario("floor-xml-cap-leaves-out"), "actual is"),
+    (
+        "diagnostics-full",
+        Defect.ENVELOPE_ABSORBED,
+        _at(cases.scenario("305-envelope-absorbed"), 11),
+        "actual is 522, expected 543",
+    ),
+    (
+        "diagnostics-full",
+        Defect.COMBINED_NO_FLOOR,
+        _at(cases.scenario("floor-cap-cut-text"), 11),
+        "actual is 57, expected 447",
+    ),
+    (
+        "diagnostics-full",
+        Defect.VIEW_NEVER_BOUND,
+        _at(cases.scenario("view-positioned-pair"), 5),
+        "actual is 16, expected 32",
+    ),
+    ("diagnostics-full", Defect.EMPTY_CARRIERS_FLOOR, _at(cases.EMPTY_CARRIERS, 11), "actual is 116, expected 26"),
+    ("diagnostics-full", Defect.TOOL_PASSES_UNPRICED, _at(cases.STUB_AFTER_CALL, 5), "actual is 26, expected 53"),
+    ("diagnostics-full", Defect.IMAGE_COUNT_STORE_WIDE, _at(cases.MIDDLE_IMAGE, 5), "actual is 7, expected 1600"),
+    ("diagnostics-full", Defect.RAW_CAP_PLUS_50, _at(known.RAW_CAP_BELOW_SENT, 5), "actual is 144, expected 152"),
+    ("diagnostics-full", Defect.UNCHECKED_BAD_VALUES, _at(cases.HEAD_THEN_PAIR_REFUSED, 5), "over the grace limit -6"),
+    (
+        "diagnostics-full",
+        Defect.COMBINED_UNCHECKED,
+        known.PREFIX_AT_COMBINED,
+        "already priced over the grace limit 20",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "invariant, defect, case, words", DEFECT_BREAKS, ids=[f"{i}-{d.name}" for i, d, _, _ in DEFECT_BREAKS]
+)
+def test_each_refusal_invariant_breaks_on_the_defects_it_exists_to_catch(invariant, defect, case, words):
+    assert judged(invariant, case, "sound") == []
+    broken(invariant, case, frozenset({defect}), words)
+
+
+def _changed(**fields):
+    return lambda err, b: with_diagnostics(err, **fields)
+
+
+def _shifted(field: str, delta: int, other: str | None = None):
+    """A refusal with ``field`` moved by ``delta`` (and ``other`` by ``-delta``, keeping a sum)."""
+
+    def change(err, b):
+        d = err.diagnostics
+        moved = {field: getattr(err if field in ("actual", "budget") else d, field) + delta}
+        if other is not None:
+            moved[other] = getattr(d, other) - delta
+        return with_diagnostics(err, **moved)
+
+    return change
+
+
+# ----------------------------------------------------------------------------- diagnostics
+
+MIDDLE = known.MIDDLE_REFUSAL_AFTER_HEAD  # refuses m1 after a head of m0 (4): actual 75, nothing cleared
+HEAD = known.HEAD_REFUSAL_WITH_WORK  # refuses m0, the head, with queued chunk work
+FOLDED = known.PREFIX_RAW_BEFORE  # refuses m1; work folds m0, sent before: cleared by compression
+
+
+@pytest.mark.parametrize("delta", [1, -1])
+def test_diagnostics_breaks_when_the_parts_do_not_sum_to_the_actual(monkeypatch, delta):
+    assert judged("diagnostics", MIDDLE) == []
+    tamper(monkeypatch, refused=_shifted("middle_tokens", delta))
+    broken("diagnostics", MIDDLE, "sound", f"middle_tokens {71 + delta}", f"= {75 + delta}, not the actual 75")
+
+
+@pytest.mark.parametrize("delta", [1, -1])
+def test_diagnostics_breaks_on_tail_tokens_that_break_the_sum(monkeypatch, delta):
+    tamper(monkeypatch, refused=_shifted("tail_tokens", delta))
+    broken("diagnostics", MIDDLE, "sound", f"tail_tokens {delta}", "not the actual 75")
+
+
+def test_diagnostics_breaks_when_cleared_by_names_something_other_than_compression(monkeypatch):
+    tamper(monkeypatch, refused=_changed(cleared_by=frozenset({"budget"})))
+    broken("diagnostics", MIDDLE, "sound", "cleared_by ['budget'] names something other than compression")
+
+
+def test_diagnostics_breaks_at_a_head_refusal_that_names_compression(monkeypatch):
+    assert judged("diagnostics", HEAD) == []
+    tamper(monkeypatch, refused=_changed(cleared_by=frozenset({"compression"})))
+    broken("diagnostics", HEAD, "sound", "at a head refusal", "cleared_by is ['compression']")
+
+
+@pytest.mark.parametrize("delta", [1, -1])
+def test_diagnostics_breaks_at_a_head_refusal_with_middle_tokens(monkeypatch, delta):
+    tamper(monkeypatch, refused=_shifted("middle_tokens", delta, "head_tokens"))
+    broken("diagnostics", HEAD, "sound", f"middle_tokens is {delta}, not 0")
+
+
+@pytest.mark.parametrize("delta", [1, -1])
+def test_diagnostics_breaks_at_a_middle_refusal_whose_head_tokens_are_not_the_heads(monkeypatch, delta):
+    tamper(monkeypatch, refused=_shifted("head_tokens", delta, "middle_tokens"))
+    broken(
+        "diagnostics", MIDDLE, "sound", f"head_tokens is {4 + delta}, but the 1 head message(s) as sent are priced 4"
+    )
+
+
+def test_diagnostics_breaks_when_compression_is_named_and_nothing_before_is_folded(monkeypatch):
+    tamper(monkeypatch, refused=_changed(cleared_by=frozenset({"compression"})))
+    broken("diagnostics", MIDDLE, "sound", "cleared_by is ['compression']", "is not folded by queued work")
+
+
+def test_diagnostics_breaks_when_compression_is_left_out_though_the_prefix_is_folded(monkeypatch):
+    assert judged("diagnostics", FOLDED) == []
+    tamper(monkeypatch, refused=_changed(cleared_by=frozenset()))
+    broken("diagnostics", FOLDED, "sound", "cleared_by is []", "is folded by queued work (work: chunk queued")
+
+
+# ----------------------------------------------------------------------------- diagnostics-full
+
+PAIR = cases.HEAD_THEN_PAIR_REFUSED  # refuses L1-0's pair after a head of m0 (10): 40 configured, 10 kept, 30 input
+AFTER_COMBINED = known.PREFIX_AFTER_COMBINED  # refuses m1, raw after the combined pair: raw-messages
+
+#: Every numeric field of the diagnostics and what the pair's refusal reports there.
+FIELDS = {
+    "middle_count": 2,
+    "deepest_level": 1,
+    "tail_tokens": 0,
+    "configured_budget": 40,
+    "reserve_for_response": 10,
+    "input_budget": 30,
+}
+
+
+@pytest.mark.parametrize("delta", [1, -1])
+@pytest.mark.parametrize("field", list(FIELDS))
+def test_diagnostics_full_breaks_on_each_field_off_either_way(monkeypatch, field, delta):
+    assert judged("diagnostics-full", PAIR) == []
+    tamper(monkeypatch, refused=_changed(**{field: FIELDS[field] + delta}))
+    broken("diagnostics-full", PAIR, "sound", f"{field} is {FIELDS[field] + delta}, expected {FIELDS[field]}")
+
+
+@pytest.mark.parametrize("delta", [1, -1])
+@pytest.mark.parametrize("field, value", [("actual", 66), ("budget", 30)])
+def test_diagnostics_full_breaks_on_the_actual_or_the_grace_limit_off_either_way(monkeypatch, field, value, delta):
+    tamper(monkeypatch, refused=_changed(**{field: value + delta}))
+    broken("diagnostics-full", PAIR, "sound", f"{field} is {value + delta}, expected {value}")
+
+
+@pytest.mark.parametrize("delta", [1, -1])
+def test_diagnostics_full_breaks_on_the_head_and_middle_split_off_either_way(monkeypatch, delta):
+    tamper(monkeypatch, refused=_shifted("head_tokens", delta, "middle_tokens"))
+    broken(
+        "diagnostics-full",
+        PAIR,
+        "sound",
+        f"head_tokens is {10 + delta}, expected 10",
+        f"middle_tokens is {56 - delta}, expected 56",
+    )
+
+
+def test_diagnostics_full_breaks_on_the_wrong_unit_at_each_site(monkeypatch):
+    assert judged("diagnostics-full", AFTER_COMBINED) == []
+    tamper(monkeypatch, refused=_changed(middle_count_unit="raw-messages"))
+    broken("diagnostics-full", PAIR, "sound", "middle_count_unit is 'raw-messages', expected 'selection-items'")
+    tamper(monkeypatch, refused=_changed(middle_count_unit="selection-items"))
+    broken("diagnostics-full", AFTER_COMBINED, "sound", "expected 'raw-messages'")
+
+
+def test_diagnostics_full_breaks_when_the_items_before_are_already_over_the_limit(monkeypatch):
+    """A refusal whose grace limit is under the head's price: the head alone was already over it."""
+    tamper(monkeypatch, refused=_changed(budget=5))
+    broken("diagnostics-full", PAIR, "sound", "the items before recall pair", "already priced over the grace limit 5")
+
+
+def test_diagnostics_full_breaks_on_a_refused_item_the_reference_layout_does_not_have(monkeypatch):
+    def elsewhere(err, b):
+        changed = with_diagnostics(err)
+        changed.refused = ("L9",)
+        return changed
+
+    tamper(monkeypatch, refused=elsewhere)
+    broken("diagnostics-full", PAIR, "sound", "ids ['L9']", "no item of the reference layout")
+
+
+def test_diagnostics_full_breaks_on_a_refusal_in_the_tail(monkeypatch):
+    def in_the_tail(err, b):
+        changed = with_diagnostics(err)
+        changed.refused = ("m3",)
+        return changed
+
+    with_tail = Case(PAIR.store, dataclasses.replace(PAIR.config, recent_window_tokens=15), PAIR.budget)
+    assert judged("diagnostics-full", with_tail) == []
+    tamper(monkeypatch, refused=in_the_tail)
+    broken("diagnostics-full", with_tail, "sound", "in the tail was refused; the tail evicts, it never refuses")
+
+
+def test_diagnostics_full_holds_at_a_head_refusal_and_breaks_on_its_split(monkeypatch):
+    assert judged("diagnostics-full", HEAD) == []
+    tamper(monkeypatch, refused=_shifted("head_tokens", -1, "middle_tokens"))
+    broken("diagnostics-full", HEAD, "sound", "head_tokens is 1, expected 2", "middle_tokens is 1, expected 0")

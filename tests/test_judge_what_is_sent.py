@@ -1,0 +1,202 @@
+"""The invariants of what is sent judged (``invariants/properties/what_is_sent.py``): rendering, selection,
+exactly-once, chronological and tail-suffix each break on every named defect they exist to catch, alone in ``sound``
+over a small store, and on hand-built wrong compiles; each holds on ``sound`` there."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+import reports.cli as cli
+from invariants import examples as known
+from invariants.generators import Case
+from reference.model import Budget, Config, Entry, Text
+from reference.scenario import Scenario, save_scenario
+from strategies import HierarchicalStrategy, UncoveredDropError
+from strategies.defects import Defect
+from tests import judge_cases as cases
+from tests.builders import store, summary
+from tests.judge_helpers import broken, judged, tamper, with_entries
+
+DEFECT_BREAKS = [
+    ("rendering", Defect.HEADER_REPLACE_CHAINED, cases.DOLLAR_HEADER, "entry 1 differs"),
+    ("rendering", Defect.COMBINED_SELECTION_ORDER, known.COMBINED_ORDER_ACROSS_BUDGETS, "reference rendering"),
+    (
+        "selection",
+        Defect.DEEP_WINDOW_CANDIDATES,
+        cases.DEEP_IN_THE_TAIL,
+        "selected ['L2-0'], the reference selection []",
+    ),
+    ("selection", Defect.BLANK_SUMMARIES_SELECTED, cases.BLANK_IN_COMBINED, "selected ['L1-0', 'L1-1']"),
+    ("exactly-once", Defect.DEEP_WINDOW_CANDIDATES, cases.DEEP_IN_THE_TAIL, "m3 (1 raw, 1 through summaries)"),
+    ("chronological", Defect.COMBINED_SELECTION_ORDER, known.COMBINED_ORDER_ACROSS_BUDGETS, "out of chronological"),
+    ("tail-suffix", Defect.TRIM_DROPS_TRAILING_TOOL_USE, cases.TRAILING_CALL, "the tail is [0, 2) but"),
+]
+
+
+@pytest.mark.parametrize(
+    "invariant, defect, case, words", DEFECT_BREAKS, ids=[f"{i}-{d.name}" for i, d, _, _ in DEFECT_BREAKS]
+)
+def test_each_invariant_of_what_is_sent_breaks_on_the_defects_it_exists_to_catch(invariant, defect, case, words):
+    assert judged(invariant, case, "sound") == []
+    broken(invariant, case, frozenset({defect}), words)
+
+
+#: m0 head, L1-0 over m1 and m2 in the middle, m3 and m4 the tail.
+FIVE = Case(
+    store(5, [summary("L1-0", 1, 2)]), Config(head_window_tokens=15, recent_window_tokens=25), Budget(max_tokens=10**6)
+)
+
+
+def _sent(case: Case) -> tuple[Entry, ...]:
+    s = HierarchicalStrategy(case.config, "sound")
+    s.initialize(case.store)
+    return s.compile(case.budget).entries
+
+
+def test_the_five_message_case_sends_what_the_tests_below_assume():
+    assert [(e.kind, e.message_id, e.summary_ids) for e in _sent(FIVE)] == [
+        ("raw", "m0", ()),
+        ("question", None, ()),
+        ("answer", None, ("L1-0",)),
+        ("raw", "m3", ()),
+        ("raw", "m4", ()),
+    ]
+    for name in ("rendering", "selection", "exactly-once", "chronological", "tail-suffix", "well-formed"):
+        assert judged(name, FIVE) == [], name
+
+
+# ----------------------------------------------------------------------------- rendering and selection
+
+
+def test_rendering_breaks_on_one_changed_byte(monkeypatch):
+    def changed(r, b):
+        e = r.entries[0]
+        return dataclasses.replace(
+            r, entries=(dataclasses.replace(e, content=(Text(e.content[0].text + "!"),)), *r.entries[1:])
+        )
+
+    tamper(monkeypatch, sent=changed)
+    broken("rendering", FIVE, "sound", "entry 0 differs")
+
+
+def test_rendering_breaks_on_an_answer_sent_without_its_question(monkeypatch):
+    tamper(monkeypatch, sent=lambda r, b: with_entries(r, lambda k: k != 1))
+    broken("rendering", FIVE, "sound", "the compile sends 4 entries", "selection (3 raw, summaries ['L1-0']) 5")
+
+
+def test_selection_breaks_on_a_selection_the_reference_does_not_make(monkeypatch):
+    tamper(monkeypatch, sent=lambda r, b: dataclasses.replace(r, selected=()))
+    broken("selection", FIVE, "sound", "the compile selected [], the reference selection ['L1-0']")
+
+
+# ----------------------------------------------------------------------------- exactly-once
+
+
+def test_exactly_once_breaks_on_a_message_sent_raw_twice(monkeypatch):
+    tamper(monkeypatch, sent=lambda r, b: with_entries(r, extra=r.entries[4:]))
+    broken("exactly-once", FIVE, "sound", "m4 (2 raw, 0 through summaries)")
+
+
+def test_exactly_once_breaks_on_a_middle_message_sent_raw_and_through_a_summary(monkeypatch):
+    m1 = FIVE.store.messages[1]
+    tamper(monkeypatch, sent=lambda r, b: with_entries(r, extra=(Entry("user", m1.content, "raw", "m1"),)))
+    broken("exactly-once", FIVE, "sound", "m1 (1 raw, 1 through summaries)")
+
+
+def test_exactly_once_breaks_on_a_summary_held_twice(monkeypatch):
+    tamper(monkeypatch, sent=lambda r, b: with_entries(r, extra=r.entries[1:3]))
+    broken("exactly-once", FIVE, "sound", "summaries held twice: ['L1-0']")
+
+
+def test_exactly_once_allows_only_the_straddling_claimer():
+    """L1-0 over m2 (middle) and m3 (tail) is held while m3 is sent raw: the contract's one exception."""
+    straddle = Case(store(5, [summary("L1-0", 2, 3)]), Config(recent_window_tokens=25), Budget(max_tokens=10**6))
+    sent = _sent(straddle)
+    assert [e.summary_ids for e in sent if e.kind == "answer"] == [("L1-0",)]
+    assert "m3" in {e.message_id for e in sent if e.kind == "raw"}
+    assert judged("exactly-once", straddle) == []
+
+
+def test_exactly_once_breaks_on_a_window_message_held_by_a_summary_with_no_middle_leaf(monkeypatch):
+    tail_only = Case(store(5, [summary("L1-0", 1, 2), summary("L1-t", 3, 4)]), FIVE.config, FIVE.budget)
+
+    def also_tail(r, b):
+        return dataclasses.replace(
+            r,
+            entries=tuple(
+                dataclasses.replace(e, summary_ids=("L1-0", "L1-t")) if e.kind == "answer" else e for e in r.entries
+            ),
+        )
+
+    tamper(monkeypatch, sent=also_tail)
+    broken("exactly-once", tail_only, "sound", "m3 (1 raw, 1 through summaries)", "m4 (1 raw, 1 through summaries)")
+
+
+# ----------------------------------------------------------------------------- chronological
+
+
+def test_chronological_breaks_on_two_entries_swapped(monkeypatch):
+    tamper(monkeypatch, sent=lambda r, b: dataclasses.replace(r, entries=r.entries[:3] + r.entries[3:][::-1]))
+    broken("chronological", FIVE, "sound", "entry 4 stands for ['m3'], whose first is not after m4")
+
+
+def test_chronological_breaks_on_a_pair_sent_before_the_head(monkeypatch):
+    tamper(
+        monkeypatch, sent=lambda r, b: dataclasses.replace(r, entries=r.entries[1:3] + r.entries[:1] + r.entries[3:])
+    )
+    broken("chronological", FIVE, "sound", "stands for ['m0']")
+
+
+# ----------------------------------------------------------------------------- tail-suffix: every eviction rule
+
+#: Five messages of 10 and a tail of three (m2, m3, m4) under a budget of 30: the oldest two (m2, m3) are evicted.
+TAIL_CUT = Case(store(5), Config(recent_window_tokens=35), Budget(max_tokens=30))
+
+
+def _uncovered(categories):
+    return lambda err, b: (
+        UncoveredDropError(tuple(categories), categories) if isinstance(err, UncoveredDropError) else err
+    )
+
+
+def test_tail_suffix_breaks_when_a_sent_context_leaves_out_a_tail_message(monkeypatch):
+    tamper(monkeypatch, sent=lambda r, b: with_entries(r, lambda k: r.entries[k].message_id != "m3"))
+    broken("tail-suffix", FIVE, "sound", "the tail is [3, 5) but the compile sends of it ['m4']")
+
+
+def test_tail_suffix_holds_when_the_oldest_run_of_the_tail_is_evicted():
+    evicted = {m for m, c in _refusal(TAIL_CUT).categories.items() if c == "in-tail-not-rendered"}
+    assert evicted == {"m2", "m3"}
+    assert judged("tail-suffix", TAIL_CUT) == []
+
+
+def _refusal(case: Case) -> UncoveredDropError:
+    s = HierarchicalStrategy(case.config, "sound")
+    s.initialize(case.store)
+    with pytest.raises(UncoveredDropError) as err:
+        s.compile(case.budget)
+    return err.value
+
+
+def test_tail_suffix_breaks_when_the_evicted_are_not_the_oldest_run(monkeypatch):
+    kept = {m: c for m, c in _refusal(TAIL_CUT).categories.items() if m != "m2"}
+    tamper(monkeypatch, refused=_uncovered(kept))
+    broken("tail-suffix", TAIL_CUT, "sound", "the evicted messages ['m3'] are not the oldest run of the tail [2, 5)")
+
+
+def test_tail_suffix_breaks_when_a_tail_message_is_dropped_as_anything_but_evicted(monkeypatch):
+    moved = {**_refusal(TAIL_CUT).categories, "m3": "not-covered"}
+    tamper(monkeypatch, refused=_uncovered(moved))
+    broken("tail-suffix", TAIL_CUT, "sound", "tail messages ['m3'] are dropped as ['not-covered']")
+
+
+def test_check_says_a_deep_summary_sent_beside_its_window_leaves_breaks_exactly_once(tmp_path, capsys):
+    """As a new user pins it: an L2 whose leaves are all in the recent window, sent beside them."""
+    path = tmp_path / "deep.scenario.json"
+    save_scenario(Scenario(*cases.DEEP_IN_THE_TAIL), path)
+    assert cli.main(["check", str(path), "--variant", "sound+DEEP_WINDOW_CANDIDATES"]) == 1
+    out = capsys.readouterr().out
+    assert "breaks exactly-once: messages represented more than once: m3 (1 raw, 1 through summaries)" in out
+    assert cli.main(["check", str(path), "--variant", "sound"]) == 0
