@@ -234,6 +234,12 @@ SUBCOMMANDS: dict[str, Subcommand] = {
             _lazy("reports.export", "run"),
         ),
         Subcommand(
+            "fuzz",
+            "search the property tests with HypoFuzz on N processes, findings in an example database",
+            _lazy("reports.fuzz.command", "add_arguments"),
+            _lazy("reports.fuzz.command", "run_command"),
+        ),
+        Subcommand(
             "schema",
             "write the JSON Schema of scenario files (docs/scenario.schema.json)",
             _lazy("reports.schema", "add_arguments"),

@@ -1,0 +1,143 @@
+"""``cmharness fuzz``: search the property tests with HypoFuzz on N processes; findings go to an example database.
+
+Exit codes: 0 no failure beyond the expected reds (``red_on``), 1 a test failed that should pass (its replay
+command is printed), 2 a bad option value (one line).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import shlex
+import sys
+from typing import TextIO
+
+from invariants.database import DatabaseError, open_database
+from reports.fuzz.engine import ROOT, TARGET_FILES, Outcome, Plan, run
+from strategies.defects import parse_variant
+
+EXIT_OK = 0
+EXIT_FOUND = 1
+EXIT_USAGE = 2
+#: The embedded database, under the project's state folder.
+DEFAULT_DATABASE = ROOT / ".cmharness" / "fuzz-db"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--workers", type=int, default=os.cpu_count() or 1, metavar="N", help="worker processes (default: the cores)"
+    )
+    parser.add_argument(
+        "--time", type=float, default=None, metavar="SECONDS", help="stop after this long (default: Ctrl-C or SIGTERM)"
+    )
+    parser.add_argument(
+        "--database",
+        default=None,
+        metavar="FOLDER|redis://HOST:PORT",
+        help=f"the example database the findings go to (default: {DEFAULT_DATABASE.relative_to(ROOT)}); "
+        "pytest --cm-database replays them",
+    )
+    parser.add_argument(
+        "--variant",
+        action="append",
+        default=None,
+        metavar="SPEC",
+        help="fuzz the variant-parametrized tests on this variant (repeatable), e.g. sound+QUESTION_PRICED_AS_LABEL "
+        "to search for a planted defect (default: the three variants)",
+    )
+    parser.add_argument(
+        "--stop-on-failure",
+        action="store_true",
+        help="stop at the first failure that is not an expected red (found here or by another process sharing "
+        "the database)",
+    )
+    parser.add_argument(
+        "--tests",
+        nargs="+",
+        default=list(TARGET_FILES),
+        metavar="FILE",
+        help=f"test files to fuzz (default: {' '.join(TARGET_FILES)})",
+    )
+
+
+def plan_of(args: argparse.Namespace) -> Plan:
+    """The campaign the options ask for; a bad value raises ``ValueError`` with one line naming it."""
+    if importlib.util.find_spec("hypofuzz") is None:
+        raise ValueError("HypoFuzz is not installed: pip install -e '.[fuzz]'")
+    if args.workers < 1:
+        raise ValueError(f"--workers {args.workers}: give at least 1")
+    if args.time is not None and not args.time > 0:
+        raise ValueError(f"--time {args.time:g}: give a positive number of seconds")
+    variants = tuple(args.variant or ())
+    for spec in variants:
+        parse_variant(spec)
+    for name in args.tests:
+        if not (ROOT / name).is_file():
+            raise ValueError(f"--tests {name}: no such test file under {ROOT}")
+    database = args.database if args.database is not None else str(DEFAULT_DATABASE)
+    open_database(database)  # a bad or unreachable database is reported before any worker starts
+    return Plan(database, variants, args.workers, args.time, tuple(args.tests), stop_on_failure=args.stop_on_failure)
+
+
+def replay_command(plan: Plan, nodeid: str) -> str:
+    """The ordinary test run that replays a finding from the database (its failure prints the scenario file)."""
+    words = ["python", "-m", "pytest", "--cm-database", plan.database]
+    for spec in plan.variants:
+        words += ["--cm-variant", spec]
+    return shlex.join([*words, nodeid])
+
+
+def summary(plan: Plan, outcome: Outcome) -> list[str]:
+    rate = outcome.cases / outcome.seconds if outcome.seconds else 0.0
+    lines = [
+        f"fuzz: stopped ({outcome.stopped_by}) after {outcome.seconds:.0f} s: {outcome.cases} cases "
+        f"({rate:.0f}/s), {outcome.behaviours} distinct behaviours, "
+        f"{len(outcome.findings)} target(s) with a failure in {plan.database}"
+    ]
+    new = [f for f in outcome.findings if not f.target.expected_red]
+    expected = [f for f in outcome.findings if f.target.expected_red]
+    if expected:
+        lines.append(f"  {len(expected)} expected red (red_on on their variant)")
+    for f in new:
+        state = "shrunk" if f.shrunk else "not yet shrunk"
+        lines.append(f"  FAILED {f.target.nodeid} ({state}); replay it:")
+        lines.append(f"    {replay_command(plan, f.target.nodeid)}")
+    if new:
+        lines.append(
+            "  the replayed failure prints its case as a scenario file; pipe its output to "
+            "`cmharness export -` to keep it"
+        )
+    return lines
+
+
+def run_command(args: argparse.Namespace, stdout: TextIO) -> int:
+    try:
+        plan = plan_of(args)
+    except (ValueError, DatabaseError) as err:
+        print(f"cmharness: error: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    tty = stdout.isatty()
+
+    def progress(elapsed: float, cases: int, behaviours: int, failures: int) -> None:
+        if not tty and int(elapsed) % 10:
+            return
+        line = (
+            f"fuzz: {elapsed:4.0f} s  {cases / elapsed if elapsed else 0:7.0f} cases/s  "
+            f"{behaviours} behaviours  {failures} failing target(s)"
+        )
+        stdout.write(("\r" + line) if tty else line + "\n")
+        stdout.flush()
+
+    stdout.write(f"fuzz: collecting {' '.join(plan.files)} ...\n")
+    stdout.flush()
+    outcome = run(plan, on_progress=progress)
+    if tty:
+        stdout.write("\n")
+    if not outcome.targets:
+        print(f"cmharness: error: no fuzzable property test in {' '.join(plan.files)}", file=sys.stderr)
+        return EXIT_USAGE
+    left_out = f", {len(outcome.skipped)} left out (not property tests, or derandomized)" if outcome.skipped else ""
+    stdout.write(f"fuzz: {len(outcome.targets)} target(s) on {plan.workers} worker(s){left_out}\n")
+    stdout.write("\n".join(summary(plan, outcome)) + "\n")
+    return EXIT_FOUND if any(not f.target.expected_red for f in outcome.findings) else EXIT_OK
