@@ -1,0 +1,76 @@
+"""Shards that merge byte for byte: ``cmharness report --shard I/N`` on N machines (here N output folders), their
+journals gathered in one folder, ``cmharness report --merge`` there, give the report one run gives, timings aside.
+
+The commands are the ones ``docs/ci/report-shards.yml`` runs as a CI matrix, on the campaign tests' fake project
+(``tests/campaign_helpers.py``): the subcommand's own code, with its settings pointed at that project.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from campaign_helpers import MUTANTS, make_project, settings_for
+
+from reports import report_run
+from reports.cli import main
+
+pytestmark = pytest.mark.harness
+
+OUTPUTS = ("report.md", "matrix.csv", "mutation-report.json")
+#: What a report may say about time: a duration (``1.2 s``, ``350 ms``, ``2m03s``) or a JSON ``duration``.
+TIMINGS = [
+    (re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|s)\b"), "<time>"),
+    (re.compile(r"\b\d+m\d+s\b"), "<time>"),
+    (re.compile(r'"duration": \d+(?:\.\d+)?'), '"duration": <time>'),
+]
+QUICK = [m for m in MUTANTS if m.id != "defect:HANGS"]  # a hang costs its timeout in every run, and shows nothing new
+
+
+def without_timings(text: str) -> str:
+    for pattern, repl in TIMINGS:
+        text = pattern.sub(repl, text)
+    return text
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The fake project, and one ``cmharness report`` run of it into ``single/``."""
+    root = make_project(tmp_path_factory.mktemp("shards") / "project")
+    with pytest.MonkeyPatch.context() as mp:
+        pointed_at(root, mp)
+        assert report("--out", str(root / "single")) in (0, 1)
+    return root
+
+
+def pointed_at(root: Path, mp: pytest.MonkeyPatch) -> None:
+    """``cmharness report`` runs in the fake project, on its named mutants."""
+    mp.setattr(report_run, "Settings", lambda: settings_for(root))
+    mp.setattr(report_run, "named_mutants", lambda: list(QUICK))
+
+
+def report(*argv: str) -> int:
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        return main(["report", "--no-mutmut", *argv])
+
+
+def outputs(folder: Path) -> dict[str, str]:
+    return {name: without_timings((folder / name).read_text(encoding="utf-8")) for name in OUTPUTS}
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_merged_shards_give_the_report_of_one_run(project: Path, n: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    pointed_at(project, monkeypatch)
+    merged = project / f"merged-{n}"
+    (merged / "journal").mkdir(parents=True)
+    for i in range(1, n + 1):  # each shard on its own machine, its journal gathered as the CI's artifacts are
+        shard = project / f"shard-{i}-of-{n}"
+        assert report("--shard", f"{i}/{n}", "--out", str(shard)) in (0, 1, 3)
+        for journal in (shard / "journal").glob("*.jsonl"):
+            shutil.copy(journal, merged / "journal" / journal.name)
+    assert report("--merge", "--out", str(merged)) == report("--merge", "--out", str(project / "single"))
+    assert outputs(merged) == outputs(project / "single")
