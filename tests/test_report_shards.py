@@ -15,8 +15,10 @@ from pathlib import Path
 
 import pytest
 from campaign_helpers import MUTANTS, make_project, settings_for
+from test_campaign_mutmut import MUTMUT_CONFIG
 
 from reports import report_run
+from reports.campaign import ROOT
 from reports.cli import main
 
 pytestmark = pytest.mark.harness
@@ -74,3 +76,44 @@ def test_merged_shards_give_the_report_of_one_run(project: Path, n: int, monkeyp
             shutil.copy(journal, merged / "journal" / journal.name)
     assert report("--merge", "--out", str(merged)) == report("--merge", "--out", str(project / "single"))
     assert outputs(merged) == outputs(project / "single")
+
+
+@pytest.mark.slow  # mutmut's preparation in every run: a few minutes (run with --cm-slow)
+def test_merged_shards_with_mutmut_give_the_report_of_one_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = make_project(tmp_path / "project")
+    (root / "reference").mkdir()
+    (root / "reference" / "__init__.py").write_text("")
+    (root / "reference" / "ops.py").write_text(
+        "def double(x):\n    return x * 2\n\n\ndef half(x):\n    return x // 2\n"
+    )
+    (root / "strategies" / "step.py").write_text("def inc(x):\n    return x + 1\n")
+    (root / "tests" / "test_ops.py").write_text(
+        "from reference.ops import double, half\nfrom strategies.step import inc\n\n\n"
+        "def test_double():\n    assert double(3) == 6\n\n\ndef test_half():\n    assert half(4) == 2\n\n\n"
+        "def test_inc():\n    assert inc(3) == 4\n"
+    )
+    (root / "reports").mkdir()
+    for name in ("__init__.py", "mutant_plugin.py"):
+        shutil.copy(ROOT / "reports" / name, root / "reports" / name)
+    (root / "pyproject.toml").write_text(MUTMUT_CONFIG)
+    hashed = ("pyproject.toml", "strategies", "reference", "calc.py", "tests")
+    monkeypatch.setattr(report_run, "Settings", lambda: settings_for(root, hashed=hashed))
+    monkeypatch.setattr(report_run, "named_mutants", lambda: list(QUICK))
+
+    def full(*argv: str) -> int:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            return main(["report", *argv])
+
+    single = root / "single"
+    assert full("--out", str(single)) in (0, 1)
+    merged = root / "merged"
+    (merged / "journal").mkdir(parents=True)
+    for i in (1, 2):
+        shard = root / f"shard-{i}"
+        shutil.rmtree(root / ".work", ignore_errors=True)  # another machine: no mutmut work copy
+        assert full("--shard", f"{i}/2", "--out", str(shard)) in (0, 1, 3)
+        for journal in (shard / "journal").glob("*.jsonl"):
+            shutil.copy(journal, merged / "journal" / journal.name)
+    shutil.rmtree(root / ".work", ignore_errors=True)
+    assert full("--merge", "--out", str(merged)) == full("--merge", "--out", str(single))
+    assert outputs(merged) == outputs(single)
