@@ -89,10 +89,10 @@ def replay_command(plan: Plan, nodeid: str) -> str:
 
 
 def summary(plan: Plan, outcome: Outcome) -> list[str]:
-    rate = outcome.cases / outcome.seconds if outcome.seconds else 0.0
+    rate = outcome.cases / outcome.fuzzing_seconds if outcome.fuzzing_seconds else 0.0
     lines = [
         f"fuzz: stopped ({outcome.stopped_by}) after {outcome.seconds:.0f} s: {outcome.cases} cases "
-        f"({rate:.0f}/s), {outcome.behaviours} distinct behaviours, "
+        f"({rate:.1f}/s over {outcome.fuzzing_seconds:.0f} s of fuzzing), {outcome.behaviours} distinct behaviours, "
         f"{len(outcome.findings)} target(s) with a failure in {plan.database}"
     ]
     new = [f for f in outcome.findings if not f.target.expected_red]
@@ -119,11 +119,11 @@ def run_command(args: argparse.Namespace, stdout: TextIO) -> int:
         return EXIT_USAGE
     tty = stdout.isatty()
 
-    def progress(elapsed: float, cases: int, behaviours: int, failures: int) -> None:
+    def progress(elapsed: float, fuzzing: float, cases: int, behaviours: int, failures: int) -> None:
         if not tty and int(elapsed) % 10:
             return
         line = (
-            f"fuzz: {elapsed:4.0f} s  {cases / elapsed if elapsed else 0:7.0f} cases/s  "
+            f"fuzz: {elapsed:4.0f} s  {cases / fuzzing if fuzzing else 0:7.1f} cases/s  "
             f"{behaviours} behaviours  {failures} failing target(s)"
         )
         stdout.write(("\r" + line) if tty else line + "\n")

@@ -92,6 +92,8 @@ class Outcome:
     targets: list[Target]
     skipped: dict[str, str]
     seconds: float = 0.0
+    #: Seconds from the first worker's first report (its collection done) to the stop: what cases/s is over.
+    fuzzing_seconds: float = 0.0
     cases: int = 0
     behaviours: int = 0
     findings: list[Finding] = field(default_factory=list)
@@ -156,7 +158,7 @@ def findings(plan: Plan, targets: Sequence[Target]) -> list[Finding]:
     return found
 
 
-def run(plan: Plan, on_progress: Callable[[float, int, int, int], None] | None = None) -> Outcome:
+def run(plan: Plan, on_progress: Callable[[float, float, int, int, int], None] | None = None) -> Outcome:
     """Fuzz until the plan's time, a stop signal, or a failure in every target; the failures in the database."""
     targets, skipped = collect(plan)
     outcome = Outcome(targets, skipped)
@@ -174,6 +176,7 @@ def run(plan: Plan, on_progress: Callable[[float, int, int, int], None] | None =
     stop: list[str] = []
     previous = {sig: signal.signal(sig, lambda s, _f: stop.append(signal.Signals(s).name)) for sig in _STOP_SIGNALS}
     start = time.monotonic()
+    first_report = 0.0
     last_print = 0.0
     try:
         for process in processes:
@@ -186,6 +189,7 @@ def run(plan: Plan, on_progress: Callable[[float, int, int, int], None] | None =
             with contextlib.suppress(queue.Empty):
                 report = reports.get(timeout=0.2)
                 latest[report.worker] = report
+                first_report = first_report or time.monotonic()
             if all(not p.is_alive() for p in processes) or (
                 len(latest) == len(processes) and all(r.done for r in latest.values())
             ):
@@ -196,12 +200,13 @@ def run(plan: Plan, on_progress: Callable[[float, int, int, int], None] | None =
                 break
             if on_progress is not None and elapsed - last_print >= 1.0:
                 last_print = elapsed
-                on_progress(elapsed, *_totals(latest))
+                on_progress(elapsed, time.monotonic() - first_report if first_report else 0.0, *_totals(latest))
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
         _stop(processes, reports, latest)
     outcome.seconds = time.monotonic() - start
+    outcome.fuzzing_seconds = time.monotonic() - first_report if first_report else 0.0
     outcome.cases, outcome.behaviours, _ = _totals(latest)
     outcome.stopped_by = stop[0] if stop else "time"
     outcome.findings = findings(plan, targets)
