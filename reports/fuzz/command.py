@@ -14,7 +14,7 @@ import sys
 from typing import TextIO
 
 from invariants.database import DatabaseError, open_database
-from reports.fuzz.engine import ROOT, TARGET_FILES, Outcome, Plan, run
+from reports.fuzz.engine import ROOT, TARGET_FILES, CollectionError, Outcome, Plan, run
 from strategies.defects import parse_variant
 
 EXIT_OK = 0
@@ -131,7 +131,11 @@ def run_command(args: argparse.Namespace, stdout: TextIO) -> int:
 
     stdout.write(f"fuzz: collecting {' '.join(plan.files)} ...\n")
     stdout.flush()
-    outcome = run(plan, on_progress=progress)
+    try:
+        outcome = run(plan, on_progress=progress)
+    except CollectionError as err:
+        print(f"cmharness: error: {err}", file=sys.stderr)
+        return EXIT_USAGE
     if tty:
         stdout.write("\n")
     if not outcome.targets:

@@ -100,6 +100,10 @@ class Outcome:
     stopped_by: str = "time"
 
 
+class CollectionError(Exception):
+    """The plan's test files could not be collected; the message is one line."""
+
+
 @contextlib.contextmanager
 def environment(plan: Plan) -> Iterator[None]:
     """The plan's environment and the checkout on ``sys.path`` (the tests import ``tests.*``), then restored."""
@@ -123,7 +127,10 @@ def collect(plan: Plan) -> tuple[list[Target], dict[str, str]]:
     from hypofuzz.collection import collect_tests
 
     with environment(plan), contextlib.chdir(plan.root):
-        result = collect_tests(plan.pytest_args())
+        try:
+            result = collect_tests(plan.pytest_args())
+        except SystemExit as stop:  # HypoFuzz exits when pytest cannot collect (its output printed above)
+            raise CollectionError(f"pytest could not collect {' '.join(plan.files)} (exit {stop.code})") from None
     targets = [
         Target(t.nodeid, t.database_key, _expected_red(t.pytest_item)) for t in result.fuzz_targets if t.pytest_item
     ]
