@@ -17,7 +17,7 @@ import pytest
 from campaign_helpers import MUTANTS, make_project, settings_for
 from test_campaign_mutmut import MUTMUT_CONFIG
 
-from reports import report_run
+from reports import hints, report_run
 from reports.campaign import ROOT
 from reports.cli import main
 
@@ -99,6 +99,10 @@ def test_merged_shards_with_mutmut_give_the_report_of_one_run(tmp_path: Path, mo
     hashed = ("pyproject.toml", "strategies", "reference", "calc.py", "tests")
     monkeypatch.setattr(report_run, "Settings", lambda: settings_for(root, hashed=hashed))
     monkeypatch.setattr(report_run, "named_mutants", lambda: list(QUICK))
+    # A complete report rewrites the suite's order and the hints: here the fake project's, not the repository's.
+    write_order, write_hints = report_run.write_order, hints.write
+    monkeypatch.setattr(report_run, "write_order", lambda rep, recs: write_order(rep, recs, root / "order.json"))
+    monkeypatch.setattr(report_run, "write_hints", lambda learnt: write_hints(learnt, root / "hints.json"))
 
     def full(*argv: str) -> int:
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
