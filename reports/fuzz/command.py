@@ -95,10 +95,13 @@ def summary(plan: Plan, outcome: Outcome) -> list[str]:
         f"({rate:.1f}/s over {outcome.fuzzing_seconds:.0f} s of fuzzing), {outcome.behaviours} distinct behaviours, "
         f"{len(outcome.findings)} target(s) with a failure in {plan.database}"
     ]
-    new = [f for f in outcome.findings if not f.target.expected_red]
+    new = [f for f in outcome.findings if not f.target.expected_red and not f.in_fuzzer]
     expected = [f for f in outcome.findings if f.target.expected_red]
     if expected:
         lines.append(f"  {len(expected)} expected red (red_on on their variant)")
+    for f in outcome.findings:
+        if f.in_fuzzer and not f.target.expected_red:
+            lines.append(f"  not a finding: {f.target.nodeid} failed inside HypoFuzz itself ({f.origin})")
     for f in new:
         state = "shrunk" if f.shrunk else "not yet shrunk"
         lines.append(f"  FAILED {f.target.nodeid} ({state}); replay it:")
@@ -144,4 +147,5 @@ def run_command(args: argparse.Namespace, stdout: TextIO) -> int:
     left_out = f", {len(outcome.skipped)} left out (not property tests, or derandomized)" if outcome.skipped else ""
     stdout.write(f"fuzz: {len(outcome.targets)} target(s) on {plan.workers} worker(s){left_out}\n")
     stdout.write("\n".join(summary(plan, outcome)) + "\n")
-    return EXIT_FOUND if any(not f.target.expected_red for f in outcome.findings) else EXIT_OK
+    found = any(not f.target.expected_red and not f.in_fuzzer for f in outcome.findings)
+    return EXIT_FOUND if found else EXIT_OK

@@ -78,11 +78,14 @@ class Progress:
 
 @dataclass(frozen=True)
 class Finding:
-    """A target with a failing input in the database (shrunk, or not yet shrunk when a worker was stopped)."""
+    """A target with a failing input in the database (shrunk, or not yet shrunk when a worker was stopped);
+    ``in_fuzzer`` when every failure saved there was raised inside HypoFuzz itself, not by the test."""
 
     target: Target
     shrunk: int
     unshrunk: int
+    in_fuzzer: bool = False
+    origin: str = ""
 
 
 @dataclass
@@ -158,11 +161,27 @@ def findings(plan: Plan, targets: Sequence[Target]) -> list[Finding]:
     db = HypofuzzDatabase(open_database(plan.database))
     found = []
     for target in targets:
-        shrunk = len(list(db.failures(state=FailureState.SHRUNK).fetch(target.key)))
-        unshrunk = len(list(db.failures(state=FailureState.UNSHRUNK).fetch(target.key)))
-        if shrunk or unshrunk:
-            found.append(Finding(target, shrunk, unshrunk))
+        failures = {
+            state: list(db.failures(state=state).fetch(target.key))
+            for state in (FailureState.SHRUNK, FailureState.UNSHRUNK)
+        }
+        if not any(failures.values()):
+            continue
+        origins = [
+            observation.status_reason
+            for state, saved in failures.items()
+            for choices in saved
+            if (observation := db.failure_observations(state=state).fetch(target.key, choices)) is not None
+        ]
+        in_fuzzer = bool(origins) and all(FUZZER_SOURCE in origin for origin in origins)
+        shrunk, unshrunk = (len(failures[s]) for s in (FailureState.SHRUNK, FailureState.UNSHRUNK))
+        found.append(Finding(target, shrunk, unshrunk, in_fuzzer, origins[0] if origins else ""))
     return found
+
+
+#: A failure whose origin is in HypoFuzz's own code: on Python before 3.12 its line tracer adds stack frames, and
+#: the scenario-file fuzz's deeply nested documents can run it out of stack (RecursionError) where pytest does not.
+FUZZER_SOURCE = f"{os.sep}hypofuzz{os.sep}"
 
 
 def run(plan: Plan, on_progress: Callable[[float, float, int, int, int], None] | None = None) -> Outcome:
