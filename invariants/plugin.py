@@ -16,6 +16,12 @@ Loaded by ``tests/conftest.py`` (``pytest_plugins``), or by ``-p invariants.plug
   exception (a crash: ``TypeError``, ``KeyError``, ``InvalidStoreError`` from a bad fixture, a flaky
   Hypothesis test...), that exception is the failure. Elsewhere it must pass.
 - ``@pytest.mark.slow``: skipped unless ``--cm-slow`` is given or the profile is ``deep``.
+- ``--cm-database FOLDER|redis://HOST:PORT`` (or ``$CMHARNESS_DATABASE``): the profile saves to and replays from
+  that example database, so a failure the fuzzer (``cmharness fuzz``) found is red again here. Profile ``fuzz``
+  is what the fuzzer's workers load (not derandomized, so HypoFuzz takes the tests); profile ``replay`` runs only
+  the inputs the database holds (no explicit examples, no new ones).
+- ``--cm-variant SPEC`` (repeatable, or ``$CMHARNESS_VARIANTS``, specs separated by spaces): the ``variant``
+  parametrization runs over these specs (``sound+QUESTION_PRICED_AS_LABEL``) instead of the three names.
 """
 
 from __future__ import annotations
@@ -26,15 +32,18 @@ import os
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 from hypothesis.errors import Flaky
 
+from invariants.database import DATABASE_ENV, DatabaseError, open_database
+from strategies.defects import Defect, parse_variant
 from strategies.errors import InvalidConfigError, OverBudgetError, UncoveredDropError
 
 VARIANT_NAMES: tuple[str, ...] = ("main-48bb87a1", "pr-8bb01ab8", "sound")
 PROFILE_ENV = "CMHARNESS_PROFILE"
+VARIANTS_ENV = "CMHARNESS_VARIANTS"
 DEFAULT_PROFILE = "ci"
-PROFILES = ("ci", "dev", "deep")
+PROFILES = ("ci", "dev", "deep", "fuzz", "replay")
 
 _common = {
     "deadline": None,
@@ -45,6 +54,10 @@ settings.register_profile("ci", max_examples=100, derandomize=True, database=Non
 # dev and deep say derandomize=False: under CI=true Hypothesis would otherwise inherit its own derandomized default.
 settings.register_profile("dev", max_examples=200, derandomize=False, **_common)
 settings.register_profile("deep", max_examples=2000, derandomize=False, **_common)
+# What the fuzzer's workers load: HypoFuzz leaves out derandomized tests; it runs until stopped, whatever max_examples.
+settings.register_profile("fuzz", max_examples=2000, derandomize=False, **_common)
+# Only what the database holds (with --cm-database): a property test fails here only on an input saved before.
+settings.register_profile("replay", phases=(Phase.reuse, Phase.shrink), derandomize=False, **_common)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -60,6 +73,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         default=False,
         help="run the tests marked slow (the defect search); the deep profile implies it",
+    )
+    group.addoption(
+        "--cm-database",
+        default=None,
+        metavar="FOLDER|redis://HOST:PORT",
+        help=f"save to and replay from this Hypothesis example database (default: ${DATABASE_ENV}, else the profile's)",
+    )
+    group.addoption(
+        "--cm-variant",
+        action="append",
+        default=None,
+        metavar="SPEC",
+        help=f"run the variant-parametrized tests on this variant spec (repeatable; default: ${VARIANTS_ENV}, "
+        "else the three variants)",
     )
 
 
@@ -108,9 +135,38 @@ def pytest_configure(config: pytest.Config) -> None:
             f"${PROFILE_ENV} or --hypothesis-profile): {err}"
         ) from err
     config.stash[_PROFILE_KEY] = name
+    spec = config.getoption("--cm-database") or os.environ.get(DATABASE_ENV)
+    if spec:
+        try:
+            database = open_database(spec)
+        except DatabaseError as err:
+            raise pytest.UsageError(f"cmharness: {err}") from None
+        # A child of the profile: it keeps derandomize (ci) and only adds the database to replay and save.
+        settings.register_profile(f"{name}+database", settings(settings.get_profile(name), database=database))
+        settings.load_profile(f"{name}+database")
+    config.stash[_VARIANTS_KEY] = chosen_variants(config)
 
 
 _PROFILE_KEY = pytest.StashKey[str]()
+_VARIANTS_KEY = pytest.StashKey[tuple[tuple[str, "str | frozenset[Defect]"], ...]]()
+
+
+def chosen_variants(config: pytest.Config) -> tuple[tuple[str, str | frozenset[Defect]], ...]:
+    """(id, value) for the ``variant`` parametrization: each ``--cm-variant`` spec as its defect set, else the
+    three variant names."""
+    specs = config.getoption("--cm-variant") or os.environ.get(VARIANTS_ENV, "").split()
+    if not specs:
+        return tuple((name, name) for name in VARIANT_NAMES)
+    chosen: list[tuple[str, str | frozenset[Defect]]] = []
+    for spec in specs:
+        if spec in VARIANT_NAMES:
+            chosen.append((spec, spec))
+            continue
+        try:
+            chosen.append((spec, parse_variant(spec).active))
+        except ValueError as err:
+            raise pytest.UsageError(f"cmharness: --cm-variant: {err}") from None
+    return tuple(chosen)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -157,7 +213,8 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "variant" in metafunc.fixturenames and not _already_parametrized(metafunc, "variant"):
-        metafunc.parametrize("variant", VARIANT_NAMES)
+        chosen = metafunc.config.stash.get(_VARIANTS_KEY, None) or tuple((n, n) for n in VARIANT_NAMES)
+        metafunc.parametrize("variant", [value for _, value in chosen], ids=[name for name, _ in chosen])
 
 
 def _already_parametrized(metafunc: pytest.Metafunc, name: str) -> bool:
@@ -243,8 +300,18 @@ def is_invariant_violation(err: BaseException) -> bool:
     return bool(leaves) and all(isinstance(leaf, RED_EXCEPTIONS) for leaf in leaves)
 
 
+def own_database_key(item: pytest.Item) -> None:
+    """A parametrized property test saves and replays under a key of its own node id, as HypoFuzz keys it (and
+    Hypothesis does for ``parametrize`` marks, not for the plugin's ``variant``): one variant's failure is not
+    replayed on another, and a fuzzer's finding is replayed on its own variant."""
+    inner = getattr(getattr(getattr(item, "obj", None), "hypothesis", None), "inner_test", None)
+    if inner is not None and getattr(item, "callspec", None) is not None:
+        inner._hypothesis_internal_add_digest = item.nodeid.encode()
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item):
+    own_database_key(item)
     mark = item.get_closest_marker("red_on")
     if mark is None:
         return (yield)

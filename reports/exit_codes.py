@@ -22,6 +22,7 @@ class Exit(IntEnum):
     SURVIVORS = 1  # report: survivors or red-first gaps
     NOT_AS_EXPECTED = 1  # reproduce: a scenario did not do what its expect says
     NEW_BYTES = 1  # compare: a cell sends different bytes on the two sides
+    FAILURE_FOUND = 1  # fuzz: a property test failed that should pass
     # what a subcommand means by SEVERE
     SOUND_BROKE = 3  # check: the variant with no defect breaks an invariant
     INCOMPLETE = 3  # report: mutants pending (budget, Ctrl-C, SIGTERM)
@@ -44,6 +45,11 @@ MEANINGS: dict[str, dict[Exit, str]] = {
         Exit.OK: "no cell sends different bytes on the two sides",
         Exit.NEW_BYTES: "a cell sends different bytes on the two sides",
         Exit.USAGE: "unreadable input or a bad option",
+    },
+    "fuzz": {
+        Exit.OK: "no failure beyond the expected reds",
+        Exit.FAILURE_FOUND: "a property test failed that should pass (its replay command is printed)",
+        Exit.USAGE: "a bad option or database",
     },
     "report": {
         Exit.OK: "complete, nothing survived, every test shown red",

@@ -113,11 +113,12 @@ def test_the_cycle_check_sees_a_cycle_hidden_in_a_function(tmp_path):
     assert imports(b, known) == [("a", True)]
 
 
-def test_the_campaign_never_imports_the_command_line_nor_rendering():
+@pytest.mark.parametrize("engine", ["reports.campaign", "reports.fuzz"])
+def test_the_engines_never_import_the_command_line_nor_rendering(engine):
     bad = [
         (m, t)
         for m, ts in graph(REPORTS).items()
-        if under(m, "reports.campaign")
+        if under(m, engine)
         for t in ts
         if under(t, "reports.cli") or under(t, "reports.render")
     ]

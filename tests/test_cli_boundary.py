@@ -104,6 +104,11 @@ BAD_OPTIONS: list[tuple[list[str], str]] = [
     (["defects", "--report", "NO_SUCH_DEFECT"], "NO_SUCH_DEFECT"),
     (["price"], "file"),
     (["export", str(EXAMPLE), "--as-sound=yes"], "--as-sound"),
+    (["fuzz", "--workers", "0"], "--workers"),
+    (["fuzz", "--time", "-5"], "--time"),
+    (["fuzz", "--variant", "sound+NOPE"], "NOPE"),
+    (["fuzz", "--database", "redis://"], "redis://"),
+    (["fuzz", "--tests", "tests/no_such_file.py"], "no_such_file"),
     (["no-such-command"], "no-such-command"),
 ]
 

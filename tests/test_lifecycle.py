@@ -126,8 +126,13 @@ def lifecycle(defects: frozenset[Defect]) -> type[RuleBasedStateMachine]:
     return Lifecycle
 
 
-def test_sound_lives_a_lifecycle_without_fault():
-    run_state_machine_as_test(lifecycle(frozenset()), settings=MACHINE_SETTINGS)
+class TestSoundLifecycle(lifecycle(frozenset()).TestCase):
+    """The sound strategy lives a lifecycle without fault. A state machine's TestCase, with the profile's
+    settings (its database included), so that ``cmharness fuzz`` searches it and a failure found there replays."""
+
+    settings = settings(
+        max_examples=25, stateful_step_count=6, report_multiple_bugs=False, suppress_health_check=list(HealthCheck)
+    )
 
 
 @pytest.mark.parametrize(

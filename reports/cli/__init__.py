@@ -101,6 +101,11 @@ SUBCOMMANDS: dict[str, Subcommand] = {
         _command(
             "export", "turn a counterexample into a scenario file with its expect filled in", "reports.cli.export"
         ),
+        _command(
+            "fuzz",
+            "search the property tests with HypoFuzz on N processes, findings in an example database",
+            "reports.cli.fuzz",
+        ),
         _command("schema", "write the JSON Schema of scenario files (docs/scenario.schema.json)", "reports.cli.schema"),
     )
 }

@@ -187,6 +187,19 @@ def forget(settings: Settings) -> None:
     shutil.rmtree(settings.mutmut_dir, ignore_errors=True)
 
 
+def searched_after_merge(records: dict[str, dict[str, Any]], fp: str, scope: Sequence[str], extra: Path | None) -> bool:
+    """Whether merged shards hold a complete main pass over every folder that no witness search has followed.
+
+    Then ``--merge`` does what one run does after its main pass, and only that (every result is journaled, so
+    nothing runs again): mutmut's preparation, for the coverage the search reads, and the red-first witness
+    search; so the merged report is the one a single run writes.
+    """
+    if set(scope) != set(MUTMUT_PATHS) or any(r.get("kind") == Kind.WITNESS for r in records.values()):
+        return False
+    report = build(records, fp, named_mutants() + (extra_mutants(extra) if extra else []), scope=scope)
+    return bool(completeness(report)["complete"])
+
+
 def order_by_kills(report: Report, records: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """The suite's order for the next runs (read by ``invariants.plugin``), see ``reports.campaign.suite_order``."""
     return order_file(records, report.fp)
@@ -231,6 +244,10 @@ def run(args: Any, stdout: TextIO) -> int:
                 full=bool(getattr(args, "full", False)),
                 extra=extra,
             )
+            if args.merge and searched_after_merge(records, fp, scope, extra):
+                fp, records = run_campaign(
+                    settings, budget=args.budget, mutmut_paths=tuple(args.mutmut_paths), extra=extra
+                )
     except KeyboardInterrupt:
         print("cmharness report: interrupted; what finished is journaled, run it again to resume", file=sys.stderr)
         interrupted = True

@@ -1,0 +1,119 @@
+"""Shards that merge byte for byte: ``cmharness report --shard I/N`` on N machines (here N output folders), their
+journals gathered in one folder, ``cmharness report --merge`` there, give the report one run gives, timings aside.
+
+The commands are the ones ``docs/ci/report-shards.yml`` runs as a CI matrix, on the campaign tests' fake project
+(``tests/campaign_helpers.py``): the subcommand's own code, with its settings pointed at that project.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from campaign_helpers import MUTANTS, make_project, settings_for
+from test_campaign_mutmut import MUTMUT_CONFIG
+
+from reports.campaign.settings import ROOT
+from reports.cli import main
+from reports.cli import report as report_cmd
+
+pytestmark = pytest.mark.harness
+
+OUTPUTS = ("report.md", "matrix.csv", "mutation-report.json")
+#: What a report may say about time: a duration (``1.2 s``, ``350 ms``, ``2m03s``) or a JSON ``duration``.
+TIMINGS = [
+    (re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|s)\b"), "<time>"),
+    (re.compile(r"\b\d+m\d+s\b"), "<time>"),
+    (re.compile(r'"duration": \d+(?:\.\d+)?'), '"duration": <time>'),
+]
+QUICK = [m for m in MUTANTS if m.id != "defect:HANGS"]  # a hang costs its timeout in every run, and shows nothing new
+
+
+def without_timings(text: str) -> str:
+    for pattern, repl in TIMINGS:
+        text = pattern.sub(repl, text)
+    return text
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The fake project, and one ``cmharness report`` run of it into ``single/``."""
+    root = make_project(tmp_path_factory.mktemp("shards") / "project")
+    with pytest.MonkeyPatch.context() as mp:
+        pointed_at(root, mp)
+        assert report("--out", str(root / "single")) in (0, 1)
+    return root
+
+
+def pointed_at(root: Path, mp: pytest.MonkeyPatch) -> None:
+    """``cmharness report`` runs in the fake project, on its named mutants."""
+    mp.setattr(report_cmd, "Settings", lambda: settings_for(root, state_dir=root / ".state"))
+    mp.setattr(report_cmd, "named_mutants", lambda: list(QUICK))
+
+
+def report(*argv: str) -> int:
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        return main(["report", "--no-mutmut", *argv])
+
+
+def outputs(folder: Path) -> dict[str, str]:
+    return {name: without_timings((folder / name).read_text(encoding="utf-8")) for name in OUTPUTS}
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_merged_shards_give_the_report_of_one_run(project: Path, n: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    pointed_at(project, monkeypatch)
+    merged = project / f"merged-{n}"
+    (merged / "journal").mkdir(parents=True)
+    for i in range(1, n + 1):  # each shard on its own machine, its journal gathered as the CI's artifacts are
+        shard = project / f"shard-{i}-of-{n}"
+        assert report("--shard", f"{i}/{n}", "--out", str(shard)) in (0, 1, 3)
+        for journal in (shard / "journal").glob("*.jsonl"):
+            shutil.copy(journal, merged / "journal" / journal.name)
+    assert report("--merge", "--out", str(merged)) == report("--merge", "--out", str(project / "single"))
+    assert outputs(merged) == outputs(project / "single")
+
+
+@pytest.mark.slow  # mutmut's preparation in every run: a few minutes (run with --cm-slow)
+def test_merged_shards_with_mutmut_give_the_report_of_one_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = make_project(tmp_path / "project")
+    (root / "reference").mkdir()
+    (root / "reference" / "__init__.py").write_text("")
+    (root / "reference" / "ops.py").write_text(
+        "def double(x):\n    return x * 2\n\n\ndef half(x):\n    return x // 2\n"
+    )
+    (root / "strategies" / "step.py").write_text("def inc(x):\n    return x + 1\n")
+    (root / "tests" / "test_ops.py").write_text(
+        "from reference.ops import double, half\nfrom strategies.step import inc\n\n\n"
+        "def test_double():\n    assert double(3) == 6\n\n\ndef test_half():\n    assert half(4) == 2\n\n\n"
+        "def test_inc():\n    assert inc(3) == 4\n"
+    )
+    (root / "reports").mkdir()
+    shutil.copytree(ROOT / "reports", root / "reports", ignore=shutil.ignore_patterns("__pycache__"))
+    (root / "pyproject.toml").write_text(MUTMUT_CONFIG)
+    hashed = ("pyproject.toml", "strategies", "reference", "calc.py", "tests")
+    # A complete report rewrites the suite's order and the hints: in the fake project's state folder.
+    monkeypatch.setattr(report_cmd, "Settings", lambda: settings_for(root, hashed=hashed, state_dir=root / ".state"))
+    monkeypatch.setattr(report_cmd, "named_mutants", lambda: list(QUICK))
+
+    def full(*argv: str) -> int:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            return main(["report", *argv])
+
+    single = root / "single"
+    assert full("--out", str(single)) in (0, 1)
+    merged = root / "merged"
+    (merged / "journal").mkdir(parents=True)
+    for i in (1, 2):
+        shard = root / f"shard-{i}"
+        shutil.rmtree(root / ".work", ignore_errors=True)  # another machine: no mutmut work copy
+        assert full("--shard", f"{i}/2", "--out", str(shard)) in (0, 1, 3)
+        for journal in (shard / "journal").glob("*.jsonl"):
+            shutil.copy(journal, merged / "journal" / journal.name)
+    shutil.rmtree(root / ".work", ignore_errors=True)
+    assert full("--merge", "--out", str(merged)) == full("--merge", "--out", str(single))
+    assert outputs(merged) == outputs(single)
