@@ -4,16 +4,18 @@ apart and merged, and the incremental keys that rerun only what a change touches
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import time
 
 import pytest
 from campaign_helpers import FAKE_HASHED, FAKE_TESTS, MUTANTS, make_project, settings_for
 
-from reports.campaign.journal import Journal, fingerprint, hashed_files, load_journals
+from reports.campaign.journal import Journal, _harness_only, fingerprint, hashed_files, load_journals
 from reports.campaign.named_mutants import in_shard, named_mutants, parse_shard, shard_of
 from reports.campaign.named_scheduler import run_named_mutants
 from reports.campaign.records import BASELINE
+from reports.campaign.settings import ROOT
 
 pytestmark = pytest.mark.harness
 
@@ -138,3 +140,16 @@ def test_after_a_change_only_the_named_mutants_it_touches_run_again(campaign, tm
     quick = [m for m in MUTANTS if m.id != "defect:HANGS"]
     run_named_mutants(again, quick, fp=fingerprint(again), on_record=lambda r: seen.append(r["mutant"]))
     assert sorted(seen) == sorted(m.id for m in quick)  # test_add[sound] runs under every sound mutant
+
+
+def test_every_test_file_that_imports_the_campaigns_helpers_is_harness_only():
+    """mutmut's work copy leaves the harness-only files out; a test module importing one of them must be left out
+    too, or collecting the suite there fails and mutmut's coverage run exits 1 (the main job then reports nothing)."""
+    tests = ROOT / "tests"
+    helpers = {p.stem for p in tests.glob("*.py") if _harness_only(p.relative_to(ROOT).as_posix())}
+    importing = [
+        p.relative_to(ROOT).as_posix()
+        for p in sorted(tests.glob("test_*.py"))
+        if re.search(rf"^(?:from|import) ({'|'.join(helpers)})\b", p.read_text(encoding="utf-8"), re.M)
+    ]
+    assert [f for f in importing if not _harness_only(f)] == []

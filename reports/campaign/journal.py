@@ -36,6 +36,8 @@ HARNESS_ONLY = frozenset(
         "mutation/*",
         "tests/campaign_helpers.py",
         "tests/test_campaign_*.py",
+        "tests/test_records.py",
+        "tests/test_report_shards.py",
         "reports/campaign/hints.py",
         "reports/campaign/mutmut/test_order.py",
         "reports/campaign/witness.py",
