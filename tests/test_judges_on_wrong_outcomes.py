@@ -1,0 +1,93 @@
+"""The judges on wrong outcomes: each invariant, handed a context no sound compile sends (built by hand over a
+generated store and put in place of the compile's outcome), must break; handed its right twin, must hold.
+
+Where the variants never send the wrong shape, only such a test can see a judge that lets it through.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from invariants.generators import stores
+from invariants.properties import SHARED_COMPILES, Outcome, exactly_once, nothing_lost
+from reference.model import Budget, Config, Entry, Store, Summary, Text
+
+CONFIG = Config()
+BUDGET = Budget(max_tokens=10**9)
+#: Texts JavaScript's ``trim`` empties (its WhiteSpace and LineTerminator, the BOM among them).
+JS_BLANK = st.text(st.sampled_from(" \t\n\r\u00a0\u2028\u3000\ufeff"), max_size=3)
+#: Texts JavaScript's ``trim`` leaves something of (Python's ``strip`` would empty the first three).
+NOT_JS_BLANK = st.sampled_from(["\x85", "\x1c", " \x1f ", "x", "a summary"])
+
+
+@dataclass(frozen=True)
+class Sent:
+    """The part of a compile's result the judges of what is sent read."""
+
+    entries: tuple[Entry, ...]
+    selected: tuple[str, ...] = ()
+
+
+def judged(invariant, store: Store, entries: list[Entry]) -> list:
+    """``invariant`` on ``store`` as if the sound compile had sent ``entries``."""
+    outcome = Outcome(result=Sent(tuple(entries)))
+    token = SHARED_COMPILES.set({(id(store), id(CONFIG), repr(BUDGET), "sound"): (store, CONFIG, outcome)})
+    try:
+        return invariant(store, CONFIG, BUDGET, "sound")
+    finally:
+        SHARED_COMPILES.reset(token)
+
+
+def raw(store: Store, message_id: str) -> Entry:
+    m = store.messages[store.index(message_id)]
+    return Entry(m.participant, m.content, "raw", message_id=m.id)
+
+
+def pair(summary: Summary) -> list[Entry]:
+    return [
+        Entry("user", (Text("What do you remember?"),), "question", summary_ids=(summary.id,)),
+        Entry("assistant", (Text(summary.content),), "answer", summary_ids=(summary.id,)),
+    ]
+
+
+def with_content(store: Store, sid: str, content: str) -> Store:
+    summaries = tuple(replace(s, content=content) if s.id == sid else s for s in store.summaries)
+    return replace(store, summaries=summaries)
+
+
+def sent_through(store: Store, held: list[Summary]) -> list[Entry]:
+    """Every message not a leaf of ``held`` raw, in order, then a pair for each of ``held``."""
+    leaves = set().union(*(store.leaves(s.id) for s in held))
+    return [raw(store, m.id) for m in store.messages if m.id not in leaves] + [e for s in held for e in pair(s)]
+
+
+@given(store=stores(), data=st.data(), blank=JS_BLANK, text=NOT_JS_BLANK)
+def test_nothing_lost_breaks_on_the_leaves_of_a_blank_summary_sent_in_their_place(store, data, blank, text):
+    unmerged = store.unmerged()
+    if not unmerged:
+        return
+    s = data.draw(st.sampled_from(unmerged), label="summary")
+    written = with_content(store, s.id, text)
+    assert judged(nothing_lost, written, sent_through(written, [written.summary(s.id)])) == []
+    blanked = with_content(store, s.id, blank)
+    found = judged(nothing_lost, blanked, sent_through(blanked, [blanked.summary(s.id)]))
+    assert len(found) == 1, f"a blank summary {blank!r} stood for {sorted(store.leaves(s.id))}: {found}"
+    for m in store.leaves(s.id):
+        assert m in found[0].message
+
+
+@given(store=stores(), data=st.data())
+def test_exactly_once_breaks_when_a_summary_is_sent_beside_the_one_that_merged_it(store, data):
+    merged = [s for s in store.summaries if s.parent_id is not None]
+    if not merged:
+        return
+    s = data.draw(st.sampled_from(merged), label="summary")
+    parent = store.summary(s.parent_id)
+    assert judged(exactly_once, store, sent_through(store, [parent])) == []
+    found = judged(exactly_once, store, sent_through(store, [parent, s]))
+    assert len(found) == 1, f"{s.id} and {parent.id} both sent: {found}"
+    for m in store.leaves(s.id):
+        assert f"{m} (0 raw, 2 through summaries)" in found[0].message
