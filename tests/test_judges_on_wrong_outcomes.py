@@ -11,9 +11,20 @@ from dataclasses import dataclass, replace
 from hypothesis import given
 from hypothesis import strategies as st
 
-from invariants.generators import stores
-from invariants.properties import SHARED_COMPILES, Outcome, exactly_once, nothing_lost
-from reference.model import Budget, Config, Entry, Store, Summary, Text
+from invariants.generators import stores, tool_stores
+from invariants.properties import (
+    SHARED_COMPILES,
+    UNLIMITED,
+    Outcome,
+    bounds_of,
+    compile_once,
+    exactly_once,
+    nothing_lost,
+    tail_suffix,
+    well_formed,
+)
+from reference.model import Budget, Config, Entry, Store, Summary, Text, ToolUse
+from strategies.errors import UncoveredDropError
 
 CONFIG = Config()
 BUDGET = Budget(max_tokens=10**9)
@@ -31,12 +42,12 @@ class Sent:
     selected: tuple[str, ...] = ()
 
 
-def judged(invariant, store: Store, entries: list[Entry]) -> list:
-    """``invariant`` on ``store`` as if the sound compile had sent ``entries``."""
-    outcome = Outcome(result=Sent(tuple(entries)))
-    token = SHARED_COMPILES.set({(id(store), id(CONFIG), repr(BUDGET), "sound"): (store, CONFIG, outcome)})
+def judged(invariant, store: Store, entries: list[Entry] | None = None, *, error=None, config=CONFIG) -> list:
+    """``invariant`` on ``store`` as if the sound compile had sent ``entries`` (or raised ``error``)."""
+    outcome = Outcome(error=error) if error is not None else Outcome(result=Sent(tuple(entries or ())))
+    token = SHARED_COMPILES.set({(id(store), id(config), repr(BUDGET), "sound"): (store, config, outcome)})
     try:
-        return invariant(store, CONFIG, BUDGET, "sound")
+        return invariant(store, config, BUDGET, "sound")
     finally:
         SHARED_COMPILES.reset(token)
 
@@ -91,3 +102,35 @@ def test_exactly_once_breaks_when_a_summary_is_sent_beside_the_one_that_merged_i
     assert len(found) == 1, f"{s.id} and {parent.id} both sent: {found}"
     for m in store.leaves(s.id):
         assert f"{m} (0 raw, 2 through summaries)" in found[0].message
+
+
+@given(store=tool_stores(), data=st.data())
+def test_well_formed_breaks_on_a_tool_use_no_entry_answers_wherever_it_stands(store, data):
+    out = compile_once(store, CONFIG, UNLIMITED, "sound")
+    if not out.sent:
+        return
+    entries = list(out.entries)
+    assert judged(well_formed, store, entries) == []
+    at = data.draw(st.integers(0, len(entries)), label="where the unanswered tool_use goes")
+    for k in sorted({at, len(entries)}):
+        open_use = Entry("assistant", (ToolUse("open-call", "probe", {}),), "raw")
+        found = judged(well_formed, store, [*entries[:k], open_use, *entries[k:]])
+        assert found and "'open-call'" in found[0].message, f"an unanswered tool_use at entry {k} passed: {found}"
+
+
+@given(store=stores(), data=st.data())
+def test_tail_suffix_breaks_when_the_evicted_tail_messages_leave_a_gap(store, data):
+    config = Config(recent_window_tokens=10**9)  # the whole store is the tail
+    _, start = bounds_of(store, config, "sound")
+    tail = [m.id for m in store.messages[start:]]
+    if len(tail) < 3:
+        return
+    cut = data.draw(st.integers(1, len(tail) - 2), label="evicted run")
+    gap = data.draw(st.integers(cut + 1, len(tail) - 1), label="evicted after a gap")
+
+    def evicting(ids: list[str]) -> UncoveredDropError:
+        return UncoveredDropError(tuple(ids), dict.fromkeys(ids, "in-tail-not-rendered"))
+
+    assert judged(tail_suffix, store, error=evicting(tail[:cut]), config=config) == []
+    found = judged(tail_suffix, store, error=evicting([*tail[:cut], tail[gap]]), config=config)
+    assert found and "not the oldest run" in found[0].message, f"evicted {tail[:cut]} and {tail[gap]}: {found}"
