@@ -1,6 +1,7 @@
 """The compile's cap and tool passes against the reference's own, on inputs the store generators seldom reach:
 astral text under a cap that cuts it, tool inputs with ten or more array-index keys or astral values under the
-input cap, a result standing up to nine entries after its call."""
+input cap, a result standing up to nine entries after its call, stubs beside real results under per-tool limits
+(0 among them), images counted against the live limit."""
 
 from __future__ import annotations
 
@@ -8,9 +9,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from reference import cap as reference_cap
+from reference import images as reference_images
 from reference import passes as reference_passes
-from reference.model import Config, Entry, Text, ToolResult, ToolUse
+from reference.model import Config, Entry, Image, Text, ToolResult, ToolUse
 from strategies.cap import truncate
+from strategies.images import decide, strip
 from strategies.tool_pairing import Slot, Stubs, enforce_tool_pairing
 from strategies.tool_pruning import prune_tool_entries
 
@@ -49,3 +52,46 @@ def test_a_result_up_to_nine_entries_after_its_call_is_moved_or_stubbed_as_the_r
     ours, _ = enforce_tool_pairing([Slot(k, e) for k, e in enumerate(entries)])
     theirs = reference_passes.pair([reference_passes.Piece.of(k, e) for k, e in enumerate(entries)])
     assert [s.entry for s in ours] == [p.entry for p in theirs]
+
+
+@st.composite
+def tool_runs(draw: st.DrawFn) -> tuple[list[Entry], list[bool]]:
+    """Calls of two tools, each answered in the next entry by a real result or by a stub (per result)."""
+    entries: list[Entry] = []
+    stubbed: list[bool] = []
+    for k in range(draw(st.integers(1, 7), label="calls")):
+        tool = draw(st.sampled_from(["read", "grep"]), label="tool")
+        entries.append(Entry("assistant", (ToolUse(f"u{k}", tool, {}),), "raw", message_id=f"c{k}"))
+        entries.append(Entry("user", (ToolResult(f"u{k}", f"out {k}"),), "raw", message_id=f"r{k}"))
+        stubbed.append(draw(st.booleans(), label="stub"))
+    return entries, stubbed
+
+
+limits = st.one_of(st.integers(0, 4), st.dictionaries(st.sampled_from(["read", "grep"]), st.integers(-1, 3)))
+
+
+@given(run=tool_runs(), limit=limits)
+def test_each_tools_newest_results_are_kept_as_the_reference_keeps_them(run, limit):
+    """A stub the pairing made neither counts toward its tool's limit nor changes; a limit of 0 keeps none."""
+    entries, stubbed = run
+    config = Config(tool_result_max_last_n=limit)
+    stubs = Stubs(tuple(e.content[0] for e, s in zip(entries[1::2], stubbed, strict=True) if s))
+    ours = prune_tool_entries([Slot(k, e) for k, e in enumerate(entries)], config, stubs)
+    flags = [(False,) if k % 2 == 0 else (stubbed[k // 2],) for k in range(len(entries))]
+    pieces = [reference_passes.Piece(k, e, f) for k, (e, f) in enumerate(zip(entries, flags, strict=True))]
+    theirs = reference_passes.prune(pieces, config)
+    assert [s.entry for s in ours] == [p.entry for p in theirs]
+
+
+@given(
+    counts=st.lists(st.integers(0, 3), min_size=1, max_size=8),
+    start=st.integers(0, 8),
+    limit=st.integers(0, 4),
+)
+def test_the_newest_images_stay_live_as_the_reference_keeps_them(counts, start, limit):
+    contents = [(*(Image() for _ in range(n)), Text("t")) for n in counts]
+    config = Config(max_live_images=limit)
+    kept = decide(range(len(contents)), counts, start, config)
+    flags = reference_images.live_flags(contents, range(len(contents)), start, config)
+    ours = [strip(c, d) for c, d in zip(contents, kept, strict=True)]
+    assert ours == [reference_images.stripped(c, f) for c, f in zip(contents, flags, strict=True)]
