@@ -8,10 +8,11 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
+from invariants.properties import UNLIMITED, assert_holds
 from reference import cap as reference_cap
 from reference import images as reference_images
 from reference import passes as reference_passes
-from reference.model import Config, Entry, Image, Text, ToolResult, ToolUse
+from reference.model import Config, Entry, Image, Message, Store, Text, ToolResult, ToolUse
 from strategies.cap import truncate
 from strategies.images import decide, strip
 from strategies.tool_pairing import Slot, Stubs, enforce_tool_pairing
@@ -95,3 +96,22 @@ def test_the_newest_images_stay_live_as_the_reference_keeps_them(counts, start, 
     flags = reference_images.live_flags(contents, range(len(contents)), start, config)
     ours = [strip(c, d) for c, d in zip(contents, kept, strict=True)]
     assert ours == [reference_images.stripped(c, f) for c, f in zip(contents, flags, strict=True)]
+
+
+@st.composite
+def stray_result_stores(draw: st.DrawFn) -> Store:
+    """Calls of two tools each answered next, some results repeated in a later message (the pairing drops those)."""
+    messages: list[Message] = []
+    for k in range(draw(st.integers(1, 5), label="calls")):
+        tool = draw(st.sampled_from(["read", "grep"]), label="tool")
+        messages.append(Message(f"m{len(messages)}", "assistant", (ToolUse(f"u{k}", tool, {}),)))
+        messages.append(Message(f"m{len(messages)}", "user", (ToolResult(f"u{k}", f"out {k}"),)))
+        if draw(st.booleans(), label="repeated"):
+            messages.append(Message(f"m{len(messages)}", "user", (ToolResult(f"u{k}", "again"),)))
+    return Store(messages=tuple(messages))
+
+
+@given(store=stray_result_stores(), limit=limits)
+def test_a_result_the_pairing_drops_never_counts_toward_its_tools_limit(store, limit):
+    """What the compile sends is the reference rendering, which prunes what the pairing kept."""
+    assert_holds("rendering", store, Config(tool_result_max_last_n=limit), UNLIMITED, "sound")
