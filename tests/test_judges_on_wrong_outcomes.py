@@ -1,30 +1,33 @@
-"""The judges on wrong outcomes: each invariant, handed a context no sound compile sends (built by hand over a
-generated store and put in place of the compile's outcome), must break; handed its right twin, must hold.
+"""The judges on wrong outcomes: each invariant, handed a context or a refusal no sound compile makes (built by
+hand over a generated store, or a sound refusal with one field made wrong, put in place of the compile's
+outcome), must break; handed its right twin, must hold.
 
 Where the variants never send the wrong shape, only such a test can see a judge that lets it through.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from invariants.generators import stores, tool_stores
+from invariants.generators import cases, stores, tool_stores
 from invariants.properties import (
     SHARED_COMPILES,
     UNLIMITED,
     Outcome,
     bounds_of,
     compile_once,
+    diagnostics_full,
     exactly_once,
     nothing_lost,
     tail_suffix,
     well_formed,
 )
 from reference.model import Budget, Config, Entry, Store, Summary, Text, ToolUse
-from strategies.errors import UncoveredDropError
+from strategies.errors import OverBudgetError, UncoveredDropError
 
 CONFIG = Config()
 BUDGET = Budget(max_tokens=10**9)
@@ -42,12 +45,14 @@ class Sent:
     selected: tuple[str, ...] = ()
 
 
-def judged(invariant, store: Store, entries: list[Entry] | None = None, *, error=None, config=CONFIG) -> list:
+def judged(
+    invariant, store: Store, entries: list[Entry] | None = None, *, error=None, config=CONFIG, budget=BUDGET
+) -> list:
     """``invariant`` on ``store`` as if the sound compile had sent ``entries`` (or raised ``error``)."""
     outcome = Outcome(error=error) if error is not None else Outcome(result=Sent(tuple(entries or ())))
-    token = SHARED_COMPILES.set({(id(store), id(config), repr(BUDGET), "sound"): (store, config, outcome)})
+    token = SHARED_COMPILES.set({(id(store), id(config), repr(budget), "sound"): (store, config, outcome)})
     try:
-        return invariant(store, config, BUDGET, "sound")
+        return invariant(store, config, budget, "sound")
     finally:
         SHARED_COMPILES.reset(token)
 
@@ -134,3 +139,48 @@ def test_tail_suffix_breaks_when_the_evicted_tail_messages_leave_a_gap(store, da
     assert judged(tail_suffix, store, error=evicting(tail[:cut]), config=config) == []
     found = judged(tail_suffix, store, error=evicting([*tail[:cut], tail[gap]]), config=config)
     assert found and "not the oldest run" in found[0].message, f"evicted {tail[:cut]} and {tail[gap]}: {found}"
+
+
+#: The fields of a refusal's diagnostics that diagnostics-full recomputes (``cleared_by`` is diagnostics').
+FULL_FIELDS = (
+    "head_tokens",
+    "tail_tokens",
+    "middle_tokens",
+    "middle_count",
+    "middle_count_unit",
+    "deepest_level",
+    "configured_budget",
+    "reserve_for_response",
+    "input_budget",
+)
+
+
+def contrary(value: object) -> object:
+    """A diagnostics value no sound refusal reports in its place."""
+    if value == "selection-items":
+        return "raw-messages"
+    if value == "raw-messages":
+        return "selection-items"
+    bumped = value + 1 if math.isfinite(value) else 0
+    return bumped if bumped != value else -value - 1  # past 2**53, + 1 is the same double
+
+
+@given(case=cases())
+def test_diagnostics_full_breaks_on_each_field_of_a_sound_refusal_made_wrong(case):
+    store, config, budget = case
+    out = compile_once(store, config, budget, "sound")
+    if not isinstance(out.error, OverBudgetError):
+        return
+    err = out.error
+    for name in FULL_FIELDS:
+        diagnostics = replace(err.diagnostics, **{name: contrary(getattr(err.diagnostics, name))})
+        wrong = OverBudgetError(
+            budget=err.budget,
+            actual=err.actual,
+            stage=err.stage,
+            diagnostics=diagnostics,
+            item=err.item,
+            refused=err.refused,
+        )
+        found = judged(diagnostics_full, store, error=wrong, config=config, budget=budget)
+        assert found and f"{name} is" in found[0].message, f"{name} made wrong passed: {found}"
