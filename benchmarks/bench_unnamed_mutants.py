@@ -1,11 +1,14 @@
 """Kill rate of the unnamed bug patches (``tests/mutants/*.patch``) and the time to the first failure.
 
-    PYTHONPATH=. python benchmarks/bench_unnamed_mutants.py [--rev REV] [--patches DIR] [--jobs N] [--json] [TESTS...]
+    PYTHONPATH=. python benchmarks/bench_unnamed_mutants.py [--rev REV] [--patches DIR] [--jobs N] [--json]
+        [--generated-only] [TESTS...]
 
 Each patch is applied with ``git apply`` to a fresh copy of the tree (the working tree, or commit
 ``REV`` through ``git archive``), and ``python -m pytest -q -x -p no:cacheprovider`` runs there
 under the ``ci`` profile. A run that fails is a kill; its wall time is the time to the first failure
 (``-x`` stops there). Prints one line per patch, then the kill rate and the median time to a kill.
+``--generated-only`` runs only the ``@given`` tests with Hypothesis's explicit phase off
+(``benchmarks/generated_only.py``): the kill rate of generation alone, no ``@example`` helping.
 """
 
 from __future__ import annotations
@@ -56,18 +59,31 @@ def first_failure(output: str) -> str:
     return found.group(1) if found else ""
 
 
-def run_one(patch: Path, rev: str | None, timeout: float, tests: tuple[str, ...] = ()) -> Outcome:
+#: The plugin module (in this folder) that ``--generated-only`` loads into each run.
+GENERATED_ONLY = ("-p", "generated_only")
+
+
+def run_one(
+    patch: Path, rev: str | None, timeout: float, tests: tuple[str, ...] = (), generated_only: bool = False
+) -> Outcome:
     with tempfile.TemporaryDirectory(prefix="cm-unnamed-") as tmp:
         tree = Path(tmp) / "tree"
         copy_tree(rev, tree)
         applied = subprocess.run(["git", "apply", str(patch)], cwd=tree, capture_output=True, text=True)
         if applied.returncode != 0:
             return Outcome(patch.name, False, 0.0, f"does not apply: {applied.stderr.strip()}")
-        env = {**os.environ, "PYTHONPATH": str(tree), "CMHARNESS_PROFILE": "ci", "PYTHONHASHSEED": "0"}
+        path = os.pathsep.join([str(tree), str(ROOT / "benchmarks")] if generated_only else [str(tree)])
+        env = {**os.environ, "PYTHONPATH": path, "CMHARNESS_PROFILE": "ci", "PYTHONHASHSEED": "0"}
+        extra = GENERATED_ONLY if generated_only else ()
         start = time.perf_counter()
         try:
             done = subprocess.run(
-                [sys.executable, *PYTEST, *tests], cwd=tree, env=env, capture_output=True, text=True, timeout=timeout
+                [sys.executable, *PYTEST, *extra, *tests],
+                cwd=tree,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=timeout,
             )
         except subprocess.TimeoutExpired:
             return Outcome(patch.name, False, time.perf_counter() - start, "timed out")
@@ -83,6 +99,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=900)
     parser.add_argument("--json", action="store_true", help="print the outcomes as JSON")
+    parser.add_argument(
+        "--generated-only",
+        action="store_true",
+        help="run only the @given tests, with Hypothesis's explicit phase off (no @example runs)",
+    )
     parser.add_argument("tests", nargs="*", help="test paths to run (default: the whole suite)")
     args = parser.parse_args(argv)
     patches = sorted(
@@ -93,7 +114,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     outcomes: list[Outcome] = []
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        for out in pool.map(lambda p: run_one(p, args.rev, args.timeout, tuple(args.tests)), patches):
+        for out in pool.map(
+            lambda p: run_one(p, args.rev, args.timeout, tuple(args.tests), args.generated_only), patches
+        ):
             outcomes.append(out)
             if not args.json:
                 verdict = "killed  " if out.killed else "SURVIVED"
@@ -106,6 +129,7 @@ def main(argv: list[str] | None = None) -> int:
             json.dumps(
                 {
                     "rev": args.rev or "working tree",
+                    "generated_only": args.generated_only,
                     "killed": len(killed),
                     "total": len(outcomes),
                     "killed_first_by_harness": len(by_harness),
@@ -117,7 +141,8 @@ def main(argv: list[str] | None = None) -> int:
         )
     else:
         print(
-            f"\n{args.rev or 'working tree'}: {len(killed)}/{len(outcomes)} killed "
+            f"\n{args.rev or 'working tree'}{' (@given tests, generated cases only)' if args.generated_only else ''}: "
+            f"{len(killed)}/{len(outcomes)} killed "
             f"({len(by_harness)} first by the harness's own tests); "
             f"median time to the first failure {median:.1f} s"
         )

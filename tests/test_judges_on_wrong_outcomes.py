@@ -1,0 +1,186 @@
+"""The judges on wrong outcomes: each invariant, handed a context or a refusal no sound compile makes (built by
+hand over a generated store, or a sound refusal with one field made wrong, put in place of the compile's
+outcome), must break; handed its right twin, must hold.
+
+Where the variants never send the wrong shape, only such a test can see a judge that lets it through.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from invariants.generators import cases, stores, tool_stores
+from invariants.properties import (
+    SHARED_COMPILES,
+    UNLIMITED,
+    Outcome,
+    compile_once,
+    diagnostics_full,
+    exactly_once,
+    nothing_lost,
+    tail_suffix,
+    well_formed,
+)
+from reference.model import Budget, Config, Entry, Store, Summary, Text, ToolUse
+from reference.selection import Rules, bounds
+from strategies.errors import OverBudgetError, UncoveredDropError
+
+CONFIG = Config()
+BUDGET = Budget(max_tokens=10**9)
+#: Texts JavaScript's ``trim`` empties (its WhiteSpace and LineTerminator, the BOM among them).
+JS_BLANK = st.text(st.sampled_from(" \t\n\r\u00a0\u2028\u3000\ufeff"), max_size=3)
+#: Texts JavaScript's ``trim`` leaves something of (Python's ``strip`` would empty the first three).
+NOT_JS_BLANK = st.sampled_from(["\x85", "\x1c", " \x1f ", "x", "a summary"])
+
+
+@dataclass(frozen=True)
+class Sent:
+    """The part of a compile's result the judges of what is sent read."""
+
+    entries: tuple[Entry, ...]
+    selected: tuple[str, ...] = ()
+
+
+def judged(
+    invariant, store: Store, entries: list[Entry] | None = None, *, error=None, config=CONFIG, budget=BUDGET
+) -> list:
+    """``invariant`` on ``store`` as if the sound compile had sent ``entries`` (or raised ``error``)."""
+    outcome = Outcome(error=error) if error is not None else Outcome(result=Sent(tuple(entries or ())))
+    token = SHARED_COMPILES.set({(id(store), id(config), repr(budget), "sound"): (store, config, outcome)})
+    try:
+        return invariant(store, config, budget, "sound")
+    finally:
+        SHARED_COMPILES.reset(token)
+
+
+def raw(store: Store, message_id: str) -> Entry:
+    m = store.messages[store.index(message_id)]
+    return Entry(m.participant, m.content, "raw", message_id=m.id)
+
+
+def pair(summary: Summary) -> list[Entry]:
+    return [
+        Entry("user", (Text("What do you remember?"),), "question", summary_ids=(summary.id,)),
+        Entry("assistant", (Text(summary.content),), "answer", summary_ids=(summary.id,)),
+    ]
+
+
+def with_content(store: Store, sid: str, content: str) -> Store:
+    summaries = tuple(replace(s, content=content) if s.id == sid else s for s in store.summaries)
+    return replace(store, summaries=summaries)
+
+
+def sent_through(store: Store, held: list[Summary]) -> list[Entry]:
+    """Every message not a leaf of ``held`` raw, in order, then a pair for each of ``held``."""
+    leaves = set().union(*(store.leaves(s.id) for s in held))
+    return [raw(store, m.id) for m in store.messages if m.id not in leaves] + [e for s in held for e in pair(s)]
+
+
+@given(store=stores(), data=st.data(), blank=JS_BLANK, text=NOT_JS_BLANK)
+def test_nothing_lost_breaks_on_the_leaves_of_a_blank_summary_sent_in_their_place(store, data, blank, text):
+    unmerged = store.unmerged()
+    if not unmerged:
+        return
+    s = data.draw(st.sampled_from(unmerged), label="summary")
+    written = with_content(store, s.id, text)
+    assert judged(nothing_lost, written, sent_through(written, [written.summary(s.id)])) == []
+    blanked = with_content(store, s.id, blank)
+    found = judged(nothing_lost, blanked, sent_through(blanked, [blanked.summary(s.id)]))
+    assert len(found) == 1, f"a blank summary {blank!r} stood for {sorted(store.leaves(s.id))}: {found}"
+    for m in store.leaves(s.id):
+        assert m in found[0].message
+
+
+@given(store=stores(), data=st.data())
+def test_exactly_once_breaks_when_a_summary_is_sent_beside_the_one_that_merged_it(store, data):
+    merged = [s for s in store.summaries if s.parent_id is not None]
+    if not merged:
+        return
+    s = data.draw(st.sampled_from(merged), label="summary")
+    parent = store.summary(s.parent_id)
+    assert judged(exactly_once, store, sent_through(store, [parent])) == []
+    found = judged(exactly_once, store, sent_through(store, [parent, s]))
+    assert len(found) == 1, f"{s.id} and {parent.id} both sent: {found}"
+    for m in store.leaves(s.id):
+        assert f"{m} (0 raw, 2 through summaries)" in found[0].message
+
+
+@given(store=tool_stores(), data=st.data())
+def test_well_formed_breaks_on_a_tool_use_no_entry_answers_wherever_it_stands(store, data):
+    out = compile_once(store, CONFIG, UNLIMITED, "sound")
+    if not out.sent:
+        return
+    entries = list(out.entries)
+    assert judged(well_formed, store, entries) == []
+    at = data.draw(st.integers(0, len(entries)), label="where the unanswered tool_use goes")
+    for k in sorted({at, len(entries)}):
+        open_use = Entry("assistant", (ToolUse("open-call", "probe", {}),), "raw")
+        found = judged(well_formed, store, [*entries[:k], open_use, *entries[k:]])
+        assert found and "'open-call'" in found[0].message, f"an unanswered tool_use at entry {k} passed: {found}"
+
+
+@given(store=stores(), data=st.data())
+def test_tail_suffix_breaks_when_the_evicted_tail_messages_leave_a_gap(store, data):
+    config = Config(recent_window_tokens=10**9)  # the whole store is the tail
+    _, start = bounds(store, config, Rules())
+    tail = [m.id for m in store.messages[start:]]
+    if len(tail) < 3:
+        return
+    cut = data.draw(st.integers(1, len(tail) - 2), label="evicted run")
+    gap = data.draw(st.integers(cut + 1, len(tail) - 1), label="evicted after a gap")
+
+    def evicting(ids: list[str]) -> UncoveredDropError:
+        return UncoveredDropError(tuple(ids), dict.fromkeys(ids, "in-tail-not-rendered"))
+
+    assert judged(tail_suffix, store, error=evicting(tail[:cut]), config=config) == []
+    found = judged(tail_suffix, store, error=evicting([*tail[:cut], tail[gap]]), config=config)
+    assert found and "not the oldest run" in found[0].message, f"evicted {tail[:cut]} and {tail[gap]}: {found}"
+
+
+#: The fields of a refusal's diagnostics that diagnostics-full recomputes (``cleared_by`` is diagnostics').
+FULL_FIELDS = (
+    "head_tokens",
+    "tail_tokens",
+    "middle_tokens",
+    "middle_count",
+    "middle_count_unit",
+    "deepest_level",
+    "configured_budget",
+    "reserve_for_response",
+    "input_budget",
+)
+
+
+def contrary(value: object) -> object:
+    """A diagnostics value no sound refusal reports in its place."""
+    if value == "selection-items":
+        return "raw-messages"
+    if value == "raw-messages":
+        return "selection-items"
+    bumped = value + 1 if math.isfinite(value) else 0
+    return bumped if bumped != value else -value - 1  # past 2**53, + 1 is the same double
+
+
+@given(case=cases())
+def test_diagnostics_full_breaks_on_each_field_of_a_sound_refusal_made_wrong(case):
+    store, config, budget = case
+    out = compile_once(store, config, budget, "sound")
+    if not isinstance(out.error, OverBudgetError):
+        return
+    err = out.error
+    for name in FULL_FIELDS:
+        diagnostics = replace(err.diagnostics, **{name: contrary(getattr(err.diagnostics, name))})
+        wrong = OverBudgetError(
+            budget=err.budget,
+            actual=err.actual,
+            stage=err.stage,
+            diagnostics=diagnostics,
+            item=err.item,
+            refused=err.refused,
+        )
+        found = judged(diagnostics_full, store, error=wrong, config=config, budget=budget)
+        assert found and f"{name} is" in found[0].message, f"{name} made wrong passed: {found}"

@@ -1,0 +1,117 @@
+"""The compile's cap and tool passes against the reference's own, on inputs the store generators seldom reach:
+astral text under a cap that cuts it, tool inputs with ten or more array-index keys or astral values under the
+input cap, a result standing up to nine entries after its call, stubs beside real results under per-tool limits
+(0 among them), images counted against the live limit."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from invariants.properties import UNLIMITED, assert_holds
+from reference import cap as reference_cap
+from reference import images as reference_images
+from reference import passes as reference_passes
+from reference.model import Config, Entry, Image, Message, Store, Text, ToolResult, ToolUse
+from strategies.cap import truncate
+from strategies.images import decide, strip
+from strategies.tool_pairing import Slot, Stubs, enforce_tool_pairing
+from strategies.tool_pruning import prune_tool_entries
+
+#: Astral characters (two UTF-16 units, one code point) among plain and dense ones.
+odd_text = st.text(st.sampled_from("ab {\U0001f600\U00010348é"), max_size=30)
+capped_blocks = st.lists(
+    st.one_of(odd_text.map(Text), odd_text.map(lambda s: ToolResult("u0", s))), min_size=1, max_size=4
+)
+
+
+@given(content=capped_blocks, cap=st.integers(1, 12))
+def test_the_cap_cuts_astral_text_as_the_reference_does(content, cap):
+    assert truncate(tuple(content), cap) == reference_cap.cap_content(tuple(content), cap)
+
+
+index_keys = st.integers(0, 15).map(str)
+tool_inputs = st.dictionaries(st.one_of(index_keys, st.sampled_from(["path", "q", "_x"])), odd_text, max_size=14)
+
+
+@given(value=tool_inputs, cap=st.integers(1, 40))
+def test_the_input_cap_keeps_a_marker_and_the_keys_the_reference_keeps(value, cap):
+    entry = Entry("assistant", (ToolUse("u0", "read", value),), "raw", message_id="m0")
+    config = Config(tool_use_input_max_tokens=cap)
+    ours = prune_tool_entries([Slot(0, entry)], config, Stubs())[0].entry
+    theirs = reference_passes.prune([reference_passes.Piece.of(0, entry)], config)[0].entry
+    assert ours == theirs
+
+
+@given(gap=st.integers(1, 9), tail=st.integers(0, 3))
+def test_a_result_up_to_nine_entries_after_its_call_is_moved_or_stubbed_as_the_reference_does(gap, tail):
+    call = Entry("assistant", (ToolUse("u0", "read", {}),), "raw", message_id="m0")
+    filler = [Entry(("user", "assistant")[k % 2], (Text(f"t{k}"),), "raw", message_id=f"m{k}") for k in range(1, gap)]
+    result = Entry("user", (ToolResult("u0", "out"),), "raw", message_id=f"m{gap}")
+    after = [Entry("assistant", (Text("x"),), "raw", message_id=f"m{gap + 1 + k}") for k in range(tail)]
+    entries = [call, *filler, result, *after]
+    ours, _ = enforce_tool_pairing([Slot(k, e) for k, e in enumerate(entries)])
+    theirs = reference_passes.pair([reference_passes.Piece.of(k, e) for k, e in enumerate(entries)])
+    assert [s.entry for s in ours] == [p.entry for p in theirs]
+
+
+@st.composite
+def tool_runs(draw: st.DrawFn) -> tuple[list[Entry], list[bool]]:
+    """Calls of two tools, each answered in the next entry by a real result or by a stub (per result)."""
+    entries: list[Entry] = []
+    stubbed: list[bool] = []
+    for k in range(draw(st.integers(1, 7), label="calls")):
+        tool = draw(st.sampled_from(["read", "grep"]), label="tool")
+        entries.append(Entry("assistant", (ToolUse(f"u{k}", tool, {}),), "raw", message_id=f"c{k}"))
+        entries.append(Entry("user", (ToolResult(f"u{k}", f"out {k}"),), "raw", message_id=f"r{k}"))
+        stubbed.append(draw(st.booleans(), label="stub"))
+    return entries, stubbed
+
+
+limits = st.one_of(st.integers(0, 4), st.dictionaries(st.sampled_from(["read", "grep"]), st.integers(-1, 3)))
+
+
+@given(run=tool_runs(), limit=limits)
+def test_each_tools_newest_results_are_kept_as_the_reference_keeps_them(run, limit):
+    """A stub the pairing made neither counts toward its tool's limit nor changes; a limit of 0 keeps none."""
+    entries, stubbed = run
+    config = Config(tool_result_max_last_n=limit)
+    stubs = Stubs(tuple(e.content[0] for e, s in zip(entries[1::2], stubbed, strict=True) if s))
+    ours = prune_tool_entries([Slot(k, e) for k, e in enumerate(entries)], config, stubs)
+    flags = [(False,) if k % 2 == 0 else (stubbed[k // 2],) for k in range(len(entries))]
+    pieces = [reference_passes.Piece(k, e, f) for k, (e, f) in enumerate(zip(entries, flags, strict=True))]
+    theirs = reference_passes.prune(pieces, config)
+    assert [s.entry for s in ours] == [p.entry for p in theirs]
+
+
+@given(
+    counts=st.lists(st.integers(0, 3), min_size=1, max_size=8),
+    start=st.integers(0, 8),
+    limit=st.integers(0, 4),
+)
+def test_the_newest_images_stay_live_as_the_reference_keeps_them(counts, start, limit):
+    contents = [(*(Image() for _ in range(n)), Text("t")) for n in counts]
+    config = Config(max_live_images=limit)
+    kept = decide(range(len(contents)), counts, start, config)
+    flags = reference_images.live_flags(contents, range(len(contents)), start, config)
+    ours = [strip(c, d) for c, d in zip(contents, kept, strict=True)]
+    assert ours == [reference_images.stripped(c, f) for c, f in zip(contents, flags, strict=True)]
+
+
+@st.composite
+def stray_result_stores(draw: st.DrawFn) -> Store:
+    """Calls of two tools each answered next, some results repeated in a later message (the pairing drops those)."""
+    messages: list[Message] = []
+    for k in range(draw(st.integers(1, 5), label="calls")):
+        tool = draw(st.sampled_from(["read", "grep"]), label="tool")
+        messages.append(Message(f"m{len(messages)}", "assistant", (ToolUse(f"u{k}", tool, {}),)))
+        messages.append(Message(f"m{len(messages)}", "user", (ToolResult(f"u{k}", f"out {k}"),)))
+        if draw(st.booleans(), label="repeated"):
+            messages.append(Message(f"m{len(messages)}", "user", (ToolResult(f"u{k}", "again"),)))
+    return Store(messages=tuple(messages))
+
+
+@given(store=stray_result_stores(), limit=limits)
+def test_a_result_the_pairing_drops_never_counts_toward_its_tools_limit(store, limit):
+    """What the compile sends is the reference rendering, which prunes what the pairing kept."""
+    assert_holds("rendering", store, Config(tool_result_max_last_n=limit), UNLIMITED, "sound")
