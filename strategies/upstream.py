@@ -257,14 +257,17 @@ BUGS: Mapping[Defect, UpstreamBug] = {
             "ones alone do, in all three), so the recent-window walk prices the boundary image as the placeholder "
             "that is sent.",
             (
-                _read("AB-H", "getImageStripStart (it and the newer messages)", "~501k"),
-                _read("AB-H", "postStripEstimates and maybeAdvanceImageWatermark (the newer messages only)", "~510.2k"),
-                _read("AB-H", "getUnheldRecentWindowStart (prices the walk with the post-strip estimates)", "~515k"),
+                _read("AB-H", "getImageStripStart (it and the newer messages)", "~500.1k"),
+                _read(
+                    "AB-H", "postStripEstimates and maybeAdvanceImageWatermark (the newer messages only)", "~506-511k"
+                ),
+                _at("AB-H", "getUnheldRecentWindowStart (prices the walk with the post-strip estimates)", "~515k"),
                 _at("AB-R", "getImageStripStart against postStripEstimates"),
             ),
             scenario="tests/scenarios/lines/depth-rule-off-by-one.scenario.json",
-            sure="certain at the hysteresis tip (the three functions read); at the raw-forms tip the same two "
-            "depth tests per the research notes",
+            sure="certain at the hysteresis tip (getImageStripStart, applyImageStripping, postStripEstimates and "
+            "maybeAdvanceImageWatermark read; the walk's use of the estimates per the research notes); at the "
+            "raw-forms tip the same two depth tests per the research notes",
         ),
         UpstreamBug(
             _D.PRUNE_WRITES_STORE,
@@ -273,7 +276,7 @@ BUGS: Mapping[Defect, UpstreamBug] = {
             "does), so a compile, a dry run included, never changes the store and two compiles in a row charge "
             "and send the same.",
             (
-                _read("AB-H", "pruneToolEntries (assigns into entry.content)", "~532-534k"),
+                _read("AB-H", "pruneToolEntries (assigns into entry.content)", "~533-535k"),
                 _at("AB-B", "pruneToolEntries", "~532-535k"),
             ),
             upstream_says="Fixed on the raw-forms line (cbe7032a), whose pruneToolEntries copies the array first "
