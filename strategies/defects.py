@@ -189,10 +189,12 @@ class Behaviour(Enum):
 
 #: What the hysteresis line sends, prices and refuses: the TypeScript at a95eb55b (autobiographical.ts, stored id
 #: 71654488230; applyImageStripping, maybeAdvanceImageWatermark, belowImageWatermark, postStripEstimates,
-#: pruneToolEntries read there), with the seed-era TypeScript defects it still carries.
+#: pruneToolEntries read there), with every known defect: the seed's change never reached this line (its
+#: selectHierarchical, read there, has main's combined pair and refusals).
 HYSTERESIS_A95EB55B = "hysteresis-a95eb55b"
 #: The raw-forms line: the TypeScript at cbe7032a (autobiographical.ts, stored id 71528811339; applyImageStripping,
-#: postStripEstimates and pruneToolEntries, copy-on-write there, read at that version).
+#: postStripEstimates and pruneToolEntries, copy-on-write there, read at that version); every known defect, as on
+#: the hysteresis line (selectHierarchical read there too).
 RAW_FORMS_CBE7032A = "raw-forms-cbe7032a"
 
 #: The image behaviours both newer lines share.
@@ -204,8 +206,8 @@ VARIANTS: Mapping[str, frozenset[Defect]] = {
     "main-48bb87a1": KNOWN,
     "pr-8bb01ab8": SEED_LEFT,
     "sound": frozenset(),
-    HYSTERESIS_A95EB55B: SEED_LEFT | {Defect.DEPTH_RULE_OFF_BY_ONE, Defect.PRUNE_WRITES_STORE},
-    RAW_FORMS_CBE7032A: SEED_LEFT | {Defect.DEPTH_RULE_OFF_BY_ONE},
+    HYSTERESIS_A95EB55B: KNOWN | {Defect.DEPTH_RULE_OFF_BY_ONE, Defect.PRUNE_WRITES_STORE},
+    RAW_FORMS_CBE7032A: KNOWN | {Defect.DEPTH_RULE_OFF_BY_ONE},
 }
 
 #: Each variant's line behaviours (a variant not listed has none).

@@ -138,7 +138,9 @@ def _replacing(readings: tuple[Reading, ...], *new: Reading) -> tuple[Reading, .
     return kept + tuple(by_behaviour.values())
 
 
-#: What the two newer lines read at their own tip; the rest is the seed-era code they share.
+#: What the two newer lines read at their own tip; the rest is the seed-era code they share.  Neither has the
+#: seed's change: the combined pair and the refusals' head are as on main.
+_NO_SEED = "without the seed's change (no combined-pair check or floor, refusals' head 0, no view bound)"
 _NEWER_END = Reading(
     "the end of the select: tally, coverage check, tool passes, image stripping", ("selectHierarchical",), "AB-H"
 )
@@ -160,6 +162,7 @@ _HYSTERESIS_READINGS = _replacing(
     ),
     Reading("tool pruning", ("pruneToolEntries",), "AB-H"),
     _NEWER_END,
+    Reading(_NO_SEED, ("selectHierarchical", "recallPairCost"), "AB-H"),
 )
 _RAW_FORMS_READINGS = _replacing(
     FAITHFUL_READINGS,
@@ -168,6 +171,7 @@ _RAW_FORMS_READINGS = _replacing(
     Reading(
         "the end of the select: tally, coverage check, tool passes, image stripping", ("selectHierarchical",), "AB-R"
     ),
+    Reading(_NO_SEED, ("selectHierarchical",), "AB-R"),
 )
 
 #: Every variant's model; one whose name ``VARIANTS`` does not hold is left out of ``MODELS``.

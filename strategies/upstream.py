@@ -249,6 +249,42 @@ BUGS: Mapping[Defect, UpstreamBug] = {
             ),
             sure="recallPairCost fills its cache on every call (read); where a dry run is told apart was not re-read",
         ),
+        UpstreamBug(
+            _D.DEPTH_RULE_OFF_BY_ONE,
+            "Image depth rule: a boundary message's image is stripped when sent but priced whole in the window walk",
+            "Use one depth rule in getImageStripStart, postStripEstimates and maybeAdvanceImageWatermark: a "
+            "message is deep when it and the messages newer than it pass imageStripDepthTokens (or when the newer "
+            "ones alone do, in all three), so the recent-window walk prices the boundary image as the placeholder "
+            "that is sent.",
+            (
+                _read("AB-H", "getImageStripStart (it and the newer messages)", "~500.1k"),
+                _read(
+                    "AB-H", "postStripEstimates and maybeAdvanceImageWatermark (the newer messages only)", "~506-511k"
+                ),
+                _at("AB-H", "getUnheldRecentWindowStart (prices the walk with the post-strip estimates)", "~515k"),
+                _at("AB-R", "getImageStripStart against postStripEstimates"),
+            ),
+            scenario="tests/scenarios/lines/depth-rule-off-by-one.scenario.json",
+            sure="certain at the hysteresis tip (getImageStripStart, applyImageStripping, postStripEstimates and "
+            "maybeAdvanceImageWatermark read; the walk's use of the estimates per the research notes); at the "
+            "raw-forms tip the same two depth tests per the research notes",
+        ),
+        UpstreamBug(
+            _D.PRUNE_WRITES_STORE,
+            "pruneToolEntries writes the capped tool_use input and the last-N marker into the stored messages",
+            "Copy the entry's content array before replacing a block (as the raw-forms line's pruneToolEntries "
+            "does), so a compile, a dry run included, never changes the store and two compiles in a row charge "
+            "and send the same.",
+            (
+                _read("AB-H", "pruneToolEntries (assigns into entry.content)", "~533-535k"),
+                _at("AB-B", "pruneToolEntries", "~532-535k"),
+            ),
+            upstream_says="Fixed on the raw-forms line (cbe7032a), whose pruneToolEntries copies the array first "
+            "and whose test file pins that the store keeps its messages across two compiles; the hysteresis and "
+            "provenance tips do not have that change.",
+            sure="certain at the hysteresis tip (read): with no message cap the entry holds the store's own "
+            "content array, and the scenario reproduces the rewrite in the model",
+        ),
     )
 }
 

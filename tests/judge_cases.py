@@ -120,3 +120,28 @@ HEAD_THEN_PAIR_REFUSED = Case(
     Config(head_window_tokens=15),
     Budget(max_tokens=40, reserve_for_response=10),
 )
+
+#: One call whose input (about 100 tokens) passes a tool input cap of 20, and its result: sound sends the input
+#: capped and keeps the store; PRUNE_WRITES_STORE writes the capped input into the stored call.
+CAPPED_TOOL_INPUT = Case(
+    Store(
+        (
+            _m(0, ToolUse("u0", "read", {"path": "x" * 400}), participant="assistant"),
+            _m(1, ToolResult("u0", "file contents")),
+        )
+    ),
+    Config(recent_window_tokens=10**5, tool_use_input_max_tokens=20),
+    Budget(10**6),
+)
+#: Two calls of one tool with a last-1 limit on its results: sound sends the older result as the marker and keeps
+#: the store; PRUNE_WRITES_STORE writes the marker into the stored result.
+MARKED_TOOL_RESULT = Case(
+    Store(
+        (
+            _m(0, ToolUse("u0", "read", {"path": "a"}), ToolUse("u1", "read", {"path": "b"}), participant="assistant"),
+            _m(1, ToolResult("u0", "file a"), ToolResult("u1", "file b")),
+        )
+    ),
+    Config(recent_window_tokens=10**5, tool_result_max_last_n=(("read", 1),)),
+    Budget(10**6),
+)

@@ -31,9 +31,11 @@ def tamper(
     budget: BudgetChange | None = None,
     config: Callable[[Config], Config] | None = None,
     store: Callable[[Store], Store] | None = None,
+    held: Callable[[Store], Store] | None = None,
 ) -> None:
     """Every compile the invariants run is sound's on ``budget(b)`` (over ``store(s)`` with ``config(c)``), its
-    result passed through ``sent`` and its refusal through ``refused`` (each given the budget asked for)."""
+    result passed through ``sent`` and its refusal through ``refused`` (each given the budget asked for); after
+    each compile the strategy holds ``held(s)`` in place of its store ``s``."""
 
     class Tampered(HierarchicalStrategy):
         def __init__(self, c: Config, variant="sound") -> None:
@@ -49,6 +51,9 @@ def tamper(
                 if refused is None:
                     raise
                 raise refused(err, b) from None
+            finally:
+                if held is not None and self._store is not None:
+                    self._store = held(self._store)
             return result if sent is None else sent(result, b)
 
     monkeypatch.setattr(running, "HierarchicalStrategy", Tampered)

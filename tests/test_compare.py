@@ -155,3 +155,24 @@ def test_a_custom_estimator_cell_is_reproduced_by_compare_itself(capsys):
     assert differing, "a custom estimator prices recall pairs otherwise on main (the view is never bound)"
     for cell in differing:
         assert cell["command"].startswith("cmharness compare ") and f"--cell {cell['cell']}" in cell["command"]
+
+
+@pytest.mark.parametrize(
+    ("base", "head", "cell", "switch"),
+    [
+        ("main-48bb87a1", "hysteresis-a95eb55b", "t2/default/positioned/carriers", "IMAGE_STRIP_HYSTERESIS"),
+        ("main-48bb87a1", "hysteresis-a95eb55b", "t3/default/positioned/carriers", "DEPTH_RULE_OFF_BY_ONE"),
+        ("main-48bb87a1", "raw-forms-cbe7032a", "t1/default/positioned/carriers", "RAW_FORMS_RELEASED"),
+        ("hysteresis-a95eb55b", "raw-forms-cbe7032a", "t2/default/combined/carriers", "IMAGE_STRIP_HYSTERESIS"),
+    ],
+)
+def test_the_newer_lines_differ_on_the_default_corpus_and_each_cell_is_explained(capsys, base, head, cell, switch):
+    """The corpus reaches the newer lines' behaviours (a small byte cap, a hysteresis ratio, tool caps editing
+    blocks with raw forms), each side compiles with its line's behaviours, and the explainer names them."""
+    argv = ["compare", "--base", base, "--head", head, "--templates", "4", "--size", "40", "--workers", "1"]
+    _, out, _ = run(capsys, *argv, "--quiet", "--cell", cell, "--json")
+    differing = json.loads(out)["differing"]
+    assert differing, f"{cell}: no cell differs between {base} and {head}"
+    explained = [c["explained_by"] for c in differing]
+    assert "none alone" not in explained
+    assert any(switch in e.split("+") for e in explained), explained

@@ -23,6 +23,7 @@ PROOFS = {
     "diagnostics-full": (refusals, "test_diagnostics_full_breaks_on_each_field_off_either_way"),
     "bad-values": (bad_numbers, "test_bad_values_breaks_on_an_infinite_grace_limit_nobody_asked_for"),
     "determinism": (repeatability, "test_determinism_breaks_on_a_compile_that_changes_between_calls"),
+    "store-unchanged": (repeatability, "test_store_unchanged_breaks_on_a_strategy_that_rewrites_its_store"),
     "well-formed": (tool_pairs, "test_well_formed_breaks_on_a_call_left_unanswered"),
     "rendering": (what_is_sent, "test_rendering_breaks_on_one_changed_byte"),
     "selection": (what_is_sent, "test_selection_breaks_on_a_selection_the_reference_does_not_make"),

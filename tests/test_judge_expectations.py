@@ -12,8 +12,16 @@ import pytest
 from invariants.properties import Violation
 from invariants.reproduce import Observed, compare
 from reference.expect import Expectation, Refuses, Sends
+from reference.model import Image, Text
 
-SENT = Sends(entries=3, total=30, raw_ids=("m0", "m2"), summaries=(("L1-0",),))
+SENT = Sends(
+    entries=3,
+    total=30,
+    raw_ids=("m0", "m2"),
+    summaries=(("L1-0",),),
+    images=".I",
+    content=((Text("[image omitted]"), Image()), (Text("hello"),)),
+)
 REFUSED = Refuses(
     error="OverBudgetError",
     site="positioned-pair",
@@ -26,6 +34,10 @@ REFUSED = Refuses(
     dropped=("m1",),
     categories={"m1": "not-covered"},
     field="max_tokens",
+    budget=50,
+    configured_budget=60,
+    reserve_for_response=10,
+    input_budget=50,
 )
 #: For each field, a value that contradicts the observed one.
 OTHER = {
@@ -44,6 +56,12 @@ OTHER = {
     "dropped": ("m1", "m2"),
     "categories": {"m1": "in-tail-not-rendered"},
     "field": "reserve_for_response",
+    "images": "I.",
+    "content": ((Text("[image omitted]"), Image()), (Text("hello!"),)),
+    "budget": 49,
+    "configured_budget": 50,
+    "reserve_for_response": 0,
+    "input_budget": math.nan,
 }
 
 

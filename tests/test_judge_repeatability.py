@@ -1,18 +1,25 @@
-"""The determinism invariant judged (``invariants/properties/repeatability.py``): the state defects break it alone in
-``sound``, and a compile that changes on one call breaks each of its comparisons; sound holds."""
+"""The determinism and store-unchanged invariants judged (``invariants/properties/repeatability.py``): the state
+defects break them alone in ``sound``, a compile that changes on one call breaks each of their comparisons, and a
+strategy that rewrites the store it holds breaks store-unchanged; sound holds."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import pytest
 
 from invariants import examples as known
+from reference.model import Text
 from strategies.defects import Defect
+from tests import judge_cases as cases
 from tests.judge_helpers import broken, judged, tamper, with_entries
 
 DEFECT_BREAKS = [
     ("determinism", Defect.DRY_RUN_FILLS_MEMO, known.ONE_PAIR, "a dry run changed the answer-price memo"),
     ("determinism", Defect.MEMO_SURVIVES_INITIALIZE, known.ONE_PAIR, "after the other store"),
     ("determinism", Defect.VIEW_NOT_RESTORED, known.ONE_PAIR, "view is still bound"),
+    ("store-unchanged", Defect.PRUNE_WRITES_STORE, cases.CAPPED_TOOL_INPUT, "rewrote the stored messages ['m0']"),
+    ("store-unchanged", Defect.PRUNE_WRITES_STORE, cases.MARKED_TOOL_RESULT, "rewrote the stored messages ['m1']"),
 ]
 
 
@@ -52,3 +59,31 @@ def test_determinism_breaks_on_a_compile_that_changes_between_calls(monkeypatch,
     assert judged("determinism", known.ONE_PAIR) == []
     tamper(monkeypatch, sent=_OnCall(call))
     broken("determinism", known.ONE_PAIR, "sound", words)
+
+
+# ----------------------------------------------------------------------------- store-unchanged
+
+
+def test_store_unchanged_breaks_when_the_second_of_two_compiles_differs(monkeypatch):
+    """A compile that drops its last entry on its second call only (the store left as it was)."""
+    assert judged("store-unchanged", known.ONE_PAIR) == []
+    tamper(monkeypatch, sent=_OnCall(2))
+    found = broken("store-unchanged", known.ONE_PAIR, "sound", "the second of two compiles in a row differs")
+    assert "rewrote" not in found.message
+
+
+def _first_text_rewritten(store):
+    """The store with its first message's first text block changed (what a compile writing into it leaves)."""
+    first = store.messages[0]
+    content = tuple(replace(b, text=b.text + "!") if isinstance(b, Text) else b for b in first.content)
+    return replace(store, messages=(replace(first, content=content), *store.messages[1:]))
+
+
+def test_store_unchanged_breaks_on_a_strategy_that_rewrites_its_store(monkeypatch):
+    """A strategy that changes the first stored message after each compile: named by id, even where the second
+    compile (over the rewritten store) is what tells it."""
+    case = known.ONE_PAIR
+    assert judged("store-unchanged", case) == []
+    tamper(monkeypatch, held=_first_text_rewritten)
+    found = broken("store-unchanged", case, "sound", "rewrote the stored messages")
+    assert f"[{case.store.messages[0].id!r}]" in found.message

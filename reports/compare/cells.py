@@ -1,5 +1,6 @@
 """The cells of ``cmharness compare``: each compiled on both sides as a dry run, classified
-(``reports.compare.classify``), and explained by the defects whose switch alone makes the sides agree."""
+(``reports.compare.classify``), and explained by the switches (defects and a newer line's behaviours) whose
+flip alone, or with one other, makes the sides agree."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from reference.price import reference_price
 from reference.scenario import Scenario, ScenarioError, load_scenario, save_scenario
 from reports.compare import corpus
 from reports.compare.classify import CellClass, Side, classify, detail, differences, side_of
-from strategies.defects import Defect, parse_variant
+from strategies.defects import Behaviour, Defect, Defects, parse_variant
 from strategies.hierarchical import HierarchicalStrategy
 
 DEFAULT_BASE, DEFAULT_HEAD = "main-48bb87a1", "pr-8bb01ab8"
@@ -90,7 +91,19 @@ class Job:
 # ----------------------------------------------------------------------------- one cell
 
 
-def outcome_side(store: Store, config: Config, budget: Budget, defects: frozenset[Defect]) -> Side:
+#: What one side switches on: its defects and its line's behaviours.
+Switch = Defect | Behaviour
+
+
+def _flipped(side: Defects, flip: frozenset[Switch]) -> Defects:
+    """``side`` with each switch of ``flip`` turned the other way (a defect or a behaviour)."""
+    return Defects(
+        side.active ^ frozenset(s for s in flip if isinstance(s, Defect)),
+        side.behaviours ^ frozenset(s for s in flip if isinstance(s, Behaviour)),
+    )
+
+
+def outcome_side(store: Store, config: Config, budget: Budget, defects: Defects) -> Side:
     """Compile as a dry run; its side alone (what attribution compares)."""
     strategy = HierarchicalStrategy(config, defects)
     strategy.initialize(store)
@@ -100,7 +113,7 @@ def outcome_side(store: Store, config: Config, budget: Budget, defects: frozense
         return side_of(None, err)
 
 
-def run_side(store: Store, config: Config, budget: Budget, defects: frozenset[Defect]) -> tuple[Side, str, str]:
+def run_side(store: Store, config: Config, budget: Budget, defects: Defects) -> tuple[Side, str, str]:
     """Compile as a dry run; the side, a short description and its kind (``sent``, ``sent over`` when the
     reference price of what it sends is over the grace limit, or the error's type)."""
     strategy = HierarchicalStrategy(config, defects)
@@ -136,26 +149,28 @@ def explain(
     store: Store,
     config: Config,
     budget: Budget,
-    base: frozenset[Defect],
-    head: frozenset[Defect],
+    base: Defects,
+    head: Defects,
     base_side: Side,
     head_side: Side,
 ) -> tuple[str, ...]:
-    """The defects that differ between the sides and, switched alone on either side, make the two agree.
+    """The switches (defects and line behaviours) that differ between the sides and, switched alone on either
+    side, make the two agree.
 
     When none does alone, a set is grown greedily on each side (each step the switch that brings it
     closest to the other side); if the set makes the two agree, it is the explanation, written ``A+B``.
-    When that fails and few defects differ, the smallest subset that makes them agree is searched for.
+    When that fails and few switches differ, the smallest subset that makes them agree is searched for.
     """
-    differ = [d for d in Defect if d in base ^ head]
+    differ: list[Switch] = [d for d in Defect if d in base.active ^ head.active]
+    differ += [b for b in Behaviour if b in base.behaviours ^ head.behaviours]
     start = distance(base_side, head_side)
 
-    def gap(which: str, flip: frozenset[Defect]) -> int:
+    def gap(which: str, flip: frozenset[Switch]) -> int:
         if which == "base":
-            return distance(outcome_side(store, config, budget, base ^ flip), head_side)
-        return distance(base_side, outcome_side(store, config, budget, head ^ flip))
+            return distance(outcome_side(store, config, budget, _flipped(base, flip)), head_side)
+        return distance(base_side, outcome_side(store, config, budget, _flipped(head, flip)))
 
-    alone: dict[tuple[str, Defect], int] = {}
+    alone: dict[tuple[str, Switch], int] = {}
     for d in differ:
         alone[("base", d)] = gap("base", frozenset({d}))
         alone[("head", d)] = gap("head", frozenset({d})) if alone[("base", d)] else 0
@@ -163,7 +178,7 @@ def explain(
     if found:
         return tuple(found)
     for which in ("base", "head"):
-        chosen: list[Defect] = []
+        chosen: list[Switch] = []
         current = start
         steps = {d: alone[(which, d)] for d in differ}
         while steps and len(chosen) < MAX_TOGETHER:
@@ -186,7 +201,7 @@ def explain(
 def compare_cell(
     job: Job, cell_id: str, labels: tuple[str, str, str, str, str], scenario: Scenario, savable: bool
 ) -> CellRecord:
-    base, head = parse_variant(job.base).active, parse_variant(job.head).active
+    base, head = parse_variant(job.base), parse_variant(job.head)
     store, config, budget = scenario.store, scenario.config, scenario.budget
     b_side, b_text, b_kind = run_side(store, config, budget, base)
     h_side, h_text, h_kind = run_side(store, config, budget, head)

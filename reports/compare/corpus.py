@@ -1,12 +1,15 @@
 """The default corpus of ``cmharness compare``: deterministic store templates times the seed's grid.
 
-A template is a resident agent's store built from a seed: prose, tool use and its results, signed
-thinking, images, a summary tree two or three levels deep (L1 chunks merged into L2s, L2s into an
-L3), summaries whose measured tokens undercount their text, replies with reasoning (carriers), and
-queued compression work. Each template is compiled under the seed's grid ("three estimators,
-positioned and combined, with and without carriers, at twelve budgets"): the default estimator, a
-custom text estimator, a calibrated store; and twelve budgets at the store's own edges, found with
-the reference model on the ``sound`` compile (so the corpus is the same whichever sides compare).
+A template is a resident agent's store built from a seed: prose, tool use and its results (carrying the
+raw replay forms a formatter would replay), signed thinking, images with their base64 payload, a summary
+tree two or three levels deep (L1 chunks merged into L2s, L2s into an L3), summaries whose measured tokens
+undercount their text, replies with reasoning (carriers), and queued compression work. Each template is
+compiled under the seed's grid ("three estimators, positioned and combined, with and without carriers, at
+twelve budgets"): the default estimator, a custom text estimator, a calibrated store; and twelve budgets at
+the store's own edges, found with the reference model on the ``sound`` compile (so the corpus is the same
+whichever sides compare). The hosts' settings include what the newer lines read (a small live-image byte
+cap, a hysteresis ratio, tool caps that edit blocks with raw forms), so the corpus reaches their
+behaviours too.
 """
 
 from __future__ import annotations
@@ -62,6 +65,15 @@ CALIBRATION = 1.3
 CAPS = (0, 400, 150, 0)
 ENVELOPES = ("none", "xml")
 HEADERS = ("[Recall {id}]", "[Recall {id} of messages {first} to {last}, at level {level}]")
+#: The image and tool settings, cycled over the templates with a period of three (so each meets every cap,
+#: envelope and header): (max_live_images, max_live_image_bytes, image_strip_hysteresis_ratio,
+#: image_strip_depth_tokens, tool_use_input_max_tokens, tool_result_max_last_n). A byte cap of 2,500 base64
+#: characters is two or three of the corpus's images; None is the newer lines' 20 MiB default.
+IMAGE_TOOL_SETTINGS = (
+    (0, None, None, 1500, 0, None),
+    (0, 2500, None, 0, 6, (("read", 1),)),
+    (3, 2500, 0.5, 0, 6, None),
+)
 WORDS = (
     "context",
     "budget",
@@ -144,10 +156,13 @@ def _messages(rng: random.Random, size: int) -> tuple[Message, ...]:
             blocks: list = []
             if pending_tool is not None:
                 result = _prose(rng, rng.randint(20, 300))
-                blocks.append(ToolResult(pending_tool, result if rng.random() < 0.5 else (Text(result),)))
+                xml = f"<function_results>{result[:40]}</function_results>"
+                body = result if rng.random() < 0.5 else (Text(result),)
+                blocks.append(ToolResult(pending_tool, body, raw_xml=xml))
                 pending_tool = None
-            if rng.random() < 0.12:
-                blocks.append(Image(token_estimate=rng.choice((None, 400, 1200))))
+            if rng.random() < 0.3:
+                data = "iVBORw0KGgo" + "A" * rng.choice((400, 900, 1800))
+                blocks.append(Image(token_estimate=rng.choice((None, 400, 1200)), data=data))
             blocks.append(Text(_prose(rng, rng.randint(5, 160))))
             out.append(Message(mid, "user", tuple(blocks)))
         else:
@@ -157,13 +172,9 @@ def _messages(rng: random.Random, size: int) -> tuple[Message, ...]:
             blocks.append(Text(_prose(rng, rng.randint(10, 250))))
             if rng.random() < 0.3 and i + 1 < size:
                 pending_tool = f"tu{i}"
-                blocks.append(
-                    ToolUse(
-                        pending_tool,
-                        rng.choice(("grep", "read", "run")),
-                        {"path": f"src/{rng.choice(WORDS)}.ts", "n": rng.randint(1, 99)},
-                    )
-                )
+                name, path = rng.choice(("grep", "read", "read", "run")), f"src/{rng.choice(WORDS)}.ts"
+                xml = f'<invoke name="{name}"><parameter name="path">{path}</parameter></invoke>'
+                blocks.append(ToolUse(pending_tool, name, {"path": path, "n": rng.randint(1, 99)}, raw_xml=xml))
             out.append(Message(mid, "assistant", tuple(blocks)))
     return tuple(out)
 
@@ -253,7 +264,14 @@ def template(seed: int, size: int, k: int) -> tuple[Store, Config]:
     head = sum(_e(store, m) for m in messages[:2])
     recent = sum(_e(store, m) for m in messages[-4:])
     level = max(200, sum(_e(store, m) for m in messages) // 6)
+    images, image_bytes, ratio, depth, input_cap, last_n = IMAGE_TOOL_SETTINGS[k % 3]
     config = Config(
+        max_live_images=images,
+        max_live_image_bytes=image_bytes,
+        image_strip_hysteresis_ratio=ratio,
+        image_strip_depth_tokens=depth,
+        tool_use_input_max_tokens=input_cap,
+        tool_result_max_last_n=last_n,
         head_window_tokens=head,
         recent_window_tokens=recent,
         max_message_tokens=CAPS[k % 4],

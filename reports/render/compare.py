@@ -75,7 +75,11 @@ def render_text(records: Sequence[CellRecord], args: argparse.Namespace, seconds
         by = rows(diff)
         lines += ["", "differing cells by estimator and mode:"]
         lines += pd.crosstab(by["class"], [by["estimator"], by["mode"]]).to_string().splitlines()
-        lines += ["", "what explains them (a defect that, switched alone, makes the sides agree; A+B: only together):"]
+        lines += [
+            "",
+            "what explains them (a defect or line behaviour that, switched alone, makes the sides agree;"
+            " A+B: only together):",
+        ]
         lines += explanations(records).to_string().splitlines()
         so = split_only(records)
         lines += [
