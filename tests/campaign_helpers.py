@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from reports.campaign.named_mutants import Mutant
+from reports.campaign.records import MutantChange, MutmutRecord, Status
 from reports.campaign.settings import Settings
 
 FAKE_DEFECTS = """
@@ -111,3 +112,8 @@ def settings_for(root: Path, **kw: Any) -> Settings:
         timeout_const=4.0,
         **kw,
     )
+
+
+def mutmut_result(key: str, status: str, killed_by: tuple[str, ...] = ()) -> MutmutRecord:
+    """A mutmut mutant's journal record with no location (what the witness plan reads of one)."""
+    return MutmutRecord(key, "", Status(status), 0, 0.0, MutantChange("calc.py", key), killed_by)

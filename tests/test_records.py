@@ -10,8 +10,10 @@ from pathlib import Path
 import pytest
 from campaign_helpers import MUTANTS
 
+from reports.campaign.journal import load_journals
 from reports.campaign.records import Kind, Outcome, Status
 from reports.render import html, markdown
+from reports.render.outputs import write
 from reports.render.report_model import build
 from reports.render.summary import summary_lines
 
@@ -30,12 +32,25 @@ FIELD_NAMES = {
 
 def test_the_same_journal_gives_the_same_report():
     """``expected/`` was rendered from ``all.jsonl`` by the code before the redesign; the report must not move."""
-    records = {r["mutant"]: r for r in map(json.loads, (FIXTURE / "all.jsonl").read_text().splitlines())}
-    report = build(records, records["baseline"]["fingerprint"], MUTANTS, equivalents={})
+    fp = json.loads((FIXTURE / "all.jsonl").read_text().splitlines()[0])["fingerprint"]
+    records = load_journals(FIXTURE, fp)
+    report = build(records, fp, MUTANTS, equivalents={})
     expected = FIXTURE / "expected"
     assert markdown.render(report) == (expected / "report.md").read_text()
     assert html.render(report) == (expected / "report.html").read_text()
     assert "\n".join(summary_lines(report)) + "\n" == (expected / "summary.txt").read_text()
+
+
+def test_the_same_journal_gives_the_same_matrix_and_mutation_report(tmp_path):
+    """``matrix.csv`` and ``mutation-report.json`` as the code before the typed records wrote them (the project's
+    root, which the JSON names, written as ``<root>``)."""
+    fp = json.loads((FIXTURE / "all.jsonl").read_text().splitlines()[0])["fingerprint"]
+    report = build(load_journals(FIXTURE, fp), fp, MUTANTS, equivalents={})
+    write(report, tmp_path, FIXTURE)
+    expected = FIXTURE / "expected"
+    assert (tmp_path / "matrix.csv").read_bytes() == (expected / "matrix.csv").read_bytes()
+    mte = (tmp_path / "mutation-report.json").read_text().replace(json.dumps(str(FIXTURE)), '"<root>"', 1)
+    assert mte == (expected / "mutation-report.json").read_text()
 
 
 def test_the_journal_stores_the_plain_strings():

@@ -87,7 +87,7 @@ class TestRow:
     file: str
     variant: str | None
     red_on: tuple[str, ...] = ()  # the variants its ``red_on`` marker names
-    variants_used: tuple[str, ...] = ()
+    variants_used: tuple[str, ...] | None = None  # the variants it looked up (None: not recorded)
     reads_table: bool = False  # marked ``defect_table``: it reads the whole defect table
     text: str = ""  # the failure's text, for a red outcome
 
@@ -215,6 +215,11 @@ Record = BaselineRecord | MutantRecord | MutmutRecord | InventoryRecord | Witnes
 Records = dict[str, Record]
 
 
+def finished_at(record: Record) -> float:
+    """When a run finished (0 for a record that keeps no time: a mutmut result, an inventory, a witness)."""
+    return record.finished if isinstance(record, BaselineRecord | MutantRecord) else 0.0
+
+
 def witness_key(base: str) -> str:
     return f"witness:{base}"
 
@@ -333,9 +338,10 @@ def encode_row(row: TestRow) -> JSON:
         "file": row.file,
         "variant": row.variant,
         "red_on": list(row.red_on),
-        "variants_used": list(row.variants_used),
         "reads_table": row.reads_table,
     }
+    if row.variants_used is not None:
+        out["variants_used"] = list(row.variants_used)
     return out | ({"text": row.text} if row.text else {})
 
 
@@ -446,7 +452,7 @@ def decode_row(o: Mapping[str, Any]) -> TestRow:
         file=o.get("file") or nodeid.split("::")[0],
         variant=o.get("variant"),
         red_on=tuple(o.get("red_on") or ()),
-        variants_used=tuple(o.get("variants_used") or ()),
+        variants_used=None if o.get("variants_used") is None else tuple(o["variants_used"]),
         reads_table=bool(o.get("reads_table")),
         text=o.get("text") or "",
     )
