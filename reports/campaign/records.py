@@ -360,19 +360,19 @@ def _decode(o: Mapping[str, Any]) -> Record:
         return BaselineRecord(
             key=key,
             fingerprint=fp,
-            wall=o["wall"],
-            overhead=o["overhead"],
-            exit=o["exit"],
+            wall=o.get("wall", 0.0),
+            overhead=o.get("overhead", 0.0),
+            exit=o.get("exit", 0),
             tests=tuple(decode_row(r) for r in o["tests"]),
-            finished=o["finished"],
+            finished=o.get("finished", 0.0),
         )
     if kind in (Kind.DEFECT, Kind.REMOVAL, Kind.EXTRA):
         return MutantRecord(
             key=key,
             fingerprint=fp,
             kind=kind,
-            spec=o["spec"],
-            ran=o["ran"],
+            spec=o.get("spec") or "",
+            ran=o.get("ran", 0),
             status=Status(o["status"]),
             finished=o.get("finished", 0.0),
             duration=o.get("duration", 0.0),
@@ -409,7 +409,11 @@ def _decode(o: Mapping[str, Any]) -> Record:
         )
     if kind == Kind.INVENTORY:
         return InventoryRecord(
-            key=key, fingerprint=fp, names=tuple(o.get("names") or ()), path=o["path"], note=o.get("note") or ""
+            key=key,
+            fingerprint=fp,
+            names=tuple(o.get("names") or ()),
+            path=o.get("path") or "",
+            note=o.get("note") or "",
         )
     return WitnessRecord(
         key=key,
