@@ -215,6 +215,14 @@ Record = BaselineRecord | MutantRecord | MutmutRecord | InventoryRecord | Witnes
 Records = dict[str, Record]
 
 
+def baseline_of(records: Records) -> BaselineRecord:
+    """The baseline among ``records`` (``KeyError`` without one: every phase after the first needs it)."""
+    baseline = records[BASELINE]
+    if not isinstance(baseline, BaselineRecord):
+        raise KeyError(f"{BASELINE!r} is a {type(baseline).__name__}, not the baseline")
+    return baseline
+
+
 def finished_at(record: Record) -> float:
     """When a run finished (0 for a record that keeps no time: a mutmut result, an inventory, a witness)."""
     return record.finished if isinstance(record, BaselineRecord | MutantRecord) else 0.0

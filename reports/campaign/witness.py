@@ -32,12 +32,10 @@ from reports.campaign.hints import read as read_hints
 from reports.campaign.plugins.witness_plugin import DISCOVER
 from reports.campaign.processes import _run_process, read_rows
 from reports.campaign.records import (
-    BASELINE,
     NO_CODE,
     ONLY_EQUIVALENT,
     REAL_GAP,
     RED,
-    BaselineRecord,
     Kind,
     MutantRecord,
     MutmutRecord,
@@ -45,6 +43,7 @@ from reports.campaign.records import (
     Records,
     Status,
     WitnessRecord,
+    baseline_of,
     witness_key,
 )
 from reports.campaign.settings import Settings, learnt
@@ -53,12 +52,6 @@ MAX_CANDIDATES = 400
 
 
 # ----------------------------------------------------------------------------- what to search
-
-
-def baseline_of(records: Records) -> BaselineRecord:
-    baseline = records[BASELINE]
-    assert isinstance(baseline, BaselineRecord)
-    return baseline
 
 
 def red_bases(records: Records) -> set[str]:

@@ -34,6 +34,7 @@ from reports.campaign.records import (
     Records,
     Status,
     WitnessRecord,
+    baseline_of,
     inventory_key,
     witness_key,
 )
@@ -79,7 +80,7 @@ def run_campaign(
             )
             if mutmut:
                 result = run_mutmut(
-                    settings, fp, done[BASELINE], deadline - time.time(), shard, mutmut_paths, ahead=ahead
+                    settings, fp, baseline_of(done), deadline - time.time(), shard, mutmut_paths, ahead=ahead
                 )
         finally:
             if ahead is not None:

@@ -11,11 +11,9 @@ from typing import TYPE_CHECKING, Any
 from reports.campaign.equivalents import Equivalent, load_equivalents
 from reports.campaign.named_mutants import Mutant, named_mutants, tests_for
 from reports.campaign.records import (
-    BASELINE,
     NO_CODE,
     ONLY_EQUIVALENT,
     RED,
-    BaselineRecord,
     InventoryRecord,
     Kind,
     MutantRecord,
@@ -24,6 +22,7 @@ from reports.campaign.records import (
     Records,
     Status,
     WitnessRecord,
+    baseline_of,
     encode_row,
     mutmut_key,
 )
@@ -131,8 +130,7 @@ def build(
 
     mutants = list(named_mutants() if mutants is None else mutants)
     equivalents = load_equivalents() if equivalents is None else equivalents
-    baseline = records[BASELINE]
-    assert isinstance(baseline, BaselineRecord)
+    baseline = baseline_of(records)
     tests = pd.DataFrame([encode_row(r) for r in baseline.tests])
     tests = tests.drop_duplicates("nodeid", keep="last").set_index("nodeid", drop=False)
     notes: list[str] = []
