@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from reports.campaign.named_mutants import Mutant
+from reports.campaign.records import BASELINE, MutantChange, MutmutRecord, Records, Status, decode
 from reports.campaign.settings import Settings
 
 FAKE_DEFECTS = """
@@ -111,3 +112,22 @@ def settings_for(root: Path, **kw: Any) -> Settings:
         timeout_const=4.0,
         **kw,
     )
+
+
+def mutmut_result(key: str, status: str, killed_by: tuple[str, ...] = ()) -> MutmutRecord:
+    """A mutmut mutant's journal record with no location (what the witness plan reads of one)."""
+    return MutmutRecord(key, "", Status(status), 0, 0.0, MutantChange("calc.py", key), killed_by)
+
+
+def as_records(raw: dict[str, dict[str, Any]]) -> Records:
+    """Records from the fields a test names, by key: the key and an empty fingerprint filled in, the baseline's
+    kind and its rows' outcome (passed), a witness's base from its key."""
+    out: Records = {}
+    for key, fields in raw.items():
+        obj = {"mutant": key, "fingerprint": "", **fields}
+        if key == BASELINE:
+            obj = {"kind": "baseline", **obj, "tests": [{"outcome": "passed", **r} for r in fields.get("tests", [])]}
+        if obj.get("kind") == "witness":
+            obj = {"base": key.removeprefix("witness:"), **obj}
+        out[key] = decode(obj)
+    return out

@@ -55,10 +55,10 @@ def test_extra_mutants_are_patches_run_with_the_named_mutants(campaign, tmp_path
     done = run_named_mutants(run, extras, fp=fp, patches={m.id: folder / f"{m.id[6:]}.patch" for m in extras})
     assert (settings.root / "calc.py").read_text() == before  # patched in a copy only
     killed = done["extra:sum-plus-one"]
-    assert killed["status"] == "killed" and "tests/test_calc.py::test_add[sound]" in killed["killed_by"]
-    assert (killed["file"], killed["line"]) == ("calc.py", 11)
-    assert done["extra:rename"]["status"] == "survived"
-    assert done["extra:stale"]["status"] == "error" and "does not apply" in done["extra:stale"]["reason"]
+    assert killed.status == "killed" and "tests/test_calc.py::test_add[sound]" in killed.killed_by
+    assert (killed.file, killed.line) == ("calc.py", 11)
+    assert done["extra:rename"].status == "survived"
+    assert done["extra:stale"].status == "error" and "does not apply" in done["extra:stale"].reason
     report = build({**records, **done}, fp, MUTANTS + extras, equivalents={})
     row = report.named.set_index("id").loc["extra:sum-plus-one"]
     assert row["wording"] == "Adds one to every sum." and row["status"] == "killed"

@@ -14,7 +14,7 @@ from campaign_helpers import FAKE_HASHED, FAKE_TESTS, MUTANTS, make_project, set
 from reports.campaign.journal import Journal, _harness_only, fingerprint, hashed_files, load_journals
 from reports.campaign.named_mutants import in_shard, named_mutants, parse_shard, shard_of
 from reports.campaign.named_scheduler import run_named_mutants
-from reports.campaign.records import BASELINE
+from reports.campaign.records import BASELINE, dumps
 from reports.campaign.settings import ROOT
 
 pytestmark = pytest.mark.harness
@@ -26,8 +26,8 @@ def test_journal_resumes_without_rerunning(campaign):
     lines = journal.read_text().count("\n")
     again = run_named_mutants(settings, MUTANTS, fp=fp)
     assert journal.read_text().count("\n") == lines
-    assert {k: v["status"] for k, v in again.items() if k != BASELINE} == {
-        k: v["status"] for k, v in records.items() if k != BASELINE
+    assert {k: v.status for k, v in again.items() if k != BASELINE} == {
+        k: v.status for k, v in records.items() if k != BASELINE
     }
 
 
@@ -36,14 +36,14 @@ def test_interrupted_journal_runs_only_what_is_missing(campaign, tmp_path):
     out = tmp_path / "out"
     (out / "journal").mkdir(parents=True)
     keep = [records[BASELINE], records["defect:HANGS"], records["defect:HARMLESS"], records["defect:OFF_FOR_LARGE"]]
-    text = "".join(json.dumps(r) + "\n" for r in keep) + '{"mutant": "defect:OFF_BY'  # a line cut by the kill
+    text = "".join(dumps(r) + "\n" for r in keep) + '{"mutant": "defect:OFF_BY'  # a line cut by the kill
     (out / "journal" / "all.jsonl").write_text(text)
     seen = []
     resumed = settings_for(settings.root)
     resumed.out = out
-    done = run_named_mutants(resumed, MUTANTS, fp=fp, on_record=lambda r: seen.append(r["mutant"]))
+    done = run_named_mutants(resumed, MUTANTS, fp=fp, on_record=lambda r: seen.append(r.key))
     assert seen == ["defect:OFF_BY_ONE"]
-    assert done["defect:OFF_BY_ONE"]["status"] == "killed"
+    assert done["defect:OFF_BY_ONE"].status == "killed"
 
 
 def test_the_budget_stops_runs_without_journaling_them(campaign, tmp_path):
@@ -110,7 +110,7 @@ def test_shards_journal_apart_and_merge(campaign, tmp_path):
         assert written == in_shard([m.id for m in quick], (i, 2))
     merged = load_journals(sharded.journal_dir, fp)
     assert set(merged) == {BASELINE, *(m.id for m in quick)}
-    assert {k: merged[k]["status"] for k in merged if k != BASELINE} == {m.id: records[m.id]["status"] for m in quick}
+    assert {k: merged[k].status for k in merged if k != BASELINE} == {m.id: records[m.id].status for m in quick}
     assert load_journals(sharded.journal_dir, "another-fingerprint") == {}
 
 
@@ -129,16 +129,16 @@ def test_after_a_change_only_the_named_mutants_it_touches_run_again(campaign, tm
     seen: list[str] = []
     new_fp = fingerprint(again)
     assert new_fp != fp
-    done = run_named_mutants(again, MUTANTS, fp=new_fp, on_record=lambda r: seen.append(r["mutant"]))
+    done = run_named_mutants(again, MUTANTS, fp=new_fp, on_record=lambda r: seen.append(r.key))
     assert seen == ["defect:HARMLESS"]  # its switch's site changed; the others are kept
     assert "incremental: 3 named mutant(s) kept" in again.progress.getvalue()
-    assert {k: v["status"] for k, v in done.items() if k != BASELINE} == {
-        k: v["status"] for k, v in records.items() if k != BASELINE
+    assert {k: v.status for k, v in done.items() if k != BASELINE} == {
+        k: v.status for k, v in records.items() if k != BASELINE
     }
     tests.write_text(tests.read_text().replace("assert add(1, 2, variant) == 3", "assert add(2, 1, variant) == 3"))
     seen.clear()
     quick = [m for m in MUTANTS if m.id != "defect:HANGS"]
-    run_named_mutants(again, quick, fp=fingerprint(again), on_record=lambda r: seen.append(r["mutant"]))
+    run_named_mutants(again, quick, fp=fingerprint(again), on_record=lambda r: seen.append(r.key))
     assert sorted(seen) == sorted(m.id for m in quick)  # test_add[sound] runs under every sound mutant
 
 

@@ -13,6 +13,7 @@ import pytest
 from campaign_helpers import make_project, settings_for
 
 from reports.campaign.journal import fingerprint, hashed_files
+from reports.campaign.records import BaselineRecord, decode_row
 from reports.campaign.settings import ROOT, Settings
 
 pytestmark = pytest.mark.harness
@@ -67,12 +68,17 @@ def test_mutmut_runs_in_its_own_copy_and_is_read_back(tmp_path):
     settings = settings_for(root, hashed=hashed)
     before = {f: f.read_bytes() for f in hashed_files(root, (*hashed, "reports"))}
     fp = fingerprint(settings)
-    baseline = {
-        "tests": [
-            {"nodeid": "tests/test_calc.py::test_red_on_baseline", "outcome": "failed", "duration": 0.01},
-            {"nodeid": "tests/test_ops.py::test_double", "outcome": "passed", "duration": 0.01},
-        ]
-    }
+    baseline = BaselineRecord(
+        fingerprint=fp,
+        wall=0.02,
+        overhead=0.0,
+        exit=1,
+        tests=(
+            decode_row({"nodeid": "tests/test_calc.py::test_red_on_baseline", "outcome": "failed", "duration": 0.01}),
+            decode_row({"nodeid": "tests/test_ops.py::test_double", "outcome": "passed", "duration": 0.01}),
+        ),
+        finished=0.0,
+    )
     from reports.campaign.mutmut.execute import PreparedAhead
     from reports.campaign.mutmut.work_copy import lay_work_copy
 
@@ -84,15 +90,15 @@ def test_mutmut_runs_in_its_own_copy_and_is_read_back(tmp_path):
     assert ahead.code is not None and "incremental" not in said  # a cold copy prepared ahead is still a cold run
     assert "mutmut: prepared in" in said, said  # a test red on the baseline: prepared again without it
     assert all(n.startswith("strategies.step.") for n in first.names)
-    assert all(r["mutant"].startswith("mutmut:strategies.") for r in first.records)
+    assert all(r.key.startswith("mutmut:strategies.") for r in first.records)
     result = run_mutmut(settings, fp, baseline, budget=240, paths=("reference",))
     assert result.pending == 0 and all(n.startswith("reference.") for n in result.names), result.note
-    by_name = {r["mutant"]: r for r in result.records}
+    by_name = {r.key: r for r in result.records}
     double = {k: r for k, r in by_name.items() if ".ops." in k}
-    assert double and all(r["status"] == "killed" for r in double.values())
+    assert double and all(r.status == "killed" for r in double.values())
     some = next(iter(double.values()))
-    assert some["killed_by"] == ["tests/test_ops.py::test_double"]
-    assert (some["file"], some["line"]) == ("reference/ops.py", 2)
+    assert some.killed_by == ("tests/test_ops.py::test_double",)
+    assert (some.change.file, some.change.line) == ("reference/ops.py", 2)
     assert {f: f.read_bytes() for f in hashed_files(root, (*hashed, "reports"))} == before
     assert not (root / "mutants").exists()
     # incremental: a changed function re-runs its own mutants, a changed test those of the functions it covers
@@ -104,7 +110,7 @@ def test_mutmut_runs_in_its_own_copy_and_is_read_back(tmp_path):
     said = settings.progress.getvalue()
     assert "re-runs the mutants of 1 changed function(s) (strategies.step.inc)" in said, said
     assert "1 function(s) whose covering tests changed (reference.ops.x_double)" in said, said
-    assert again.pending == 0 and {r["mutant"] for r in again.records} >= set(by_name)
+    assert again.pending == 0 and {r.key for r in again.records} >= set(by_name)
 
 
 def test_runs_get_a_fixed_hash_seed_and_the_campaign_profile():

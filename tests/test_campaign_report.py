@@ -14,6 +14,7 @@ import pytest
 from campaign_helpers import MUTANTS
 
 from reports.campaign.equivalents import Equivalent, load_equivalents
+from reports.campaign.records import Record, decode
 from reports.campaign.settings import ROOT
 from reports.exit_codes import Exit
 from reports.render import html, markdown
@@ -27,26 +28,29 @@ pytestmark = pytest.mark.harness
 # ----------------------------------------------------------------------------- the report
 
 
-def survivor(n: int, replacement: str) -> dict:
+def survivor(n: int, replacement: str) -> Record:
     """The journal record of mutmut's ``n``-th mutant of the fake project's ``add``, survived: ``return a + b`` on
     line 11 made ``replacement``."""
-    return {
-        "mutant": f"mutmut:calc.x_add__mutmut_{n}",
-        "kind": "mutmut",
-        "status": "survived",
-        "file": "calc.py",
-        "function": "add",
-        "line": 11,
-        "column": 12,
-        "end_line": 11,
-        "end_column": 13,
-        "mutator": "ArithmeticOperator",
-        "original": "return a + b",
-        "replacement": replacement,
-        "killed_by": [],
-        "duration": 0.5,
-        "diff": "",
-    }
+    return decode(
+        {
+            "mutant": f"mutmut:calc.x_add__mutmut_{n}",
+            "fingerprint": "",
+            "kind": "mutmut",
+            "status": "survived",
+            "file": "calc.py",
+            "function": "add",
+            "line": 11,
+            "column": 12,
+            "end_line": 11,
+            "end_column": 13,
+            "mutator": "ArithmeticOperator",
+            "original": "return a + b",
+            "replacement": replacement,
+            "killed_by": [],
+            "duration": 0.5,
+            "diff": "",
+        }
+    )
 
 
 def test_report_renders_every_output(campaign, tmp_path):
@@ -91,12 +95,16 @@ def test_mutation_testing_elements_json_shape(campaign):
     settings, fp, records = campaign
     records = dict(records)
     records["mutmut:calc.x_add__mutmut_1"] = survivor(1, "return a - b")
-    records["mutmut-inventory:all"] = {
-        "mutant": "mutmut-inventory:all",
-        "kind": "inventory",
-        "names": ["calc.x_add__mutmut_1", "calc.x_add__mutmut_2"],
-        "note": "",
-    }
+    records["mutmut-inventory:all"] = decode(
+        {
+            "mutant": "mutmut-inventory:all",
+            "fingerprint": fp,
+            "kind": "inventory",
+            "names": ["calc.x_add__mutmut_1", "calc.x_add__mutmut_2"],
+            "path": "calc",
+            "note": "",
+        }
+    )
     report = build(records, fp, MUTANTS, equivalents={})
     doc = json.loads(json.dumps(mte_json(report, settings.root)))
     assert doc["schemaVersion"] == "1"
@@ -197,7 +205,7 @@ def test_a_complete_report_with_nothing_alive_exits_zero(campaign):
     from reports.render.summary import exit_status
 
     _, fp, records = campaign
-    killed = [m for m in MUTANTS if records[m.id]["status"] in ("killed", "timeout")]
+    killed = [m for m in MUTANTS if records[m.id].status in ("killed", "timeout")]
     report = build(records, fp, killed, equivalents={})
     report = replace(report, checks={**report.checks, "never_red": [], "gaps": [], "red_on_violations": []})
     assert exit_status(report) == Exit.OK

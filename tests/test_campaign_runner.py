@@ -19,40 +19,40 @@ pytestmark = pytest.mark.harness
 
 def test_statuses_killed_survived_timeout(campaign):
     _, _, records = campaign
-    assert records["defect:OFF_BY_ONE"]["status"] == "killed"
-    assert records["defect:HARMLESS"]["status"] == "survived"
-    assert records["defect:HANGS"]["status"] == "timeout"
-    assert records["defect:HANGS"]["timed_out"] is True
+    assert records["defect:OFF_BY_ONE"].status == "killed"
+    assert records["defect:HARMLESS"].status == "survived"
+    assert records["defect:HANGS"].status == "timeout"
+    assert records["defect:HANGS"].timed_out is True
 
 
 def test_a_kill_names_every_killing_test_of_its_variant_only(campaign):
     _, _, records = campaign
     killed = records["defect:OFF_BY_ONE"]
     # every failing example test; the property test is skipped once one has failed
-    assert sorted(killed["killed_by"]) == [
+    assert sorted(killed.killed_by) == [
         "tests/test_calc.py::test_add[sound]",
         "tests/test_calc.py::test_marked_but_never_red[sound]",
     ]
-    assert killed["outcomes"]["tests/test_calc.py::test_add_zero"] == "skipped"
-    assert killed["time_to_kill"] is not None and 0 <= killed["time_to_kill"] <= killed["duration"]
-    assert killed["shrunk"] == []
+    assert killed.outcomes["tests/test_calc.py::test_add_zero"] == "skipped"
+    assert killed.time_to_kill is not None and 0 <= killed.time_to_kill <= killed.duration
+    assert killed.shrunk == ()
     # no example test fails: the property test kills, found without shrinking, then shrunk alone
     large = records["defect:OFF_FOR_LARGE"]
-    assert large["killed_by"] == ["tests/test_calc.py::test_add_zero"]
-    assert large["shrunk"] == ["tests/test_calc.py::test_add_zero"]
-    examples = counterexamples(large["failures"]["tests/test_calc.py::test_add_zero"])
+    assert large.killed_by == ("tests/test_calc.py::test_add_zero",)
+    assert large.shrunk == ("tests/test_calc.py::test_add_zero",)
+    examples = counterexamples(large.failures["tests/test_calc.py::test_add_zero"])
     assert len(examples) == 1 and "test_add_zero(\n    x=5," in examples[0]
 
 
 def test_a_named_mutant_runs_only_the_tests_that_look_its_variant_up(campaign):
     _, _, records = campaign
-    rows = {r["nodeid"]: r for r in records[BASELINE]["tests"]}
-    assert rows["tests/test_calc.py::test_add[pr-8bb01ab8]"]["variants_used"] == ["pr-8bb01ab8"]
-    assert rows["tests/test_calc.py::test_add_zero"]["variants_used"] == ["sound"]  # the default argument
-    assert rows["tests/test_calc.py::test_plain"]["variants_used"] == []
-    assert rows["tests/test_calc.py::test_table"]["reads_table"] is True  # sees every named mutant: left out
+    rows = {r.nodeid: r for r in records[BASELINE].tests}
+    assert rows["tests/test_calc.py::test_add[pr-8bb01ab8]"].variants_used == ("pr-8bb01ab8",)
+    assert rows["tests/test_calc.py::test_add_zero"].variants_used == ("sound",)  # the default argument
+    assert rows["tests/test_calc.py::test_plain"].variants_used == ()
+    assert rows["tests/test_calc.py::test_table"].reads_table is True  # sees every named mutant: left out
     # test_add[sound], test_marked_but_never_red[sound] and test_add_zero; not test_plain nor pr's
-    assert records["defect:HARMLESS"]["ran"] == 3
+    assert records["defect:HARMLESS"].ran == 3
 
 
 def test_quick_tests_run_first_in_an_order_drawn_from_the_mutant():
@@ -147,12 +147,12 @@ def test_requested_functions_by_file(tmp_path):
 
 def test_baseline_records_outcome_variant_and_red_on(campaign):
     _, _, records = campaign
-    rows = {r["nodeid"]: r for r in records[BASELINE]["tests"]}
+    rows = {r.nodeid: r for r in records[BASELINE].tests}
     add_pr = rows["tests/test_calc.py::test_add[pr-8bb01ab8]"]
-    assert (add_pr["outcome"], add_pr["variant"]) == ("passed", "pr-8bb01ab8")
-    assert add_pr["base"] == "tests/test_calc.py::test_add"
-    assert rows["tests/test_calc.py::test_red_on_baseline"]["outcome"] == "failed"
-    assert rows["tests/test_calc.py::test_marked_but_never_red[sound]"]["red_on"] == ["pr-8bb01ab8"]
+    assert (add_pr.outcome, add_pr.variant) == ("passed", "pr-8bb01ab8")
+    assert add_pr.base == "tests/test_calc.py::test_add"
+    assert rows["tests/test_calc.py::test_red_on_baseline"].outcome == "failed"
+    assert rows["tests/test_calc.py::test_marked_but_never_red[sound]"].red_on == ("pr-8bb01ab8",)
 
 
 # ----------------------------------------------------------------------------- the plugin

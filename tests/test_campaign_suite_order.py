@@ -3,6 +3,8 @@ last; the order file ranks test functions by the mutants they killed."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from campaign_helpers import MUTANTS
 
@@ -43,18 +45,18 @@ def test_the_order_file_ranks_test_functions_by_mutants_killed(campaign):
     def ranked(seconds_of_add: float) -> dict:
         """The order with the baseline's timings fixed (as measured they move with the machine's load): each test
         a hundredth of a second, the property test (which kills OFF_FOR_LARGE) a tenth, ``test_add`` as given."""
-        rows = [
-            {
-                **row,
-                "duration": 0.1
-                if "test_add_zero" in row["nodeid"]
+        rows = tuple(
+            replace(
+                row,
+                duration=0.1
+                if "test_add_zero" in row.nodeid
                 else seconds_of_add
-                if "::test_add[" in row["nodeid"]
+                if "::test_add[" in row.nodeid
                 else 0.01,
-            }
-            for row in records["baseline"]["tests"]
-        ]
-        timed = {**records, "baseline": {**records["baseline"], "tests": rows}}
+            )
+            for row in records["baseline"].tests
+        )
+        timed = {**records, "baseline": replace(records["baseline"], tests=rows)}
         return order_by_kills(build(timed, fp, MUTANTS, equivalents={}), timed)
 
     order = ranked(0.01)

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import replace
 
 import pytest
-from campaign_helpers import MUTANTS
+from campaign_helpers import MUTANTS, mutmut_result
 
 from reports.campaign.records import BASELINE
 from reports.render.report_model import build
@@ -24,16 +25,17 @@ def test_a_never_red_test_gets_a_killed_mutant_of_its_code_as_witness_or_a_reaso
 
     settings, fp, records = campaign
     records = dict(records)
-    off = dict(records["defect:OFF_BY_ONE"])
-    off["killed_by"] = ["tests/test_calc.py::test_add[sound]"]  # as if only its first killer were known
-    records["defect:OFF_BY_ONE"] = off
+    # as if only its first killer were known
+    records["defect:OFF_BY_ONE"] = replace(
+        records["defect:OFF_BY_ONE"], killed_by=("tests/test_calc.py::test_add[sound]",)
+    )
     assert "tests/test_calc.py::test_marked_but_never_red" in never_red(records)
-    found = {r["base"]: r for r in search(settings, records, fp, None, time.time() + 60)}
+    found = {r.base: r for r in search(settings, records, fp, None, time.time() + 60)}
     marked = found["tests/test_calc.py::test_marked_but_never_red"]
-    assert marked["witness"] == "defect:OFF_BY_ONE" and marked["test"].endswith("[sound]")
-    assert "assert" in marked["failure"]
-    assert found["tests/test_calc.py::test_plain"]["reason"] == NO_CODE  # looks no variant up, covers nothing
-    records.update({r["mutant"]: r for r in found.values()})
+    assert marked.witness == "defect:OFF_BY_ONE" and marked.test.endswith("[sound]")
+    assert "assert" in marked.failure
+    assert found["tests/test_calc.py::test_plain"].reason == NO_CODE  # looks no variant up, covers nothing
+    records.update({r.key: r for r in found.values()})
     checks = build(records, fp, MUTANTS, equivalents={}).checks
     assert checks["witness"]["tests/test_calc.py::test_marked_but_never_red"][0] == "defect:OFF_BY_ONE"
     assert checks["without"]["tests/test_calc.py::test_plain"] == NO_CODE
@@ -161,13 +163,8 @@ def test_the_witness_plan_reads_mutmuts_coverage_for_candidates(campaign):
     _, _, records = campaign
     records = {k: v for k, v in records.items() if k == BASELINE}
     for n, status in ((1, "killed"), (2, "survived"), (3, "equivalent")):
-        records[f"mutmut:calc.x_add__mutmut_{n}"] = {
-            "mutant": f"mutmut:calc.x_add__mutmut_{n}",
-            "kind": "mutmut",
-            "status": status,
-            "killed_by": [],
-        }
-    records["mutmut:calc.x_sub__mutmut_1"] = {"kind": "mutmut", "status": "survived", "killed_by": []}
+        records[f"mutmut:calc.x_add__mutmut_{n}"] = mutmut_result(f"mutmut:calc.x_add__mutmut_{n}", status)
+    records["mutmut:calc.x_sub__mutmut_1"] = mutmut_result("mutmut:calc.x_sub__mutmut_1", "survived")
     coverage = {"calc.x_add": {"tests/test_calc.py::test_plain"}, "calc.x_sub": {"tests/test_calc.py::test_table"}}
     todo, reasons = plan(records, coverage)
     assert todo["tests/test_calc.py::test_plain"] == [["mutmut", "calc.x_add__mutmut_1", "mutmut:calc.x_add__mutmut_1"]]
@@ -187,7 +184,7 @@ def test_the_witness_plan_tries_first_the_mutants_of_what_a_test_killed_in_the_l
     _, _, records = campaign
     records = {k: v for k, v in records.items() if k == BASELINE}
     for fn in ("x_add", "x_sub"):
-        records[f"mutmut:calc.{fn}__mutmut_1"] = {"kind": "mutmut", "status": "killed", "killed_by": []}
+        records[f"mutmut:calc.{fn}__mutmut_1"] = mutmut_result(f"mutmut:calc.{fn}__mutmut_1", "killed")
     test = never_red(records)["tests/test_calc.py::test_marked_but_never_red"]
     assert test == "tests/test_calc.py::test_marked_but_never_red[sound]"
     coverage = {"calc.x_add": {test}, "calc.x_sub": {test}}
@@ -206,7 +203,7 @@ def test_the_witness_plan_tries_first_the_mutant_a_test_killed_first_in_the_last
     _, _, records = campaign
     records = {k: v for k, v in records.items() if k == BASELINE}
     for fn in ("x_add", "x_sub"):
-        records[f"mutmut:calc.{fn}__mutmut_1"] = {"kind": "mutmut", "status": "killed", "killed_by": []}
+        records[f"mutmut:calc.{fn}__mutmut_1"] = mutmut_result(f"mutmut:calc.{fn}__mutmut_1", "killed")
     test = never_red(records)["tests/test_calc.py::test_marked_but_never_red"]
     coverage = {"calc.x_add": {test}, "calc.x_sub": {test}}
     hinted, _ = plan(

@@ -9,9 +9,11 @@ import time
 from pathlib import Path
 
 import pytest
+from campaign_helpers import as_records
 
 from reports.campaign.hints import Hints, function_of, learn, read, write
 from reports.campaign.mutmut.test_order import own_test_files, running_order
+from reports.campaign.records import MutantChange
 from reports.campaign.settings import ROOT
 
 pytestmark = pytest.mark.harness
@@ -36,7 +38,7 @@ def test_hints_rank_each_functions_killers_and_keep_each_tests_witness():
         },
         "witness:tests/test_cap.py::test_d": {"kind": "witness", "test": None, "witness": None},
     }
-    hints = learn(records)
+    hints = learn(as_records(records))
     assert hints.killers == {"reference.cap.x_walk": ("tests/test_cap.py::test_a", "tests/test_cap.py::test_b")}
     assert hints.witnesses == {"tests/test_cap.py::test_c": "mutmut:reference.cap.x_walk__mutmut_4"}
 
@@ -55,7 +57,7 @@ def test_hints_keep_a_mutant_each_test_killed_first_by_the_tests_base():
         "mutmut:reference.cap.x_walk__mutmut_4": {"kind": "mutmut", "status": "survived", "killed_by": []},
         "defect:X": {"kind": "defect", "status": "killed", "killed_by": ["tests/test_x.py::test_x"]},
     }
-    assert learn(records).kills == {
+    assert learn(as_records(records)).kills == {
         "tests/test_cap.py::test_a": "mutmut:reference.cap.x_walk__mutmut_2",
         "tests/test_x.py::test_x": "defect:X",
     }
@@ -104,9 +106,9 @@ def test_the_witness_plan_tries_the_known_witness_first(campaign_records_for_wit
     from reports.campaign.witness import plan
 
     records, coverage, nodeid = campaign_records_for_witness
-    todo, _ = plan(records, coverage)
+    todo, _ = plan(as_records(records), coverage)
     assert [c[2] for c in todo[nodeid]][:2] == ["mutmut:calc.x_add__mutmut_1", "mutmut:calc.x_add__mutmut_2"]
-    todo, _ = plan(records, coverage, {nodeid: "mutmut:calc.x_add__mutmut_2"})
+    todo, _ = plan(as_records(records), coverage, {nodeid: "mutmut:calc.x_add__mutmut_2"})
     assert [c[2] for c in todo[nodeid]][:2] == ["mutmut:calc.x_add__mutmut_2", "mutmut:calc.x_add__mutmut_1"]
 
 
@@ -119,11 +121,11 @@ def test_a_test_without_coverage_discovers_its_calls_first_after_its_known_witne
     records = {**records, "defect:X": {"kind": "defect", "status": "killed", "spec": "sound+X"}}
     row = {**records["baseline"]["tests"][0], "variants_used": ["sound"]}
     records["baseline"] = {"kind": "baseline", "tests": [row]}
-    todo, reasons = plan(records, {}, discover=True)
+    todo, reasons = plan(as_records(records), {}, discover=True)
     assert [c[0] for c in todo[nodeid]] == [DISCOVER, "named"]
-    todo, _ = plan(records, {}, {nodeid: "mutmut:calc.x_add__mutmut_2"}, discover=True)
+    todo, _ = plan(as_records(records), {}, {nodeid: "mutmut:calc.x_add__mutmut_2"}, discover=True)
     assert [c[2] for c in todo[nodeid]][:1] == ["mutmut:calc.x_add__mutmut_2"] and todo[nodeid][1][0] == DISCOVER
-    todo, reasons = plan({"baseline": records["baseline"]}, {}, discover=False)
+    todo, reasons = plan(as_records({"baseline": records["baseline"]}), {}, discover=False)
     assert nodeid not in todo and reasons == {nodeid: NO_CODE}
 
 
@@ -217,7 +219,9 @@ def test_reviewed_equivalents_are_not_run_unless_their_line_changed(tmp_path, mo
         "reference.ops.x_f__mutmut_4": "w = 4",
     }
     monkeypatch.setattr(
-        mutmut_exec, "describe", lambda work, source, names: {n: {"replacement": lines[n]} for n in names}
+        mutmut_exec,
+        "describe",
+        lambda work, source, names: {n: MutantChange("", "", replacement=lines[n]) for n in names},
     )
     monkeypatch.setattr(mutmut_exec, "load_equivalents", lambda: listed)
     work = _fake_work(
@@ -229,7 +233,9 @@ def test_reviewed_equivalents_are_not_run_unless_their_line_changed(tmp_path, mo
             "reference.ops.x_f__mutmut_4": 34,
         },
     )
-    baseline = {"tests": [{"nodeid": "tests/test_ops.py::test_f", "outcome": "passed", "duration": 0.01}]}
+    baseline = as_records({"baseline": {"tests": [{"nodeid": "tests/test_ops.py::test_f", "duration": 0.01}]}})[
+        "baseline"
+    ]
     planned = mutmut_exec.plan(work, ["reference.ops"], baseline)
     assert [m["name"] for m in planned["reviewed"]] == ["reference.ops.x_f__mutmut_1"]  # 4 was skipped already
     assert [m["name"] for m in planned["mutants"]] == ["reference.ops.x_f__mutmut_2", "reference.ops.x_f__mutmut_3"]

@@ -4,6 +4,7 @@ second."""
 from __future__ import annotations
 
 import pytest
+from campaign_helpers import as_records
 
 from reports.campaign.suite_order import baseline_seconds, kills_by_function, named_killers, order_file, rank
 
@@ -50,6 +51,7 @@ def test_the_order_file_reads_kills_killers_and_seconds_from_the_records():
         "mutmut:m1": {"kind": "mutmut", "status": "killed", "killed_by": ["t.py::f[main]"]},
         "witness:t.py::h": {"kind": "witness", "witness": "mutmut:m1", "test": "t.py::h[x]"},
     }
+    records = as_records(records)
     assert baseline_seconds(records) == {"t.py::f": 1.0, "t.py::g": 0.01}
     assert named_killers(records) == {"defect:A": frozenset({"t.py::f", "t.py::g"})}
     assert kills_by_function(records) == {"t.py::f": 2, "t.py::g": 1, "t.py::h": 1}

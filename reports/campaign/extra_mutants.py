@@ -18,12 +18,11 @@ import time
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from reports.campaign.dependency_keys import digest, tests_key
 from reports.campaign.journal import hashed_files
 from reports.campaign.named_mutants import Mutant
-from reports.campaign.records import Kind, Outcome, Status
+from reports.campaign.records import FAILING, BaselineRecord, Kind, MutantRecord, Outcome, Status
 from reports.campaign.runs import _run_only, timeout_for
 from reports.campaign.settings import Settings
 
@@ -91,40 +90,39 @@ def copy_tree(settings: Settings, into: Path) -> None:
         shutil.copy2(f, into / "reports" / f.name)
 
 
-def run_extra(mutant: Mutant, patch: Path, baseline: dict[str, Any], settings: Settings, fp: str) -> dict[str, Any]:
+def run_extra(mutant: Mutant, patch: Path, baseline: BaselineRecord, settings: Settings, fp: str) -> MutantRecord:
     """Run one patch; the journal record of its outcome."""
     text = patch.read_text(encoding="utf-8")
-    rows = [r for r in baseline["tests"] if r["outcome"] == Outcome.PASSED]
+    rows = [r for r in baseline.tests if r.outcome == Outcome.PASSED]
     files = touched(text)
-    record: dict[str, Any] = {
-        "mutant": mutant.id,
-        "fingerprint": fp,
-        "kind": Kind.EXTRA,
-        "spec": f"patch:{patch.name}",
-        "ran": len(rows),
-        "diff": text,
-        "file": files[0] if files else "",
-        "line": first_line(text),
-        "killed_by": [],
-        "failures": {},
-        "deps": key(settings, text, [r["nodeid"] for r in rows]),
-    }
+    record = MutantRecord(
+        key=mutant.id,
+        fingerprint=fp,
+        kind=Kind.EXTRA,
+        spec=f"patch:{patch.name}",
+        ran=len(rows),
+        status=Status.PENDING,
+        finished=0.0,
+        diff=text,
+        file=files[0] if files else "",
+        line=first_line(text),
+        deps=key(settings, text, [r.nodeid for r in rows]),
+    )
     started = time.time()
     with tempfile.TemporaryDirectory(prefix="cm-extra-") as tmp:
         tree = Path(tmp)
         copy_tree(settings, tree)
         problem = apply_patch(patch.resolve(), tree)
         if problem:
-            record.update(status=Status.ERROR, reason=f"does not apply: {problem}", duration=0.0, finished=time.time())
-            return record
+            return replace(record, status=Status.ERROR, reason=f"does not apply: {problem}", finished=time.time())
         local = replace(settings, root=tree)
         run = _run_only(
             local,
             [*settings.selection, "--cm-no-shrink", "--cm-quick-killers"],
-            [r["nodeid"] for r in rows],
+            [r.nodeid for r in rows],
             timeout_for(rows, baseline, settings),
         )
-    failed = [r for r in run.rows if r["outcome"] in (Outcome.FAILED, Outcome.ERROR)]
+    failed = [r for r in run.rows if r.outcome in FAILING]
     status = (
         Status.KILLED
         if failed
@@ -134,14 +132,14 @@ def run_extra(mutant: Mutant, patch: Path, baseline: dict[str, Any], settings: S
         if run.returncode in (0, 5)
         else Status.ERROR
     )
-    record.update(
+    return replace(
+        record,
         status=status,
         duration=round(time.time() - started, 3),
         exit=run.returncode,
-        killed_by=[r["nodeid"] for r in failed],
-        failures={r["nodeid"]: r.get("text", "") for r in failed},
-        time_to_kill=round(min(r["t"] for r in failed) - run.started, 3) if failed else None,
+        killed_by=tuple(r.nodeid for r in failed),
+        failures={r.nodeid: r.text for r in failed},
+        time_to_kill=round(min(r.t for r in failed) - run.started, 3) if failed else None,
         log_tail=run.stderr_tail if status == Status.ERROR else "",
         finished=time.time(),
     )
-    return record

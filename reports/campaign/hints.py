@@ -14,9 +14,17 @@ import contextlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from reports.campaign.records import Kind, Status
+from reports.campaign.records import (
+    BASELINE,
+    BaselineRecord,
+    Kind,
+    MutantRecord,
+    MutmutRecord,
+    Records,
+    Status,
+    WitnessRecord,
+)
 from reports.campaign.settings import learnt
 
 NAME = "hints.json"
@@ -41,14 +49,14 @@ def function_of(mutant: str) -> str:
     return mutant.removeprefix("mutmut:").rsplit("__mutmut_", 1)[0]
 
 
-def learn(records: dict[str, dict[str, Any]]) -> Hints:
+def learn(records: Records) -> Hints:
     """The hints a finished campaign's journal records give."""
     counts: dict[str, dict[str, int]] = {}
     for key in sorted(records):
         rec = records[key]
-        if rec.get("kind") == Kind.MUTMUT and rec.get("status") == Status.KILLED:
+        if isinstance(rec, MutmutRecord) and rec.status == Status.KILLED:
             tally = counts.setdefault(function_of(key), {})
-            for test in rec.get("killed_by", []) or []:
+            for test in rec.killed_by:
                 tally[test] = tally.get(test, 0) + 1
     killers = {
         fn: tuple(t for t, _ in sorted(tally.items(), key=lambda kv: (-kv[1], kv[0]))[:PER_FUNCTION])
@@ -56,16 +64,21 @@ def learn(records: dict[str, dict[str, Any]]) -> Hints:
         if tally
     }
     witnesses = {
-        rec["test"]: rec["witness"]
+        rec.test: rec.witness
         for _, rec in sorted(records.items())
-        if rec.get("kind") == Kind.WITNESS and rec.get("witness") and rec.get("test")
+        if isinstance(rec, WitnessRecord) and rec.witness and rec.test
     }
-    base = {r["nodeid"]: r.get("base", r["nodeid"]) for r in records.get("baseline", {}).get("tests", [])}
+    baseline = records.get(BASELINE)
+    base = {r.nodeid: r.base for r in baseline.tests} if isinstance(baseline, BaselineRecord) else {}
     kills: dict[str, str] = {}
     for key in sorted(records):
         rec = records[key]
-        if rec.get("kind") in (Kind.MUTMUT, Kind.DEFECT, Kind.REMOVAL) and rec.get("status") == Status.KILLED:
-            for test in rec.get("killed_by", []) or []:
+        if (
+            isinstance(rec, MutmutRecord | MutantRecord)
+            and rec.kind in (Kind.MUTMUT, Kind.DEFECT, Kind.REMOVAL)
+            and rec.status == Status.KILLED
+        ):
+            for test in rec.killed_by:
                 kills.setdefault(base.get(test, test), key)
     return Hints(killers, witnesses, kills)
 

@@ -3,17 +3,17 @@ campaign run again skips what is done."""
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import replace
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import Any
 
 from reports.campaign.named_mutants import Mutant
+from reports.campaign.records import MutantRecord, Record, Records, dumps, loads
 from reports.campaign.settings import HASHED, Settings
 
 #: The campaign's own modules (paths from the root, or glob patterns of them): changing how results are run or
@@ -37,6 +37,8 @@ HARNESS_ONLY = frozenset(
         "tests/campaign_helpers.py",
         "tests/test_campaign_*.py",
         "tests/test_records.py",
+        "tests/test_hints.py",
+        "tests/test_suite_order.py",
         "tests/test_report_shards.py",
         "reports/campaign/hints.py",
         "reports/campaign/mutmut/test_order.py",
@@ -94,48 +96,36 @@ class Journal:
         self.path = directory / f"{name}.jsonl"
         self.lock = threading.Lock()
 
-    def write(self, record: dict[str, Any]) -> None:
+    def write(self, record: Record) -> None:
         with self.lock:
             self.directory.mkdir(parents=True, exist_ok=True)
             with open(self.path, "a", encoding="utf-8") as fh:
-                fh.write(json.dumps(record, sort_keys=True) + "\n")
+                fh.write(dumps(record) + "\n")
                 fh.flush()
                 os.fsync(fh.fileno())
 
 
-def load_journals(directory: Path, fp: str) -> dict[str, dict[str, Any]]:
-    """Every record for fingerprint ``fp`` in every journal of ``directory``, by mutant id.
-
-    A line cut short by a kill is skipped; between journals a finished record beats a partial one.
-    """
-    records: dict[str, dict[str, Any]] = {}
-    if not directory.is_dir():
-        return records
-    for path in sorted(directory.glob("*.jsonl")):
-        with open(path, encoding="utf-8") as fh:
-            for line in fh:
-                try:
-                    rec = json.loads(line)
-                except json.JSONDecodeError:
-                    continue
-                if isinstance(rec, dict) and rec.get("fingerprint") == fp and "mutant" in rec:
-                    records[rec["mutant"]] = rec
-    return records
-
-
-def reuse_unchanged(directory: Path, pending: Sequence[Mutant], keys: dict[str, str], fp: str) -> list[dict[str, Any]]:
-    """Records of earlier runs (any fingerprint) of the pending named mutants whose dependency key is unchanged,
-    carried over to fingerprint ``fp``."""
-    wanted = {(m.id, keys[m.id]) for m in pending}
-    found: dict[str, dict[str, Any]] = {}
+def read_records(directory: Path) -> Iterator[Record]:
+    """Every record of every journal of ``directory``, in order; a line cut short by a kill is skipped."""
     for path in sorted(directory.glob("*.jsonl")) if directory.is_dir() else []:
         with open(path, encoding="utf-8") as fh:
             for line in fh:
-                with contextlib.suppress(json.JSONDecodeError, TypeError):
-                    rec = json.loads(line)
-                    if (rec.get("mutant"), rec.get("deps")) in wanted and rec.get("status"):
-                        found[rec["mutant"]] = rec
-    return [{**found[m.id], "fingerprint": fp} for m in pending if m.id in found]
+                record = loads(line)
+                if record is not None:
+                    yield record
+
+
+def load_journals(directory: Path, fp: str) -> Records:
+    """Every record for fingerprint ``fp`` in every journal of ``directory``, by key (the last one wins)."""
+    return {r.key: r for r in read_records(directory) if r.fingerprint == fp}
+
+
+def reuse_unchanged(directory: Path, pending: Sequence[Mutant], keys: dict[str, str], fp: str) -> list[MutantRecord]:
+    """Records of earlier runs (any fingerprint) of the pending named mutants whose dependency key is unchanged,
+    carried over to fingerprint ``fp``."""
+    wanted = {(m.id, keys[m.id]) for m in pending}
+    found = {r.key: r for r in read_records(directory) if isinstance(r, MutantRecord) and (r.key, r.deps) in wanted}
+    return [replace(found[m.id], fingerprint=fp) for m in pending if m.id in found]
 
 
 def journal_name(shard: tuple[int, int] | None) -> str:

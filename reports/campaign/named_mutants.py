@@ -18,9 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from reports.campaign.records import Kind, Outcome
+from reports.campaign.records import BaselineRecord, Kind, Outcome, TestRow
 from strategies.defects import KNOWN, Defect
 
 SOUND = "sound"
@@ -116,15 +115,15 @@ def by_id(mutants: Sequence[Mutant]) -> dict[str, Mutant]:
     return {m.id: m for m in mutants}
 
 
-def tests_for(mutant: Mutant, baseline: dict[str, Any], all_variants: bool) -> list[dict[str, Any]]:
+def tests_for(mutant: Mutant, baseline: BaselineRecord, all_variants: bool) -> list[TestRow]:
     """The baseline rows a mutant runs: passed on the baseline, not reading the defect table itself (a named
     mutant is an edit of that table: such a test would kill every one of them by construction) and, unless
     ``all_variants``, looked up the mutant's variant (a test that never builds a strategy of that variant
     cannot see its switches)."""
     return [
         r
-        for r in baseline["tests"]
-        if r["outcome"] == Outcome.PASSED
-        and not r.get("reads_table")
-        and (all_variants or mutant.variant in r.get("variants_used", (mutant.variant,)))
+        for r in baseline.tests
+        if r.outcome == Outcome.PASSED
+        and not r.reads_table
+        and (all_variants or r.variants_used is None or mutant.variant in r.variants_used)
     ]

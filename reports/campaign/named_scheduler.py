@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from concurrent.futures import TimeoutError as FuturesTimeout
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,19 +19,19 @@ from reports.campaign.named_mutants import Mutant, in_shard, tests_for
 from reports.campaign.named_warm import run_warm
 from reports.campaign.processes import kill_all, terminate_as_interrupt
 from reports.campaign.progress import Progress
-from reports.campaign.records import Outcome
+from reports.campaign.records import BaselineRecord, MutantRecord, Outcome, Records
 from reports.campaign.runs import ensure_baseline, run_named
 from reports.campaign.settings import NamedEngine, Settings
 
 
-def _key(settings: Settings, mutant: Mutant, baseline: dict[str, Any], patch: Path | None) -> str:
+def _key(settings: Settings, mutant: Mutant, baseline: BaselineRecord, patch: Path | None) -> str:
     if patch is not None:
         return key(
             settings,
             patch.read_text(encoding="utf-8"),
-            [r["nodeid"] for r in baseline["tests"] if r["outcome"] == Outcome.PASSED],
+            [r.nodeid for r in baseline.tests if r.outcome == Outcome.PASSED],
         )
-    nodeids = [r["nodeid"] for r in tests_for(mutant, baseline, settings.all_variants)]
+    nodeids = [r.nodeid for r in tests_for(mutant, baseline, settings.all_variants)]
     return named_key(
         settings.root, mutant.spec, nodeids, settings_part(settings.selection, settings.profile, settings.all_variants)
     )
@@ -42,10 +43,10 @@ def run_named_mutants(
     *,
     shard: tuple[int, int] | None = None,
     fp: str | None = None,
-    on_record: Callable[[dict[str, Any]], None] | None = None,
+    on_record: Callable[[MutantRecord], None] | None = None,
     deadline: float | None = None,
     patches: dict[str, Path] | None = None,
-) -> dict[str, dict[str, Any]]:
+) -> Records:
     """Run the baseline (unless journaled) and every pending named mutant of the shard, in parallel.
 
     At ``deadline`` (a ``time.time()``) the runs still going are stopped and not journaled: the next
@@ -63,10 +64,10 @@ def _run_named_mutants(
     *,
     shard: tuple[int, int] | None,
     fp: str | None,
-    on_record: Callable[[dict[str, Any]], None] | None,
+    on_record: Callable[[MutantRecord], None] | None,
     deadline: float | None,
     patches: dict[str, Path],
-) -> dict[str, dict[str, Any]]:
+) -> Records:
     fp = fp or fingerprint(settings)
     journal = Journal(settings.journal_dir, journal_name(shard))
     done = load_journals(settings.journal_dir, fp)
@@ -81,7 +82,7 @@ def _run_named_mutants(
     kept = reuse_unchanged(settings.journal_dir, pending, keys, fp)
     for rec in kept:
         journal.write(rec)
-        done[rec["mutant"]] = rec
+        done[rec.key] = rec
     if settings.progress and kept:
         rerun = [m.id for m in pending if m.id not in done]
         settings.progress.write(
@@ -93,12 +94,12 @@ def _run_named_mutants(
     workers = max(1, min(settings.workers, len(pending)))
     halted = threading.Event()
 
-    def one(mutant: Mutant) -> dict[str, Any] | None:
+    def one(mutant: Mutant) -> MutantRecord | None:
         if halted.is_set():
             return None
         if mutant.id in patches:
             return run_extra(mutant, patches[mutant.id], baseline, settings, fp)
-        return {**run_named(mutant, baseline, settings, fp), "deps": keys[mutant.id]}
+        return replace(run_named(mutant, baseline, settings, fp), deps=keys[mutant.id])
 
     def halt() -> None:
         halted.set()
@@ -109,10 +110,10 @@ def _run_named_mutants(
     if settings.named_engine is NamedEngine.WARM:
         warm = [m for m in pending if m.id not in patches]
         for record in run_warm(settings, warm, baseline, fp, deadline):
-            record["deps"] = keys[record["mutant"]]
+            record = replace(record, deps=keys[record.key])
             journal.write(record)
-            done[record["mutant"]] = record
-            progress.finished(record["mutant"], record)
+            done[record.key] = record
+            progress.finished(record.key, record)
             if on_record:
                 on_record(record)
         left = [m.id for m in warm if m.id not in done]
@@ -132,8 +133,8 @@ def _run_named_mutants(
                 if record is None:
                     continue
                 journal.write(record)
-                done[record["mutant"]] = record
-                progress.finished(record["mutant"], record)
+                done[record.key] = record
+                progress.finished(record.key, record)
                 if on_record:
                     on_record(record)
         except FuturesTimeout:

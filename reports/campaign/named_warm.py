@@ -23,35 +23,26 @@ from typing import Any
 
 from reports.campaign.named_mutants import Mutant, tests_for
 from reports.campaign.processes import PYTEST_ARGS, RunOutcome, _die_with_parent, kill_group
-from reports.campaign.records import Outcome, Status
-from reports.campaign.runs import _shrink_one, timeout_for
+from reports.campaign.records import FAILING, BaselineRecord, MutantRecord, Status, decode_row
+from reports.campaign.runs import mutant_record, not_covered, timeout_for
 from reports.campaign.settings import Settings
+
+#: The outcome a child writes for a test it started and did not finish.
+RUNNING = "running"
 
 
 def run_warm(
-    settings: Settings, mutants: Sequence[Mutant], baseline: dict[str, Any], fp: str, deadline: float | None
-) -> Iterator[dict[str, Any]]:
+    settings: Settings, mutants: Sequence[Mutant], baseline: BaselineRecord, fp: str, deadline: float | None
+) -> Iterator[MutantRecord]:
     """Each mutant's journal record, as it finishes; those unfinished at ``deadline`` are not yielded."""
     planned, meta = [], {}
     for m in mutants:
         rows = tests_for(m, baseline, settings.all_variants)
         meta[m.id] = (m, rows, timeout_for(rows, baseline, settings))
         if not rows:
-            yield {
-                "mutant": m.id,
-                "fingerprint": fp,
-                "kind": m.kind,
-                "spec": m.spec,
-                "ran": 0,
-                "all_variants": settings.all_variants,
-                "status": Status.NO_COVERAGE,
-                "killed_by": [],
-                "failures": {},
-                "duration": 0.0,
-                "finished": time.time(),
-            }
+            yield not_covered(m, settings, fp)
             continue
-        planned.append({"name": m.id, "spec": m.spec, "tests": [r["nodeid"] for r in rows], "limit": meta[m.id][2]})
+        planned.append({"name": m.id, "spec": m.spec, "tests": [r.nodeid for r in rows], "limit": meta[m.id][2]})
     if not planned:
         return
     with tempfile.TemporaryDirectory(prefix="cm-named-") as tmp:
@@ -122,7 +113,7 @@ def _read(
             rec = json.loads(line)
             rows = rows_of.setdefault(rec["name"], {})
             if "start" in rec:
-                rows[rec["start"]] = {"nodeid": rec["start"], "outcome": "running", "t": rec["t"], "duration": 0.0}
+                rows[rec["start"]] = {"nodeid": rec["start"], "outcome": RUNNING, "t": rec["t"], "duration": 0.0}
             elif "row" in rec:
                 rows[rec["row"]["nodeid"]] = rec["row"]
             elif "exit" in rec:
@@ -135,54 +126,22 @@ def _record(
     rows_by_id: dict[str, dict[str, Any]],
     end: dict[str, Any],
     limit: float,
-    baseline: dict[str, Any],
+    baseline: BaselineRecord,
     settings: Settings,
     fp: str,
-) -> dict[str, Any]:
-    rows = list(rows_by_id.values())
-    failed = [r for r in rows if r["outcome"] in (Outcome.FAILED, Outcome.ERROR)]
-    running = [r["nodeid"] for r in rows if r["outcome"] == "running"]
+) -> MutantRecord:
+    """A mutant's record from the rows its child wrote (a test started and never finished is ``running``)."""
+    rows = [decode_row(r) for r in rows_by_id.values() if r["outcome"] != RUNNING]
+    running = [r["nodeid"] for r in rows_by_id.values() if r["outcome"] == RUNNING]
     timed_out = end["exit"] == 36
-    args = [*settings.selection, f"--cm-mutant={mutant.spec}"]
-    shrink_started = time.time()
-    shrunk = _shrink_one(settings, args, failed, baseline) if failed else {}
-    shrink_seconds = time.time() - shrink_started
     status = (
         Status.KILLED
-        if failed
+        if any(r.outcome in FAILING for r in rows)
         else Status.TIMEOUT
         if timed_out
         else Status.SURVIVED
         if end["exit"] == 0
         else Status.ERROR
     )
-    run = RunOutcome(rows, end["exit"], end["seconds"], timed_out, "", end.get("started", 0.0))
-    return {
-        "mutant": mutant.id,
-        "fingerprint": fp,
-        "kind": mutant.kind,
-        "spec": mutant.spec,
-        "ran": len(rows),
-        "all_variants": settings.all_variants,
-        "status": status,
-        "timed_out": timed_out,
-        "timeout": round(limit, 1),
-        "exit": run.returncode,
-        "duration": round(run.wall + shrink_seconds, 3),
-        "shrink_seconds": round(shrink_seconds, 3),
-        "time_to_kill": round(min(r["t"] for r in failed) - run.started, 3) if failed else None,
-        "killed_by": [r["nodeid"] for r in failed],
-        "failures": {r["nodeid"]: shrunk.get(r["nodeid"], r.get("text", "")) for r in failed},
-        "shrunk": sorted(shrunk),
-        "outcomes": {r["nodeid"]: r["outcome"] for r in rows if r["outcome"] not in (Outcome.PASSED, "running")},
-        "timed_out_in": running[0] if timed_out and running else None,
-        "passed": sum(1 for r in rows if r["outcome"] == Outcome.PASSED),
-        "slowest": [
-            [r["nodeid"], round(r["duration"], 2)]
-            for r in sorted(rows, key=lambda r: -r["duration"])[:5]
-            if r["duration"] >= 1.0
-        ],
-        "log_tail": "",
-        "finished": time.time(),
-        "engine": "warm",
-    }
+    run = RunOutcome(rows, running, end["exit"], end["seconds"], timed_out, "", end.get("started", 0.0))
+    return mutant_record(mutant, baseline, settings, fp, run, status, limit, ran=len(rows_by_id), engine="warm")

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from reports.campaign.records import TestRow, decode_row
 from reports.campaign.settings import Settings
 
 try:
@@ -50,7 +51,8 @@ def kill_all() -> None:
 
 @dataclass
 class RunOutcome:
-    rows: list[dict[str, Any]]
+    rows: list[TestRow]  # the tests that finished
+    running: list[str]  # the tests started and never finished (the run was killed)
     returncode: int | None
     wall: float
     timed_out: bool
@@ -72,7 +74,9 @@ def run_pytest(settings: Settings, args: Sequence[str], timeout: float | None) -
         wall = time.time() - started
         rows = read_rows(results)
         tail = log.read_text(encoding="utf-8", errors="replace")[-4000:] if log.exists() else ""
-    return RunOutcome(rows, returncode, wall, timed_out, tail, started)
+    finished = [decode_row(r) for r in rows if r["outcome"] != "running"]
+    running = [r["nodeid"] for r in rows if r["outcome"] == "running"]
+    return RunOutcome(finished, running, returncode, wall, timed_out, tail, started)
 
 
 def _run_process(cmd: Sequence[str], settings: Settings, log: Path, timeout: float | None) -> tuple[int | None, bool]:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import time
-from typing import Any, TextIO
+from typing import TextIO
 
-from reports.campaign.records import Status
+from reports.campaign.records import MutantRecord, Status
 
 
 class Progress:
@@ -18,21 +18,21 @@ class Progress:
         self.start = time.time()
         self.busy = 0.0
 
-    def finished(self, mutant_id: str, record: dict[str, Any]) -> None:
+    def finished(self, mutant_id: str, record: MutantRecord) -> None:
         self.done += 1
-        status = record["status"]
+        status = record.status
         self.counts[status] = self.counts.get(status, 0) + 1
-        self.busy += record.get("duration", 0.0)
+        self.busy += record.duration
         if self.stream is None:
             return
         elapsed = time.time() - self.start
         left = self.total - self.done
         eta = (self.busy / self.done) * left / self.workers if self.done else 0.0
         counts = ", ".join(f"{k} {v}" for k, v in sorted(self.counts.items()))
-        extra = f" by {len(record['killed_by'])} test(s)" if status == Status.KILLED else ""
+        extra = f" by {len(record.killed_by)} test(s)" if status == Status.KILLED else ""
         self.stream.write(
             f"[{self.done}/{self.total} {self.label}] {mutant_id}: {status}{extra} "
-            f"({record.get('duration', 0):.1f}s) | {counts} | elapsed {fmt_time(elapsed)}, "
+            f"({record.duration:.1f}s) | {counts} | elapsed {fmt_time(elapsed)}, "
             f"ETA {fmt_time(eta)}\n"
         )
         self.stream.flush()

@@ -1,12 +1,17 @@
 """The campaign's records: what the journal holds and the report reads (docs/architecture.md, "Records").
 
 Every status, outcome and kind a journal record carries is named here, once; the journal stores their string
-values (``StrEnum``: a member is its string, so a journal written before reads the same).
+values (``StrEnum``: a member is its string, so a journal written before reads the same). Each kind of record
+is a frozen dataclass, and ``encode``/``decode`` below are the only place a journal key is spelt.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 
 class Status(StrEnum):
@@ -65,3 +70,425 @@ BASELINE = "baseline"
 NO_CODE = "covers no mutated code (calls no mutated function in its own process)"
 ONLY_EQUIVALENT = "covers only code whose mutants are equivalent or survived"
 REAL_GAP = "a real gap: passed under every killed mutant of the code it covers"
+
+
+# ----------------------------------------------------------------------------- the records
+
+
+@dataclass(frozen=True)
+class TestRow:
+    """One test's run on the baseline (or under a mutant): pytest's node id, its outcome and where it belongs."""
+
+    nodeid: str
+    outcome: Outcome
+    duration: float
+    t: float
+    base: str  # the node id without its variant parameter
+    file: str
+    variant: str | None
+    red_on: tuple[str, ...] = ()  # the variants its ``red_on`` marker names
+    variants_used: tuple[str, ...] | None = None  # the variants it looked up (None: not recorded)
+    reads_table: bool = False  # marked ``defect_table``: it reads the whole defect table
+    text: str = ""  # the failure's text, for a red outcome
+
+
+@dataclass(frozen=True)
+class BaselineRecord:
+    """Phase 1: every selected test once on the unmutated code."""
+
+    fingerprint: str
+    wall: float
+    overhead: float  # the run's time outside the tests (start-up, collection)
+    exit: int
+    tests: tuple[TestRow, ...]
+    finished: float
+    key: str = BASELINE
+
+    @property
+    def kind(self) -> Kind:
+        return Kind.BASELINE
+
+
+@dataclass(frozen=True)
+class MutantRecord:
+    """Phase 2: a named mutant's run (a known defect, one of the seed's removals, or an extra patch file)."""
+
+    key: str
+    fingerprint: str
+    kind: Kind
+    spec: str
+    ran: int  # the tests it ran
+    status: Status
+    finished: float
+    duration: float = 0.0
+    all_variants: bool = False
+    killed_by: tuple[str, ...] = ()
+    failures: Mapping[str, str] = field(default_factory=dict)  # killing test -> its failure text
+    outcomes: Mapping[str, Outcome] = field(default_factory=dict)  # every test that did not pass -> its outcome
+    shrunk: tuple[str, ...] = ()  # the killers whose failure text was shrunk again
+    slowest: tuple[tuple[str, float], ...] = ()  # (node id, seconds) of the slowest tests, a second or more
+    time_to_kill: float | None = None
+    timed_out: bool = False
+    timed_out_in: str | None = None
+    timeout: float | None = None  # the seconds it was given
+    exit: int | None = None
+    passed: int | None = None
+    shrink_seconds: float = 0.0
+    log_tail: str = ""
+    engine: str = ""  # "warm" when run from the warm session
+    deps: str = ""  # its dependency key (reports.campaign.dependency_keys)
+    reason: str = ""  # why it ended as it did, when not by its tests (a patch that does not apply)
+    diff: str = ""  # an extra mutant's patch, its file and first changed line
+    file: str = ""
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class MutantChange:
+    """What a mutmut mutant changed: where (1-based, in the source file), the lines before and after, the diff."""
+
+    file: str
+    function: str
+    line: int = 1
+    column: int = 1
+    end_line: int = 1
+    end_column: int = 1
+    original: str = ""
+    replacement: str = ""
+    mutator: str = "Mutation"
+    diff: str = ""
+
+
+@dataclass(frozen=True)
+class MutmutRecord:
+    """Phase 3: one of mutmut's operator mutants, as mutmut's files left it."""
+
+    key: str
+    fingerprint: str
+    status: Status
+    exit: int | None
+    duration: float
+    change: MutantChange
+    killed_by: tuple[str, ...] = ()
+
+    @property
+    def kind(self) -> Kind:
+        return Kind.MUTMUT
+
+
+@dataclass(frozen=True)
+class InventoryRecord:
+    """Phase 3: every mutmut mutant of one folder (``path``), so the report counts the ones not run yet."""
+
+    key: str
+    fingerprint: str
+    names: tuple[str, ...]
+    path: str
+    note: str = ""  # why mutmut stopped short, if it did
+
+    @property
+    def kind(self) -> Kind:
+        return Kind.INVENTORY
+
+
+@dataclass(frozen=True)
+class WitnessRecord:
+    """Phase 4: a never-red test's red-first witness (a killed mutant it kills), or why it has none."""
+
+    key: str
+    fingerprint: str
+    base: str
+    test: str | None  # the node id searched (None: not searched, ``reason`` says why)
+    witness: str | None
+    tried: int = 0
+    failure: str = ""
+    reason: str = ""
+    deps: str = ""
+
+    @property
+    def kind(self) -> Kind:
+        return Kind.WITNESS
+
+
+Record = BaselineRecord | MutantRecord | MutmutRecord | InventoryRecord | WitnessRecord
+#: A journal's records by key (the last one for a key wins).
+Records = dict[str, Record]
+
+
+def baseline_of(records: Records) -> BaselineRecord:
+    """The baseline among ``records`` (``KeyError`` without one: every phase after the first needs it)."""
+    baseline = records[BASELINE]
+    if not isinstance(baseline, BaselineRecord):
+        raise KeyError(f"{BASELINE!r} is a {type(baseline).__name__}, not the baseline")
+    return baseline
+
+
+def finished_at(record: Record) -> float:
+    """When a run finished (0 for a record that keeps no time: a mutmut result, an inventory, a witness)."""
+    return record.finished if isinstance(record, BaselineRecord | MutantRecord) else 0.0
+
+
+def witness_key(base: str) -> str:
+    return f"witness:{base}"
+
+
+def inventory_key(journal: str, path: str) -> str:
+    return f"mutmut-inventory:{journal}:{path}"
+
+
+def mutmut_key(name: str) -> str:
+    return f"mutmut:{name}"
+
+
+# ----------------------------------------------------------------------------- the codec
+
+JSON = dict[str, Any]
+
+
+class RecordError(ValueError):
+    """A journal line that is not a record this code knows (skipped by the journal's reader)."""
+
+
+def encode(record: Record) -> JSON:
+    """The JSON object the journal stores for ``record`` (the on-disk format of every journal so far)."""
+    if isinstance(record, BaselineRecord):
+        return {
+            "mutant": record.key,
+            "fingerprint": record.fingerprint,
+            "kind": Kind.BASELINE,
+            "wall": record.wall,
+            "overhead": record.overhead,
+            "exit": record.exit,
+            "tests": [encode_row(r) for r in record.tests],
+            "finished": record.finished,
+        }
+    if isinstance(record, MutantRecord):
+        out: JSON = {
+            "mutant": record.key,
+            "fingerprint": record.fingerprint,
+            "kind": record.kind,
+            "spec": record.spec,
+            "ran": record.ran,
+            "all_variants": record.all_variants,
+            "status": record.status,
+            "timed_out": record.timed_out,
+            "timeout": record.timeout,
+            "exit": record.exit,
+            "duration": record.duration,
+            "shrink_seconds": record.shrink_seconds,
+            "time_to_kill": record.time_to_kill,
+            "killed_by": list(record.killed_by),
+            "failures": dict(record.failures),
+            "shrunk": list(record.shrunk),
+            "outcomes": dict(record.outcomes),
+            "timed_out_in": record.timed_out_in,
+            "passed": record.passed,
+            "slowest": [[t, s] for t, s in record.slowest],
+            "log_tail": record.log_tail,
+            "finished": record.finished,
+        }
+        optional = {"engine": record.engine, "deps": record.deps, "reason": record.reason}
+        if record.kind == Kind.EXTRA:
+            optional.update(diff=record.diff, file=record.file, line=record.line)
+        return out | {k: v for k, v in optional.items() if v or k in ("file", "diff", "line")}
+    if isinstance(record, MutmutRecord):
+        c = record.change
+        return {
+            "mutant": record.key,
+            "fingerprint": record.fingerprint,
+            "kind": Kind.MUTMUT,
+            "status": record.status,
+            "exit": record.exit,
+            "duration": record.duration,
+            "killed_by": list(record.killed_by),
+            "file": c.file,
+            "function": c.function,
+            "line": c.line,
+            "column": c.column,
+            "end_line": c.end_line,
+            "end_column": c.end_column,
+            "original": c.original,
+            "replacement": c.replacement,
+            "mutator": c.mutator,
+            "diff": c.diff,
+        }
+    if isinstance(record, InventoryRecord):
+        return {
+            "mutant": record.key,
+            "fingerprint": record.fingerprint,
+            "kind": Kind.INVENTORY,
+            "names": list(record.names),
+            "path": record.path,
+            "note": record.note,
+        }
+    out = {
+        "mutant": record.key,
+        "fingerprint": record.fingerprint,
+        "kind": Kind.WITNESS,
+        "base": record.base,
+        "test": record.test,
+        "witness": record.witness,
+        "tried": record.tried,
+        "reason": record.reason,
+    }
+    if record.test is not None:
+        out["failure"] = record.failure
+    return out | ({"deps": record.deps} if record.deps else {})
+
+
+def encode_row(row: TestRow) -> JSON:
+    out: JSON = {
+        "nodeid": row.nodeid,
+        "outcome": row.outcome,
+        "duration": row.duration,
+        "t": row.t,
+        "base": row.base,
+        "file": row.file,
+        "variant": row.variant,
+        "red_on": list(row.red_on),
+        "reads_table": row.reads_table,
+    }
+    if row.variants_used is not None:
+        out["variants_used"] = list(row.variants_used)
+    return out | ({"text": row.text} if row.text else {})
+
+
+def decode(obj: Mapping[str, Any]) -> Record:
+    """The record a journal's JSON object holds; ``RecordError`` if it is none this code knows."""
+    try:
+        return _decode(obj)
+    except (KeyError, TypeError, ValueError) as e:
+        raise RecordError(f"not a journal record: {e!r}") from e
+
+
+def _decode(o: Mapping[str, Any]) -> Record:
+    kind = Kind(o["kind"])
+    key, fp = str(o["mutant"]), str(o["fingerprint"])
+    if kind == Kind.BASELINE:
+        return BaselineRecord(
+            key=key,
+            fingerprint=fp,
+            wall=o.get("wall", 0.0),
+            overhead=o.get("overhead", 0.0),
+            exit=o.get("exit", 0),
+            tests=tuple(decode_row(r) for r in o["tests"]),
+            finished=o.get("finished", 0.0),
+        )
+    if kind in (Kind.DEFECT, Kind.REMOVAL, Kind.EXTRA):
+        return MutantRecord(
+            key=key,
+            fingerprint=fp,
+            kind=kind,
+            spec=o.get("spec") or "",
+            ran=o.get("ran", 0),
+            status=Status(o["status"]),
+            finished=o.get("finished", 0.0),
+            duration=o.get("duration", 0.0),
+            all_variants=bool(o.get("all_variants")),
+            killed_by=tuple(o.get("killed_by") or ()),
+            failures=dict(o.get("failures") or {}),
+            outcomes={t: Outcome(v) for t, v in (o.get("outcomes") or {}).items()},
+            shrunk=tuple(o.get("shrunk") or ()),
+            slowest=tuple((t, s) for t, s in o.get("slowest") or ()),
+            time_to_kill=o.get("time_to_kill"),
+            timed_out=bool(o.get("timed_out")),
+            timed_out_in=o.get("timed_out_in"),
+            timeout=o.get("timeout"),
+            exit=o.get("exit"),
+            passed=o.get("passed"),
+            shrink_seconds=o.get("shrink_seconds", 0.0),
+            log_tail=o.get("log_tail") or "",
+            engine=o.get("engine") or "",
+            deps=o.get("deps") or "",
+            reason=o.get("reason") or "",
+            diff=o.get("diff") or "",
+            file=o.get("file") or "",
+            line=o.get("line"),
+        )
+    if kind == Kind.MUTMUT:
+        return MutmutRecord(
+            key=key,
+            fingerprint=fp,
+            status=Status(o["status"]),
+            exit=o.get("exit"),
+            duration=o.get("duration", 0.0),
+            killed_by=tuple(o.get("killed_by") or ()),
+            change=decode_change(o),
+        )
+    if kind == Kind.INVENTORY:
+        return InventoryRecord(
+            key=key,
+            fingerprint=fp,
+            names=tuple(o.get("names") or ()),
+            path=o.get("path") or "",
+            note=o.get("note") or "",
+        )
+    return WitnessRecord(
+        key=key,
+        fingerprint=fp,
+        base=o["base"],
+        test=o.get("test"),
+        witness=o.get("witness"),
+        tried=o.get("tried", 0),
+        failure=o.get("failure") or "",
+        reason=o.get("reason") or "",
+        deps=o.get("deps") or "",
+    )
+
+
+def decode_change(o: Mapping[str, Any]) -> MutantChange:
+    """A mutmut mutant's change, from its journal record or from ``mutmut.describe``'s fields of the same names."""
+    return MutantChange(
+        file=o.get("file") or "",
+        function=o.get("function") or "",
+        line=o.get("line") or 1,
+        column=o.get("column") or 1,
+        end_line=o.get("end_line") or 1,
+        end_column=o.get("end_column") or 1,
+        original=o.get("original") or "",
+        replacement=o.get("replacement") or "",
+        mutator=o.get("mutator") or "Mutation",
+        diff=o.get("diff") or "",
+    )
+
+
+def decode_row(o: Mapping[str, Any]) -> TestRow:
+    """A test's row, from a journal record or from a child session's output (reports.campaign.plugins)."""
+    nodeid = o["nodeid"]
+    return TestRow(
+        nodeid=nodeid,
+        outcome=Outcome(o["outcome"]),
+        duration=o.get("duration", 0.0),
+        t=o.get("t", 0.0),
+        base=o.get("base") or nodeid,
+        file=o.get("file") or nodeid.split("::")[0],
+        variant=o.get("variant"),
+        red_on=tuple(o.get("red_on") or ()),
+        variants_used=None if o.get("variants_used") is None else tuple(o["variants_used"]),
+        reads_table=bool(o.get("reads_table")),
+        text=o.get("text") or "",
+    )
+
+
+def dumps(record: Record) -> str:
+    """One journal line (without its newline)."""
+    return json.dumps(encode(record), sort_keys=True)
+
+
+def loads(line: str) -> Record | None:
+    """The record of one journal line; None for a line cut short by a kill or a record this code does not know."""
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(obj, dict):
+        return None
+    try:
+        return decode(obj)
+    except RecordError:
+        return None
+
+
+def ordered(records: Sequence[Record]) -> Records:
+    """Records by key; the last one for a key wins."""
+    return {r.key: r for r in records}

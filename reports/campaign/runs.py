@@ -7,71 +7,75 @@ import os
 import tempfile
 import time
 from collections.abc import Sequence
-from typing import Any
 
 from reports.campaign.journal import Journal
 from reports.campaign.named_mutants import Mutant, tests_for
 from reports.campaign.processes import RunOutcome, run_pytest
-from reports.campaign.records import BASELINE, RED, Kind, Outcome, Status
+from reports.campaign.records import (
+    BASELINE,
+    FAILING,
+    RED,
+    BaselineRecord,
+    MutantRecord,
+    Outcome,
+    Records,
+    Status,
+    TestRow,
+)
 from reports.campaign.settings import Settings
 
 
-def red_tests(baseline: dict[str, Any]) -> list[str]:
+def red_tests(baseline: BaselineRecord) -> list[str]:
     """The node ids red on the baseline run, less the expected reds (xfailed): the tests no mutant runs."""
-    return [r["nodeid"] for r in baseline["tests"] if r["outcome"] in RED - {Outcome.XFAILED}]
+    return [r.nodeid for r in baseline.tests if r.outcome in RED - {Outcome.XFAILED}]
 
 
-def run_baseline(settings: Settings, fp: str) -> dict[str, Any]:
+def run_baseline(settings: Settings, fp: str) -> BaselineRecord:
     run = run_pytest(settings, list(settings.selection), timeout=None)
     if run.returncode not in (0, 1) or not run.rows:
         raise CampaignError(f"the baseline run failed (pytest exit {run.returncode}):\n{run.stderr_tail}")
-    measured = sum(r["duration"] for r in run.rows)
-    return {
-        "mutant": BASELINE,
-        "fingerprint": fp,
-        "kind": Kind.BASELINE,
-        "wall": round(run.wall, 3),
-        "overhead": round(max(0.0, run.wall - measured), 3),
-        "exit": run.returncode,
-        "tests": run.rows,
-        "finished": time.time(),
-    }
+    measured = sum(r.duration for r in run.rows)
+    return BaselineRecord(
+        fingerprint=fp,
+        wall=round(run.wall, 3),
+        overhead=round(max(0.0, run.wall - measured), 3),
+        exit=run.returncode,
+        tests=tuple(run.rows),
+        finished=time.time(),
+    )
 
 
 class CampaignError(Exception):
     """The campaign cannot go on (the baseline did not run)."""
 
 
-def timeout_for(rows: Sequence[dict[str, Any]], baseline: dict[str, Any], settings: Settings) -> float:
-    return settings.timeout_factor * (sum(r["duration"] for r in rows) + baseline["overhead"]) + settings.timeout_const
+def timeout_for(rows: Sequence[TestRow], baseline: BaselineRecord, settings: Settings) -> float:
+    return settings.timeout_factor * (sum(r.duration for r in rows) + baseline.overhead) + settings.timeout_const
 
 
-def run_named(mutant: Mutant, baseline: dict[str, Any], settings: Settings, fp: str) -> dict[str, Any]:
+def not_covered(mutant: Mutant, settings: Settings, fp: str) -> MutantRecord:
+    """The record of a named mutant no test can see (no baseline test it would run)."""
+    return MutantRecord(
+        key=mutant.id,
+        fingerprint=fp,
+        kind=mutant.kind,
+        spec=mutant.spec,
+        ran=0,
+        all_variants=settings.all_variants,
+        status=Status.NO_COVERAGE,
+        finished=time.time(),
+    )
+
+
+def run_named(mutant: Mutant, baseline: BaselineRecord, settings: Settings, fp: str) -> MutantRecord:
     """Run one named mutant; the journal record of its outcome."""
     rows = tests_for(mutant, baseline, settings.all_variants)
-    record: dict[str, Any] = {
-        "mutant": mutant.id,
-        "fingerprint": fp,
-        "kind": mutant.kind,
-        "spec": mutant.spec,
-        "ran": len(rows),
-        "all_variants": settings.all_variants,
-        "finished": 0.0,
-    }
     if not rows:
-        record.update(status=Status.NO_COVERAGE, killed_by=[], failures={}, duration=0.0, finished=time.time())
-        return record
+        return not_covered(mutant, settings, fp)
     timeout = timeout_for(rows, baseline, settings)
     mutant_args = [*settings.selection, f"--cm-mutant={mutant.spec}"]
-    run = _run_only(
-        settings, [*mutant_args, "--cm-no-shrink", "--cm-quick-killers"], [r["nodeid"] for r in rows], timeout
-    )
-    failed = [r for r in run.rows if r["outcome"] in (Outcome.FAILED, Outcome.ERROR)]
-    running = [r["nodeid"] for r in run.rows if r["outcome"] == "running"]
-    shrink_started = time.time()
-    shrunk = _shrink_one(settings, mutant_args, failed, baseline) if failed else {}
-    shrink_seconds = time.time() - shrink_started
-    if failed:
+    run = _run_only(settings, [*mutant_args, "--cm-no-shrink", "--cm-quick-killers"], [r.nodeid for r in rows], timeout)
+    if any(r.outcome in FAILING for r in run.rows):
         status = Status.KILLED
     elif run.timed_out:
         status = Status.TIMEOUT
@@ -79,29 +83,56 @@ def run_named(mutant: Mutant, baseline: dict[str, Any], settings: Settings, fp: 
         status = Status.SURVIVED
     else:
         status = Status.ERROR
-    record.update(
+    return mutant_record(mutant, baseline, settings, fp, run, status, timeout, ran=len(rows), engine="")
+
+
+def mutant_record(
+    mutant: Mutant,
+    baseline: BaselineRecord,
+    settings: Settings,
+    fp: str,
+    run: RunOutcome,
+    status: Status,
+    limit: float,
+    *,
+    ran: int,
+    engine: str,
+) -> MutantRecord:
+    """The journal record of a named mutant's finished run, its quickest Hypothesis killer shrunk again."""
+    failed = [r for r in run.rows if r.outcome in FAILING]
+    shrink_started = time.time()
+    args = [*settings.selection, f"--cm-mutant={mutant.spec}"]
+    shrunk = _shrink_one(settings, args, failed, baseline) if failed else {}
+    shrink_seconds = time.time() - shrink_started
+    return MutantRecord(
+        key=mutant.id,
+        fingerprint=fp,
+        kind=mutant.kind,
+        spec=mutant.spec,
+        ran=ran,
+        all_variants=settings.all_variants,
         status=status,
         timed_out=run.timed_out,
-        timeout=round(timeout, 1),
+        timeout=round(limit, 1),
         exit=run.returncode,
         duration=round(run.wall + shrink_seconds, 3),
         shrink_seconds=round(shrink_seconds, 3),
-        time_to_kill=round(min(r["t"] for r in failed) - run.started, 3) if failed else None,
-        killed_by=[r["nodeid"] for r in failed],
-        failures={r["nodeid"]: shrunk.get(r["nodeid"], r.get("text", "")) for r in failed},
-        shrunk=sorted(shrunk),
-        outcomes={r["nodeid"]: r["outcome"] for r in run.rows if r["outcome"] not in (Outcome.PASSED, "running")},
-        timed_out_in=running[0] if run.timed_out and running else None,
-        passed=sum(1 for r in run.rows if r["outcome"] == Outcome.PASSED),
-        slowest=[
-            [r["nodeid"], round(r["duration"], 2)]
-            for r in sorted(run.rows, key=lambda r: -r["duration"])[:5]
-            if r["duration"] >= 1.0
-        ],
+        time_to_kill=round(min(r.t for r in failed) - run.started, 3) if failed else None,
+        killed_by=tuple(r.nodeid for r in failed),
+        failures={r.nodeid: shrunk.get(r.nodeid, r.text) for r in failed},
+        shrunk=tuple(sorted(shrunk)),
+        outcomes={r.nodeid: r.outcome for r in run.rows if r.outcome != Outcome.PASSED},
+        timed_out_in=run.running[0] if run.timed_out and run.running else None,
+        passed=sum(1 for r in run.rows if r.outcome == Outcome.PASSED),
+        slowest=tuple(
+            (r.nodeid, round(r.duration, 2))
+            for r in sorted(run.rows, key=lambda r: -r.duration)[:5]
+            if r.duration >= 1.0
+        ),
         log_tail=run.stderr_tail if status == Status.ERROR else "",
         finished=time.time(),
+        engine=engine,
     )
-    return record
 
 
 def _run_only(settings: Settings, args: list[str], nodeids: Sequence[str], timeout: float | None) -> RunOutcome:
@@ -114,26 +145,24 @@ def _run_only(settings: Settings, args: list[str], nodeids: Sequence[str], timeo
         os.unlink(only)
 
 
-def _shrink_one(
-    settings: Settings, args: list[str], failed: list[dict[str, Any]], baseline: dict[str, Any]
-) -> dict[str, str]:
+def _shrink_one(settings: Settings, args: list[str], failed: list[TestRow], baseline: BaselineRecord) -> dict[str, str]:
     """Run the quickest killing test that printed a Hypothesis example again, shrinking: its minimal example.
 
     Shrinking stops at ``settings.shrink_timeout`` seconds; the report then shows the example unshrunk.
     """
-    durations = {r["nodeid"]: r["duration"] for r in baseline["tests"]}
-    found = [r for r in failed if "Falsifying" in r.get("text", "") or "Failing test case" in r.get("text", "")]
+    durations = {r.nodeid: r.duration for r in baseline.tests}
+    found = [r for r in failed if "Falsifying" in r.text or "Failing test case" in r.text]
     if not found:
         return {}
-    nodeid = min(found, key=lambda r: durations.get(r["nodeid"], 0.0))["nodeid"]
+    nodeid = min(found, key=lambda r: durations.get(r.nodeid, 0.0)).nodeid
     again = _run_only(settings, args, [nodeid], settings.shrink_timeout)
-    texts = {r["nodeid"]: r.get("text", "") for r in again.rows if r["outcome"] in (Outcome.FAILED, Outcome.ERROR)}
+    texts = {r.nodeid: r.text for r in again.rows if r.outcome in FAILING}
     return {nodeid: texts[nodeid]} if nodeid in texts else {}
 
 
-def ensure_baseline(settings: Settings, fp: str, journal: Journal, done: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    if BASELINE in done:
-        return done[BASELINE]
+def ensure_baseline(settings: Settings, fp: str, journal: Journal, done: Records) -> BaselineRecord:
+    if isinstance(found := done.get(BASELINE), BaselineRecord):
+        return found
     if settings.progress:
         settings.progress.write("baseline: running the selected tests on the unmutated code...\n")
         settings.progress.flush()
@@ -142,10 +171,10 @@ def ensure_baseline(settings: Settings, fp: str, journal: Journal, done: dict[st
     done[BASELINE] = baseline
     if settings.progress:
         counts: dict[str, int] = {}
-        for r in baseline["tests"]:
-            counts[r["outcome"]] = counts.get(r["outcome"], 0) + 1
+        for r in baseline.tests:
+            counts[r.outcome] = counts.get(r.outcome, 0) + 1
         settings.progress.write(
-            f"baseline: {len(baseline['tests'])} tests in {baseline['wall']:.1f}s "
+            f"baseline: {len(baseline.tests)} tests in {baseline.wall:.1f}s "
             f"({', '.join(f'{k} {v}' for k, v in sorted(counts.items()))})\n"
         )
     return baseline

@@ -13,7 +13,16 @@ from collections import defaultdict
 from collections.abc import Mapping
 from typing import Any
 
-from reports.campaign.records import Kind, Status
+from reports.campaign.records import (
+    BASELINE,
+    BaselineRecord,
+    Kind,
+    MutantRecord,
+    MutmutRecord,
+    Records,
+    Status,
+    WitnessRecord,
+)
 
 NAMED_KINDS = (Kind.DEFECT, Kind.REMOVAL)
 KILLING_KINDS = (*NAMED_KINDS, Kind.MUTMUT, Kind.EXTRA)
@@ -34,33 +43,34 @@ def file_of(name: str) -> str:
     return name.split("::", 1)[0]
 
 
-def kills_by_function(records: Mapping[str, Mapping[str, Any]]) -> dict[str, int]:
+def kills_by_function(records: Records) -> dict[str, int]:
     """Mutants killed per test function (a function's count sums its parametrizations), witnesses included."""
     kills: dict[str, int] = defaultdict(int)
     for key in sorted(records):
         rec = records[key]
-        if rec.get("kind") in KILLING_KINDS and rec.get("status") == Status.KILLED:
-            for fn in {function_of(t) for t in rec.get("killed_by", []) or []}:
+        if isinstance(rec, MutantRecord | MutmutRecord) and rec.kind in KILLING_KINDS and rec.status == Status.KILLED:
+            for fn in {function_of(t) for t in rec.killed_by}:
                 kills[fn] += 1
-        elif rec.get("kind") == Kind.WITNESS and rec.get("witness") and rec.get("test"):
-            kills[function_of(rec["test"])] += 1
+        elif isinstance(rec, WitnessRecord) and rec.witness and rec.test:
+            kills[function_of(rec.test)] += 1
     return dict(kills)
 
 
-def named_killers(records: Mapping[str, Mapping[str, Any]]) -> dict[str, frozenset[str]]:
+def named_killers(records: Records) -> dict[str, frozenset[str]]:
     """The test functions that killed each killed named mutant."""
     return {
-        key: frozenset(function_of(t) for t in rec.get("killed_by", []) or [])
+        key: frozenset(function_of(t) for t in rec.killed_by)
         for key, rec in sorted(records.items())
-        if rec.get("kind") in NAMED_KINDS and rec.get("status") == Status.KILLED and rec.get("killed_by")
+        if isinstance(rec, MutantRecord) and rec.kind in NAMED_KINDS and rec.status == Status.KILLED and rec.killed_by
     }
 
 
-def baseline_seconds(records: Mapping[str, Mapping[str, Any]]) -> dict[str, float]:
+def baseline_seconds(records: Records) -> dict[str, float]:
     """Seconds per test function on the baseline (summed over its parametrizations)."""
     seconds: dict[str, float] = defaultdict(float)
-    for row in (records.get("baseline") or {}).get("tests", []) or []:
-        seconds[function_of(row["nodeid"])] += float(row.get("duration") or 0.0)
+    baseline = records.get(BASELINE)
+    for row in baseline.tests if isinstance(baseline, BaselineRecord) else ():
+        seconds[function_of(row.nodeid)] += float(row.duration or 0.0)
     return dict(seconds)
 
 
@@ -88,7 +98,7 @@ def _value(
     return -fresh / cost, -kills.get(fn, 0) / cost, fn
 
 
-def order_file(records: Mapping[str, Mapping[str, Any]], fingerprint: str) -> dict[str, Any]:
+def order_file(records: Records, fingerprint: str) -> dict[str, Any]:
     """The contents of ``test-order.json``: ``tests`` in running order, and each one's ``kills``."""
     kills = kills_by_function(records)
     ranked = rank(kills, named_killers(records), baseline_seconds(records))

@@ -31,7 +31,21 @@ from reports.campaign.hints import function_of
 from reports.campaign.hints import read as read_hints
 from reports.campaign.plugins.witness_plugin import DISCOVER
 from reports.campaign.processes import _run_process, read_rows
-from reports.campaign.records import BASELINE, NO_CODE, ONLY_EQUIVALENT, REAL_GAP, RED, Kind, Outcome, Status
+from reports.campaign.records import (
+    NO_CODE,
+    ONLY_EQUIVALENT,
+    REAL_GAP,
+    RED,
+    Kind,
+    MutantRecord,
+    MutmutRecord,
+    Outcome,
+    Records,
+    Status,
+    WitnessRecord,
+    baseline_of,
+    witness_key,
+)
 from reports.campaign.settings import Settings, learnt
 
 MAX_CANDIDATES = 400
@@ -40,29 +54,28 @@ MAX_CANDIDATES = 400
 # ----------------------------------------------------------------------------- what to search
 
 
-def red_bases(records: dict[str, dict[str, Any]]) -> set[str]:
+def red_bases(records: Records) -> set[str]:
     """The tests (node ids without their variant) seen red: on the baseline, killing a mutant, or witnessed."""
-    rows = records[BASELINE]["tests"]
-    base = {r["nodeid"]: r.get("base", r["nodeid"]) for r in rows}
-    red = {r.get("base", r["nodeid"]) for r in rows if r["outcome"] in RED}
+    rows = baseline_of(records).tests
+    base = {r.nodeid: r.base for r in rows}
+    red = {r.base for r in rows if r.outcome in RED}
     for rec in records.values():
-        for t in rec.get("killed_by", []) or []:
-            red.add(base.get(t, t))
-        if rec.get("kind") == Kind.WITNESS and rec.get("witness"):
-            red.add(rec["base"])
+        if isinstance(rec, MutantRecord | MutmutRecord):
+            red.update(base.get(t, t) for t in rec.killed_by)
+        if isinstance(rec, WitnessRecord) and rec.witness:
+            red.add(rec.base)
     return red
 
 
-def never_red(records: dict[str, dict[str, Any]]) -> dict[str, str]:
+def never_red(records: Records) -> dict[str, str]:
     """Each never-red test's representative node id (a passing run, on ``sound`` where it has one), by base."""
     red = red_bases(records)
     chosen: dict[str, str] = {}
-    for r in records[BASELINE]["tests"]:
-        b = r.get("base", r["nodeid"])
-        if r["outcome"] != Outcome.PASSED or b in red:
+    for r in baseline_of(records).tests:
+        if r.outcome != Outcome.PASSED or r.base in red:
             continue
-        if b not in chosen or r.get("variant") == "sound":
-            chosen[b] = r["nodeid"]
+        if r.base not in chosen or r.variant == "sound":
+            chosen[r.base] = r.nodeid
     return dict(sorted(chosen.items()))
 
 
@@ -75,18 +88,18 @@ def load_coverage(work: Path | None) -> dict[str, set[str]]:
     return {k: set(v) for k, v in data.get("tests_by_mangled_function_name", {}).items()}
 
 
-def killed_by_function(records: dict[str, dict[str, Any]]) -> dict[str, list[str]]:
+def killed_by_function(records: Records) -> dict[str, list[str]]:
     """The killed mutmut mutants of each mutated function, by its mangled name."""
     out: dict[str, list[str]] = {}
     for key, rec in sorted(records.items()):
-        if rec.get("kind") == Kind.MUTMUT and rec.get("status") == Status.KILLED:
+        if isinstance(rec, MutmutRecord) and rec.status == Status.KILLED:
             name = key.removeprefix("mutmut:")
             out.setdefault(function_of(name), []).append(name)
     return out
 
 
 def plan(
-    records: dict[str, dict[str, Any]],
+    records: Records,
     coverage: dict[str, set[str]],
     hints: dict[str, str] | None = None,
     discover: bool = False,
@@ -105,11 +118,11 @@ def plan(
     before the rest (a test mutmut's selection leaves out, or one whose calls its stats run missed). ``killed``
     is ``killed_by_function(records)``, computed here unless given."""
     hints = hints or {}
-    rows = {r["nodeid"]: r for r in records[BASELINE]["tests"]}
+    rows = {r.nodeid: r for r in baseline_of(records).tests}
     killed = killed_by_function(records) if killed is None else killed
     any_by_function: dict[str, int] = {}
     for key, rec in records.items():
-        if rec.get("kind") == Kind.MUTMUT:
+        if isinstance(rec, MutmutRecord):
             fn = function_of(key)
             any_by_function[fn] = any_by_function.get(fn, 0) + 1
     functions_of: dict[str, list[str]] = {}
@@ -119,18 +132,21 @@ def plan(
     killed_before: dict[str, set[str]] = {}  # by test base: a hint names the variant that killed, not ours
     for fn, tests in (killers or {}).items():
         for t in tests:
-            killed_before.setdefault(rows.get(t, {}).get("base", t), set()).add(fn)
+            killed_before.setdefault(rows[t].base if t in rows else t, set()).add(fn)
     named = [
-        (key, rec["spec"])
+        (key, rec.spec)
         for key, rec in sorted(records.items())
-        if rec.get("kind") in (Kind.DEFECT, Kind.REMOVAL) and rec.get("status") == Status.KILLED and rec.get("spec")
+        if isinstance(rec, MutantRecord)
+        and rec.kind in (Kind.DEFECT, Kind.REMOVAL)
+        and rec.status == Status.KILLED
+        and rec.spec
     ]
     todo: dict[str, list[list[str]]] = {}
     reasons: dict[str, str] = {}
     for base, nodeid in never_red(records).items():
         fns = sorted(functions_of.get(nodeid, []))
         # a test that reads the defect table fails under any named mutant by construction: only mutmut's count
-        used = [] if rows[nodeid].get("reads_table") else rows[nodeid].get("variants_used", [])
+        used = [] if rows[nodeid].reads_table else (rows[nodeid].variants_used or ())
         cands = [["named", spec, key] for key, spec in named if spec.split("+", 1)[0] in used]
         cands += [[Kind.MUTMUT, n, f"mutmut:{n}"] for fn in fns for n in killed.get(fn, [])]
         known = hints.get(nodeid) or (kills or {}).get(base)
@@ -138,7 +154,8 @@ def plan(
             known
             and known.startswith("mutmut:")
             and all(c[2] != known for c in cands)
-            and records.get(known, {}).get("status") == Status.KILLED
+            and isinstance(found := records.get(known), MutmutRecord)
+            and found.status == Status.KILLED
         ):
             cands.append([Kind.MUTMUT, known.removeprefix("mutmut:"), known])
         mine = killed_before.get(base, set())
@@ -157,9 +174,7 @@ def plan(
 # ----------------------------------------------------------------------------- running the search
 
 
-def search(
-    settings: Settings, records: dict[str, dict[str, Any]], fp: str, work: Path | None, deadline: float
-) -> list[dict[str, Any]]:
+def search(settings: Settings, records: Records, fp: str, work: Path | None, deadline: float) -> list[WitnessRecord]:
     """Journal records ``witness:<base>`` for the never-red tests: the witness found, or the reason there is none."""
     killed = killed_by_function(records)
     hints = read_hints(learnt(HINTS_NAME, settings.state_dir))
@@ -172,18 +187,9 @@ def search(
         killers=hints.killers,
         kills=hints.kills,
     )
-    rows = {r["nodeid"]: r for r in records[BASELINE]["tests"]}
+    rows = {r.nodeid: r for r in baseline_of(records).tests}
     out = [
-        {
-            "mutant": f"witness:{b}",
-            "fingerprint": fp,
-            "kind": Kind.WITNESS,
-            "base": b,
-            "test": None,
-            "witness": None,
-            "reason": why,
-            "tried": 0,
-        }
+        WitnessRecord(key=witness_key(b), fingerprint=fp, base=b, test=None, witness=None, reason=why)
         for b, why in sorted(reasons.items())
     ]
     if not todo:
@@ -195,7 +201,7 @@ def search(
     plans = [
         {
             "tests": {n: todo[n] for n in part},
-            "durations": {n: rows[n].get("duration", 0.0) for n in part},
+            "durations": {n: rows[n].duration for n in part},
             "killed": killed,
             "max": MAX_CANDIDATES,
         }
@@ -207,21 +213,21 @@ def search(
     by_node = {r["nodeid"]: r for r in found}
     for nodeid in ids:
         r = by_node.get(nodeid)
-        base = rows[nodeid].get("base", nodeid)
+        base = rows[nodeid].base
         if r is None:  # not reached before the deadline: searched next time
             continue
-        rec = {
-            "mutant": f"witness:{base}",
-            "fingerprint": fp,
-            "kind": Kind.WITNESS,
-            "base": base,
-            "test": nodeid,
-            "witness": r.get("witness"),
-            "failure": r.get("failure", ""),
-            "tried": r.get("tried", 0),
-            "reason": "" if r.get("witness") else _reason(r, len(todo[nodeid])),
-        }
-        out.append(rec)
+        out.append(
+            WitnessRecord(
+                key=witness_key(base),
+                fingerprint=fp,
+                base=base,
+                test=nodeid,
+                witness=r.get("witness"),
+                failure=r.get("failure", ""),
+                tried=r.get("tried", 0),
+                reason="" if r.get("witness") else _reason(r, len(todo[nodeid])),
+            )
+        )
     return out
 
 

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from reports.campaign.journal import fingerprint
+from reports.campaign.journal import fingerprint, read_records
 from reports.campaign.named_mutants import named_mutants
-from reports.campaign.records import BASELINE
+from reports.campaign.records import BASELINE, BaselineRecord, MutantRecord, Records, finished_at
 from reports.campaign.settings import Settings
 from reports.cli.defect_report import run_report
 from reports.cli.terminal import format_table
@@ -44,29 +44,21 @@ class DefectRow:
     seen_by: int | None
 
 
-def read_journal(directory: Path) -> tuple[dict[str, dict[str, Any]], str | None]:
+def read_journal(directory: Path) -> tuple[Records, str | None]:
     """The newest journaled record per mutant id, all of one fingerprint (the newest baseline's), and it."""
-    records: list[dict[str, Any]] = []
-    for path in sorted(directory.glob("*.jsonl")) if directory.is_dir() else ():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(rec, dict) and "mutant" in rec and "fingerprint" in rec:
-                records.append(rec)
-    baselines = [r for r in records if r["mutant"] == BASELINE]
+    records = list(read_records(directory))
+    baselines = [r for r in records if isinstance(r, BaselineRecord)]
     if not baselines:
         return {}, None
-    fp = max(baselines, key=lambda r: r.get("finished", 0))["fingerprint"]
-    latest: dict[str, dict[str, Any]] = {}
+    fp = max(baselines, key=lambda r: r.finished).fingerprint
+    latest: Records = {}
     for r in records:
-        if r["fingerprint"] == fp and r.get("finished", 0) >= latest.get(r["mutant"], {}).get("finished", 0):
-            latest[r["mutant"]] = r
+        if r.fingerprint == fp and (r.key not in latest or finished_at(r) >= finished_at(latest[r.key])):
+            latest[r.key] = r
     return latest, fp
 
 
-def defect_rows(journal: dict[str, dict[str, Any]]) -> list[DefectRow]:
+def defect_rows(journal: Records) -> list[DefectRow]:
     mutants_of: dict[Defect, list[str]] = {}
     for m in named_mutants():
         for name in m.defects:
@@ -76,13 +68,13 @@ def defect_rows(journal: dict[str, dict[str, Any]]) -> list[DefectRow]:
     for d in Defect:
         carried = tuple(v for v, ds in VARIANTS.items() if d in ds)
         coverage = tuple(
-            Coverage(mid, journal[mid].get("status", "?"), tuple(journal[mid].get("killed_by", ())))
+            Coverage(rec.key, rec.status, rec.killed_by)
             for mid in mutants_of.get(d, ())
-            if mid in journal
+            if isinstance(rec := journal.get(mid), MutantRecord)
         )
         seen = None
-        if baseline is not None:
-            seen = sum(1 for t in baseline.get("tests", ()) if set(t.get("variants_used", ())) & set(carried))
+        if isinstance(baseline, BaselineRecord):
+            seen = sum(1 for t in baseline.tests if set(t.variants_used or ()) & set(carried))
         rows.append(DefectRow(d, carried, coverage, seen))
     return rows
 

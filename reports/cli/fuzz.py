@@ -103,7 +103,7 @@ def summary(plan: Plan, outcome: Outcome) -> list[str]:
         if f.in_fuzzer and not f.target.expected_red:
             lines.append(f"  not a finding: {f.target.nodeid} failed inside HypoFuzz itself ({f.origin})")
     for f in new:
-        state = "shrunk" if f.shrunk else "not yet shrunk"
+        state = "shrunk to a minimal case" if f.shrunk else "not yet shrunk"
         lines.append(f"  FAILED {f.target.nodeid} ({state}); replay it:")
         lines.append(f"    {replay_command(plan, f.target.nodeid)}")
     if new:

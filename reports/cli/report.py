@@ -4,11 +4,11 @@ suite's order. Exit 0 complete with nothing left alive, 1 survivors or red-first
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -16,7 +16,7 @@ from reports.campaign.extra_mutants import extra_mutants
 from reports.campaign.hints import NAME as HINTS_NAME
 from reports.campaign.hints import learn as learn_hints
 from reports.campaign.hints import write as write_hints
-from reports.campaign.journal import Journal, fingerprint, journal_name, load_journals
+from reports.campaign.journal import Journal, fingerprint, journal_name, load_journals, read_records
 from reports.campaign.mutmut.execute import PreparedAhead
 from reports.campaign.mutmut.results import journal_records
 from reports.campaign.mutmut.run import run_mutmut
@@ -26,7 +26,18 @@ from reports.campaign.named_scheduler import run_named_mutants
 from reports.campaign.options import DEFAULT_BUDGET, DEFAULT_MUTMUT_PATHS, MUTMUT_PATHS, add_report_arguments
 from reports.campaign.processes import terminate_as_interrupt
 from reports.campaign.progress import fmt_time
-from reports.campaign.records import BASELINE, Kind, Status
+from reports.campaign.records import (
+    BASELINE,
+    InventoryRecord,
+    MutantRecord,
+    MutmutRecord,
+    Records,
+    Status,
+    WitnessRecord,
+    baseline_of,
+    inventory_key,
+    witness_key,
+)
 from reports.campaign.settings import MutmutEngine, NamedEngine, Settings
 from reports.campaign.suite_order import NAME as ORDER_NAME
 from reports.campaign.suite_order import order_file
@@ -52,7 +63,7 @@ def run_campaign(
     mutmut_paths: Sequence[str] = DEFAULT_MUTMUT_PATHS,
     full: bool = False,
     extra: Path | None = None,
-) -> tuple[str, dict[str, dict[str, Any]]]:
+) -> tuple[str, Records]:
     """Run what the journal does not hold yet (unless ``merge``); the fingerprint and every record."""
     start = time.time()
     deadline = start + budget - REPORT_RESERVE
@@ -69,7 +80,7 @@ def run_campaign(
             )
             if mutmut:
                 result = run_mutmut(
-                    settings, fp, done[BASELINE], deadline - time.time(), shard, mutmut_paths, ahead=ahead
+                    settings, fp, baseline_of(done), deadline - time.time(), shard, mutmut_paths, ahead=ahead
                 )
         finally:
             if ahead is not None:
@@ -78,18 +89,11 @@ def run_campaign(
             journal = Journal(settings.journal_dir, journal_name(shard))
             journal_records(journal, result.records, done)
             for path in mutmut_paths:  # one inventory per folder: runs over other folders add to the report
-                key = f"mutmut-inventory:{journal_name(shard)}:{path}"
+                key = inventory_key(journal_name(shard), path)
                 names = sorted(n for n in result.names if n.split(".", 1)[0] == path)
-                inventory = {
-                    "mutant": key,
-                    "fingerprint": fp,
-                    "kind": Kind.INVENTORY,
-                    "names": names,
-                    "path": path,
-                    "note": result.note,
-                }
+                inventory = InventoryRecord(key, fp, tuple(names), path, result.note)
                 old = done.get(key)
-                if old is None or old.get("names") != inventory["names"] or old.get("note") != inventory["note"]:
+                if not isinstance(old, InventoryRecord) or (old.names, old.note) != (inventory.names, inventory.note):
                     journal.write(inventory)
             if settings.progress:
                 checked = (
@@ -130,16 +134,14 @@ def prepare_ahead(settings: Settings, fp: str, deadline: float) -> Any:
     return PreparedAhead(settings, work, deadline)
 
 
-def witnesses(
-    settings: Settings, fp: str, done: dict[str, dict[str, Any]], journal: str, deadline: float, mutmut: bool
-) -> None:
+def witnesses(settings: Settings, fp: str, done: Records, journal: str, deadline: float, mutmut: bool) -> None:
     """The red-first witness search over the tests the main pass never saw red (``reports.campaign.witness``)."""
-    pending = {b for b in never_red(done) if f"witness:{b}" not in done}
+    pending = {b for b in never_red(done) if witness_key(b) not in done}
     out = Journal(settings.journal_dir, journal)
     for rec in kept_witnesses(settings, done, pending, fp):
         out.write(rec)
-        done[rec["mutant"]] = rec
-        pending.discard(rec["base"])
+        done[rec.key] = rec
+        pending.discard(rec.base)
     if not pending or deadline - time.time() < 10:
         return
     if settings.progress:
@@ -149,32 +151,32 @@ def witnesses(
     work = work_dir(settings) if mutmut and work_dir(settings).is_dir() else None
     found = 0
     for rec in search(settings, done, fp, work, deadline):
-        if rec.get("test"):
-            rec["deps"] = test_keys(settings, [rec["test"]])[rec["test"]]
-        if done.get(rec["mutant"]) != rec:
+        if rec.test:
+            rec = replace(rec, deps=test_keys(settings, [rec.test])[rec.test])
+        if done.get(rec.key) != rec:
             out.write(rec)
-            done[rec["mutant"]] = rec
-            found += bool(rec.get("witness"))
+            done[rec.key] = rec
+            found += bool(rec.witness)
     if settings.progress:
         settings.progress.write(f"witnesses: {found} found ({fmt_time(time.time() - started)})\n")
 
 
-def kept_witnesses(
-    settings: Settings, done: dict[str, dict[str, Any]], pending: set[str], fp: str
-) -> list[dict[str, Any]]:
+def kept_witnesses(settings: Settings, done: Records, pending: set[str], fp: str) -> list[WitnessRecord]:
     """Witnesses of earlier runs still good: the test's sources unchanged and its witness still killed."""
-    previous: dict[str, dict[str, Any]] = {}
-    for path in sorted(settings.journal_dir.glob("*.jsonl")) if settings.journal_dir.is_dir() else []:
-        for line in path.read_text(encoding="utf-8").splitlines():
-            with contextlib.suppress(json.JSONDecodeError, TypeError, KeyError):
-                rec = json.loads(line)
-                if rec.get("kind") == Kind.WITNESS and rec.get("witness") and rec["base"] in pending:
-                    previous[rec["base"]] = rec
-    keys = test_keys(settings, [r["test"] for r in previous.values()])
+    previous = {
+        rec.base: rec
+        for rec in read_records(settings.journal_dir)
+        if isinstance(rec, WitnessRecord) and rec.witness and rec.test and rec.base in pending
+    }
+    keys = test_keys(settings, [r.test for r in previous.values() if r.test])
     return [
-        {**rec, "fingerprint": fp}
+        replace(rec, fingerprint=fp)
         for rec in previous.values()
-        if keys.get(rec["test"]) == rec.get("deps") and done.get(rec["witness"], {}).get("status") == Status.KILLED
+        if rec.test
+        and rec.witness
+        and keys.get(rec.test) == rec.deps
+        and isinstance(witness := done.get(rec.witness), MutantRecord | MutmutRecord)
+        and witness.status == Status.KILLED
     ]
 
 
@@ -187,25 +189,25 @@ def forget(settings: Settings) -> None:
     shutil.rmtree(settings.mutmut_dir, ignore_errors=True)
 
 
-def searched_after_merge(records: dict[str, dict[str, Any]], fp: str, scope: Sequence[str], extra: Path | None) -> bool:
+def searched_after_merge(records: Records, fp: str, scope: Sequence[str], extra: Path | None) -> bool:
     """Whether merged shards hold a complete main pass over every folder that no witness search has followed.
 
     Then ``--merge`` does what one run does after its main pass, and only that (every result is journaled, so
     nothing runs again): mutmut's preparation, for the coverage the search reads, and the red-first witness
     search; so the merged report is the one a single run writes.
     """
-    if set(scope) != set(MUTMUT_PATHS) or any(r.get("kind") == Kind.WITNESS for r in records.values()):
+    if set(scope) != set(MUTMUT_PATHS) or any(isinstance(r, WitnessRecord) for r in records.values()):
         return False
     report = build(records, fp, named_mutants() + (extra_mutants(extra) if extra else []), scope=scope)
     return bool(completeness(report)["complete"])
 
 
-def order_by_kills(report: Report, records: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def order_by_kills(report: Report, records: Records) -> dict[str, Any]:
     """The suite's order for the next runs (read by ``invariants.plugin``), see ``reports.campaign.suite_order``."""
     return order_file(records, report.fp)
 
 
-def write_order(report: Report, records: dict[str, dict[str, Any]], path: Path) -> Path:
+def write_order(report: Report, records: Records, path: Path) -> Path:
     path.write_text(json.dumps(order_by_kills(report, records), indent=1) + "\n", encoding="utf-8")
     return path
 

@@ -158,8 +158,9 @@ def _named(report: Report, h: list[str]) -> None:
                 )
                 + "</details>"
             )
-        if r.kind == Kind.EXTRA and report.extra_locations.get(r.id, {}).get("diff"):
-            detail += f"<details><summary>diff</summary><pre>{_e(report.extra_locations[r.id]['diff'])}</pre></details>"
+        extra = report.extra_locations.get(r.id) if r.kind == Kind.EXTRA else None
+        if extra is not None and extra.diff:
+            detail += f"<details><summary>diff</summary><pre>{_e(extra.diff)}</pre></details>"
         if r.timed_out_in:
             detail += f"<div class='small'>timed out in <code>{_e(r.timed_out_in)}</code></div>"
         h.append(

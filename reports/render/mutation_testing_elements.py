@@ -64,8 +64,12 @@ def mte_json(report: Report, root: Path) -> dict[str, Any]:
         defect = row.spec.split("+")[-1]
         path, line, col = locations.get(defect, ("strategies/defects.py", 1, 1))
         if row.kind == Kind.EXTRA:
-            rec = report.extra_locations.get(row.id, {})
-            path, line, col = rec.get("file") or path, int(rec.get("line") or 1), 1
+            rec = report.extra_locations.get(row.id)
+            if rec is not None:
+                path, line = rec.file or path, int(rec.line or 1)
+            else:
+                line = 1
+            col = 1
         entry = {
             "id": row.id,
             "mutatorName": {"defect": "DefectSwitch", "extra": "Patch"}.get(row.kind, "SeedRemoval"),

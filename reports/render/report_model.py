@@ -10,7 +10,22 @@ from typing import TYPE_CHECKING, Any
 
 from reports.campaign.equivalents import Equivalent, load_equivalents
 from reports.campaign.named_mutants import Mutant, named_mutants, tests_for
-from reports.campaign.records import BASELINE, NO_CODE, ONLY_EQUIVALENT, RED, Kind, Outcome, Status
+from reports.campaign.records import (
+    NO_CODE,
+    ONLY_EQUIVALENT,
+    RED,
+    InventoryRecord,
+    Kind,
+    MutantRecord,
+    MutmutRecord,
+    Outcome,
+    Records,
+    Status,
+    WitnessRecord,
+    baseline_of,
+    encode_row,
+    mutmut_key,
+)
 
 if TYPE_CHECKING:
     import pandas as pd  # imported where used: see reports/__init__.py
@@ -73,7 +88,7 @@ class Report:
     #: The mutmut folders the run was asked to cover (one not started leaves the report incomplete).
     scope: tuple[str, ...] = ()
     #: Each extra mutant's patched file and first changed line.
-    extra_locations: dict[str, dict[str, Any]] = field(default_factory=dict)
+    extra_locations: dict[str, MutantRecord] = field(default_factory=dict)
 
     # -- scores
 
@@ -105,7 +120,7 @@ def score(statuses: pd.Series) -> dict[str, Any]:
 
 
 def build(
-    records: dict[str, dict[str, Any]],
+    records: Records,
     fp: str,
     mutants: Sequence[Mutant] | None = None,
     equivalents: dict[str, Equivalent] | None = None,
@@ -115,35 +130,36 @@ def build(
 
     mutants = list(named_mutants() if mutants is None else mutants)
     equivalents = load_equivalents() if equivalents is None else equivalents
-    baseline = records[BASELINE]
-    tests = pd.DataFrame(baseline["tests"])
+    baseline = baseline_of(records)
+    tests = pd.DataFrame([encode_row(r) for r in baseline.tests])
     tests = tests.drop_duplicates("nodeid", keep="last").set_index("nodeid", drop=False)
     notes: list[str] = []
 
     rows = []
     for m in mutants:
-        rec = records.get(m.id)
-        failures = (rec or {}).get("failures", {})
-        shrunk = set((rec or {}).get("shrunk", []))
-        killers = sorted((rec or {}).get("killed_by", []), key=lambda t: t not in shrunk)  # the shrunk one first
+        found = records.get(m.id)
+        rec = found if isinstance(found, MutantRecord) else None
+        failures = rec.failures if rec else {}
+        shrunk = set(rec.shrunk if rec else ())
+        killers = sorted(rec.killed_by if rec else (), key=lambda t: t not in shrunk)  # the shrunk one first
         examples = [(t in shrunk, ex) for t in killers for ex in counterexamples(failures.get(t, ""))]
-        spec = (rec or {}).get("spec", m.spec) if m.kind == Kind.EXTRA else m.spec
+        spec = rec.spec if rec and m.kind == Kind.EXTRA else m.spec
         rows.append(
             {
                 "id": m.id,
                 "kind": m.kind,
                 "spec": spec,
-                "wording": m.wording + (f" ({rec['reason']})" if rec and rec.get("reason") else ""),
-                "status": rec["status"] if rec else Status.PENDING,
-                "killed_by": list((rec or {}).get("killed_by", [])),
-                "time_to_kill": (rec or {}).get("time_to_kill"),
-                "duration": (rec or {}).get("duration"),
-                "ran": (rec or {}).get("ran"),
+                "wording": m.wording + (f" ({rec.reason})" if rec and rec.reason else ""),
+                "status": rec.status if rec else Status.PENDING,
+                "killed_by": list(rec.killed_by) if rec else [],
+                "time_to_kill": rec.time_to_kill if rec else None,
+                "duration": rec.duration if rec else None,
+                "ran": rec.ran if rec else None,
                 "counterexample": stable(examples[0][1]) if examples else "",
                 "shrunk": bool(examples and examples[0][0]),
-                "slowest": list((rec or {}).get("slowest", [])),
-                "timed_out_in": (rec or {}).get("timed_out_in") or "",
-                "failure": first_line_of_failure(failures[rec["killed_by"][0]]) if rec and rec.get("killed_by") else "",
+                "slowest": [list(s) for s in rec.slowest] if rec else [],
+                "timed_out_in": (rec.timed_out_in if rec else None) or "",
+                "failure": first_line_of_failure(failures[rec.killed_by[0]]) if rec and rec.killed_by else "",
             }
         )
     named = pd.DataFrame(
@@ -175,14 +191,13 @@ def build(
     kill_rows: dict[str, dict[str, float]] = {}
     for m in mutants:
         rec = records.get(m.id)
-        if not rec or "killed_by" not in rec:
+        if not isinstance(rec, MutantRecord):
             continue
-        failed = set(rec["killed_by"])
-        other = rec.get("outcomes", {})
+        failed = set(rec.killed_by)
         kill_rows[m.id] = {
-            r["nodeid"]: 1.0 if r["nodeid"] in failed else 0.0
-            for r in tests_for(m, baseline, bool(rec.get("all_variants")))
-            if other.get(r["nodeid"]) != Status.SKIPPED
+            r.nodeid: 1.0 if r.nodeid in failed else 0.0
+            for r in tests_for(m, baseline, rec.all_variants)
+            if rec.outcomes.get(r.nodeid) != Outcome.SKIPPED
         }
     kills = pd.DataFrame.from_dict(kill_rows, orient="index")
     kills = kills.reindex(index=[m.id for m in mutants if m.id in kill_rows])
@@ -197,21 +212,13 @@ def build(
         notes=notes,
         scope=tuple(scope),
         extra_locations={
-            m.id: {
-                "file": records[m.id].get("file"),
-                "line": records[m.id].get("line"),
-                "diff": records[m.id].get("diff", ""),
-            }
-            for m in mutants
-            if m.kind == Kind.EXTRA and m.id in records
+            m.id: rec for m in mutants if m.kind == Kind.EXTRA and isinstance(rec := records.get(m.id), MutantRecord)
         },
     )
     return replace(report, checks=red_first(report, records))
 
 
-def _mutmut_frame(
-    records: dict[str, dict[str, Any]], equivalents: dict[str, Equivalent], notes: list[str]
-) -> pd.DataFrame:
+def _mutmut_frame(records: Records, equivalents: dict[str, Equivalent], notes: list[str]) -> pd.DataFrame:
     import pandas as pd
 
     columns = [
@@ -232,24 +239,29 @@ def _mutmut_frame(
         "reason",
     ]
     names: set[str] = set()
-    for key, rec in records.items():
-        if key.startswith("mutmut-inventory:"):
-            names.update(f"mutmut:{n}" for n in rec.get("names", []))
-            if rec.get("note"):
-                notes.append(f"mutmut ({key.split(':', 1)[1]}): {rec['note']}")
+    for key, inv in records.items():
+        if isinstance(inv, InventoryRecord):
+            names.update(mutmut_key(n) for n in inv.names)
+            if inv.note:
+                notes.append(f"mutmut ({key.split(':', 1)[1]}): {inv.note}")
     rows = []
-    for key in sorted(names | {k for k, r in records.items() if r.get("kind") == Kind.MUTMUT}):
-        rec = records.get(key)
+    for key in sorted(names | {k for k, r in records.items() if isinstance(r, MutmutRecord)}):
+        found = records.get(key)
+        rec = found if isinstance(found, MutmutRecord) else None
         row = {c: None for c in columns}
         row.update(id=key, status=Status.PENDING, killed_by=[], reason="")
         if rec is not None:
-            row.update({c: rec.get(c) for c in columns if c in rec})
-            row["status"] = rec["status"]
+            row.update(
+                {c: getattr(rec.change, c) for c in columns if hasattr(rec.change, c)},
+                status=rec.status,
+                killed_by=list(rec.killed_by),
+                duration=rec.duration,
+            )
         eq = equivalents.get(key)
         if eq is not None and row["status"] in (Status.SURVIVED, Status.TIMEOUT, Status.NO_COVERAGE, Status.SKIPPED):
-            if eq.replacement is not None and rec is not None and eq.replacement != rec.get("replacement"):
+            if eq.replacement is not None and rec is not None and eq.replacement != rec.change.replacement:
                 notes.append(
-                    f"stale equivalence entry {key}: its mutated line is now {rec.get('replacement')!r}, "
+                    f"stale equivalence entry {key}: its mutated line is now {rec.change.replacement!r}, "
                     f"reviewed as {eq.replacement!r}; counted as a {row['status']} until reviewed again"
                 )
             else:
@@ -261,7 +273,7 @@ def _mutmut_frame(
     return frame
 
 
-def red_first(report: Report, records: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def red_first(report: Report, records: Records) -> dict[str, Any]:
     """Each test's red-first witness (a variant it is red on, or a mutant it kills), the tests without one and
     why; every ``red_on`` red there and green on sound."""
 
@@ -277,17 +289,17 @@ def red_first(report: Report, records: dict[str, dict[str, Any]]) -> dict[str, A
         )
     for key in sorted(records):
         rec = records[key]
-        if rec.get("kind") in (Kind.DEFECT, Kind.REMOVAL, Kind.MUTMUT, Kind.EXTRA):
-            failures = rec.get("failures", {})
-            for t in rec.get("killed_by", []) or []:
+        if isinstance(rec, MutantRecord | MutmutRecord):
+            failures = rec.failures if isinstance(rec, MutantRecord) else {}
+            for t in rec.killed_by:
                 b = tests.at[t, "base"] if t in tests.index else t
                 witness.setdefault(b, (key, first_line_of_failure(failures.get(t, ""))))
     reasons: dict[str, str] = {}
-    for rec in (r for _, r in sorted(records.items()) if r.get("kind") == Kind.WITNESS):
-        if rec.get("witness"):
-            witness.setdefault(rec["base"], (rec["witness"], stable(rec.get("failure", ""))))
+    for w in (r for _, r in sorted(records.items()) if isinstance(r, WitnessRecord)):
+        if w.witness:
+            witness.setdefault(w.base, (w.witness, stable(w.failure)))
         else:
-            reasons[rec["base"]] = rec.get("reason", "")
+            reasons[w.base] = w.reason
     ran = tests[tests["outcome"] != Outcome.SKIPPED]
     bases = sorted(set(ran["base"]))
     never_red = [b for b in bases if b not in witness]

@@ -10,10 +10,11 @@ import json
 import sys
 import tokenize
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from reports.campaign.mutmut.meta import load_meta, module_of
+from reports.campaign.records import MutantChange
 
 
 def split_name(name: str, module: str) -> tuple[str, str | None, str]:
@@ -46,7 +47,7 @@ def _from_def(lines: list[str]) -> list[str]:
     return lines
 
 
-def describe(work: Path, source: str, names: Iterable[str]) -> dict[str, dict[str, Any]]:
+def describe(work: Path, source: str, names: Iterable[str]) -> dict[str, MutantChange]:
     """Location, original and mutated line, diff and mutator of each mutant of one source file."""
     module = module_of(source)
     spans_path = work / "mutants" / (source + ".spans")
@@ -55,10 +56,10 @@ def describe(work: Path, source: str, names: Iterable[str]) -> dict[str, dict[st
     mutated_path = work / "mutants" / source
     mutated = mutated_path.read_text(encoding="utf-8").splitlines() if mutated_path.exists() else []
     spans = json.loads(spans_path.read_text(encoding="utf-8"))["spans"] if spans_path.exists() else {}
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, MutantChange] = {}
     for name in names:
         stem, cls, func = split_name(name, module)
-        info: dict[str, Any] = {"file": source, "function": f"{cls}.{func}" if cls else func}
+        function = f"{cls}.{func}" if cls else func
         orig_span, mut_span = spans.get(f"{stem}__mutmut_orig"), spans.get(name[len(module) + 1 :])
         line0 = def_line(tree, cls, func)
         if orig_span and mut_span and line0:
@@ -66,28 +67,19 @@ def describe(work: Path, source: str, names: Iterable[str]) -> dict[str, dict[st
             mut = _from_def(mutated[mut_span[0] - 1 : mut_span[1]])
             if mut:  # the generated names differ; the signature may be mutated too (a default)
                 mut[0] = mut[0].replace(name[len(module) + 1 :], f"{stem}__mutmut_orig", 1)
-            info.update(_change(orig, mut, line0))
-            for k in ("original", "replacement"):
-                info[k] = info[k].replace(f"{stem}__mutmut_orig", func, 1)
-            info["diff"] = "\n".join(
-                difflib.unified_diff(orig, mut, f"{source} (original)", f"{name}", n=1, lineterm="")
+            change = replace(_change(orig, mut, line0), file=source, function=function)
+            out[name] = replace(
+                change,
+                original=change.original.replace(f"{stem}__mutmut_orig", func, 1),
+                replacement=change.replacement.replace(f"{stem}__mutmut_orig", func, 1),
+                diff="\n".join(difflib.unified_diff(orig, mut, f"{source} (original)", f"{name}", n=1, lineterm="")),
             )
         else:
-            info.update(
-                line=line0 or 1,
-                column=1,
-                end_line=line0 or 1,
-                end_column=1,
-                original="",
-                replacement="",
-                mutator="Mutation",
-                diff="",
-            )
-        out[name] = info
+            out[name] = MutantChange(source, function, line=line0 or 1, end_line=line0 or 1)
     return out
 
 
-def _change(orig: list[str], mut: list[str], line0: int) -> dict[str, Any]:
+def _change(orig: list[str], mut: list[str], line0: int) -> MutantChange:
     """Where the mutant differs from the original (1-based, in the source file) and what changed."""
     sm = difflib.SequenceMatcher(a=orig, b=mut, autojunk=False)
     for tag, i1, i2, j1, j2 in sm.get_opcodes():
@@ -95,15 +87,9 @@ def _change(orig: list[str], mut: list[str], line0: int) -> dict[str, Any]:
             continue
         if i1 == i2:  # lines added: point at the line before them
             at = line0 + max(i1 - 1, 0)
-            return {
-                "line": at,
-                "column": 1,
-                "end_line": at,
-                "end_column": 1,
-                "original": "",
-                "replacement": "\n".join(mut[j1:j2]).strip(),
-                "mutator": "Insertion",
-            }
+            return MutantChange(
+                "", "", line=at, end_line=at, replacement="\n".join(mut[j1:j2]).strip(), mutator="Insertion"
+            )
         a_toks, b_toks = _tokens(orig[i1:i2]), _tokens(mut[j1:j2])
         tm = difflib.SequenceMatcher(a=[t[1] for t in a_toks], b=[t[1] for t in b_toks], autojunk=False)
         op = next((o for o in tm.get_opcodes() if o[0] != "equal"), None)
@@ -117,24 +103,18 @@ def _change(orig: list[str], mut: list[str], line0: int) -> dict[str, Any]:
             end = a_toks[k2 - 1][3] if k2 > k1 else start
             old = [(t[0], t[1]) for t in a_toks[k1:k2]]
             new = [(t[0], t[1]) for t in b_toks[m1:m2]]
-        return {
-            "line": line0 + i1 + start[0],
-            "column": start[1] + 1,
-            "end_line": line0 + i1 + end[0],
-            "end_column": max(end[1], start[1]) + 1,
-            "original": "\n".join(orig[i1:i2]).strip(),
-            "replacement": "\n".join(mut[j1:j2]).strip(),
-            "mutator": mutator(old, new),
-        }
-    return {
-        "line": line0,
-        "column": 1,
-        "end_line": line0,
-        "end_column": 1,
-        "original": "",
-        "replacement": "",
-        "mutator": "Mutation",
-    }
+        return MutantChange(
+            "",
+            "",
+            line=line0 + i1 + start[0],
+            column=start[1] + 1,
+            end_line=line0 + i1 + end[0],
+            end_column=max(end[1], start[1]) + 1,
+            original="\n".join(orig[i1:i2]).strip(),
+            replacement="\n".join(mut[j1:j2]).strip(),
+            mutator=mutator(old, new),
+        )
+    return MutantChange("", "", line=line0, end_line=line0)
 
 
 _SKIPPED_TOKENS = frozenset(
@@ -196,4 +176,4 @@ if __name__ == "__main__":  # pragma: no cover - a debugging aid: describe one w
     w = Path(sys.argv[1])
     for src, (_, d) in load_meta(w).items():
         for n, i in describe(w, src, list(d["exit_code_by_key"])[:3]).items():
-            print(n, i["line"], i["column"], i["mutator"], i["original"], "->", i["replacement"])
+            print(n, i.line, i.column, i.mutator, i.original, "->", i.replacement)

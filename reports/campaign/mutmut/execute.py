@@ -31,7 +31,7 @@ from reports.campaign.mutmut.work_copy import read_selection
 from reports.campaign.plugins.mutant_plugin import SKIP_ENV
 from reports.campaign.processes import _die_with_parent, kill_group
 from reports.campaign.progress import fmt_time
-from reports.campaign.records import Status
+from reports.campaign.records import BaselineRecord, Status
 from reports.campaign.runs import red_tests
 from reports.campaign.settings import Settings
 
@@ -79,12 +79,12 @@ def _run(
     return proc.returncode, False
 
 
-def plan(work: Path, owned: Sequence[str], baseline: dict[str, Any]) -> dict[str, Any]:
+def plan(work: Path, owned: Sequence[str], baseline: BaselineRecord) -> dict[str, Any]:
     """The executor's plan: the pending mutants of the owned modules (each with its function and time limit),
     each function's covering tests and known killers, and the tests' per-test time limits."""
     stats = json.loads((work / "mutants" / "mutmut-stats.json").read_text(encoding="utf-8"))
     covering = stats.get("tests_by_mangled_function_name", {})
-    durations = {r["nodeid"]: r["duration"] for r in baseline["tests"]}
+    durations = {r.nodeid: r.duration for r in baseline.tests}
     red = set(red_tests(baseline))
     killers = read_hints().killers
     listed = load_equivalents()
@@ -133,7 +133,7 @@ def reviewed_equivalents(work: Path, source: str, keys: Sequence[str], listed: d
     return {
         key
         for name, key in names.items()
-        if listed[f"mutmut:{name}"].replacement in (None, described[name].get("replacement"))
+        if listed[f"mutmut:{name}"].replacement in (None, described[name].replacement)
     }
 
 
@@ -221,7 +221,7 @@ class PreparedAhead:
 def run_pending(
     settings: Settings,
     work: Path,
-    baseline: dict[str, Any],
+    baseline: BaselineRecord,
     deadline: float,
     owned: Sequence[str],
     ahead: PreparedAhead | None = None,

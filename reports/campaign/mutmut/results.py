@@ -7,12 +7,11 @@ import contextlib
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from reports.campaign.journal import Journal
 from reports.campaign.mutmut.describe import describe
 from reports.campaign.mutmut.meta import load_meta, module_of
-from reports.campaign.records import Kind, Status
+from reports.campaign.records import MutmutRecord, Records, Status, mutmut_key
 
 INTERRUPTED = 2
 STATUS_BY_EXIT: dict[int | None, str] = {
@@ -92,7 +91,7 @@ def progress_counts(work: Path, owned: Iterable[str]) -> dict[str, int]:
     return counts
 
 
-def collect(work: Path, fp: str, owned: set[str], every: dict[str, list[str]]) -> list[dict[str, Any]]:
+def collect(work: Path, fp: str, owned: set[str], every: dict[str, list[str]]) -> list[MutmutRecord]:
     """Journal records for the finished mutants of the owned modules."""
 
     killed_by = killers(work)
@@ -110,28 +109,27 @@ def collect(work: Path, fp: str, owned: set[str], every: dict[str, list[str]]) -
             status = mutmut_status(codes[name])
             killer = killed_by.get(name)
             records.append(
-                {
-                    "mutant": f"mutmut:{name}",
-                    "fingerprint": fp,
-                    "kind": Kind.MUTMUT,
-                    "status": status,
-                    "exit": codes[name],
-                    "duration": round(data.get("durations_by_key", {}).get(name, 0.0), 3),
-                    "killed_by": [killer] if killer and status == Status.KILLED else [],
-                    **info[name],
-                }
+                MutmutRecord(
+                    key=mutmut_key(name),
+                    fingerprint=fp,
+                    status=status,
+                    exit=codes[name],
+                    duration=round(data.get("durations_by_key", {}).get(name, 0.0), 3),
+                    killed_by=(killer,) if killer and status == Status.KILLED else (),
+                    change=info[name],
+                )
             )
     return records
 
 
-def journal_records(journal: Journal, records: list[dict[str, Any]], done: dict[str, dict[str, Any]]) -> int:
+def journal_records(journal: Journal, records: list[MutmutRecord], done: Records) -> int:
     """Write the records the journal does not hold yet (the same id and verdict); how many were new."""
     new = 0
     for rec in records:
-        old = done.get(rec["mutant"])
-        if old is not None and old.get("status") == rec["status"] and old.get("killed_by") == rec["killed_by"]:
+        old = done.get(rec.key)
+        if isinstance(old, MutmutRecord) and old.status == rec.status and old.killed_by == rec.killed_by:
             continue
         journal.write(rec)
-        done[rec["mutant"]] = rec
+        done[rec.key] = rec
         new += 1
     return new

@@ -45,14 +45,14 @@ from reports.campaign.named_mutants import shard_of
 from reports.campaign.options import MUTMUT_PATHS
 from reports.campaign.processes import _die_with_parent, kill_group
 from reports.campaign.progress import fmt_time
-from reports.campaign.records import Status
+from reports.campaign.records import BaselineRecord, MutmutRecord, Status
 from reports.campaign.runs import red_tests
 from reports.campaign.settings import MutmutEngine, Settings
 
 
 @dataclass(frozen=True)
 class MutmutResult:
-    records: list[dict[str, Any]]
+    records: list[MutmutRecord]
     names: list[str]
     pending: int
     ran: bool
@@ -78,7 +78,7 @@ def mutmut_executable(python: str) -> str:
 def run_mutmut(
     settings: Settings,
     fp: str,
-    baseline: dict[str, Any],
+    baseline: BaselineRecord,
     budget: float,
     shard: tuple[int, int] | None = None,
     paths: Sequence[str] = MUTMUT_PATHS,
@@ -139,7 +139,7 @@ def run_mutmut(
 def _invoke(
     settings: Settings,
     work: Path,
-    baseline: dict[str, Any],
+    baseline: BaselineRecord,
     names: list[str],
     deadline: float,
     owned: Sequence[str],
@@ -154,7 +154,7 @@ def _invoke(
     env["CMHARNESS_KILLERS"] = str(work / "killers")
     env["CMHARNESS_SKIP"] = str(skip)
     durations = work.parent / "durations.json"
-    durations.write_text(json.dumps({r["nodeid"]: r["duration"] for r in baseline["tests"]}), encoding="utf-8")
+    durations.write_text(json.dumps({r.nodeid: r.duration for r in baseline.tests}), encoding="utf-8")
     env["CMHARNESS_DURATIONS"] = str(durations)
     cmd = [mutmut_executable(settings.python), "run", "--max-children", str(max(1, settings.workers)), *names]
     log_path = work.parent / "mutmut.log"
