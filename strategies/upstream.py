@@ -79,13 +79,14 @@ _POSITIONED = "selectHierarchical (positioned pairs) and recallPairCost"
 #: Where the end of selectHierarchical and the combined pair were read, tip by tip (TIPS order).
 _END_AT = ("~474.3k", "~474.3k", "~474.5k", "~474.6k", "~475k")
 _COMBINED_AT = ("~470.3k", "~470.5k", "~470.2k", "~471.4k", "~472.4k")
+_SEED_REFUSALS = "selectHierarchical (positioned pair, positioned raw, raw after the combined pair)"
 _SEED_COMBINED = "selectHierarchical (combined pair: estimate of question plus answer, no grace check)"
 #: The seed's defects that the newer lines still carry: the pull request that fixes them was made against main.
 _SEED_SAYS = (
-    "A pull request against main (the combined-pair grace change) fixes this there; it is not on the "
-    "image-strip hysteresis or raw-forms lines, where the code at the places above is still main's."
+    "A pull request against main (the combined-pair grace change) fixes this there; it is not on the newer "
+    "lines listed under Where, whose code at those places is still main's."
 )
-_SEED_SURE = "certain: selectHierarchical was read at both tips and the scenario reproduces it in the model"
+_SEED_SURE = "certain: selectHierarchical was read at each tip listed and the scenario reproduces it in the model"
 
 BUGS: Mapping[Defect, UpstreamBug] = {
     b.defect: b
@@ -301,6 +302,8 @@ BUGS: Mapping[Defect, UpstreamBug] = {
             (
                 _read("AB-H", _SEED_COMBINED, "~470.3k"),
                 _read("AB-R", _SEED_COMBINED, "~470.5k"),
+                _read("AB-BODY", _SEED_COMBINED, "~470.2k"),
+                _read("AB-B", _SEED_COMBINED, "~471.4k"),
             ),
             scenario=f"{SCENARIO_DIR}/combined-unchecked.scenario.json",
             upstream_says=_SEED_SAYS,
@@ -317,6 +320,8 @@ BUGS: Mapping[Defect, UpstreamBug] = {
                 _read("AB-H", "recallPairCost (the floor the positioned pair gets)", "~443.3-444.9k"),
                 _read("AB-R", _SEED_COMBINED, "~470.5k"),
                 _read("AB-R", "recallPairCost (the floor the positioned pair gets)", "~444k"),
+                _read("AB-BODY", _SEED_COMBINED, "~470.2k"),
+                _read("AB-B", _SEED_COMBINED, "~471.4k"),
             ),
             scenario=f"{SCENARIO_DIR}/combined-no-floor.scenario.json",
             upstream_says=_SEED_SAYS,
@@ -372,17 +377,11 @@ BUGS: Mapping[Defect, UpstreamBug] = {
             "the head window's tokens as headTokens and only what the middle added as middleTokens, as the head "
             "refusal already does.",
             (
-                _read(
-                    "AB-H",
-                    "selectHierarchical (positioned pair, positioned raw, raw after the combined pair)",
-                    "~467k, ~468k, ~471.5k",
-                ),
+                _read("AB-H", _SEED_REFUSALS, "~467k, ~468k, ~471.5k"),
                 _read("AB-H", "selectHierarchical (the head refusal reports the head)", "~450.9k"),
-                _read(
-                    "AB-R",
-                    "selectHierarchical (positioned pair, positioned raw, raw after the combined pair)",
-                    "~468.3k, ~469k, ~471.7k",
-                ),
+                _read("AB-R", _SEED_REFUSALS, "~468.3k, ~469k, ~471.7k"),
+                _read("AB-BODY", _SEED_REFUSALS, "~467.3k, ~468.3k, ~471.2k"),
+                _read("AB-B", _SEED_REFUSALS, "~468.3k, ~469.3k, ~472.5k"),
             ),
             scenario=f"{SCENARIO_DIR}/head-as-middle.scenario.json",
             upstream_says=_SEED_SAYS,
