@@ -52,9 +52,15 @@ def test_all_applies_when_nothing_closer_does():
 
 
 def test_sends_reads_every_field():
-    raw = {"entries": 3, "total": 12.5, "rawIds": ["m1", "m2"], "summaries": [["L1-0"], ["L2-0", "L1-1"]]}
+    raw = {
+        "entries": 3,
+        "total": 12.5,
+        "rawIds": ["m1", "m2"],
+        "summaries": [["L1-0"], ["L2-0", "L1-1"]],
+        "images": "I.I",
+    }
     assert expect_of({"sound": {"sends": raw}})["sound"].sends == Sends(
-        entries=3, total=12.5, raw_ids=("m1", "m2"), summaries=(("L1-0",), ("L2-0", "L1-1"))
+        entries=3, total=12.5, raw_ids=("m1", "m2"), summaries=(("L1-0",), ("L2-0", "L1-1")), images="I.I"
     )
 
 
@@ -71,6 +77,10 @@ def test_refuses_reads_every_field_under_each_of_its_names():
         "droppedIds": ["m2"],
         "categories": {"m2": "not-covered"},
         "field": "max_tokens",
+        "budget": 90,
+        "configuredBudget": 100,
+        "reserveForResponse": 10,
+        "inputBudget": 80.5,
     }
     assert expect_of({"sound": {"refuses": raw}})["sound"].refuses == Refuses(
         error="OverBudgetError",
@@ -84,6 +94,10 @@ def test_refuses_reads_every_field_under_each_of_its_names():
         dropped=("m2",),
         categories={"m2": "not-covered"},
         field="max_tokens",
+        budget=90,
+        configured_budget=100,
+        reserve_for_response=10,
+        input_budget=80.5,
     )
     assert expect_of({"sound": {"refuses": {"unit": "selection-items", "dropped": ["m1"]}}})[
         "sound"

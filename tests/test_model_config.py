@@ -106,3 +106,13 @@ def test_tool_and_image_field_errors_name_field_and_value(field, value, message)
         Config(**{field: value})
     assert info.value.field == field
     assert str(info.value) == f"{field}: {message}"
+
+
+@pytest.mark.parametrize("name", ["max_live_image_bytes", "image_strip_hysteresis_ratio"])
+def test_the_optional_image_numbers_are_checked_and_read_as_javascript_holds_them(name):
+    with pytest.raises(InvalidConfigError) as info:
+        Config(**{name: "x"})
+    assert info.value.field == name and str(info.value) == f"{name}: must be a number or None, got 'x'"
+    big = Config(**{name: 2**60 + 1})
+    assert getattr(big, name) == float(2**60) and isinstance(getattr(big, name), float)
+    assert getattr(Config(), name) is None

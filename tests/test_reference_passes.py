@@ -212,3 +212,73 @@ def test_the_passes_keep_each_block_s_stub_flag():
     out = passes.run(store, Config(), pieces, 0, trim_first=False)
     assert [p.stubs for p in out] == [(False,), (True,), (False,)]
     assert out[1].entry.content == (ToolResult("u1", passes.STUB_TEXT),)
+
+
+ITEM = {"type": "message", "id": "msg_1"}
+
+
+def _store(pieces) -> Store:
+    return Store(tuple(Message(p.entry.message_id, "user", p.entry.content) for p in pieces))
+
+
+def _orphan_sibling() -> list[passes.Piece]:
+    """A result answering the call before it and an orphan result, sharing one raw item."""
+    return _pieces([USE], [ToolResult("u1", "file contents", raw_item=ITEM), ToolResult("zz", "x", raw_item=ITEM)])
+
+
+def _moved_with_sibling() -> list[passes.Piece]:
+    """A call, a turn between, then its result next to a text sharing the result's raw item."""
+    return _pieces([USE], [Text("between")], [ToolResult("u1", "big", raw_item=ITEM), Text("after", raw_item=ITEM)])
+
+
+def test_rule_a_releases_the_form_a_dropped_result_shared_only_when_asked():
+    pieces = _orphan_sibling()
+    assert _contents(passes.pair(pieces))[1] == (ToolResult("u1", "file contents", raw_item=ITEM),)
+    assert _contents(passes.pair(pieces, release=True))[1] == (ToolResult("u1", "file contents"),)
+
+
+def test_a_moved_result_and_what_it_leaves_give_up_their_shared_form_only_when_asked():
+    kept = _moved_with_sibling()
+    result, stub = passes._fetch(kept, 1, "u1")
+    assert (result, stub) == (ToolResult("u1", "big", raw_item=ITEM), False)
+    assert kept[2].entry.content == (Text("after", raw_item=ITEM),)
+    released = _moved_with_sibling()
+    result, stub = passes._fetch(released, 1, "u1", True)
+    assert (result, stub) == (ToolResult("u1", "big"), False)
+    assert released[2].entry.content == (Text("after"),)
+    out = passes.pair(_moved_with_sibling(), release=True)
+    assert _contents(out)[1:] == [(ToolResult("u1", "big"),), (Text("between"),), (Text("after"),)]
+    assert _contents(passes.pair(_moved_with_sibling()))[1] == (ToolResult("u1", "big", raw_item=ITEM),)
+
+
+def test_pruning_releases_the_form_of_a_result_it_edits_only_when_asked():
+    pieces = _pieces(
+        [USE],
+        [ToolResult("u1", "old", raw_item=ITEM), Text("note", raw_item=ITEM)],
+        [ToolUse("u2", "read", {})],
+        [ToolResult("u2", "new")],
+    )
+    config = Config(tool_result_max_last_n=1)
+    marker = _truncated("read", "1 more recent result")
+    assert _contents(passes.prune(pieces, config))[1] == (
+        ToolResult("u1", marker, raw_item=ITEM),
+        Text("note", raw_item=ITEM),
+    )
+    assert _contents(passes.prune(pieces, config, release=True))[1] == (ToolResult("u1", marker), Text("note"))
+
+
+def test_run_trims_when_asked_and_releases_only_when_asked():
+    trailing = _pieces([Text("a")], [USE])
+    assert _contents(passes.run(_store(trailing), Config(), trailing, 0, True)) == [(Text("a"),)]
+    assert len(passes.run(_store(trailing), Config(), trailing, 0, False)) == 3  # the open call gets a stub entry
+    pieces = _orphan_sibling()
+    assert _contents(passes.run(_store(pieces), Config(), pieces, 0, False))[1] == (
+        ToolResult("u1", "file contents", raw_item=ITEM),
+    )
+    released = passes.run(_store(pieces), Config(), pieces, 0, False, release=True)
+    assert _contents(released)[1] == (ToolResult("u1", "file contents"),)
+
+
+def test_trim_looks_at_the_last_entry_only():
+    assert _contents(passes.trim(_pieces([Text("a")], [Text("b")], [USE]))) == [(Text("a"),), (Text("b"),)]
+    assert passes.trim(_pieces([USE])) == []

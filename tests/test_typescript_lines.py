@@ -492,3 +492,42 @@ def test_the_reference_releases_pairings_and_moves_as_the_contract_says() -> Non
     shared = ToolResult("a", "big", raw_xml="<r/>")
     assert reference_moved(shared, (shared, ToolResult("b", "small", raw_xml="<r/>"))).raw_xml is None
     assert reference_moved(shared, (shared, Text("x"))) is shared
+
+
+def _rs(name: str) -> RedactedThinking:
+    return RedactedThinking(name, raw_item={"type": "reasoning", "id": name})
+
+
+def _msg(text: str, name: str) -> Text:
+    return Text(text, raw_item={"type": "message", "id": name})
+
+
+def test_the_reference_pairs_reasoning_only_with_its_follower_past_blocks_without_an_item() -> None:
+    """A block with no item before the pairing does not end it; a released XML form is released alongside."""
+    head, rs, part = Text("plain"), _rs("rs_1"), _msg("first", "msg_1")
+    after = reference_after_edit((head, rs, part), (head, rs, _msg("cut", "msg_1")))
+    assert after == (head, RedactedThinking("rs_1"), Text("cut"))
+    a, b = ToolResult("a", "big", raw_xml="<r/>"), ToolResult("b", "small", raw_xml="<r/>")
+    assert reference_after_edit((rs, part, a, b), (rs, b)) == (RedactedThinking("rs_1"), ToolResult("b", "small"))
+
+
+def test_the_reference_keeps_a_pairing_no_released_form_touches() -> None:
+    rs, part = _rs("rs_1"), _msg("first", "msg_1")
+    a, b = ToolResult("a", "big", raw_xml="<r/>"), ToolResult("b", "small", raw_xml="<r/>")
+    after = reference_after_edit((rs, part, a, b), (rs, part, b))
+    assert after == (rs, part, ToolResult("b", "small")) and after[0] is rs and after[1] is part
+
+
+def test_the_reference_releases_a_pairing_reached_through_another() -> None:
+    """``rs_1`` pairs with ``msg_1`` and again with ``msg_2``: cutting ``msg_2`` releases ``rs_1``, and so
+    ``msg_1``."""
+    rs, one, two = _rs("rs_1"), _msg("one", "msg_1"), _msg("two", "msg_2")
+    after = reference_after_edit((rs, one, rs, two), (rs, one, rs, _msg("cut", "msg_2")))
+    assert after == (RedactedThinking("rs_1"), Text("one"), RedactedThinking("rs_1"), Text("cut"))
+
+
+def test_the_reference_keys_items_as_json_stringify_writes_them() -> None:
+    assert reference_forms(Text("t", raw_item=["é"])) == {'item:["é"]'} == set(raw_form_keys(Text("t", raw_item=["é"])))
+    assert reference_forms(Image()) == set()
+    shared = ToolResult("a", "big", raw_xml="XXXX")
+    assert reference_moved(shared, (shared, ToolResult("b", "small", raw_xml="XXXX"))).raw_xml is None
