@@ -4,7 +4,16 @@ the placeholder, on lists small enough to count by hand."""
 from __future__ import annotations
 
 from reference.model import Config, Image, Text
-from strategies.images import PLACEHOLDER, decide, strip, strip_start
+from strategies.images import (
+    PLACEHOLDER,
+    ImagePolicy,
+    _reduced,
+    advance_watermark,
+    decide,
+    decide_policy,
+    strip,
+    strip_start,
+)
 
 LIMIT_ONE = Config(max_live_images=1)
 
@@ -60,3 +69,53 @@ def test_every_message_older_than_the_start_is_stripped():
 
 def test_a_limit_of_zero_keeps_every_image():
     assert decide([0, 1], [2, 3], 0, Config(max_live_images=0)) == [None, None]
+
+
+ONE = (Image(),)
+NEWER = ImagePolicy(first_block_first=True)
+
+
+def test_reduced_floors_and_only_the_count_is_at_least_one():
+    assert _reduced(3, 0.1) == 0  # a depth or byte cap reduced below 1 turns off
+    assert _reduced(3, 0.1, at_least_one=True) == 1
+    assert _reduced(1, 0.5, at_least_one=True) == 1  # a cap of 1 is on
+
+
+def test_watermark_needs_a_ratio_strictly_between_0_and_1():
+    config = dict(max_live_images=1)
+    for ratio in (0, 1):
+        cfg = Config(image_strip_hysteresis_ratio=ratio, **config)
+        assert advance_watermark([1, 1], [ONE, ONE], cfg, NEWER, newer_only=False) is None
+
+
+def test_watermark_depth_rule_newer_only_sums_strictly_newer_messages():
+    cfg = Config(image_strip_depth_tokens=5, image_strip_hysteresis_ratio=0.5)
+    assert advance_watermark([5, 5], [ONE, ONE], cfg, NEWER, newer_only=True) is None  # reach 5 is not past 5
+
+
+def test_watermark_depth_rule_counts_the_message_itself():
+    cfg = Config(image_strip_depth_tokens=9, image_strip_hysteresis_ratio=0.5)
+    assert advance_watermark([5, 5], [ONE, ONE], cfg, NEWER, newer_only=False) == 1  # reduced depth 4 < 5
+
+
+def test_watermark_reduced_depth_and_count_of_one_still_apply():
+    depth = Config(image_strip_depth_tokens=3, image_strip_hysteresis_ratio=0.5)
+    assert advance_watermark([2, 2, 2], [ONE] * 3, depth, NEWER, newer_only=True) == 1
+    count = Config(max_live_images=2, image_strip_hysteresis_ratio=0.5)
+    assert advance_watermark([1, 1, 1], [ONE] * 3, count, NEWER, newer_only=True) == 1
+
+
+def test_decide_policy_depth_zero_is_off_and_one_is_on():
+    assert decide_policy([0], [ONE], 1, Config(), NEWER) == [(True,)]
+    assert decide_policy([0, 1], [ONE, ONE], 1, Config(image_strip_depth_tokens=1), NEWER) == [(False,), (True,)]
+
+
+def test_decide_policy_counts_by_store_position_not_list_order():
+    assert decide_policy([1, 0], [ONE, ONE], 0, LIMIT_ONE, NEWER) == [(True,), (False,)]
+
+
+def test_decide_policy_byte_wall_of_one_and_a_later_smaller_image():
+    wall = ImagePolicy(byte_wall=True, first_block_first=True)
+    assert decide_policy([0], [(Image(data="ab"),)], 0, Config(max_live_image_bytes=1), wall) == [(False,)]
+    big_then_small = (Image(data="x" * 20), Image(data="x" * 5))
+    assert decide_policy([0], [big_then_small], 0, Config(max_live_image_bytes=10), wall) == [(False, True)]
