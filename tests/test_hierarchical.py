@@ -23,9 +23,12 @@ from reference.model import (
     Text,
     ToolResult,
     ToolUse,
+    Work,
 )
 from strategies import Defect, HierarchicalStrategy
-from strategies.images import PLACEHOLDER
+from strategies.defects import HYSTERESIS_A95EB55B, RAW_FORMS_CBE7032A, Behaviour, Defects
+from strategies.hierarchical import _rewritten, image_policy
+from strategies.images import DROPPED_PLACEHOLDER, PLACEHOLDER
 from strategies.recall import SEPARATOR
 
 LABEL = Config().summary_context_label
@@ -276,3 +279,35 @@ def test_the_waterfall_counts_the_planned_head() -> None:
     config = Config(max_message_tokens=10, head_window_tokens=100, recent_window_tokens=10)
     assert _compiled(SOUND, st, config, 70).selected == ("L1-a", "L1-b")
     assert _compiled(SOUND, st, config, 80).selected == ("L1-b", "L1-a")
+
+
+# ----------------------------------------------------------------------------- image policy on the newer lines
+
+
+def test_the_watermark_holds_only_under_hysteresis() -> None:
+    assert image_policy(Defects(), watermark=3).watermark is None
+    assert image_policy(Defects(behaviours=frozenset({Behaviour.IMAGE_STRIP_HYSTERESIS})), watermark=3).watermark == 3
+
+
+def test_a_rewritten_store_keeps_everything_but_the_written_content() -> None:
+    st = Store(
+        messages=(msg(0),),
+        calibration=2.0,
+        pricing_epoch=0,
+        text_estimator=len,
+        work=(Work("chunk", "queued", frozenset({"m0"})),),
+    )
+    out = _rewritten(st, {0: (Text("b"),)})
+    assert out.messages[0].content == (Text("b"),)
+    assert (out.calibration, out.pricing_epoch, out.text_estimator, out.work) == (2.0, 0, len, st.work)
+
+
+@pytest.mark.parametrize("variant", [HYSTERESIS_A95EB55B, RAW_FORMS_CBE7032A])
+@pytest.mark.parametrize("recent", [0, 10_000])
+def test_the_newer_lines_send_their_own_placeholder(variant: str, recent: int) -> None:
+    """m0's image is stripped (one live image): sent and priced as the newer placeholder, from the middle or tail."""
+    st = Store(messages=(Message("m0", "user", (Text("a"), Image())), Message("m1", "user", (Image(),))))
+    result = _compiled(variant, st, Config(max_live_images=1, recent_window_tokens=recent))
+    assert result.entries[0].content == (Text("a"), Text(DROPPED_PLACEHOLDER))
+    if not recent:  # a tail image sent as a placeholder is priced whole on these lines (a known defect)
+        assert result.stats.total.tokens == sum(content_tokens(e.content, st) for e in result.entries)
