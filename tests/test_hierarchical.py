@@ -311,3 +311,21 @@ def test_the_newer_lines_send_their_own_placeholder(variant: str, recent: int) -
     assert result.entries[0].content == (Text("a"), Text(DROPPED_PLACEHOLDER))
     if not recent:  # a tail image sent as a placeholder is priced whole on these lines (a known defect)
         assert result.stats.total.tokens == sum(content_tokens(e.content, st) for e in result.entries)
+
+
+def test_the_recent_window_prices_the_newer_placeholder() -> None:
+    """m1's image costs 1600 and m0 sent with the newer placeholder 13: a window of 1613 holds both, 1612 only m1."""
+    st = Store(messages=(Message("m0", "user", (Text("a"), Image())), Message("m1", "user", (Image(),))))
+    tails = [
+        _compiled(RAW_FORMS_CBE7032A, st, Config(max_live_images=1, recent_window_tokens=w)).stats.tail.messages
+        for w in (1612, 1613)
+    ]
+    assert tails == [1, 2]
+
+
+def test_the_newer_lines_price_the_first_image_kept() -> None:
+    """Counting from the first block, m0 keeps its cheap first image; the price is that of what is sent."""
+    st = Store(messages=(Message("m0", "user", (Image(token_estimate=100), Image(token_estimate=2000))),))
+    result = _compiled(RAW_FORMS_CBE7032A, st, Config(max_live_images=1))
+    assert result.entries[0].content == (Image(token_estimate=100), Text(DROPPED_PLACEHOLDER))
+    assert result.stats.total.tokens == content_tokens(result.entries[0].content, st)
