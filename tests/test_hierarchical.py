@@ -329,3 +329,11 @@ def test_the_newer_lines_price_the_first_image_kept() -> None:
     result = _compiled(RAW_FORMS_CBE7032A, st, Config(max_live_images=1))
     assert result.entries[0].content == (Image(token_estimate=100), Text(DROPPED_PLACEHOLDER))
     assert result.stats.total.tokens == content_tokens(result.entries[0].content, st)
+
+
+def test_the_hysteresis_line_moves_its_watermark_by_the_newer_messages_depth() -> None:
+    """Each image costs 1600: summing only newer messages, m0 reaches 1600 (not past the depth), so no image misfits,
+    the watermark stays unset and m1's image stays live; counting the message itself would strip it."""
+    st = Store(messages=(Message("m0", "user", (Image(),)), Message("m1", "user", (Image(),))))
+    config = Config(image_strip_depth_tokens=1600, image_strip_hysteresis_ratio=0.5)
+    assert _compiled(HYSTERESIS_A95EB55B, st, config).entries[-1].content == (Image(),)
