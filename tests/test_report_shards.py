@@ -92,7 +92,6 @@ def test_merged_shards_with_mutmut_give_the_report_of_one_run(tmp_path: Path, mo
         "def test_double():\n    assert double(3) == 6\n\n\ndef test_half():\n    assert half(4) == 2\n\n\n"
         "def test_inc():\n    assert inc(3) == 4\n"
     )
-    (root / "reports").mkdir()
     shutil.copytree(ROOT / "reports", root / "reports", ignore=shutil.ignore_patterns("__pycache__"))
     (root / "pyproject.toml").write_text(MUTMUT_CONFIG)
     hashed = ("pyproject.toml", "strategies", "reference", "calc.py", "tests")
