@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import subprocess
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
@@ -22,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from reports.campaign.named_mutants import Mutant, tests_for
-from reports.campaign.processes import PYTEST_ARGS, RunOutcome, _die_with_parent, kill_group
+from reports.campaign.processes import PYTEST_ARGS, RunOutcome, kill_group, spawn
 from reports.campaign.records import FAILING, BaselineRecord, MutantRecord, Status, decode_row
 from reports.campaign.runs import mutant_record, not_covered, timeout_for
 from reports.campaign.settings import Settings
@@ -63,16 +62,7 @@ def run_warm(
             *settings.selection,
         ]
         with open(log, "wb") as sink:
-            proc = subprocess.Popen(
-                cmd,
-                cwd=settings.root,
-                env=settings.env(),
-                stdout=sink,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                start_new_session=True,
-                preexec_fn=_die_with_parent,
-            )
+            proc = spawn(cmd, settings.root, settings.env(), sink)
         seen, offset = set(), 0
         rows_of: dict[str, dict[str, dict[str, Any]]] = {}
         try:

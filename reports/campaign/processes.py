@@ -12,10 +12,10 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from reports.campaign.records import TestRow, decode_row
 from reports.campaign.settings import Settings
@@ -30,6 +30,21 @@ def _die_with_parent() -> None:
     """In the child: SIGKILL when the campaign dies (Linux), so a killed campaign leaves no runs behind."""
     if _PRCTL is not None:
         _PRCTL(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+def spawn(cmd: Sequence[str], cwd: Path, env: Mapping[str, str], out: IO[bytes]) -> subprocess.Popen[bytes]:
+    """A run of the campaign: its output to ``out``, no input, in a process group of its own (``kill_group``
+    ends it and its children) that dies with the campaign."""
+    return subprocess.Popen(
+        cmd,
+        cwd=cwd,
+        env=env,
+        stdout=out,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,
+        preexec_fn=_die_with_parent,
+    )
 
 
 _LIVE: set[subprocess.Popen[bytes]] = set()
@@ -81,16 +96,7 @@ def run_pytest(settings: Settings, args: Sequence[str], timeout: float | None) -
 
 def _run_process(cmd: Sequence[str], settings: Settings, log: Path, timeout: float | None) -> tuple[int | None, bool]:
     with open(log, "wb") as out:
-        proc = subprocess.Popen(
-            cmd,
-            cwd=settings.root,
-            env=settings.env(),
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-            preexec_fn=_die_with_parent,
-        )
+        proc = spawn(cmd, settings.root, settings.env(), out)
         with _LIVE_LOCK:
             _LIVE.add(proc)
         try:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import subprocess
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -29,7 +28,7 @@ from reports.campaign.mutmut.describe import describe
 from reports.campaign.mutmut.meta import load_meta, module_of
 from reports.campaign.mutmut.work_copy import read_selection
 from reports.campaign.plugins.mutant_plugin import SKIP_ENV
-from reports.campaign.processes import _die_with_parent, kill_group
+from reports.campaign.processes import kill_group, spawn
 from reports.campaign.progress import fmt_time
 from reports.campaign.records import BaselineRecord, Status
 from reports.campaign.runs import red_tests
@@ -53,16 +52,7 @@ def _run(
 ) -> tuple[int | None, bool]:
     """Run ``cmd`` to its end or the deadline (then killed); (exit code, stopped at the deadline)."""
     with open(log, "ab") as out:
-        proc = subprocess.Popen(
-            cmd,
-            cwd=cwd,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-            preexec_fn=_die_with_parent,
-        )
+        proc = spawn(cmd, cwd, env, out)
         try:
             while proc.poll() is None:
                 time.sleep(0.5)

@@ -43,7 +43,7 @@ from reports.campaign.mutmut.work_copy import (
 )
 from reports.campaign.named_mutants import shard_of
 from reports.campaign.options import MUTMUT_PATHS
-from reports.campaign.processes import _die_with_parent, kill_group
+from reports.campaign.processes import kill_group, spawn
 from reports.campaign.progress import fmt_time
 from reports.campaign.records import BaselineRecord, MutmutRecord, Status
 from reports.campaign.runs import red_tests
@@ -160,16 +160,7 @@ def _invoke(
     log_path = work.parent / "mutmut.log"
     stream = settings.progress
     with open(log_path, "ab") as log:
-        proc = subprocess.Popen(
-            cmd,
-            cwd=work,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-            preexec_fn=_die_with_parent,
-        )
+        proc = spawn(cmd, work, env, log)
         started = last = time.time()
         note = ""
         try:
