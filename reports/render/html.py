@@ -202,7 +202,6 @@ def _mutmut(report: Report, h: list[str]) -> None:
     for row in _mutmut_by_file(report):
         h.append("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in row) + "</tr>")
     h.append("</table>")
-    nan = "nan" if any(r.change is not None for r in report.mutmut) else ""
     for path, group in by_file(report).items():
         counts = score(r.status for r in group).counts
         shown = ", ".join(f"{counts[s]} {s}" for s in STATUSES if counts.get(s))
@@ -213,9 +212,9 @@ def _mutmut(report: Report, h: list[str]) -> None:
         )
         for r in sorted(group, key=lambda r: (r.line, r.id)):
             who = ", ".join(r.killed_by) if r.status == Status.KILLED else r.reason
-            text = r.change.diff if r.change is not None else nan
+            text = r.change.diff if r.change is not None else ""
             diff = f"<details><summary>diff</summary><pre>{_e(text)}</pre></details>" if text else ""
-            mutator = r.change.mutator if r.change is not None else nan
+            mutator = r.change.mutator if r.change is not None else ""
             h.append(
                 f"<tr data-status='{_e(r.status)}'><td><code>{_e(r.id.removeprefix('mutmut:'))}</code></td>"
                 f"<td class='{_e(r.status)}'>{_e(r.status)}</td><td>{r.line}</td><td>{_e(mutator)}</td>"

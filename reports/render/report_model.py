@@ -329,11 +329,9 @@ def red_first(tests: Sequence[TestRow], records: Records) -> Checks:
     """Each test's red-first witness (a variant it is red on, or a mutant it kills), the tests without one and
     why; every ``red_on`` red there and green on sound."""
     base_of = {r.nodeid: r.base for r in tests}
-    no_variant = "nan" if any(r.variant is not None for r in tests) else "baseline"
     witness: dict[str, tuple[str, str]] = {}
     for row in sorted((r for r in tests if r.outcome in RED), key=lambda r: r.nodeid):
-        label = row.variant or (no_variant if row.variant is None else "baseline")
-        witness.setdefault(row.base, (f"variant {label}", first_line_of_failure(row.text)))
+        witness.setdefault(row.base, (f"variant {row.variant or 'baseline'}", first_line_of_failure(row.text)))
     for key in sorted(records):
         rec = records[key]
         if isinstance(rec, MutantRecord | MutmutRecord):
