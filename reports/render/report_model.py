@@ -21,6 +21,7 @@ from reports.campaign.records import (
     MutantRecord,
     MutmutRecord,
     Outcome,
+    Record,
     Records,
     Status,
     TestRow,
@@ -189,6 +190,8 @@ def score(statuses: Iterable[Status]) -> Score:
 
 @dataclass(frozen=True)
 class Report:
+    """The report's tables, each a tuple of frozen rows, and its checks and notes: all the renderers read."""
+
     fp: str
     tests: tuple[TestRow, ...]  # the baseline: one row per test (node id), the last one recorded
     named: tuple[NamedRow, ...]  # one row per named mutant
@@ -248,7 +251,7 @@ def _last_of_each(rows: Sequence[TestRow]) -> tuple[TestRow, ...]:
     return tuple(r for k, r in enumerate(rows) if last[r.nodeid] == k)
 
 
-def _named_row(m: Mutant, found: object) -> NamedRow:
+def _named_row(m: Mutant, found: Record | None) -> NamedRow:
     rec = found if isinstance(found, MutantRecord) else None
     if rec is None:
         return NamedRow(m.id, Kind(m.kind), m.spec, m.wording, Status.PENDING)

@@ -4,7 +4,7 @@ lines and the exit status, and the helpers the renderers share."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from reports.campaign.records import ALIVE, Kind, Outcome, Status, TestRow
@@ -125,7 +125,7 @@ def red_first_gaps(report: Report) -> int:
     return len(report.checks.red_on_violations) + len(report.checks.gaps)
 
 
-def _reason_counts(without: dict[str, str]) -> str:
+def _reason_counts(without: Mapping[str, str]) -> str:
     counts: dict[str, int] = {}
     for why in without.values():
         kind = why.split(":")[0].split(" (")[0]  # the reason's kind, without its details
@@ -161,7 +161,7 @@ def summary_lines(report: Report) -> list[str]:
         *folder_scores(report),
         f"red-first: {checks.tests - len(checks.never_red)} of {checks.tests} tests "
         f"have a witness (red on a variant or a mutant); {len(checks.never_red)} without "
-        f"({_reason_counts(dict(checks.without))}); {len(checks.red_on_violations)} red_on "
+        f"({_reason_counts(checks.without)}); {len(checks.red_on_violations)} red_on "
         "violation(s)",
     ]
     for row in report.named:
