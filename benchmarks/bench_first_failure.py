@@ -7,7 +7,7 @@ seed's
 fourteen removals) runs in a fresh process, ``python -m pytest -x -q -p no:cacheprovider -p
 reports.campaign.plugins.mutant_plugin --cm-mutant SPEC``, from the tree's root; the figure is the wall clock from the
 process's start to its exit (under ``-x``, the first failure). ``--rev`` measures another commit instead,
-from a ``git archive`` of it in a temporary folder. Prints a table (pandas), the median, min and max, and
+from a ``git archive`` of it in a temporary folder. Prints a table, the median, min and max, and
 how many never failed. On a shared machine the wall times follow the load (the load average is printed); each
 run's CPU time (user + system, from ``wait4``) is printed too, and moves much less.
 """
@@ -30,7 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import pandas as pd
+from tabulate import tabulate
 
 from reports.campaign.named_mutants import Mutant, named_mutants
 
@@ -208,9 +208,7 @@ def main(argv: list[str] | None = None) -> int:
             )
         )
         return 0
-    table = pd.DataFrame([asdict(t) for t in timings]).drop(columns=["spec"])
-    with pd.option_context("display.width", 200, "display.max_colwidth", 90, "display.max_rows", None):
-        print(table.to_string(index=False))
+    print(tabulate([{k: v for k, v in asdict(t).items() if k != "spec"} for t in timings], headers="keys"))
     flag = env.get("PYTHONDONTWRITEBYTECODE", "")
     cache = "bytecode cached" if args.bytecode_cache else f"PYTHONDONTWRITEBYTECODE={flag!r}"
     print(

@@ -14,7 +14,7 @@ import pytest
 from campaign_helpers import MUTANTS
 
 from reports.campaign.equivalents import Equivalent, load_equivalents
-from reports.campaign.records import Record, decode
+from reports.campaign.records import Record, Status, decode
 from reports.campaign.settings import ROOT
 from reports.exit_codes import Exit
 from reports.render import html, markdown
@@ -66,7 +66,7 @@ def test_report_renders_every_output(campaign, tmp_path):
     assert csv[0].startswith("mutant,status,")
     assert any(line.startswith("defect:OFF_BY_ONE,killed,") for line in csv)
     s = report.named_score()
-    assert (s["killed"], s["timeout"], s["counted"]) == (2, 1, 4)
+    assert (s.killed, s.timeout, s.counted) == (2, 1, 4)
 
 
 def test_report_is_the_same_from_the_same_journal(campaign):
@@ -78,10 +78,10 @@ def test_report_is_the_same_from_the_same_journal(campaign):
 def test_red_first_checks_flag_never_red_and_stale_red_on(campaign):
     _, fp, records = campaign
     checks = build(records, fp, MUTANTS, equivalents={}).checks
-    assert "tests/test_calc.py::test_plain" in checks["never_red"]
-    assert "tests/test_calc.py::test_add" not in checks["never_red"]  # killed OFF_BY_ONE
-    assert "tests/test_calc.py::test_red_on_baseline" not in checks["never_red"]
-    problems = {(v["test"], v["problem"]) for v in checks["red_on_violations"]}
+    assert "tests/test_calc.py::test_plain" in checks.never_red
+    assert "tests/test_calc.py::test_add" not in checks.never_red  # killed OFF_BY_ONE
+    assert "tests/test_calc.py::test_red_on_baseline" not in checks.never_red
+    problems = {(v.test, v.problem) for v in checks.red_on_violations}
     assert (
         "tests/test_calc.py::test_marked_but_never_red[pr-8bb01ab8]",
         "marked red_on pr-8bb01ab8 but passed there",
@@ -128,7 +128,7 @@ def test_mutation_testing_elements_json_shape(campaign):
     test_ids = {t["id"] for f in doc["testFiles"].values() for t in f["tests"]}
     killed_by = {t for e in doc["files"].values() for m in e["mutants"] for t in m.get("killedBy", [])}
     assert killed_by <= test_ids
-    assert report.mutmut_score()["counts"]["pending"] == 1
+    assert report.mutmut_score().counts[Status.PENDING] == 1
 
 
 def test_reviewed_equivalents_leave_the_score_and_go_stale_when_the_line_changes(campaign):
@@ -141,10 +141,10 @@ def test_reviewed_equivalents_leave_the_score_and_go_stale_when_the_line_changes
         "mutmut:calc.x_add__mutmut_1": Equivalent("mutmut:calc.x_add__mutmut_1", "stale", "return b"),
     }
     report = build(records, fp, MUTANTS, equivalents=equivalents)
-    status = dict(zip(report.mutmut["id"], report.mutmut["status"], strict=True))
+    status = {r.id: r.status for r in report.mutmut}
     assert status == {"mutmut:calc.x_add__mutmut_1": "survived", "mutmut:calc.x_add__mutmut_2": "equivalent"}
     assert any("stale equivalence entry mutmut:calc.x_add__mutmut_1" in n for n in report.notes)
-    assert report.mutmut_score()["counted"] == 1
+    assert report.mutmut_score().counted == 1
 
 
 def test_the_reviewed_equivalents_file_parses():
@@ -152,10 +152,8 @@ def test_the_reviewed_equivalents_file_parses():
 
 
 def test_score_counts_only_failing_kills_with_timeouts_beside():
-    import pandas as pd
-
-    s = score(pd.Series(["killed", "timeout", "survived", "equivalent", "pending"]))
-    assert (s["killed"], s["counted"], round(s["score"], 1), round(s["with_timeouts"], 1)) == (1, 3, 33.3, 66.7)
+    s = score([Status.KILLED, Status.TIMEOUT, Status.SURVIVED, Status.EQUIVALENT, Status.PENDING])
+    assert (s.killed, s.counted, round(s.score, 1), round(s.with_timeouts, 1)) == (1, 3, 33.3, 66.7)
 
 
 def test_counterexamples_are_read_from_the_failure_text():
@@ -207,7 +205,7 @@ def test_a_complete_report_with_nothing_alive_exits_zero(campaign):
     _, fp, records = campaign
     killed = [m for m in MUTANTS if records[m.id].status in ("killed", "timeout")]
     report = build(records, fp, killed, equivalents={})
-    report = replace(report, checks={**report.checks, "never_red": [], "gaps": [], "red_on_violations": []})
+    report = replace(report, checks=replace(report.checks, never_red=(), gaps=(), red_on_violations=()))
     assert exit_status(report) == Exit.OK
 
 

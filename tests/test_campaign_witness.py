@@ -37,10 +37,10 @@ def test_a_never_red_test_gets_a_killed_mutant_of_its_code_as_witness_or_a_reaso
     assert found["tests/test_calc.py::test_plain"].reason == NO_CODE  # looks no variant up, covers nothing
     records.update({r.key: r for r in found.values()})
     checks = build(records, fp, MUTANTS, equivalents={}).checks
-    assert checks["witness"]["tests/test_calc.py::test_marked_but_never_red"][0] == "defect:OFF_BY_ONE"
-    assert checks["without"]["tests/test_calc.py::test_plain"] == NO_CODE
-    assert "tests/test_calc.py::test_plain" not in checks["gaps"]  # explained, not a gap
-    assert REAL_GAP not in checks["without"].values()
+    assert checks.witness["tests/test_calc.py::test_marked_but_never_red"][0] == "defect:OFF_BY_ONE"
+    assert checks.without["tests/test_calc.py::test_plain"] == NO_CODE
+    assert "tests/test_calc.py::test_plain" not in checks.gaps  # explained, not a gap
+    assert REAL_GAP not in checks.without.values()
 
 
 @pytest.mark.parametrize("tb", ["native", "short", "line"])

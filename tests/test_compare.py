@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 
@@ -108,10 +109,9 @@ def test_out_and_saved_cells_hold_every_differing_cell(capsys, tmp_path):
     assert code == (1 if doc["counts"]["both sent different bytes"] else 0)
     differing = doc["differing"]
     assert doc["cells"] == 48 and differing, "the calibrated store differs between main and pr (the view)"
-    import pandas as pd  # not at module level: collecting the suite must not load numpy (reports/__init__.py)
-
-    table = pd.read_csv(out_dir / "cells.csv")
-    assert sorted(table["cell"]) == sorted(c["cell"] for c in differing)
+    with open(out_dir / "cells.csv", encoding="utf-8", newline="") as fh:
+        table = list(csv.DictReader(fh))
+    assert sorted(row["cell"] for row in table) == sorted(c["cell"] for c in differing)
     assert (out_dir / "cells.md").read_text(encoding="utf-8").count("\n") == len(differing) + 2
     saved = sorted(cells.glob("*.scenario.json"))
     assert len(saved) == len(differing)

@@ -123,9 +123,6 @@ KEY_NAMES = {
     ("reports/campaign/plugins/mutant_plugin.py", "reads_table"),
     ("reports/campaign/plugins/mutant_plugin.py", "variants_used"),
     ("reports/cli/defects.py", "killed_by"),  # defects --json: its own output's field
-    # the columns of the report's table of named mutants
-    *(("reports/render/report_model.py", k) for k in ("killed_by", "ran", "shrunk", "slowest", "time_to_kill")),
-    ("reports/render/report_model.py", "timed_out_in"),
 }
 #: Parameter names that hold journal records: never a plain dict.
 RECORD_NAMES = {"record", "rec", "records", "baseline", "done", "journal"}

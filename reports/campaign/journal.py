@@ -40,6 +40,7 @@ HARNESS_ONLY = frozenset(
         "tests/test_hints.py",
         "tests/test_suite_order.py",
         "tests/test_report_shards.py",
+        "tests/data/report/*",
         "reports/campaign/hints.py",
         "reports/campaign/mutmut/test_order.py",
         "reports/campaign/witness.py",

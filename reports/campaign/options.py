@@ -1,5 +1,5 @@
 """The ``cmharness report`` options and their parsers: one-line errors for a bad shard, budget, worker count or
-folder; kept apart so that building the parser does not import pandas."""
+folder; kept apart so that building the parser imports none of the campaign's runners."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ def folder_argument(text: str) -> str:
 
 
 def add_report_arguments(parser: Any) -> None:
-    """The ``cmharness report`` options (here, so that building the parser does not import pandas)."""
+    """The ``cmharness report`` options (here, so that building the parser imports none of the campaign's runners)."""
     parser.add_argument(
         "--shard", metavar="I/N", type=shard_argument, help="run only the mutants of shard I of N (a stable slice)"
     )

@@ -199,7 +199,7 @@ def searched_after_merge(records: Records, fp: str, scope: Sequence[str], extra:
     if set(scope) != set(MUTMUT_PATHS) or any(isinstance(r, WitnessRecord) for r in records.values()):
         return False
     report = build(records, fp, named_mutants() + (extra_mutants(extra) if extra else []), scope=scope)
-    return bool(completeness(report)["complete"])
+    return completeness(report).complete
 
 
 def order_by_kills(report: Report, records: Records) -> dict[str, Any]:
@@ -259,7 +259,7 @@ def run(args: Any, stdout: TextIO) -> int:
             return Exit.INCOMPLETE
     report = build(records, fp, named_mutants() + (extra_mutants(extra) if extra else []), scope=scope)
     paths = write(report, settings.out, settings.root)
-    if completeness(report)["complete"] and shard is None and set(scope) == set(MUTMUT_PATHS):
+    if completeness(report).complete and shard is None and set(scope) == set(MUTMUT_PATHS):
         # only a full report ranks the tests and leaves hints, in the state folder (mutation/ has the reviewed copies)
         settings.state_dir.mkdir(parents=True, exist_ok=True)
         paths.append(write_order(report, records, settings.state_dir / ORDER_NAME))

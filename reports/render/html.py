@@ -15,9 +15,10 @@ from reports.campaign.records import Kind, Status
 from reports.render.report_model import Report, score
 from reports.render.summary import (
     _example_title,
-    _module_file,
     _mutmut_by_file,
     _secs,
+    by_file,
+    in_folder,
     mutmut_folders,
     summary_lines,
     variant_matrix,
@@ -115,18 +116,17 @@ def _bars(rows: list[tuple[str, dict[str, int]]], title: str) -> str:
 
 def chart(report: Report) -> str:
     folders = []
-    for folder in mutmut_folders(report) if len(report.mutmut) else []:
-        sub = report.mutmut.loc[report.mutmut["id"].str.startswith(f"mutmut:{folder}."), "status"]
-        folders.append((f"mutmut {folder}/", score(sub)["counts"]))
+    for folder in mutmut_folders(report):
+        folders.append((f"mutmut {folder}/", dict(score(r.status for r in in_folder(report, folder)).counts)))
     for kind, label in (
         (Kind.DEFECT, "named: defects alone"),
         (Kind.REMOVAL, "named: seed removals"),
         (Kind.EXTRA, "extra (patches)"),
     ):
-        sub = report.named.loc[report.named["kind"] == kind, "status"]
-        if len(sub):
-            folders.append((label, score(sub)["counts"]))
-    named = [(r.id.split(":", 1)[1][:34], {r.status: 1}) for r in report.named.itertuples()]
+        sub = [r.status for r in report.named if r.kind == kind]
+        if sub:
+            folders.append((label, dict(score(sub).counts)))
+    named = [(r.id.split(":", 1)[1][:34], {r.status: 1}) for r in report.named]
     return (
         "<div id='chart'>"
         + _bars(folders, "outcomes per folder and kind")
@@ -142,7 +142,7 @@ def _named(report: Report, h: list[str]) -> None:
         "<h2>Named and extra mutants</h2><table id='named'><tr><th>mutant</th><th>switch or patch</th>"
         "<th>what it undoes</th><th>status</th><th>killing tests</th><th>time to kill</th><th>run</th></tr>"
     )
-    for r in report.named.itertuples():
+    for r in report.named:
         detail = ""
         if r.killed_by:
             detail = (
@@ -172,11 +172,9 @@ def _named(report: Report, h: list[str]) -> None:
 
 
 def _kill_matrix(report: Report, h: list[str]) -> None:
-    import pandas as pd
-
     h.append("<h2>Kill matrix (named mutants x tests that killed one)</h2>")
     kills = report.kills
-    cols = [c for c in kills.columns if (kills[c] == 1).any()] if not kills.empty else []
+    cols = [c for c in kills.tests if any(row.cells.get(c) for row in kills.rows)]
     if not cols:
         h.append("<p>No named mutant was killed.</p>")
         return
@@ -185,12 +183,14 @@ def _kill_matrix(report: Report, h: list[str]) -> None:
         + "".join(f"<th title='{_e(c)}'>T{k + 1}</th>" for k, c in enumerate(cols))
         + "</tr>"
     )
-    for mid, row in kills[cols].iterrows():
+    for row in kills.rows:
         cells = "".join(
-            "<td class='kn'></td>" if pd.isna(v) else f"<td class='k{int(v)}'>{'x' if v == 1 else ''}</td>"
-            for v in row.values
+            "<td class='kn'></td>"
+            if (v := row.cells.get(c)) is None
+            else f"<td class='k{int(v)}'>{'x' if v else ''}</td>"
+            for c in cols
         )
-        h.append(f"<tr><td><code>{_e(mid)}</code></td>{cells}</tr>")
+        h.append(f"<tr><td><code>{_e(row.mutant)}</code></td>{cells}</tr>")
     h.append("</table><ol>" + "".join(f"<li><code>{_e(c)}</code></li>" for c in cols) + "</ol></details>")
 
 
@@ -202,24 +202,22 @@ def _mutmut(report: Report, h: list[str]) -> None:
     for row in _mutmut_by_file(report):
         h.append("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in row) + "</tr>")
     h.append("</table>")
-    frame = report.mutmut
-    if frame.empty:
-        return
-    frame = frame.assign(file=frame["file"].fillna(frame["id"].map(_module_file)))
-    for path, group in frame.groupby("file"):
-        counts = group["status"].value_counts().to_dict()
+    for path, group in by_file(report).items():
+        counts = score(r.status for r in group).counts
         shown = ", ".join(f"{counts[s]} {s}" for s in STATUSES if counts.get(s))
         h.append(
             f"<details class='file'><summary><code>{_e(path)}</code>: {shown}</summary><table>"
             "<tr><th>mutant</th><th>status</th><th>line</th><th>mutator</th><th>killing test or reason</th>"
             "<th>diff</th></tr>"
         )
-        for r in group.sort_values(["line", "id"]).itertuples():
-            who = ", ".join(r.killed_by or []) if r.status == Status.KILLED else (r.reason or "")
-            diff = f"<details><summary>diff</summary><pre>{_e(r.diff)}</pre></details>" if r.diff else ""
+        for r in sorted(group, key=lambda r: (r.line, r.id)):
+            who = ", ".join(r.killed_by) if r.status == Status.KILLED else r.reason
+            text = r.change.diff if r.change is not None else ""
+            diff = f"<details><summary>diff</summary><pre>{_e(text)}</pre></details>" if text else ""
+            mutator = r.change.mutator if r.change is not None else ""
             h.append(
                 f"<tr data-status='{_e(r.status)}'><td><code>{_e(r.id.removeprefix('mutmut:'))}</code></td>"
-                f"<td class='{_e(r.status)}'>{_e(r.status)}</td><td>{r.line}</td><td>{_e(r.mutator)}</td>"
+                f"<td class='{_e(r.status)}'>{_e(r.status)}</td><td>{r.line}</td><td>{_e(mutator)}</td>"
                 f"<td><code>{_e(who)}</code></td><td>{diff}</td></tr>"
             )
         h.append("</table></details>")
@@ -227,9 +225,9 @@ def _mutmut(report: Report, h: list[str]) -> None:
 
 def _tests(report: Report, h: list[str]) -> None:
     checks = report.checks
-    witness, without = checks.get("witness", {}), checks.get("without", {})
+    witness, without = checks.witness, checks.without
     h.append(
-        f"<h2>Tests and their red-first witness ({len(witness)} of {checks['tests']})</h2>"
+        f"<h2>Tests and their red-first witness ({len(witness)} of {checks.tests})</h2>"
         "<details><summary>every test with the variant or mutant it is red on</summary>"
         "<table id='witnesses'><tr><th>test</th><th>witness</th><th>failure</th></tr>"
     )
@@ -246,15 +244,15 @@ def _tests(report: Report, h: list[str]) -> None:
         + "</table>"
     )
     h.append(
-        f"<h3><code>red_on</code> violations ({len(checks['red_on_violations'])})</h3><ul>"
+        f"<h3><code>red_on</code> violations ({len(checks.red_on_violations)})</h3><ul>"
         + (
-            "".join(f"<li><code>{_e(v['test'])}</code>: {_e(v['problem'])}</li>" for v in checks["red_on_violations"])
+            "".join(f"<li><code>{_e(v.test)}</code>: {_e(v.problem)}</li>" for v in checks.red_on_violations)
             or "<li>none</li>"
         )
         + "</ul>"
     )
-    if checks["only_skipped"]:
-        h.append(f"<p class='small'>Skipped in this profile, not checked: {len(checks['only_skipped'])} test(s).</p>")
+    if checks.only_skipped:
+        h.append(f"<p class='small'>Skipped in this profile, not checked: {len(checks.only_skipped)} test(s).</p>")
 
 
 def _variants(report: Report, h: list[str]) -> None:
@@ -263,15 +261,17 @@ def _variants(report: Report, h: list[str]) -> None:
         "<h2>Tests by variant (baseline run)</h2><details><summary>each test's outcome on each variant (a "
         "framed cell is a variant its <code>red_on</code> marker names)</summary>"
     )
-    if not matrix.empty:
-        red_on = report.tests.groupby("base")["red_on"].first()
-        h.append("<table><tr><th>test</th>" + "".join(f"<th>{_e(c)}</th>" for c in matrix.columns) + "</tr>")
-        for base, row in matrix.iterrows():
-            marks = red_on.get(base) or []
+    if matrix.rows:
+        red_on: dict[str, tuple[str, ...]] = {}
+        for t in report.tests:
+            red_on.setdefault(t.base, t.red_on)
+        h.append("<table><tr><th>test</th>" + "".join(f"<th>{_e(c)}</th>" for c in matrix.variants) + "</tr>")
+        for base, row in matrix.rows:
+            marks = red_on.get(base, ())
             cells = "".join(
-                f"<td class='{_e(v) if isinstance(v, str) else 'kn'}{' expected' if c in marks else ''}'>"
-                f"{_e(v) if isinstance(v, str) else ''}</td>"
-                for c, v in row.items()
+                f"<td class='{_e(v) if v is not None else 'kn'}{' expected' if c in marks else ''}'>"
+                f"{_e(v) if v is not None else ''}</td>"
+                for c, v in zip(matrix.variants, row, strict=True)
             )
             h.append(f"<tr><td><code>{_e(base)}</code></td>{cells}</tr>")
         h.append("</table>")

@@ -27,25 +27,18 @@ def render(report: Report) -> str:
     out = ["# Red-first mutation report", "", "```", *summary_lines(report), "```", ""]
     matrix = variant_matrix(report.tests)
     out += ["## Tests by variant (baseline)", ""]
-    if matrix.empty:
+    if not matrix.rows:
         out += ["No test is parametrized over variants.", ""]
     else:
         out += _md_table(
-            ["test", *matrix.columns],
-            [
-                [b, *(v if isinstance(v, str) else "" for v in r)]
-                for b, r in zip(matrix.index, matrix.values, strict=True)
-            ],
+            ["test", *matrix.variants], [[b, *(v if v is not None else "" for v in r)] for b, r in matrix.rows]
         )
     out += ["## Named mutants", ""]
     out += _md_table(
         ["mutant", "what it undoes", "status", "killing tests", "time to kill", "run"],
-        [
-            [r.id, r.wording, r.status, len(r.killed_by), _secs(r.time_to_kill), _secs(r.duration)]
-            for r in report.named.itertuples()
-        ],
+        [[r.id, r.wording, r.status, len(r.killed_by), _secs(r.time_to_kill), _secs(r.duration)] for r in report.named],
     )
-    for r in report.named.itertuples():
+    for r in report.named:
         if r.killed_by:
             out += [f"### {r.id}", "", f"Killed by: {', '.join(f'`{t}`' for t in r.killed_by)}", ""]
             if r.failure:
@@ -66,10 +59,8 @@ def render(report: Report) -> str:
         ],
         _mutmut_by_file(report),
     )
-    surv = report.mutmut[
-        report.mutmut["status"].isin([Status.SURVIVED, Status.TIMEOUT, Status.NO_COVERAGE, Status.ERROR])
-    ]
-    if len(surv):
+    surv = [r for r in report.mutmut if r.status in (Status.SURVIVED, Status.TIMEOUT, Status.NO_COVERAGE, Status.ERROR)]
+    if surv:
         out += ["### Survivors", ""]
         out += _md_table(
             ["mutant", "status", "where", "mutator", "original", "mutated"],
@@ -78,31 +69,31 @@ def render(report: Report) -> str:
                     r.id.removeprefix("mutmut:"),
                     r.status,
                     f"{r.file}:{r.line}",
-                    r.mutator,
-                    f"`{r.original}`",
-                    f"`{r.replacement}`",
+                    r.change.mutator if r.change else "",
+                    f"`{r.change.original if r.change else ''}`",
+                    f"`{r.change.replacement if r.change else ''}`",
                 ]
-                for r in surv.itertuples()
+                for r in surv
             ],
         )
-    eq = report.mutmut[report.mutmut["status"] == Status.EQUIVALENT]
-    if len(eq):
+    eq = [r for r in report.mutmut if r.status == Status.EQUIVALENT]
+    if eq:
         out += ["### Equivalent (reviewed)", ""]
         out += _md_table(
             ["mutant", "where", "reason"],
-            [[r.id.removeprefix("mutmut:"), f"{r.file}:{r.line}", r.reason] for r in eq.itertuples()],
+            [[r.id.removeprefix("mutmut:"), f"{r.file}:{r.line}", r.reason] for r in eq],
         )
     out += ["## Red-first checks", ""]
     checks = report.checks
-    witness, without = checks.get("witness", {}), checks.get("without", {})
-    out += [f"Tests with a red-first witness: {len(witness)} of {checks['tests']}.", ""]
+    witness, without = checks.witness, checks.without
+    out += [f"Tests with a red-first witness: {len(witness)} of {checks.tests}.", ""]
     out += _md_table(
         ["test", Kind.WITNESS, "failure"], [[f"`{b}`", f"`{w}`", line] for b, (w, line) in sorted(witness.items())]
     )
     out += [f"Tests without a witness ({len(without)}):", ""]
     out += [f"- `{t}`: {why}" for t, why in sorted(without.items())] or ["- none"]
-    out += ["", f"`red_on` violations ({len(checks['red_on_violations'])}):", ""]
-    out += [f"- `{v['test']}`: {v['problem']}" for v in checks["red_on_violations"]] or ["- none"]
-    if checks["only_skipped"]:
-        out += ["", f"Skipped in this profile, not checked: {len(checks['only_skipped'])} test(s)."]
+    out += ["", f"`red_on` violations ({len(checks.red_on_violations)}):", ""]
+    out += [f"- `{v.test}`: {v.problem}" for v in checks.red_on_violations] or ["- none"]
+    if checks.only_skipped:
+        out += ["", f"Skipped in this profile, not checked: {len(checks.only_skipped)} test(s)."]
     return "\n".join(out) + "\n"

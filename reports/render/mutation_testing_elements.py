@@ -8,8 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from reports.campaign.records import Kind, Status
-from reports.render.report_model import Report
-from reports.render.summary import _module_file
+from reports.render.report_model import Report, module_file
 
 MTE_STATUS = {
     Status.KILLED: "Killed",
@@ -37,16 +36,8 @@ def switch_locations(root: Path) -> dict[str, tuple[str, int, int]]:
     return out
 
 
-def _num(x: Any, default: int) -> int:
-    import pandas as pd
-
-    return default if x is None or (isinstance(x, float) and pd.isna(x)) else int(x)
-
-
 def mte_json(report: Report, root: Path) -> dict[str, Any]:
     """The report in the mutation-testing-elements schema (version 1)."""
-    import pandas as pd
-
     files: dict[str, dict[str, Any]] = {}
 
     def file_entry(path: str) -> dict[str, Any]:
@@ -60,7 +51,7 @@ def mte_json(report: Report, root: Path) -> dict[str, Any]:
         return files[path]
 
     locations = switch_locations(root)
-    for row in report.named.itertuples():
+    for row in report.named:
         defect = row.spec.split("+")[-1]
         path, line, col = locations.get(defect, ("strategies/defects.py", 1, 1))
         if row.kind == Kind.EXTRA:
@@ -82,36 +73,38 @@ def mte_json(report: Report, root: Path) -> dict[str, Any]:
             "status": MTE_STATUS.get(row.status, "RuntimeError"),
             "killedBy": list(row.killed_by),
         }
-        if row.duration is not None and not pd.isna(row.duration):
+        if row.duration is not None:
             entry["duration"] = round(float(row.duration) * 1000)
         if row.status == Status.TIMEOUT:
             entry["statusReason"] = "no test failed before the timeout"
         file_entry(path)["mutants"].append(entry)
-    for row in report.mutmut.itertuples():
-        path = row.file if isinstance(row.file, str) and row.file else _module_file(row.id)
+    for row in report.mutmut:
+        change = row.change
+        path = change.file if change is not None and change.file else module_file(row.id)
         if not (root / path).exists():
             continue
-        line, col = _num(row.line, 1), _num(row.column, 1)
+        line, col = row.line, change.column if change is not None else 1
+        end_line, end_col = (change.end_line, change.end_column) if change is not None else (line, col)
         entry = {
             "id": row.id,
-            "mutatorName": row.mutator if isinstance(row.mutator, str) else "Mutation",
-            "replacement": row.replacement if isinstance(row.replacement, str) else "",
+            "mutatorName": change.mutator if change is not None else "Mutation",
+            "replacement": change.replacement if change is not None else "",
             "location": {
                 "start": {"line": line, "column": col},
-                "end": {"line": _num(row.end_line, line), "column": _num(row.end_column, col)},
+                "end": {"line": end_line, "column": end_col},
             },
             "status": MTE_STATUS.get(row.status, "RuntimeError"),
-            "killedBy": list(row.killed_by or []),
+            "killedBy": list(row.killed_by),
         }
         if row.status == Status.EQUIVALENT:
             entry["statusReason"] = f"equivalent: {row.reason}"
-        if _num(row.duration, -1) >= 0:
+        if row.duration is not None:
             entry["duration"] = round(float(row.duration) * 1000)
         file_entry(path)["mutants"].append(entry)
     test_files: dict[str, dict[str, Any]] = {}
-    for nodeid, row in report.tests.iterrows():
-        test_files.setdefault(row["file"], {"tests": []})["tests"].append(
-            {"id": nodeid, "name": nodeid.split("::", 1)[-1]}
+    for t in report.tests:
+        test_files.setdefault(t.file, {"tests": []})["tests"].append(
+            {"id": t.nodeid, "name": t.nodeid.split("::", 1)[-1]}
         )
     return {
         "$schema": "https://git.io/mutation-testing-schema",

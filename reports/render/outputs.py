@@ -18,6 +18,7 @@ and resumed writes the same report as one that was not.
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
@@ -38,9 +39,18 @@ def write(report: Report, out: Path, root: Path) -> list[Path]:
     }
     paths["html"].write_text(html.render(report), encoding="utf-8")
     paths["md"].write_text(markdown.render(report), encoding="utf-8")
-    matrix = report.kills.copy()
-    matrix.insert(0, "status", report.named.set_index("id")["status"].reindex(matrix.index))
-    matrix.index.name = "mutant"
-    matrix.to_csv(paths["csv"], float_format="%.0f")
+    write_matrix(report, paths["csv"])
     paths["json"].write_text(json.dumps(mte_json(report, root), indent=1) + "\n", encoding="utf-8")
     return list(paths.values())
+
+
+def write_matrix(report: Report, path: Path) -> None:
+    """``matrix.csv``: a row per named mutant that ran, its status, then 1 (killed), 0 (passed) or empty (not run)
+    for each test."""
+    status = {r.id: r.status for r in report.named}
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        out = csv.writer(fh, lineterminator="\n")
+        out.writerow(["mutant", "status", *report.kills.tests])
+        for row in report.kills.rows:
+            cells = ("" if (v := row.cells.get(t)) is None else str(int(v)) for t in report.kills.tests)
+            out.writerow([row.mutant, status.get(row.mutant, ""), *cells])

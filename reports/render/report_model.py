@@ -1,12 +1,13 @@
-"""The report's data, built from the journal alone: the tests, the named and mutmut mutants, the kill matrix, the
-scores and the red-first checks."""
+"""The report's data, built from the journal's records alone: the tests, the named and mutmut mutants, the kill
+matrix, the scores and the red-first checks, each table a tuple of frozen rows."""
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from reports.campaign.equivalents import Equivalent, load_equivalents
 from reports.campaign.named_mutants import Mutant, named_mutants, tests_for
@@ -16,20 +17,18 @@ from reports.campaign.records import (
     RED,
     InventoryRecord,
     Kind,
+    MutantChange,
     MutantRecord,
     MutmutRecord,
     Outcome,
+    Record,
     Records,
     Status,
+    TestRow,
     WitnessRecord,
     baseline_of,
-    encode_row,
     mutmut_key,
 )
-
-if TYPE_CHECKING:
-    import pandas as pd  # imported where used: see reports/__init__.py
-
 
 # ----------------------------------------------------------------------------- the data
 
@@ -76,47 +75,140 @@ def first_line_of_failure(text: str) -> str:
     return stable(text.strip().splitlines()[-1]) if text.strip() else ""
 
 
+def module_file(mutant_id: str) -> str:
+    """``mutmut:reference.model.xǁStoreǁleaves__mutmut_3`` -> ``reference/model.py``."""
+    return mutant_id.removeprefix("mutmut:").rsplit(".", 1)[0].replace(".", "/") + ".py"
+
+
+# ----------------------------------------------------------------------------- the report's rows
+
+
+@dataclass(frozen=True)
+class NamedRow:
+    """One named mutant (a defect, a seed removal or an extra patch) as the report shows it."""
+
+    id: str
+    kind: Kind
+    spec: str
+    wording: str
+    status: Status
+    killed_by: tuple[str, ...] = ()
+    time_to_kill: float | None = None
+    duration: float | None = None  # None: not run yet
+    ran: int | None = None
+    counterexample: str = ""  # the first killing test's counterexample, if Hypothesis printed one
+    shrunk: bool = False  # whether that counterexample was shrunk again
+    failure: str = ""  # the first killing test's failure line
+    slowest: tuple[tuple[str, float], ...] = ()
+    timed_out_in: str = ""
+
+
+@dataclass(frozen=True)
+class MutmutRow:
+    """One of mutmut's mutants: its status (a reviewed equivalent's, once reviewed) and its change (None: not run)."""
+
+    id: str
+    status: Status
+    change: MutantChange | None = None
+    killed_by: tuple[str, ...] = ()
+    duration: float | None = None
+    reason: str = ""  # a reviewed equivalent's reason
+
+    @property
+    def file(self) -> str:
+        """The file it mutates: the one recorded, or the module's for a mutant not run yet."""
+        return self.change.file if self.change is not None else module_file(self.id)
+
+    @property
+    def line(self) -> int:
+        return self.change.line if self.change is not None else 1
+
+
+@dataclass(frozen=True)
+class KillRow:
+    """A named mutant's row of the kill matrix: each test it ran, killed (True) or passed (False)."""
+
+    mutant: str
+    cells: Mapping[str, bool]
+
+
+@dataclass(frozen=True)
+class KillMatrix:
+    """Named mutants x tests; a test a mutant did not run is absent from its row."""
+
+    tests: tuple[str, ...]  # the columns, in the order the mutants first ran them
+    rows: tuple[KillRow, ...]
+
+
+@dataclass(frozen=True)
+class Violation:
+    """A test whose ``red_on`` marker its outcomes contradict."""
+
+    test: str
+    problem: str
+
+
+@dataclass(frozen=True)
+class Checks:
+    """The red-first checks: each test's witness (a variant it is red on, or a mutant it kills) or why it has
+    none, and the ``red_on`` markers the outcomes contradict."""
+
+    tests: int  # the tests (without their variant) that ran
+    never_red: tuple[str, ...]
+    only_skipped: tuple[str, ...]
+    red_on_violations: tuple[Violation, ...]
+    witness: Mapping[str, tuple[str, str]]  # test -> (its witness, the failure's first line)
+    without: Mapping[str, str]  # test -> why it has no witness
+    gaps: tuple[str, ...]  # the tests without one for a reason other than covering no (killable) code
+
+
+@dataclass(frozen=True)
+class Score:
+    """Killed over the mutants that count (equivalent, skipped and pending ones do not), timeouts beside."""
+
+    counts: Mapping[Status, int]
+    counted: int
+    killed: int
+    timeout: int
+    total: int
+
+    @property
+    def score(self) -> float:
+        return 100.0 * self.killed / self.counted if self.counted else math.nan
+
+    @property
+    def with_timeouts(self) -> float:
+        return 100.0 * (self.killed + self.timeout) / self.counted if self.counted else math.nan
+
+
+def score(statuses: Iterable[Status]) -> Score:
+    counts = Counter(statuses)
+    excluded = sum(counts[s] for s in (Status.EQUIVALENT, Status.SKIPPED, Status.PENDING))
+    total = sum(counts.values())
+    return Score(dict(counts), total - excluded, counts[Status.KILLED], counts[Status.TIMEOUT], total)
+
+
 @dataclass(frozen=True)
 class Report:
+    """The report's tables, each a tuple of frozen rows, and its checks and notes: all the renderers read."""
+
     fp: str
-    tests: pd.DataFrame  # the baseline: one row per test (nodeid)
-    named: pd.DataFrame  # one row per named mutant
-    mutmut: pd.DataFrame  # one row per mutmut mutant (pending ones included)
-    kills: pd.DataFrame  # named mutants x tests: 1 failed, 0 passed, NaN not run
-    checks: dict[str, Any] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
+    tests: tuple[TestRow, ...]  # the baseline: one row per test (node id), the last one recorded
+    named: tuple[NamedRow, ...]  # one row per named mutant
+    mutmut: tuple[MutmutRow, ...]  # one row per mutmut mutant (pending ones included), by id
+    kills: KillMatrix
+    checks: Checks
+    notes: tuple[str, ...] = ()
     #: The mutmut folders the run was asked to cover (one not started leaves the report incomplete).
     scope: tuple[str, ...] = ()
     #: Each extra mutant's patched file and first changed line.
-    extra_locations: dict[str, MutantRecord] = field(default_factory=dict)
+    extra_locations: Mapping[str, MutantRecord] = field(default_factory=dict)
 
-    # -- scores
+    def named_score(self) -> Score:
+        return score(r.status for r in self.named)
 
-    def named_score(self) -> dict[str, Any]:
-        return score(self.named["status"])
-
-    def mutmut_score(self) -> dict[str, Any]:
-        import pandas as pd
-
-        return score(self.mutmut["status"]) if len(self.mutmut) else score(pd.Series([], dtype=str))
-
-
-def score(statuses: pd.Series) -> dict[str, Any]:
-    """Killed over the mutants that count (equivalent, skipped and pending ones do not), timeouts beside."""
-    counts = statuses.value_counts().to_dict()
-    excluded = sum(counts.get(s, 0) for s in (Status.EQUIVALENT, Status.SKIPPED, Status.PENDING))
-    counted = int(len(statuses) - excluded)
-    killed = int(counts.get(Status.KILLED, 0))
-    timeout = int(counts.get(Status.TIMEOUT, 0))
-    return {
-        "counts": {k: int(v) for k, v in counts.items()},
-        "counted": counted,
-        Status.KILLED: killed,
-        Status.TIMEOUT: timeout,
-        "total": len(statuses),
-        "score": 100.0 * killed / counted if counted else float("nan"),
-        "with_timeouts": 100.0 * (killed + timeout) / counted if counted else float("nan"),
-    }
+    def mutmut_score(self) -> Score:
+        return score(r.status for r in self.mutmut)
 
 
 def build(
@@ -126,118 +218,88 @@ def build(
     equivalents: dict[str, Equivalent] | None = None,
     scope: Sequence[str] = (),
 ) -> Report:
-    import pandas as pd
-
     mutants = list(named_mutants() if mutants is None else mutants)
     equivalents = load_equivalents() if equivalents is None else equivalents
     baseline = baseline_of(records)
-    tests = pd.DataFrame([encode_row(r) for r in baseline.tests])
-    tests = tests.drop_duplicates("nodeid", keep="last").set_index("nodeid", drop=False)
     notes: list[str] = []
-
-    rows = []
-    for m in mutants:
-        found = records.get(m.id)
-        rec = found if isinstance(found, MutantRecord) else None
-        failures = rec.failures if rec else {}
-        shrunk = set(rec.shrunk if rec else ())
-        killers = sorted(rec.killed_by if rec else (), key=lambda t: t not in shrunk)  # the shrunk one first
-        examples = [(t in shrunk, ex) for t in killers for ex in counterexamples(failures.get(t, ""))]
-        spec = rec.spec if rec and m.kind == Kind.EXTRA else m.spec
-        rows.append(
-            {
-                "id": m.id,
-                "kind": m.kind,
-                "spec": spec,
-                "wording": m.wording + (f" ({rec.reason})" if rec and rec.reason else ""),
-                "status": rec.status if rec else Status.PENDING,
-                "killed_by": list(rec.killed_by) if rec else [],
-                "time_to_kill": rec.time_to_kill if rec else None,
-                "duration": rec.duration if rec else None,
-                "ran": rec.ran if rec else None,
-                "counterexample": stable(examples[0][1]) if examples else "",
-                "shrunk": bool(examples and examples[0][0]),
-                "slowest": [list(s) for s in rec.slowest] if rec else [],
-                "timed_out_in": (rec.timed_out_in if rec else None) or "",
-                "failure": first_line_of_failure(failures[rec.killed_by[0]]) if rec and rec.killed_by else "",
-            }
-        )
-    named = pd.DataFrame(
-        rows,
-        columns=[
-            "id",
-            "kind",
-            "spec",
-            "wording",
-            "status",
-            "killed_by",
-            "time_to_kill",
-            "duration",
-            "ran",
-            "counterexample",
-            "shrunk",
-            "failure",
-            "slowest",
-            "timed_out_in",
-        ],
-    )
-    if (named["status"] == Status.PENDING).any():
+    named = tuple(_named_row(m, records.get(m.id)) for m in mutants)
+    pending = sum(1 for r in named if r.status == Status.PENDING)
+    if pending:
         notes.append(
-            f"{int((named['status'] == Status.PENDING).sum())} named mutant(s) not run yet (another shard, "
+            f"{pending} named mutant(s) not run yet (another shard, "
             "or an interrupted campaign): run the campaign again, or merge every shard's journal"
         )
-
-    # the kill matrix: 1 the test failed under the mutant, 0 it passed, missing: not run
-    kill_rows: dict[str, dict[str, float]] = {}
-    for m in mutants:
-        rec = records.get(m.id)
-        if not isinstance(rec, MutantRecord):
-            continue
-        failed = set(rec.killed_by)
-        kill_rows[m.id] = {
-            r.nodeid: 1.0 if r.nodeid in failed else 0.0
-            for r in tests_for(m, baseline, rec.all_variants)
-            if rec.outcomes.get(r.nodeid) != Outcome.SKIPPED
-        }
-    kills = pd.DataFrame.from_dict(kill_rows, orient="index")
-    kills = kills.reindex(index=[m.id for m in mutants if m.id in kill_rows])
-
-    mutmut = _mutmut_frame(records, equivalents, notes)
-    report = Report(
+    tests = _last_of_each(baseline.tests)
+    return Report(
         fp,
         tests,
         named,
-        mutmut,
-        kills,
-        notes=notes,
+        _mutmut_rows(records, equivalents, notes),
+        _kill_matrix(records, mutants),
+        red_first(tests, records),
+        notes=tuple(notes),
         scope=tuple(scope),
         extra_locations={
             m.id: rec for m in mutants if m.kind == Kind.EXTRA and isinstance(rec := records.get(m.id), MutantRecord)
         },
     )
-    return replace(report, checks=red_first(report, records))
 
 
-def _mutmut_frame(records: Records, equivalents: dict[str, Equivalent], notes: list[str]) -> pd.DataFrame:
-    import pandas as pd
+def _last_of_each(rows: Sequence[TestRow]) -> tuple[TestRow, ...]:
+    """One row per node id: the last one recorded, where it stands."""
+    last = {r.nodeid: k for k, r in enumerate(rows)}
+    return tuple(r for k, r in enumerate(rows) if last[r.nodeid] == k)
 
-    columns = [
-        "id",
-        "status",
-        "file",
-        "function",
-        "line",
-        "column",
-        "end_line",
-        "end_column",
-        "mutator",
-        "original",
-        "replacement",
-        "killed_by",
-        "duration",
-        "diff",
-        "reason",
-    ]
+
+def _named_row(m: Mutant, found: Record | None) -> NamedRow:
+    rec = found if isinstance(found, MutantRecord) else None
+    if rec is None:
+        return NamedRow(m.id, Kind(m.kind), m.spec, m.wording, Status.PENDING)
+    shrunk = set(rec.shrunk)
+    killers = sorted(rec.killed_by, key=lambda t: t not in shrunk)  # the shrunk one first
+    examples = [(t in shrunk, ex) for t in killers for ex in counterexamples(rec.failures.get(t, ""))]
+    return NamedRow(
+        id=m.id,
+        kind=Kind(m.kind),
+        spec=rec.spec if m.kind == Kind.EXTRA else m.spec,
+        wording=m.wording + (f" ({rec.reason})" if rec.reason else ""),
+        status=rec.status,
+        killed_by=rec.killed_by,
+        time_to_kill=rec.time_to_kill,
+        duration=rec.duration,
+        ran=rec.ran,
+        counterexample=stable(examples[0][1]) if examples else "",
+        shrunk=bool(examples and examples[0][0]),
+        failure=first_line_of_failure(rec.failures[rec.killed_by[0]]) if rec.killed_by else "",
+        slowest=rec.slowest,
+        timed_out_in=rec.timed_out_in or "",
+    )
+
+
+def _kill_matrix(records: Records, mutants: Sequence[Mutant]) -> KillMatrix:
+    """1 the test failed under the mutant, 0 it passed, absent: not run (or skipped)."""
+    baseline = baseline_of(records)
+    rows: list[KillRow] = []
+    for m in mutants:
+        rec = records.get(m.id)
+        if not isinstance(rec, MutantRecord):
+            continue
+        failed = set(rec.killed_by)
+        rows.append(
+            KillRow(
+                m.id,
+                {
+                    r.nodeid: r.nodeid in failed
+                    for r in tests_for(m, baseline, rec.all_variants)
+                    if rec.outcomes.get(r.nodeid) != Outcome.SKIPPED
+                },
+            )
+        )
+    columns = dict.fromkeys(t for row in rows for t in row.cells)
+    return KillMatrix(tuple(columns), tuple(rows))
+
+
+def _mutmut_rows(records: Records, equivalents: dict[str, Equivalent], notes: list[str]) -> tuple[MutmutRow, ...]:
     names: set[str] = set()
     for key, inv in records.items():
         if isinstance(inv, InventoryRecord):
@@ -248,86 +310,71 @@ def _mutmut_frame(records: Records, equivalents: dict[str, Equivalent], notes: l
     for key in sorted(names | {k for k, r in records.items() if isinstance(r, MutmutRecord)}):
         found = records.get(key)
         rec = found if isinstance(found, MutmutRecord) else None
-        row = {c: None for c in columns}
-        row.update(id=key, status=Status.PENDING, killed_by=[], reason="")
-        if rec is not None:
-            row.update(
-                {c: getattr(rec.change, c) for c in columns if hasattr(rec.change, c)},
-                status=rec.status,
-                killed_by=list(rec.killed_by),
-                duration=rec.duration,
-            )
+        row = (
+            MutmutRow(key, Status.PENDING)
+            if rec is None
+            else MutmutRow(key, rec.status, rec.change, rec.killed_by, rec.duration)
+        )
         eq = equivalents.get(key)
-        if eq is not None and row["status"] in (Status.SURVIVED, Status.TIMEOUT, Status.NO_COVERAGE, Status.SKIPPED):
+        if eq is not None and row.status in (Status.SURVIVED, Status.TIMEOUT, Status.NO_COVERAGE, Status.SKIPPED):
             if eq.replacement is not None and rec is not None and eq.replacement != rec.change.replacement:
                 notes.append(
                     f"stale equivalence entry {key}: its mutated line is now {rec.change.replacement!r}, "
-                    f"reviewed as {eq.replacement!r}; counted as a {row['status']} until reviewed again"
+                    f"reviewed as {eq.replacement!r}; counted as a {row.status} until reviewed again"
                 )
             else:
-                row["status"], row["reason"] = Status.EQUIVALENT, eq.reason
+                row = MutmutRow(key, Status.EQUIVALENT, row.change, row.killed_by, row.duration, eq.reason)
         rows.append(row)
-    frame = pd.DataFrame(rows, columns=columns)
-    if len(frame):
-        frame["line"] = frame["line"].fillna(1).astype(int)
-    return frame
+    return tuple(rows)
 
 
-def red_first(report: Report, records: Records) -> dict[str, Any]:
+def red_first(tests: Sequence[TestRow], records: Records) -> Checks:
     """Each test's red-first witness (a variant it is red on, or a mutant it kills), the tests without one and
     why; every ``red_on`` red there and green on sound."""
-
-    tests = report.tests
+    base_of = {r.nodeid: r.base for r in tests}
     witness: dict[str, tuple[str, str]] = {}
-    for row in tests[tests["outcome"].isin(RED)].sort_index().itertuples():
-        witness.setdefault(
-            row.base,
-            (
-                f"variant {row.variant or 'baseline'}",
-                first_line_of_failure(row.text) if isinstance(getattr(row, "text", None), str) else "",
-            ),
-        )
+    for row in sorted((r for r in tests if r.outcome in RED), key=lambda r: r.nodeid):
+        witness.setdefault(row.base, (f"variant {row.variant or 'baseline'}", first_line_of_failure(row.text)))
     for key in sorted(records):
         rec = records[key]
         if isinstance(rec, MutantRecord | MutmutRecord):
             failures = rec.failures if isinstance(rec, MutantRecord) else {}
             for t in rec.killed_by:
-                b = tests.at[t, "base"] if t in tests.index else t
-                witness.setdefault(b, (key, first_line_of_failure(failures.get(t, ""))))
+                witness.setdefault(base_of.get(t, t), (key, first_line_of_failure(failures.get(t, ""))))
     reasons: dict[str, str] = {}
     for w in (r for _, r in sorted(records.items()) if isinstance(r, WitnessRecord)):
         if w.witness:
             witness.setdefault(w.base, (w.witness, stable(w.failure)))
         else:
             reasons[w.base] = w.reason
-    ran = tests[tests["outcome"] != Outcome.SKIPPED]
-    bases = sorted(set(ran["base"]))
-    never_red = [b for b in bases if b not in witness]
+    ran = {r.base for r in tests if r.outcome != Outcome.SKIPPED}
+    bases = sorted(ran)
+    never_red = tuple(b for b in bases if b not in witness)
     unsearched = "not searched yet (the witness search runs after a complete main pass over every folder)"
     without = {b: reasons.get(b, unsearched) for b in never_red}
-    only_skipped = sorted(set(tests["base"]) - set(ran["base"]))
     violations = []
-    for nodeid, row in tests.iterrows():
-        red_on = row.get("red_on") or []
-        if not red_on or row["outcome"] == Outcome.SKIPPED:
+    for row in tests:
+        if not row.red_on or row.outcome == Outcome.SKIPPED:
             continue
-        variant = row["variant"]
-        if variant in red_on and row["outcome"] not in RED:
-            violations.append({"test": nodeid, "problem": f"marked red_on {variant} but {row['outcome']} there"})
-        if variant == "sound" and row["outcome"] != Outcome.PASSED:
+        if row.variant in row.red_on and row.outcome not in RED:
+            violations.append(Violation(row.nodeid, f"marked red_on {row.variant} but {row.outcome} there"))
+        if row.variant == "sound" and row.outcome != Outcome.PASSED:
             violations.append(
-                {"test": nodeid, "problem": f"marked red_on {', '.join(red_on)} but {row['outcome']} on sound"}
+                Violation(row.nodeid, f"marked red_on {', '.join(row.red_on)} but {row.outcome} on sound")
             )
-    marked = tests[tests["red_on"].map(bool)]
-    for base, group in marked.groupby("base"):
-        if "sound" not in set(group["variant"]):
-            violations.append({"test": base, "problem": "marked red_on but never run on sound"})
-    return {
-        "never_red": never_red,
-        "only_skipped": only_skipped,
-        "red_on_violations": violations,
-        "tests": len(bases),
-        "witness": {b: witness[b] for b in bases if b in witness},
-        "without": without,
-        "gaps": [b for b, why in without.items() if why not in (NO_CODE, ONLY_EQUIVALENT)],
-    }
+    marked: dict[str, set[str | None]] = {}
+    for row in tests:
+        if row.red_on:
+            marked.setdefault(row.base, set()).add(row.variant)
+    for base in sorted(marked):
+        if "sound" not in marked[base]:
+            violations.append(Violation(base, "marked red_on but never run on sound"))
+    return Checks(
+        tests=len(bases),
+        never_red=never_red,
+        only_skipped=tuple(sorted({r.base for r in tests} - ran)),
+        red_on_violations=tuple(violations),
+        witness={b: witness[b] for b in bases if b in witness},
+        without=without,
+        gaps=tuple(b for b, why in without.items() if why not in (NO_CODE, ONLY_EQUIVALENT)),
+    )
