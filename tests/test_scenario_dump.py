@@ -1,4 +1,4 @@
-"""Writing scenario files (reference/scenario.py; docs/model.md, 20. Scenario files): a scenario written and read
+"""Writing scenario files (reference/scenario.py; docs/model.md, Scenario files): a scenario written and read
 back is the same scenario, in snake_case and in the TypeScript's camelCase; the text is the dump as JSON indented
 by 2, non-ASCII kept unless a lone surrogate forces escapes; camelCase renames the model's own keys only, never
 data (a tool call's input, a raw item, a per-tool map)."""
