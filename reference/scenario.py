@@ -332,13 +332,14 @@ def _dump_config_value(v: Any) -> Any:
 
 
 #: Keys whose values are data, not the model's fields: their own keys are never renamed.
-_DATA_KEYS = frozenset({"input", "tool_result_max_last_n"})
+_DATA_KEYS = frozenset({"input", "raw_item", "tool_result_max_last_n"})
 
 
 def camel_keys(obj: Any) -> Any:
     """A dumped store, config or budget with the TypeScript's camelCase keys (``toolUseId``, ``sourceIds``).
 
-    Only the model's own keys are renamed: a tool call's ``input`` and a per-tool config map are data.
+    Only the model's own keys are renamed: a tool call's ``input``, a block's ``raw_item`` and a per-tool config
+    map are data.
     """
     if isinstance(obj, list):
         return [camel_keys(x) for x in obj]

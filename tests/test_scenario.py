@@ -9,12 +9,15 @@ import math
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from scenario_helpers import M, S
 from scenario_helpers import example as example  # a fixture
 from scenario_helpers import minimal as minimal  # a fixture
 
-from reference.model import Budget, Config, Image, Message, Store, Text, Thinking, ToolResult
-from reference.scenario import Scenario, dump_scenario, dumps_scenario, load_scenario, save_scenario
+from invariants.generators.store_shapes import stores
+from reference.model import Budget, Config, Image, Message, Store, Summary, Text, Thinking, ToolResult, Work
+from reference.scenario import Scenario, dump_scenario, dumps_scenario, load_scenario, save_scenario, store_prefix
 
 # ----------------------------------------------------------------------------- loading and round trips
 
@@ -187,3 +190,80 @@ def test_files_are_read_and_written_as_utf8_whatever_the_locale(tmp_path, monkey
     save_scenario(Scenario(store=store), tmp_path / "s.json")
     assert load_scenario(tmp_path / "s.json").store == store
     assert len(seen) == 2 and all(e is not None and codecs.lookup(e).name == "utf-8" for e in seen)
+
+
+# ----------------------------------------------------------------------------- a store's prefix (compiles_before)
+
+
+def _two_level_store() -> Store:
+    """m0..m4; L1-0 over m0 m1 and L1-1 over m2 m3, merged into L2-0; work: a chunk of m0 m1, a merge of the two
+    L1s, a chunk of m4, a compression in flight; calibration 2, epoch 0, a custom estimator."""
+    return Store(
+        messages=tuple(Message(f"m{i}", "User", (Text(f"t{i}"),)) for i in range(5)),
+        summaries=(
+            Summary("L1-0", 1, "a", 10, 0, ("m0", "m1"), ("m0", "m1"), parent_id="L2-0"),
+            Summary("L1-1", 1, "b", 10, 0, ("m2", "m3"), ("m2", "m3"), parent_id="L2-0"),
+            Summary("L2-0", 2, "ab", 10, 1, ("L1-0", "L1-1"), ("m0", "m3")),
+        ),
+        calibration=2.0,
+        pricing_epoch=0,
+        text_estimator=len,
+        work=(
+            Work("chunk", "queued", frozenset({"m0", "m1"})),
+            Work("merge", "queued", frozenset({"L1-0", "L1-1"})),
+            Work("chunk", "queued", frozenset({"m4"})),
+            Work("chunk", "running", None),
+        ),
+    )
+
+
+@pytest.mark.parametrize(
+    ("n", "summaries", "work"),
+    [
+        (0, {}, []),
+        (2, {"L1-0": None}, [0]),  # L2-0 covers m2 m3: past the prefix, so L1-0 is unmerged there
+        (3, {"L1-0": None}, [0]),
+        (4, {"L1-0": "L2-0", "L1-1": "L2-0", "L2-0": None}, [0, 1]),  # the merge folds summaries the prefix holds
+        (5, {"L1-0": "L2-0", "L1-1": "L2-0", "L2-0": None}, [0, 1, 2]),  # in flight: folds nothing recorded
+    ],
+)
+def test_a_prefix_is_the_store_as_it_stood_with_its_first_n_messages(
+    n: int, summaries: dict[str, str | None], work: list[int]
+) -> None:
+    """Scenario.prefix(n): the first n messages, the summaries whose messages all lie within them (a parent
+    past them dropped), the work whose folds name only what the prefix holds, and the store's settings."""
+    full = _two_level_store()
+    p = Scenario(store=full).prefix(n)
+    assert p.messages == full.messages[:n]
+    assert {s.id: s.parent_id for s in p.summaries} == summaries
+    assert p.summaries == tuple(
+        Summary(**{**vars(full.summary(sid)), "parent_id": parent}) for sid, parent in summaries.items()
+    )
+    assert p.work == tuple(full.work[i] for i in work)
+    assert (p.calibration, p.pricing_epoch, p.text_estimator) == (2.0, 0, len)
+
+
+@given(store=stores(max_messages=6), n=st.integers(0, 6))
+def test_a_prefix_keeps_exactly_what_lies_within_its_messages(store: Store, n: int) -> None:
+    """Over any store: a summary is kept when every message it covers is in the prefix, with its parent when the
+    parent is kept; work is kept when what it folds is all in the prefix; the whole store is its own prefix but
+    for work in flight (nothing recorded)."""
+    p = store_prefix(store, n)
+    kept = {m.id for m in store.messages[:n]}
+    assert p.messages == store.messages[:n]
+    assert [s.id for s in p.summaries] == [s.id for s in store.summaries if store.leaves(s.id) <= kept]
+    ids = {s.id for s in p.summaries}
+    for s in p.summaries:
+        original = store.summary(s.id)
+        assert s.parent_id == (original.parent_id if original.parent_id in ids else None)
+        assert s == Summary(**{**vars(original), "parent_id": s.parent_id})
+    held = {"chunk": kept, "merge": ids}
+    assert p.work == tuple(w for w in store.work if w.folds is not None and w.folds <= held[w.kind])
+    assert (p.calibration, p.pricing_epoch, p.text_estimator) == (
+        store.calibration,
+        store.pricing_epoch,
+        store.text_estimator,
+    )
+    if n >= len(store.messages):
+        assert p.summaries == store.summaries
+        assert p.work == tuple(w for w in store.work if w.folds is not None)

@@ -216,6 +216,31 @@ def test_expectations_are_read_per_variant_and_group():
         ({"sound": {"sends": {}, "refuses": {}}}, "expect.sound: expects both sends and refuses; give one"),
         ({"sound": {"sends": {"entries": "3"}}}, 'expect.sound.sends.entries: expected an integer, got "3"'),
         ({"sound": {"sends": {"count": 3}}}, 'expect.sound.sends: unknown field "count"'),
+        # An expected entry's blocks: a missing field names the block, others the field, in the file's spelling.
+        (
+            {"sound": {"sends": {"content": [[{"type": "text"}]]}}},
+            'expect.sound.sends.content[0][0]: missing field "text"',
+        ),
+        (
+            {"sound": {"sends": {"content": [[], [{"type": "tool_result", "toolUseId": "t", "content": [{}]}]]}}},
+            'expect.sound.sends.content[1][0].content[0]: missing field "type"',
+        ),
+        (
+            {"sound": {"sends": {"content": [[{"type": "document"}, {"type": "tool_use", "id": "t", "name": "n"}]]}}},
+            'expect.sound.sends.content[0][1]: missing field "input"',
+        ),
+        (
+            {
+                "sound": {
+                    "sends": {"content": [[{"type": "tool_result", "tool_use_id": "t", "content": [{"type": "text"}]}]]}
+                }
+            },
+            'expect.sound.sends.content[0][0].content[0]: missing field "text"',
+        ),
+        (
+            {"sound": {"sends": {"content": [[{"type": "image", "source": {"type": "png", "data": "x"}}]]}}},
+            "expect.sound.sends.content[0][0].source.type: Input should be 'base64'",
+        ),
     ],
 )
 def test_bad_expectations_are_path_precise(expect, message):
