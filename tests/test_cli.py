@@ -53,7 +53,6 @@ def test_price_shows_nan_measured_tokens(capsys, tmp_path):
 @pytest.mark.parametrize(
     ("content", "fragment"),
     [
-        (None, "cannot read"),
         ("{not json", "invalid JSON"),
         (
             '{"store": {"messages": [{"id": "m1", "participant": "U", "content": [{"type": "foo"}]}]}}',
@@ -64,13 +63,22 @@ def test_price_shows_nan_measured_tokens(capsys, tmp_path):
 )
 def test_bad_file_is_one_line_and_exit_2(capsys, tmp_path, content, fragment):
     path = tmp_path / "bad.json"
-    if content is not None:
-        path.write_text(content, encoding="utf-8")
+    path.write_text(content, encoding="utf-8")
     code, out, err = run(capsys, "price", str(path))
     assert code == 2
     assert out == ""
     assert err.count("\n") == 1 and err.startswith("cmharness: error: ")
     assert fragment in err and "Traceback" not in err
+
+
+@pytest.mark.harness
+def test_a_file_that_cannot_be_read_is_one_line_naming_it_and_exit_2(capsys, tmp_path):
+    """The command line's own reading (reports/cli/scenario_files.py, outside the mutated packages: no mutant of
+    strategies/ or reference/ can reach it, hence ``harness``): the file and the system's reason, one line."""
+    path = tmp_path / "missing.json"
+    code, out, err = run(capsys, "price", str(path))
+    assert (code, out) == (2, "")
+    assert err == f"cmharness: error: {path}: cannot read: No such file or directory\n"
 
 
 @pytest.mark.harness

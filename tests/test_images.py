@@ -3,6 +3,9 @@ the placeholder, on lists small enough to count by hand."""
 
 from __future__ import annotations
 
+from hypothesis import example, given
+from hypothesis import strategies as st
+
 from reference.model import Config, Image, Text
 from strategies.images import (
     PLACEHOLDER,
@@ -11,6 +14,7 @@ from strategies.images import (
     advance_watermark,
     decide,
     decide_policy,
+    newer_start,
     strip,
     strip_start,
 )
@@ -119,3 +123,46 @@ def test_decide_policy_byte_wall_of_one_and_a_later_smaller_image():
     assert decide_policy([0], [(Image(data="ab"),)], 0, Config(max_live_image_bytes=1), wall) == [(False,)]
     big_then_small = (Image(data="x" * 20), Image(data="x" * 5))
     assert decide_policy([0], [big_then_small], 0, Config(max_live_image_bytes=10), wall) == [(False, True)]
+
+
+def test_watermark_ignores_image_bytes_when_no_byte_cap_is_in_force():
+    """Without the byte wall the byte limit is off: images carrying data misfit by count only (limit 2, reduced 1)."""
+    data = (Image(data="ab"),)
+    count = Config(max_live_images=2, image_strip_hysteresis_ratio=0.5)
+    assert advance_watermark([1, 1, 1], [data] * 3, count, NEWER, newer_only=True) == 1
+
+
+def test_watermark_reduced_byte_cap_of_one_still_applies():
+    """A byte cap of 2 reduced by 0.5 is 1: the second one-byte image misfits it."""
+    wall = ImagePolicy(byte_wall=True, first_block_first=True)
+    cfg = Config(max_live_image_bytes=2, image_strip_hysteresis_ratio=0.5)
+    one = (Image(data="a"),)
+    assert advance_watermark([1, 1, 1], [one] * 3, cfg, wall, newer_only=True) == 1
+
+
+def test_watermark_reduced_count_is_at_least_one():
+    """A count cap of 1 reduced by 0.5 floors to 0 but stays on as 1 (``|| 1``): the older image misfits it."""
+    cfg = Config(max_live_images=1, image_strip_hysteresis_ratio=0.5)
+    assert advance_watermark([1, 1], [ONE, ONE], cfg, NEWER, newer_only=True) == 0
+
+
+def test_watermark_stays_when_the_reduced_limits_are_all_off():
+    """A depth cap of 1 misfits, but reduced by 0.5 it floors to 0 (off): nothing misfits the reduced limits and a
+    watermark already set stays where it is."""
+    cfg = Config(image_strip_depth_tokens=1, image_strip_hysteresis_ratio=0.5)
+    at_zero = ImagePolicy(first_block_first=True, watermark=0)
+    assert advance_watermark([2, 2, 2], [ONE] * 3, cfg, at_zero, newer_only=True) == 0
+    assert advance_watermark([2, 2, 2], [ONE] * 3, cfg, NEWER, newer_only=True) is None
+
+
+@given(st.lists(st.integers(0, 20), max_size=8), st.integers(1, 60))
+@example([10, 10], 9)
+@example([10, 10, 10], 10)
+def test_newer_start_is_the_first_message_the_messages_newer_than_it_keep_within_the_depth(prices, depth):
+    """``postStripEstimates``' depth rule: message ``i`` is deep when the messages newer than it sum past the depth."""
+    first = next((i for i in range(len(prices)) if not sum(prices[i + 1 :]) > depth), 0)
+    assert newer_start(prices, depth) == first
+
+
+def test_newer_start_is_zero_when_the_depth_rule_is_off():
+    assert newer_start([50, 50, 50], 0) == 0

@@ -84,8 +84,14 @@ def test_a_misspelt_constructor_argument_names_the_closest_field(build, message)
 
 
 def test_a_constructor_error_that_is_not_a_misspelling_is_python_s_own():
-    with pytest.raises(TypeError) as info:
+    """Every keyword given is a field (or none is given), so the error is Python's own, message and all: no field
+    is reported unknown and none suggested."""
+    with pytest.raises(TypeError, match=r"positional argument") as info:
         Config(*range(60))  # type: ignore[call-arg]  # more positional values than fields
+    assert not isinstance(info.value, UnknownFieldError)
+    first = dataclasses.fields(Config)[0].name
+    with pytest.raises(TypeError, match=rf"^Config\.__init__\(\) got multiple values for argument '{first}'$") as info:
+        Config(1, **{first: 2})  # type: ignore[misc]  # a field given by position and by keyword
     assert not isinstance(info.value, UnknownFieldError)
 
 

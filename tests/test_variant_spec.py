@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from strategies.defects import VARIANTS, Defect, parse_variant
+from strategies.defects import LINE_BEHAVIOURS, VARIANTS, Behaviour, Defect, parse_variant
 
 KNOWN_NAMES = ", ".join(VARIANTS)
 
@@ -106,3 +106,16 @@ def test_an_unknown_defect_is_named_with_the_closest_or_where_to_look(spec, mess
     with pytest.raises(ValueError) as info:
         parse_variant(spec)
     assert str(info.value) == message
+
+
+def test_line_behaviours_switch_on_and_off_like_defects_in_one_list():
+    """A behaviour name in a spec switches that behaviour (not a defect), and the names after it still apply."""
+    spec = parse_variant("sound+IMAGE_STRIP_HYSTERESIS,RAW_FORMS_RELEASED,HEAD_AS_MIDDLE")
+    assert spec.behaviours == {Behaviour.IMAGE_STRIP_HYSTERESIS, Behaviour.RAW_FORMS_RELEASED}
+    assert spec.active == {Defect.HEAD_AS_MIDDLE}
+    off = parse_variant("raw-forms-cbe7032a-RAW_FORMS_RELEASED,LIVE_IMAGE_BYTE_WALL")
+    assert off.behaviours == LINE_BEHAVIOURS["raw-forms-cbe7032a"] - {
+        Behaviour.RAW_FORMS_RELEASED,
+        Behaviour.LIVE_IMAGE_BYTE_WALL,
+    }
+    assert off.active == VARIANTS["raw-forms-cbe7032a"]

@@ -1,0 +1,83 @@
+"""The helpers that build the provenance tables (``strategies/provenance.py``, ``strategies/upstream.py``), called
+here on small inputs: the module-level tables are built once at import, so only a direct call shows what a helper
+does (a reading replaced by behaviour, a defect present at every tip, an unknown version refused)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from strategies.defects import Defect
+from strategies.provenance import VERSIONS, Reading, _replacing
+from strategies.upstream import BUGS, TIPS, Presence, _all_tips, _at, _read, typescript_bugs
+
+KNOWN = sorted(VERSIONS)
+behaviours = st.sampled_from(["windows", "cap", "pairing", "pruning", "stripping"])
+readings = st.builds(Reading, behaviours, st.tuples(st.sampled_from(["f", "g"])), st.sampled_from(KNOWN))
+
+
+@given(st.lists(readings, unique_by=lambda r: r.behaviour), st.lists(readings, unique_by=lambda r: r.behaviour))
+@example([Reading("cap", ("f",), "AB"), Reading("pairing", ("g",), "AB")], [Reading("cap", ("h",), "AB-H")])
+@example([], [Reading("cap", ("h",), "AB-H")])
+@example([Reading("cap", ("f",), "AB")], [])
+def test_replacing_swaps_a_reading_in_place_and_appends_a_new_behaviour(old: list[Reading], new: list[Reading]) -> None:
+    """A newer line's readings: each old reading whose behaviour a new one names gives way to it at the same place;
+    the new behaviours the old readings lack follow, in the order given."""
+    out = _replacing(tuple(old), *new)
+    newer = {r.behaviour: r for r in new}
+    assert len(out) == len(old) + sum(r.behaviour not in {o.behaviour for o in old} for r in new)
+    for k, r in enumerate(old):
+        assert out[k] == newer.get(r.behaviour, r)
+    assert list(out[len(old) :]) == [r for r in new if r.behaviour not in {o.behaviour for o in old}]
+
+
+def test_replacing_a_pinned_case() -> None:
+    a, b, b2, c = (
+        Reading("a", ("fa",), "AB"),
+        Reading("b", ("fb",), "AB"),
+        Reading("b", ("fb2",), "AB-R"),
+        Reading("c", ("fc",), "AB-H"),
+    )
+    assert _replacing((a, b), c, b2) == (a, b2, c)
+
+
+@pytest.mark.parametrize("make", [lambda v: Reading("cap", ("f",), v), lambda v: Presence(v, "truncateContent")])
+def test_an_unknown_version_is_refused_with_its_name_and_a_known_one_is_taken(make) -> None:
+    """A reading or a presence must cite a stored version (a key of ``VERSIONS``)."""
+    assert make("AB-R").version == "AB-R"
+    with pytest.raises(ValueError, match=r"unknown version 'AB-Z'") as info:
+        make("AB-Z")
+    assert ("'cap'" if "reading" in str(info.value) else "truncateContent") in str(info.value)
+
+
+def test_at_and_read_say_where_and_whether_it_was_read() -> None:
+    assert _at("AB-H", "f") == Presence("AB-H", "f", "", False)
+    assert _at("AB-H", "f").at == "" and _at("AB-H", "f").read is False
+    assert _at("AB-R", "g", "~1k", True) == Presence("AB-R", "g", "~1k", True)
+    assert _at("AB-R", "g", "~1k") == Presence("AB-R", "g", "~1k", False)
+    assert _read("AB-B", "h", "~2k") == Presence("AB-B", "h", "~2k", True)
+    assert _read("AB-B", "h", "~2k").read is True
+
+
+def test_all_tips_is_every_tip_read_where_an_offset_is_given() -> None:
+    """``_all_tips(function, *offsets)``: one presence per tip in ``TIPS`` order; a tip with an offset was read there,
+    one without (missing or empty) is taken from the research notes."""
+    assert TIPS == ("AB-H", "AB-R", "AB-BODY", "AB-B", "AB")
+    assert _all_tips("f", "~1k", "", "~3k") == (
+        Presence("AB-H", "f", "~1k", True),
+        Presence("AB-R", "f", "", False),
+        Presence("AB-BODY", "f", "~3k", True),
+        Presence("AB-B", "f", "", False),
+        Presence("AB", "f", "", False),
+    )
+    assert _all_tips("g") == tuple(Presence(t, "g") for t in ("AB-H", "AB-R", "AB-BODY", "AB-B", "AB"))
+
+
+def test_typescript_bugs_lists_every_report_once_in_the_order_of_defect() -> None:
+    bugs = typescript_bugs()
+    assert len(bugs) == len(BUGS) > 0
+    assert {b.defect for b in bugs} == set(BUGS)
+    assert all(BUGS[b.defect] is b for b in bugs)
+    order = list(Defect)
+    assert [order.index(b.defect) for b in bugs] == sorted(order.index(d) for d in BUGS)
