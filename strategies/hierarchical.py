@@ -9,7 +9,7 @@ grace limit (the tail newest first) and check that nothing is lost.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import replace
 
 from reference.model import Budget, Config, Content, Entry, Store, Summary
@@ -163,7 +163,6 @@ def compile_context(
     defects = prices.defects
     policy = image_policy(defects, watermark)
     message_prices = prices.messages()
-    E = _priced_once(prices, zip((m.content for m in store.messages), message_prices, strict=True))
     if store.text_estimator is not None and not defects.on(Defect.UNCHECKED_BAD_VALUES):
         check_summary_texts(store, config, prices)
     contents = [m.content for m in store.messages]
@@ -172,10 +171,16 @@ def compile_context(
     store_kept = store_wide(
         contents, estimate_start if defects.on(Defect.DEPTH_RULE_OFF_BY_ONE) else start, config, policy
     )
-    pse = []
-    for m, k in zip(store.messages, store_kept, strict=True):
-        with owned_by(f"message {m.id!r}"):
-            pse.append(E(strip(m.content, k, policy.placeholder)))
+
+    def estimate(i: int) -> Callable[[Content], Number]:
+        """The store's ``E`` for message ``i``'s item, its own content answered from its price."""
+        return _priced_once(prices, contents[i], message_prices[i])
+
+    pse = list(message_prices)  # a message's own price, unless the store-wide count strips an image of it
+    for i, k in enumerate(store_kept):
+        if k is not None:
+            with owned_by(f"message {store.messages[i].id!r}"):
+                pse[i] = estimate(i)(strip(contents[i], k, policy.placeholder))
     win = windows(
         message_prices,
         config.head_window_tokens,
@@ -186,7 +191,7 @@ def compile_context(
 
     def planned(i: int, region: str):
         fin = _unrepaired(store, i, config, defects.on(Behaviour.RAW_FORMS_RELEASED))
-        return finished_item(store, i, region, fin, store_kept[i], config, prices, E, policy.placeholder)
+        return finished_item(store, i, region, fin, store_kept[i], config, prices, estimate(i), policy.placeholder)
 
     plan = Running(math.inf)  # no limit: the plan never refuses
     for i in range(win.head_end):
@@ -194,13 +199,15 @@ def compile_context(
     plan.head_total = plan.total
     pool = candidates(store, win, defects)
     chosen = waterfall(pool, config, plan.head_total, budget.input_budget, over_budget(config), defects)
-    selection = complete(store, chosen, win, store.claimers())
+    selection = complete(store, chosen, win)
     _emit_middle(plan, store, selection, [planned(i, "middle") for i in selection.raw], config, budget, prices)
     plan.items.extend(planned(i, "tail") for i in range(win.middle_end, len(store.messages)))
     finished = run_passes(store, plan.items, config, start, defects, policy)
 
     def item(i: int, region: str):
-        return finished_item(store, i, region, finished[i], store_kept[i], config, prices, E, policy.placeholder)
+        return finished_item(
+            store, i, region, finished[i], store_kept[i], config, prices, estimate(i), policy.placeholder
+        )
 
     run = Running(grace_limit(budget.input_budget, config))
     for i in range(win.head_end):
@@ -230,16 +237,12 @@ def _emit_middle(
     return selection.summaries if prices.defects.on(Defect.COVERAGE_COUNTS_LEFT_OUT) else held
 
 
-def _priced_once(prices: Prices, known: Iterable[tuple[Content, Number]]) -> Callable[[Content], Number]:
-    """``prices.E``, answering a message's own content object from its ``known`` price, so each message is priced
-    once however often it is read (any other content is priced where it is made, once)."""
-    seen: dict[int, tuple[Content, Number]] = {id(c): (c, p) for c, p in known}
+def _priced_once(prices: Prices, own: Content, price: Number) -> Callable[[Content], Number]:
+    """``prices.E`` for one message's item: its own content object answers from the price the message already has,
+    so each message is priced once however often it is read (any other content is priced where it is made)."""
 
     def E(content: Content) -> Number:
-        hit = seen.get(id(content))
-        if hit is not None and hit[0] is content:
-            return hit[1]
-        return prices.E(content)
+        return price if content is own else prices.E(content)
 
     return E
 
