@@ -19,6 +19,7 @@ from strategies.checks import check_summary_texts, check_values
 from strategies.defects import Behaviour, Defect, Defects, resolve_variant
 from strategies.emission import (
     CompileResult,
+    Item,
     Running,
     accept_tail,
     check_coverage,
@@ -200,7 +201,8 @@ def compile_context(
     pool = candidates(store, win, defects)
     chosen = waterfall(pool, config, plan.head_total, budget.input_budget, over_budget(config), defects)
     selection = complete(store, chosen, win)
-    _emit_middle(plan, store, selection, [planned(i, "middle") for i in selection.raw], config, budget, prices)
+    pairs: dict[str, Item] = {}
+    _emit_middle(plan, store, selection, [planned(i, "middle") for i in selection.raw], config, budget, prices, pairs)
     plan.items.extend(planned(i, "tail") for i in range(win.middle_end, len(store.messages)))
     finished = run_passes(store, plan.items, config, start, defects, policy)
 
@@ -212,7 +214,9 @@ def compile_context(
     run = Running(grace_limit(budget.input_budget, config))
     for i in range(win.head_end):
         emit_head(run, item(i, "head"), store, budget, defects)
-    recorded = _emit_middle(run, store, selection, [item(i, "middle") for i in selection.raw], config, budget, prices)
+    recorded = _emit_middle(
+        run, store, selection, [item(i, "middle") for i in selection.raw], config, budget, prices, pairs
+    )
     tail = [item(i, "tail") for i in range(win.middle_end, len(store.messages))]
     accepted, evicted = accept_tail(run, tail, config)
     for it in accepted:
@@ -228,11 +232,19 @@ def compile_context(
 
 
 def _emit_middle(
-    run: Running, store: Store, selection: Selection, middle_raw: list, config: Config, budget: Budget, prices: Prices
+    run: Running,
+    store: Store,
+    selection: Selection,
+    middle_raw: list,
+    config: Config,
+    budget: Budget,
+    prices: Prices,
+    pairs: dict[str, Item],
 ) -> tuple[Summary, ...]:
-    """The middle, positioned or combined; returns the summaries the coverage check counts."""
+    """The middle, positioned (each pair made once a compile, kept in ``pairs``) or combined; returns the summaries
+    the coverage check counts."""
     if config.positioned_recall_pairs:
-        return emit_positioned(run, store, selection, middle_raw, config, budget, prices)
+        return emit_positioned(run, store, selection, middle_raw, config, budget, prices, pairs)
     held = emit_combined(run, store, selection, middle_raw, config, budget, prices)
     return selection.summaries if prices.defects.on(Defect.COVERAGE_COUNTS_LEFT_OUT) else held
 
