@@ -11,6 +11,7 @@ from strategies.images import (
     advance_watermark,
     decide,
     decide_policy,
+    store_wide,
     strip,
     strip_start,
 )
@@ -119,3 +120,12 @@ def test_decide_policy_byte_wall_of_one_and_a_later_smaller_image():
     assert decide_policy([0], [(Image(data="ab"),)], 0, Config(max_live_image_bytes=1), wall) == [(False,)]
     big_then_small = (Image(data="x" * 20), Image(data="x" * 5))
     assert decide_policy([0], [big_then_small], 0, Config(max_live_image_bytes=10), wall) == [(False, True)]
+
+
+def test_the_store_wide_count_strips_nothing_under_the_seed_era_rules_off_but_keeps_a_newer_line_byte_wall():
+    """``store_wide`` with both rules off: the seed-era policy strips nothing; a byte-wall line still strips an
+    image past its byte cap."""
+    contents = [(Image(data="AA"),), (Text("a"),)]
+    capped = Config(max_live_image_bytes=1)
+    assert store_wide(contents, 0, capped) == [None, None]
+    assert store_wide(contents, 0, capped, ImagePolicy(byte_wall=True)) == [(False,), None]
