@@ -207,10 +207,12 @@ def emit_positioned(
     config: Config,
     budget: Budget,
     prices: Prices,
+    made: dict[str, Item],
 ) -> tuple[Summary, ...]:
     """One pair per selected summary and each raw message, in position order (pairs first on a tie).
 
-    A blank summary gets no pair (it still counts as a middle item); returns the summaries sent.
+    A blank summary gets no pair (it still counts as a middle item); returns the summaries sent. ``made`` holds the
+    pairs made so far in this compile, by summary id: a pair is made (and priced) once, the plan's is the run's.
     """
     defects = prices.defects
     keyed = [((position(store, s), 0, k), s) for k, s in enumerate(selection.summaries)]
@@ -220,7 +222,12 @@ def emit_positioned(
     for _, thing in keyed:
         if isinstance(thing, Summary) and js_blank(thing.content):
             continue
-        item = positioned_item(thing, config, prices) if isinstance(thing, Summary) else thing
+        if isinstance(thing, Summary):
+            if thing.id not in made:
+                made[thing.id] = positioned_item(thing, config, prices)
+            item = made[thing.id]
+        else:
+            item = thing
         if not run.fits(item.price):
             raw_before, pairs_before = _middle_sent(run, start)
             within = refused_prefix(
@@ -296,8 +303,14 @@ def accept_tail(run: Running, tail_items: Sequence[Item], config: Config) -> tup
 
 
 def check_coverage(store: Store, sent_raw: frozenset[str], recorded: Sequence[Summary], evicted: Sequence[str]) -> None:
-    """Every message is sent raw or a leaf of a recorded summary; evicted ones are lost whatever covers them."""
+    """Every message is sent raw or a leaf of a recorded summary; evicted ones are lost whatever covers them.
+
+    Ids are unique, so when nothing is evicted and the covered and the other sent ids number the messages, none
+    is lost (and no message is read).
+    """
     covered = leaves_of(store, recorded)
+    if not evicted and len(covered) + len(sent_raw - covered) == len(store.messages):
+        return
     evicted_set = frozenset(evicted)
     recorded_ids = {s.id for s in recorded}
     unrecorded = leaves_of(store, (s for s in store.unmerged() if s.id not in recorded_ids))

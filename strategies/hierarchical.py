@@ -9,7 +9,7 @@ grace limit (the tail newest first) and check that nothing is lost.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import replace
 
 from reference.model import Budget, Config, Content, Entry, Store, Summary
@@ -19,6 +19,7 @@ from strategies.checks import check_summary_texts, check_values
 from strategies.defects import Behaviour, Defect, Defects, resolve_variant
 from strategies.emission import (
     CompileResult,
+    Item,
     Running,
     accept_tail,
     check_coverage,
@@ -163,7 +164,6 @@ def compile_context(
     defects = prices.defects
     policy = image_policy(defects, watermark)
     message_prices = prices.messages()
-    E = _priced_once(prices, zip((m.content for m in store.messages), message_prices, strict=True))
     if store.text_estimator is not None and not defects.on(Defect.UNCHECKED_BAD_VALUES):
         check_summary_texts(store, config, prices)
     contents = [m.content for m in store.messages]
@@ -172,10 +172,16 @@ def compile_context(
     store_kept = store_wide(
         contents, estimate_start if defects.on(Defect.DEPTH_RULE_OFF_BY_ONE) else start, config, policy
     )
-    pse = []
-    for m, k in zip(store.messages, store_kept, strict=True):
-        with owned_by(f"message {m.id!r}"):
-            pse.append(E(strip(m.content, k, policy.placeholder)))
+
+    def estimate(i: int) -> Callable[[Content], Number]:
+        """The store's ``E`` for message ``i``'s item, its own content answered from its price."""
+        return _priced_once(prices, contents[i], message_prices[i])
+
+    pse = list(message_prices)  # a message's own price, unless the store-wide count strips an image of it
+    for i, k in enumerate(store_kept):
+        if k is not None:
+            with owned_by(f"message {store.messages[i].id!r}"):
+                pse[i] = estimate(i)(strip(contents[i], k, policy.placeholder))
     win = windows(
         message_prices,
         config.head_window_tokens,
@@ -186,7 +192,7 @@ def compile_context(
 
     def planned(i: int, region: str):
         fin = _unrepaired(store, i, config, defects.on(Behaviour.RAW_FORMS_RELEASED))
-        return finished_item(store, i, region, fin, store_kept[i], config, prices, E, policy.placeholder)
+        return finished_item(store, i, region, fin, store_kept[i], config, prices, estimate(i), policy.placeholder)
 
     plan = Running(math.inf)  # no limit: the plan never refuses
     for i in range(win.head_end):
@@ -194,18 +200,23 @@ def compile_context(
     plan.head_total = plan.total
     pool = candidates(store, win, defects)
     chosen = waterfall(pool, config, plan.head_total, budget.input_budget, over_budget(config), defects)
-    selection = complete(store, chosen, win, store.claimers())
-    _emit_middle(plan, store, selection, [planned(i, "middle") for i in selection.raw], config, budget, prices)
+    selection = complete(store, chosen, win)
+    pairs: dict[str, Item] = {}
+    _emit_middle(plan, store, selection, [planned(i, "middle") for i in selection.raw], config, budget, prices, pairs)
     plan.items.extend(planned(i, "tail") for i in range(win.middle_end, len(store.messages)))
     finished = run_passes(store, plan.items, config, start, defects, policy)
 
     def item(i: int, region: str):
-        return finished_item(store, i, region, finished[i], store_kept[i], config, prices, E, policy.placeholder)
+        return finished_item(
+            store, i, region, finished[i], store_kept[i], config, prices, estimate(i), policy.placeholder
+        )
 
     run = Running(grace_limit(budget.input_budget, config))
     for i in range(win.head_end):
         emit_head(run, item(i, "head"), store, budget, defects)
-    recorded = _emit_middle(run, store, selection, [item(i, "middle") for i in selection.raw], config, budget, prices)
+    recorded = _emit_middle(
+        run, store, selection, [item(i, "middle") for i in selection.raw], config, budget, prices, pairs
+    )
     tail = [item(i, "tail") for i in range(win.middle_end, len(store.messages))]
     accepted, evicted = accept_tail(run, tail, config)
     for it in accepted:
@@ -221,25 +232,29 @@ def compile_context(
 
 
 def _emit_middle(
-    run: Running, store: Store, selection: Selection, middle_raw: list, config: Config, budget: Budget, prices: Prices
+    run: Running,
+    store: Store,
+    selection: Selection,
+    middle_raw: list,
+    config: Config,
+    budget: Budget,
+    prices: Prices,
+    pairs: dict[str, Item],
 ) -> tuple[Summary, ...]:
-    """The middle, positioned or combined; returns the summaries the coverage check counts."""
+    """The middle, positioned (each pair made once a compile, kept in ``pairs``) or combined; returns the summaries
+    the coverage check counts."""
     if config.positioned_recall_pairs:
-        return emit_positioned(run, store, selection, middle_raw, config, budget, prices)
+        return emit_positioned(run, store, selection, middle_raw, config, budget, prices, pairs)
     held = emit_combined(run, store, selection, middle_raw, config, budget, prices)
     return selection.summaries if prices.defects.on(Defect.COVERAGE_COUNTS_LEFT_OUT) else held
 
 
-def _priced_once(prices: Prices, known: Iterable[tuple[Content, Number]]) -> Callable[[Content], Number]:
-    """``prices.E``, answering a message's own content object from its ``known`` price, so each message is priced
-    once however often it is read (any other content is priced where it is made, once)."""
-    seen: dict[int, tuple[Content, Number]] = {id(c): (c, p) for c, p in known}
+def _priced_once(prices: Prices, own: Content, price: Number) -> Callable[[Content], Number]:
+    """``prices.E`` for one message's item: its own content object answers from the price the message already has,
+    so each message is priced once however often it is read (any other content is priced where it is made)."""
 
     def E(content: Content) -> Number:
-        hit = seen.get(id(content))
-        if hit is not None and hit[0] is content:
-            return hit[1]
-        return prices.E(content)
+        return price if content is own else prices.E(content)
 
     return E
 

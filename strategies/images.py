@@ -151,7 +151,10 @@ def strip(content: Content, kept: Kept, placeholder: str = PLACEHOLDER) -> Conte
 
 
 def store_wide(contents: Sequence[Content], start: int, config: Config, policy: ImagePolicy = SEED_ERA) -> list[Kept]:
-    """``postStripEstimates``' decision: the image count runs over every message of the store."""
+    """``postStripEstimates``' decision: the image count runs over every message of the store (unless the seed-era
+    policy has both rules off: then it strips nothing, and the store is not read)."""
+    if policy.seed_era and not config.max_live_images > 0 and not start > 0:
+        return [None] * len(contents)
     return decide_policy(range(len(contents)), contents, start, config, policy)
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from reference.model import Config, Store, Summary
@@ -22,21 +22,18 @@ class Selection:
     raw: tuple[int, ...]
 
 
-def leaf_indices(store: Store, s: Summary) -> frozenset[int]:
-    return frozenset(store.index(m) for m in store.leaves(s.id))
-
-
 def candidates(store: Store, win: Windows, defects: Defects) -> list[Summary]:
     """Unmerged summaries with content, less those whose leaves touch a window (L1s only, faithfully).
 
     Blank content (JavaScript's ``trim``) is no content; faithfully it still enters (``BLANK_SUMMARIES_SELECTED``).
     """
+    in_window = frozenset(m.id for m in (*store.messages[: win.head_end], *store.messages[win.middle_end :]))
     out = []
     for s in store.unmerged():
         if js_blank(s.content) and not defects.on(Defect.BLANK_SUMMARIES_SELECTED):
             continue
         excluded_level = s.level == 1 or not defects.on(Defect.DEEP_WINDOW_CANDIDATES)
-        if excluded_level and win.touches_window(leaf_indices(store, s)):
+        if excluded_level and not in_window.isdisjoint(store.leaves(s.id)):
             continue
         out.append(s)
     return out
@@ -77,12 +74,16 @@ def waterfall(
     return chosen
 
 
-def complete(store: Store, chosen: Sequence[Summary], win: Windows, claimers: Mapping[str, Summary]) -> Selection:
+def complete(store: Store, chosen: Sequence[Summary], win: Windows) -> Selection:
     """Coverage completion: each uncovered middle message's claimer joins, or the message goes raw.
 
-    A claimer covers its own message, and a selected summary covers all its leaves, so a claimer met
-    here is never selected yet.
+    A claimer (``Store.claimers``) covers its own message, and a selected summary covers all its leaves, so a
+    claimer met here is never selected yet: only the summaries not chosen are read for claims.
     """
+    chosen_ids = {s.id for s in chosen}
+    claimers = {
+        m: s for s in store.unmerged() if s.id not in chosen_ids and not js_blank(s.content) for m in store.leaves(s.id)
+    }
     selected = list(chosen)
     covered: set[str] = set().union(*(store.leaves(s.id) for s in selected))
     raw: list[int] = []

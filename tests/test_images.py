@@ -15,6 +15,7 @@ from strategies.images import (
     decide,
     decide_policy,
     newer_start,
+    store_wide,
     strip,
     strip_start,
 )
@@ -166,3 +167,12 @@ def test_newer_start_is_the_first_message_the_messages_newer_than_it_keep_within
 
 def test_newer_start_is_zero_when_the_depth_rule_is_off():
     assert newer_start([50, 50, 50], 0) == 0
+
+
+def test_the_store_wide_count_strips_nothing_under_the_seed_era_rules_off_but_keeps_a_newer_line_byte_wall():
+    """``store_wide`` with both rules off: the seed-era policy strips nothing; a byte-wall line still strips an
+    image past its byte cap."""
+    contents = [(Image(data="AA"),), (Text("a"),)]
+    capped = Config(max_live_image_bytes=1)
+    assert store_wide(contents, 0, capped) == [None, None]
+    assert store_wide(contents, 0, capped, ImagePolicy(byte_wall=True)) == [(False,), None]
