@@ -244,8 +244,19 @@ def suite_order(items: list[pytest.Item], ranked: list[str]) -> None:
     rank = {name: k for k, name in enumerate(ranked)}
     worst = len(rank)
     items.sort(
-        key=lambda it: (it.get_closest_marker("harness") is not None, rank.get(it.nodeid.split("[", 1)[0], worst))
+        key=lambda it: (
+            it.get_closest_marker("harness") is not None,
+            rank.get(it.nodeid.split("[", 1)[0], worst),
+            expected_red(it),
+        )
     )
+
+
+def expected_red(item: pytest.Item) -> bool:
+    """Whether ``item`` is marked ``red_on`` its own variant: a test that runs after its siblings of the same rank,
+    since its failure is expected and a new bug shows first on the variants that must hold."""
+    mark = item.get_closest_marker("red_on")
+    return mark is not None and _variant_of(item) in mark.args
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -309,6 +320,22 @@ def own_database_key(item: pytest.Item) -> None:
         inner._hypothesis_internal_add_digest = item.nodeid.encode()
 
 
+@contextlib.contextmanager
+def unshrunk(item: pytest.Item):
+    """A property test run with Hypothesis's shrink phase off: an expected red is reported by its first line, so
+    the minimal example would cost seconds (most of a faithful variant's run) and change nothing."""
+    test = getattr(item, "obj", None)
+    current = getattr(test, "_hypothesis_internal_use_settings", None)  # where ``@given`` reads its settings
+    if current is None:
+        yield
+        return
+    test._hypothesis_internal_use_settings = settings(current, phases=[p for p in current.phases if p != Phase.shrink])
+    try:
+        yield
+    finally:
+        test._hypothesis_internal_use_settings = current
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item):
     own_database_key(item)
@@ -319,7 +346,8 @@ def pytest_runtest_call(item: pytest.Item):
     if variant not in mark.args:
         return (yield)
     try:
-        result = yield
+        with unshrunk(item):
+            result = yield
     except (Exception, pytest.fail.Exception) as err:
         if is_invariant_violation(err):
             first = str(_leaves(err)[0]).splitlines()[0]

@@ -10,9 +10,10 @@ means no invariant breaks. Numbers compare as the JavaScript numbers they are (N
 from __future__ import annotations
 
 import contextlib
+import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields, is_dataclass, replace
 
 from invariants.properties import Violation, check
 from reference.expect import FAITHFUL, SEED_VARIANTS, Expectation, Refuses, Sends, expectation_for, variants_named
@@ -128,24 +129,56 @@ def images_sent(entries: Sequence[Entry]) -> str:
 
 
 def fmt(value: object) -> str:
-    """A value as a reader compares it: numbers as JavaScript writes them, lists as JSON-ish lists."""
+    """A value as a reader compares it: numbers as JavaScript writes them, lists as JSON-ish lists (a string inside
+    quoted and escaped as JSON, a block as its type and fields), so that two values ``same`` tells apart read apart."""
     if value is None:
         return "-"
+    return value if isinstance(value, str) else _shown(value)
+
+
+def _shown(value: object) -> str:
+    """A value inside a list, a mapping or a block, one way per value ``same`` tells apart."""
     if is_number(value):
         return js_number_string(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
     if isinstance(value, (tuple, list)):
-        return "[" + ", ".join(fmt(v) if isinstance(v, (tuple, list)) else f'"{v}"' for v in value) + "]"
+        return "[" + ", ".join(_shown(v) for v in value) + "]"
     if isinstance(value, Mapping):
-        return "{" + ", ".join(f'"{k}": "{v}"' for k, v in sorted(value.items())) + "}"
-    return str(value)
+        return "{" + ", ".join(f"{_shown(k)}: {_shown(v)}" for k, v in sorted(value.items(), key=repr)) + "}"
+    if is_dataclass(value) and not isinstance(value, type):
+        return (
+            f"{type(value).__name__}({', '.join(f'{f.name}={_shown(getattr(value, f.name))}' for f in fields(value))})"
+        )
+    return json.dumps(value) if value is None or isinstance(value, bool) else repr(value)
 
 
 def same(a: object, b: object) -> bool:
+    """Equal as the JavaScript values they stand for: numbers by value (NaN equals NaN), lists item by item,
+    mappings key by key, blocks of one type field by field."""
     if is_number(a) and is_number(b):
         return a == b or (math.isnan(a) and math.isnan(b))
     if isinstance(a, Mapping) and isinstance(b, Mapping):
-        return dict(a) == dict(b)
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    if is_dataclass(a) and not isinstance(a, type) and type(a) is type(b):
+        return all(same(getattr(a, f.name), getattr(b, f.name)) for f in fields(a))
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b  # true is not 1
     return a == b
+
+
+def shown_apart(want: object, got: object) -> tuple[str, str]:
+    """``want`` and ``got`` as ``fmt`` shows them; where that reads alike for two values ``same`` tells apart (a
+    number against a string of its digits, integers past 2**53), with their Python types, then as Python writes
+    them, so that a line that fails never shows one value twice."""
+    a, b = fmt(want), fmt(got)
+    if a == b and not same(want, got):
+        a, b = f"{a} ({type(want).__name__})", f"{b} ({type(got).__name__})"
+        if a == b:
+            a, b = repr(want), repr(got)
+    return a, b
 
 
 @dataclass(frozen=True)
@@ -167,7 +200,8 @@ def _parts(expected: Sends | Refuses, actual: Sends | Refuses | None, prefix: st
         got = None if actual is None else getattr(actual, f.name)
         if f.name == "cleared_by" and got is not None:
             want = tuple(sorted(want))
-        out.append(Line(f"{prefix}.{f.name}", fmt(want), fmt(got), got is not None and same(want, got)))
+        ok = got is not None and same(want, got)
+        out.append(Line(f"{prefix}.{f.name}", *shown_apart(want, got), ok))
     return out
 
 

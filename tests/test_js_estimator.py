@@ -12,6 +12,7 @@ process of the session (``tests/js_oracle_client.py``).
 from __future__ import annotations
 
 import math
+import string
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -87,6 +88,7 @@ def _span(lo: int, hi: int) -> st.SearchStrategy[str]:
 #: Every class of UTF-16 unit the density probe can meet, each with its own weight.
 CHARACTER_CLASSES: dict[str, st.SearchStrategy[str]] = {
     "ASCII printable (the ten dense punctuation marks among them)": _span(0x20, 0x7E),
+    "ASCII punctuation (where the dense marks are)": st.sampled_from(string.punctuation),
     "ASCII control and DEL": st.one_of(_span(0x00, 0x1F), st.just("\x7f")),
     "Latin-1": _span(0x80, 0xFF),
     "Latin Extended, Greek, Cyrillic": _span(0x100, 0x4FF),
@@ -118,7 +120,11 @@ def probe(c: str) -> str:
     return c + "a" * (7 * len16(c))
 
 
-@given(cs=st.lists(chars, min_size=1, max_size=24))
+#: A character of any class, or ASCII punctuation (where the dense marks sit among marks that are not) as often.
+probed_chars = st.one_of(chars, st.sampled_from(string.punctuation))
+
+
+@given(cs=st.lists(probed_chars, min_size=8, max_size=32))
 @example(cs=list(ASCII + "\x80\xff\u0100\u4e00\uffff\ud800\udfff\U0001f600\U0010ffff"))
 def test_each_character_is_dense_or_not_as_in_javascript(js: Oracle, cs: list[str]) -> None:
     """The dense set: a unit above 126 or one of ten ASCII punctuation marks; one such unit in eight turns the rate."""
@@ -137,14 +143,27 @@ long_texts = st.builds(
     st.integers(300, 2100),
     short_texts,
 )
-#: Texts whose dense share is near 12%: ``k`` drawn characters among about ``k / 0.12`` prose letters.
+#: Texts whose dense share is near 12%: ``k`` drawn units, then prose letters up to about ``k / 0.12`` units in all,
+#: so that three dense units in 25 (six in 50, ...) put the share exactly on the threshold, and one unit more or
+#: fewer puts it either side.
 threshold_texts = st.builds(
-    lambda drawn, extra, letter: "".join(drawn) + letter * max(0, round(len16("".join(drawn)) / 0.12) + extra),
+    lambda drawn, extra, letter: (
+        "".join(drawn) + letter * max(0, round(len16("".join(drawn)) / 0.12) - len16("".join(drawn)) + extra)
+    ),
     st.lists(chars, min_size=1, max_size=12),
-    st.integers(-3, 3),
+    st.sampled_from((0, 0, 1, -1, 3, -3)),
     st.sampled_from("a ."),
 )
-texts = st.one_of(short_texts, long_texts, threshold_texts)
+#: Texts of two runs: prose, then dense units (or the reverse), the first run ending near the probe's 2,000th unit,
+#: so that the share of the probe and the share of the whole text fall on opposite sides of 12%.
+split_texts = st.builds(
+    lambda first, times, second, more: first * times + second * more,
+    st.sampled_from(("a", "a ", '{"', "é")),
+    st.integers(1500, 2000),
+    st.sampled_from(("{", '":', "é", "\U0001f600", "a")),
+    st.integers(100, 900),
+)
+texts = st.one_of(short_texts, long_texts, threshold_texts, split_texts)
 
 
 @given(xs=st.lists(texts, min_size=1, max_size=8))

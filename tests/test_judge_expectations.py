@@ -8,6 +8,8 @@ import dataclasses
 import math
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from invariants.properties import Violation
 from invariants.reproduce import Observed, compare
@@ -118,3 +120,65 @@ def test_holds_fails_when_any_invariant_breaks():
     assert _ok(Expectation(holds=True), _observed(sends=SENT))
     lines = compare(Expectation(holds=True), _observed(sends=SENT, violations=[Violation("determinism", "z")]))
     assert [(line.field, line.actual) for line in lines if not line.ok] == [("holds", "breaks determinism")]
+
+
+# ----------------------------------------------------------------------------- a failed line shows two values
+
+#: Values the check tells apart that a looser wording shows as one: an id holding the list's own separator, a
+#: string of digits against the number, integers the doubles cannot tell apart, a string against a one-item list.
+LOOK_ALIKE = [
+    ("refused", ('L1-0", "L1-1',), ("L1-0", "L1-1")),
+    ("refused", ("1",), (1,)),
+    ("actual", 2**53 + 1, 2.0**53),
+    ("site", "head", ("head",)),
+    ("categories", {"m1": "1"}, {"m1": 1}),
+]
+
+
+def _line(field: str, want: object, got: object):
+    """The one compared line of ``refuses.field``, ``want`` expected and ``got`` observed."""
+    observed = _observed(refuses=dataclasses.replace(REFUSED, **{field: got}))
+    (line,) = [ln for ln in compare(Expectation(refuses=Refuses(**{field: want})), observed) if ln.field != "outcome"]
+    return line
+
+
+@pytest.mark.parametrize(
+    ("field", "want", "got"), LOOK_ALIKE, ids=[f"{f}-{k}" for k, (f, _, _) in enumerate(LOOK_ALIKE)]
+)
+def test_a_field_that_fails_shows_two_different_values(field, want, got):
+    line = _line(field, want, got)
+    assert not line.ok
+    assert line.expected != line.actual, f"{line.field}: expected {line.expected}, got {line.actual}"
+
+
+def test_content_with_a_nan_stamp_compares_as_javascript_compares_it():
+    """Two NaN stamps are one JavaScript value: the content they sit in agrees, as the line reads."""
+    want = ((Text("x"), Image(token_estimate=math.nan)),)
+    observed = _observed(sends=dataclasses.replace(SENT, content=((Text("x"), Image(token_estimate=float("nan"))),)))
+    (line,) = [ln for ln in compare(Expectation(sends=Sends(content=want)), observed) if ln.field != "outcome"]
+    assert line.ok, f"{line.field}: expected {line.expected}, got {line.actual}"
+
+
+_scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 3),
+    st.sampled_from((2**53, 2**53 + 1, 2.0**53, -0.0, math.nan, 0.5)),
+    st.text('a1", \\', max_size=4),
+)
+_values = st.recursive(
+    _scalars,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.lists(inner, max_size=3).map(tuple),
+        st.dictionaries(st.text("ab", max_size=2), inner, max_size=2),
+    ),
+    max_leaves=6,
+)
+
+
+@given(want=_values.filter(lambda v: v is not None), got=_values)
+def test_a_line_that_fails_never_reads_the_same_on_both_sides(want, got):
+    """Whatever two values meet, the line agrees, or it shows them apart."""
+    line = _line("refused", want, got)
+    assert line.ok or line.expected != line.actual, f"{line.field}: expected {line.expected}, got {line.actual}"

@@ -85,6 +85,32 @@ def test_stats_total_breaks_on_a_total_one_token_off_either_way(monkeypatch, del
     broken("stats-total", case, "sound", f"the stats' total is {30 + delta} tokens", "entries sent is 30")
 
 
+def _messages_off_by(delta):
+    def change(result, b):
+        stats = result.stats
+        total = Total(stats.total.messages + delta, stats.total.tokens)
+        return dataclasses.replace(result, stats=dataclasses.replace(stats, total=total))
+
+    return change
+
+
+#: Positioned and combined, each with a pair sent beside raw messages.
+PAIR_SENT = (
+    Case(store(5, [summary("L1-0", 1, 2)]), Config(), Budget(max_tokens=1000)),
+    Case(store(5, [summary("L1-0", 1, 2)]), Config(positioned_recall_pairs=False), Budget(max_tokens=1000)),
+)
+
+
+@pytest.mark.parametrize("delta", [1, -1])
+@pytest.mark.parametrize("case", PAIR_SENT, ids=["positioned", "combined"])
+def test_stats_total_breaks_on_a_message_count_one_off_either_way(monkeypatch, case, delta):
+    """Three raw messages and one pair: 5 messages; one more or one fewer (a pair counted once more per summary it
+    holds, a raw message left out) breaks it."""
+    assert judged("stats-total", case) == []
+    tamper(monkeypatch, sent=_messages_off_by(delta))
+    broken("stats-total", case, "sound", f"the stats' total counts {5 + delta} messages but the buckets count 5")
+
+
 def test_the_stats_total_message_breaks_each_sum_down_into_numbers_that_add_up_to_it():
     """The charged buckets add up to the charge, and the entries' prices to the reference price it names."""
     case = cases.CAPPED_ENVELOPE

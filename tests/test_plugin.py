@@ -160,3 +160,48 @@ def test_collecting_the_suite_loads_no_numpy():
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert done.stdout.splitlines()[-1] == "numpy loaded: False", done.stdout[-2000:] + done.stderr[-2000:]
+
+
+SHRINK_TEST = """
+import pytest
+from hypothesis import given, strategies as st
+from invariants import InvariantViolation, Violation
+
+CALLS = []
+
+@pytest.mark.red_on("main-48bb87a1")
+@given(st.lists(st.integers(0, 1000), min_size=5))
+def test_red_on_main(variant, xs):
+    CALLS.append(variant)
+    if variant == "main-48bb87a1" and sum(xs) > 50:
+        raise InvariantViolation([Violation("never-over", f"broken on {variant}")])
+
+def test_count():
+    print(f"calls on main: {CALLS.count('main-48bb87a1')}")
+"""
+
+
+def test_an_expected_red_is_not_shrunk(pytester, run):
+    """Hypothesis reports it at its first failing example: a failing list of five numbers shrunk to the smallest
+    would take dozens of calls more (and a property test's faithful variants seconds)."""
+    pytester.makepyfile(SHRINK_TEST)
+    result = run("-p", "invariants.plugin", "-s")
+    result.assert_outcomes(xfailed=1, passed=3)
+    calls = int(next(line for line in result.outlines if "calls on main:" in line).split(":")[1])
+    assert calls <= 5, f"the expected red ran {calls} examples"
+
+
+def test_an_expected_red_runs_after_its_siblings_of_the_same_rank(pytester, run):
+    """Within one rank of the suite's order, the variants that must hold first: a new bug shows there first."""
+    pytester.makepyfile(test_red=RED_TESTS)
+    (pytester.path / "mutation").mkdir()
+    (pytester.path / "mutation" / "test-order.json").write_text(
+        '{"tests": ["test_red.py::test_red_where_marked"]}', encoding="utf-8"
+    )
+    result = run("-p", "invariants.plugin", "--collect-only", "-q", "-k", "test_red_where_marked")
+    names = [line for line in result.outlines if "::" in line]
+    assert names == [
+        "test_red.py::test_red_where_marked[sound]",
+        "test_red.py::test_red_where_marked[main-48bb87a1]",
+        "test_red.py::test_red_where_marked[pr-8bb01ab8]",
+    ], names

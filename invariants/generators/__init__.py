@@ -10,8 +10,9 @@ The shapes are chosen to reach interesting cases quickly rather than to sample u
   budgets draw their bad values (NaN, infinities, negatives, 0) often enough to matter but rarely
   enough that ordinary cases dominate; some configs prune tool results, cap tool inputs and strip images,
   some are combined with a tight cap (``config_mix``);
-- budgets sit on the store's own edges (``budget_placement``); tool cycles and images have their own stores
-  (``tool_cycles``), and the default cases hold tool cycles too.
+- budgets sit on the store's own edges (``budget_placement``), and about two configs in five are moved onto them
+  too: a window or the level budgets exactly on a sum of the store's prices (``shapers``); tool cycles and
+  images have their own stores (``tool_cycles``), and the default cases hold tool cycles too.
 
 ``invariants.reach`` measures how often cases reach each shape that matters (``benchmarks/bench_reach.py`` prints
 it; ``tests/test_reach.py`` keeps every shape at 1% of ``ci`` cases or more).

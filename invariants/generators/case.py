@@ -6,8 +6,9 @@ from dataclasses import dataclass, replace
 
 from hypothesis import strategies as st
 
-from invariants.generators.budget_placement import budget_edges, draw_budget, fitted
+from invariants.generators.budget_placement import draw_budget, fitted
 from invariants.generators.config_mix import draw_config
+from invariants.generators.shapers import SHAPED_EDGES, SPOTS, shaped
 from invariants.generators.store_shapes import draw_store
 from reference.model import Budget, Config, Store
 
@@ -31,10 +32,13 @@ def cases(
     store_strategy: st.SearchStrategy | None = None,
     config_strategy: st.SearchStrategy | None = None,
 ) -> Case:
-    """A store, a config, and a budget on that store's edges."""
+    """A store, a config (sometimes moved onto one of the store's edges, ``shapers``), and a budget on that store's
+    edges."""
     store = draw_store(draw, max_messages) if store_strategy is None else draw(store_strategy)
     config = draw_config(draw) if config_strategy is None else draw(config_strategy)
-    edge = draw(budget_edges)
+    edge, shaper = draw(SHAPED_EDGES)
+    if shaper != "as drawn":
+        config = shaped(store, config, shaper, draw(SPOTS))
     config, sent = fitted(store, config, edge)
     return Case(store, config, draw_budget(draw, store, config, edge, sent))
 

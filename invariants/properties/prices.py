@@ -31,22 +31,36 @@ from strategies.errors import InvalidConfigError
 def stats_total(
     name: str, out: Outcome, store: Store, config: Config, budget: Budget, variant: Variant
 ) -> list[Violation]:
-    """After a successful compile the stats' total equals the reference price of what is sent."""
-    price = reference_price(out.entries, store, config)
-    total = out.result.stats.total.tokens
-    if total == price:
-        return []
+    """After a successful compile the stats' total equals the reference price of what is sent, and its message count
+    is the raw messages the buckets counted plus 2 for each recall pair sent."""
     s = out.result.stats
+    pairs = sum(1 for e in out.entries if e.kind == "answer")
+    counted = s.head.messages + s.middle_raw.messages + s.tail.messages + 2 * pairs
+    found = []
+    if s.total.messages != counted:
+        found.append(
+            Violation(
+                name,
+                f"the stats' total counts {s.total.messages} messages but the buckets count {counted}: head "
+                f"{s.head.messages}, middle_raw {s.middle_raw.messages}, tail {s.tail.messages} raw messages and 2 for "
+                f"each of the {pairs} recall pairs sent",
+            )
+        )
+    price = reference_price(out.entries, store, config)
+    total = s.total.tokens
+    if total == price:
+        return found
     charged = (
         f"head {s.head.tokens}, middle_raw {s.middle_raw.tokens}, tail {s.tail.tokens}, "
         f"combined {s.combined.tokens}, l1 {s.l1.tokens}, l2 {s.l2.tokens}, l3 {s.l3.tokens}"
     )
     return [
+        *found,
         Violation(
             name,
             f"the stats' total is {total} tokens (charged by bucket: {charged}) but the reference price of the "
             f"{len(out.entries)} entries sent is {price} (by entry: {entry_prices(out.entries, store, config)})",
-        )
+        ),
     ]
 
 
