@@ -63,8 +63,24 @@ def test_hints_keep_a_mutant_each_test_killed_first_by_the_tests_base():
     }
 
 
+def test_hints_keep_each_tests_baseline_time_to_the_millisecond():
+    """The next cold run orders a mutant's tests by these, whatever its own machine's speed."""
+    records = {
+        "baseline": {
+            "tests": [
+                {"nodeid": "tests/test_cap.py::test_a", "base": "tests/test_cap.py::test_a", "duration": 1.23456},
+                {"nodeid": "tests/test_cap.py::test_b", "base": "tests/test_cap.py::test_b", "duration": 0.0004},
+            ]
+        },
+    }
+    assert learn(as_records(records)).durations == {
+        "tests/test_cap.py::test_a": 1.235,
+        "tests/test_cap.py::test_b": 0.0,
+    }
+
+
 def test_hints_round_trip_and_an_unreadable_file_gives_none(tmp_path):
-    hints = Hints({"m.x_f": ("t1", "t2")}, {"t3": "mutmut:m.x_f__mutmut_2"}, {"t4": "defect:X"})
+    hints = Hints({"m.x_f": ("t1", "t2")}, {"t3": "mutmut:m.x_f__mutmut_2"}, {"t4": "defect:X"}, {"t1": 0.25})
     assert read(write(hints, tmp_path / "h.json")) == hints
     (tmp_path / "bad.json").write_text("{not json")
     assert read(tmp_path / "bad.json") == Hints() == read(tmp_path / "missing.json")
@@ -192,6 +208,34 @@ def test_a_test_past_its_own_limit_ends_the_mutant_as_a_timeout_at_once(pytester
     assert rows["m.x_f__mutmut_1"]["exit"] == 36 and rows["m.x_f__mutmut_1"]["seconds"] < 20
     assert rows["m.x_g__mutmut_1"]["exit"] == 0  # a test within its limit runs to the end
     assert took < 40, took  # the whole-mutant limit (50 s) never had to act
+
+
+def test_a_mutants_tests_run_in_the_order_of_the_hinted_times_not_this_runs(pytester, monkeypatch):
+    """Two slow tests that both fail: the one the hinted times put first is the killer named, though this run's
+    baseline times (which set the limits) would put the other first."""
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    pytester.makepyfile(test_two="def test_a():\n    assert False\n\ndef test_b():\n    assert False\n")
+    plan = pytester.path / "plan.json"
+    out = pytester.path / "out.jsonl"
+    tests = ["test_two.py::test_a", "test_two.py::test_b"]
+    plan.write_text(
+        json.dumps(
+            {
+                "workers": 1,
+                "per_test": [10.0, 5.0],
+                "durations": {"test_two.py::test_a": 5.0, "test_two.py::test_b": 6.0},
+                "order_durations": {"test_two.py::test_a": 7.0, "test_two.py::test_b": 6.0},
+                "functions": {"m.x_f": {"tests": tests, "first": []}},
+                "mutants": [{"name": "m.x_f__mutmut_1", "function": "m.x_f", "limit": 50.0}],
+            }
+        )
+    )
+    pytester.runpytest_subprocess(
+        "-p", "reports.campaign.plugins.warm_session", f"--cm-execute={plan}", f"--cm-execute-out={out}"
+    )
+    rows = list(map(json.loads, out.read_text().splitlines()))
+    assert [r["exit"] for r in rows if "exit" in r] == [1]
+    assert [r["killer"] for r in rows if "exit" not in r] == ["test_two.py::test_b"]
 
 
 def _fake_work(tmp_path: Path, codes: dict[str, int | None]) -> Path:

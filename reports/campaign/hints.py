@@ -42,6 +42,9 @@ class Hints:
     killers: dict[str, tuple[str, ...]] = field(default_factory=dict)
     witnesses: dict[str, str] = field(default_factory=dict)
     kills: dict[str, str] = field(default_factory=dict)
+    #: Each test's baseline time in that report, to the millisecond: a mutant's tests are ordered by these, not by
+    #: this run's (a loaded machine would reorder them, and the first killer a report names would change).
+    durations: dict[str, float] = field(default_factory=dict)
 
 
 def function_of(mutant: str) -> str:
@@ -80,7 +83,8 @@ def learn(records: Records) -> Hints:
         ):
             for test in rec.killed_by:
                 kills.setdefault(base.get(test, test), key)
-    return Hints(killers, witnesses, kills)
+    durations = {r.nodeid: round(r.duration, 3) for r in baseline.tests} if isinstance(baseline, BaselineRecord) else {}
+    return Hints(killers, witnesses, kills, durations)
 
 
 def write(hints: Hints, path: Path) -> Path:
@@ -91,6 +95,7 @@ def write(hints: Hints, path: Path) -> Path:
         "killers": {fn: list(ts) for fn, ts in hints.killers.items()},
         "witnesses": hints.witnesses,
         "kills": hints.kills,
+        "durations": hints.durations,
     }
     path.write_text(json.dumps(data, indent=0, sort_keys=True) + "\n", encoding="utf-8")
     return path
@@ -106,5 +111,6 @@ def read(path: Path | None = None) -> Hints:
             {str(fn): tuple(map(str, ts)) for fn, ts in data.get("killers", {}).items()},
             {str(t): str(w) for t, w in data.get("witnesses", {}).items()},
             {str(t): str(k) for t, k in data.get("kills", {}).items()},
+            {str(t): float(d) for t, d in data.get("durations", {}).items()},
         )
     return Hints()

@@ -76,7 +76,8 @@ def plan(work: Path, owned: Sequence[str], baseline: BaselineRecord) -> dict[str
     covering = stats.get("tests_by_mangled_function_name", {})
     durations = {r.nodeid: r.duration for r in baseline.tests}
     red = set(red_tests(baseline))
-    killers = read_hints().killers
+    hints = read_hints()
+    killers = hints.killers
     listed = load_equivalents()
     mine = set(owned)
     mutants: list[dict[str, Any]] = []
@@ -109,6 +110,9 @@ def plan(work: Path, owned: Sequence[str], baseline: BaselineRecord) -> dict[str
         "functions": functions,
         "per_test": [PER_TEST_FACTOR, PER_TEST_CONST],
         "durations": {t: durations.get(t, 1.0) for t in sorted(used)},
+        # the order's durations: the last complete report's where it has one, so that this run's speed never
+        # changes which test runs first, nor so which test a report names as a mutant's first killer
+        "order_durations": {t: hints.durations.get(t, durations.get(t, 1.0)) for t in sorted(used)},
     }
 
 

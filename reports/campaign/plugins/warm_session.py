@@ -11,8 +11,8 @@ one that outlives its time limit. Each child is a fresh copy of the collected se
 passes from one mutant to the next.
 
 The plan is JSON: ``{"workers": N, "mutants": [{"name", "limit": seconds, and "tests": [node ids] or
-"function": F}], "functions": {F: {"tests", "first"}}, "durations": {node id: baseline seconds}, "per_test": [factor,
-constant]}``; a mutant named by
+"function": F}], "functions": {F: {"tests", "first"}}, "durations": {node id: baseline seconds},
+"order_durations": {node id: seconds the tests are ordered by}, "per_test": [factor, constant]}``; a mutant named by
 its function runs that function's tests in ``reports.campaign.mutmut.test_order``'s order, and a test past its own limit
 ends the mutant as a timeout at once. Each result is a JSON line ``{"name", "exit", "seconds", "killer"}``
 with mutmut's exit codes (1 killed, 0 survived, 36 timeout, 33 no test).
@@ -55,6 +55,7 @@ class Executor:
         self.mutants: list[dict[str, Any]] = list(plan["mutants"])
         self.functions: dict[str, dict[str, Any]] = plan.get("functions", {})
         self.durations: dict[str, float] = plan.get("durations", {})
+        self.order_durations: dict[str, float] = plan.get("order_durations", self.durations)
         factor, const = plan.get("per_test", (0.0, 0.0))
         self.test_limits = {t: factor * d + const for t, d in self.durations.items()} if factor else {}
         self.workers = max(1, int(plan.get("workers", 1)))
@@ -82,7 +83,7 @@ class Executor:
         from reports.campaign.mutmut.test_order import running_order
 
         fn = self.functions.get(mutant["function"], {})
-        return running_order(mutant["name"], fn.get("tests", []), self.durations, fn.get("first", []))
+        return running_order(mutant["name"], fn.get("tests", []), self.order_durations, fn.get("first", []))
 
     def _write(self, row: dict[str, Any]) -> None:
         with open(self.out, "a", encoding="utf-8") as fh:
