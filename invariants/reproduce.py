@@ -26,7 +26,10 @@ from strategies.images import DROPPED_PLACEHOLDER, PLACEHOLDER
 
 IMAGE_PLACEHOLDERS = (PLACEHOLDER, DROPPED_PLACEHOLDER)
 
-__all__ = ["Line", "Observed", "Verdict", "expect_from", "judge", "observe", "site_of"]
+__all__ = ["MISMATCH", "Line", "Observed", "Verdict", "expect_from", "judge", "observe", "site_of"]
+
+#: The mark of an expectation line whose expected and actual values differ (``Verdict.explain``).
+MISMATCH = "✗"
 
 
 @dataclass(frozen=True)
@@ -250,7 +253,9 @@ class Verdict:
 
     def explain(self) -> str:
         """Expected against actual, one field a line (the text a failing test shows)."""
-        rows = [f"{'' if ln.ok else '✗ '}{ln.field}: expected {ln.expected}, got {ln.actual}" for ln in self.lines]
+        rows = [
+            f"{'' if ln.ok else MISMATCH + ' '}{ln.field}: expected {ln.expected}, got {ln.actual}" for ln in self.lines
+        ]
         rows += [f"  {v}" for v in self.observed.violations or ()]
         return f"{self.variant}: {self.observed.outcome}\n  " + "\n  ".join(rows)
 

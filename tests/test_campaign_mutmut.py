@@ -120,6 +120,20 @@ def test_runs_get_a_fixed_hash_seed_and_the_campaign_profile():
     assert "MUTANT_UNDER_TEST" not in env and "PYTEST_ADDOPTS" not in env
 
 
+def test_the_failure_shown_is_a_scenarios_first_mismatching_field_not_a_matching_one():
+    """A scenario item's failure lists every field; the one shown is the first whose values differ."""
+    from reports.render.report_model import first_line_of_failure
+
+    text = (
+        "x.scenario.json: not as expected on sound: refuses\n"
+        '  error: expected "OverBudgetError", got "OverBudgetError"\n'
+        '  ✗ refuses.cleared_by: expected [], got ["compression"]\n'
+        '  refuses.refused: expected ["m4"], got ["m4"]'
+    )
+    assert first_line_of_failure(text) == '✗ refuses.cleared_by: expected [], got ["compression"]'
+    assert first_line_of_failure("E   ✗ total: expected 3, got 4\nE   more") == "✗ total: expected 3, got 4"
+
+
 def test_failure_texts_drop_memory_addresses():
     from reports.render.report_model import first_line_of_failure
 

@@ -9,6 +9,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from invariants.reproduce import MISMATCH
 from reports.campaign.equivalents import Equivalent, load_equivalents
 from reports.campaign.named_mutants import Mutant, named_mutants, tests_for
 from reports.campaign.records import (
@@ -69,9 +70,13 @@ def stable(text: str) -> str:
 
 
 def first_line_of_failure(text: str) -> str:
-    for line in text.splitlines():
-        if line.startswith("E "):
-            return stable(line[1:].strip())
+    """The line a reader needs: a scenario's first mismatching field where the failure lists its fields (the others
+    match), else the first ``E`` line of an assertion, else the last line."""
+    lines = [line.removeprefix("E").strip() for line in text.splitlines()]
+    mismatch = next((line for line in lines if line.startswith(MISMATCH)), None)
+    errors = [line[1:].strip() for line in text.splitlines() if line.startswith("E ")]
+    if mismatch or errors:
+        return stable(mismatch or errors[0])
     return stable(text.strip().splitlines()[-1]) if text.strip() else ""
 
 
