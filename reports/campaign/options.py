@@ -12,8 +12,9 @@ from reports.campaign.named_mutants import parse_shard
 
 DEFAULT_BUDGET = 1800.0
 #: The folders mutmut mutates: everything the tests test (a test of ``reference/`` can only be shown red by a
-#: mutant there). ``--mutmut-paths`` narrows a run; results of other runs stay in the report.
-MUTMUT_PATHS = ("strategies", "reference")
+#: mutant there), the judges included (``[tool.mutmut] only_mutate`` names which of ``invariants/``).
+#: ``--mutmut-paths`` narrows a run; results of other runs stay in the report.
+MUTMUT_PATHS = ("strategies", "reference", "invariants")
 DEFAULT_MUTMUT_PATHS = MUTMUT_PATHS
 
 

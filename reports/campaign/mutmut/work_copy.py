@@ -3,10 +3,13 @@ the mutants of changed functions and of functions whose covering tests changed m
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import shutil
+import tomllib
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from reports.campaign.dependency_keys import function_sources, shared_key, test_key
 from reports.campaign.journal import hashed_files
@@ -120,18 +123,23 @@ def _harness_files(root: Path) -> list[Path]:
 
 
 def modules(work: Path) -> list[str]:
-    """The dotted names of the modules mutmut mutates (those with a function to mutate)."""
+    """The dotted names of the modules mutmut mutates: those of its ``only_mutate`` files with a function."""
+    patterns = _mutmut_config(work).get("only_mutate") or [f"{top}/*" for top in MUTMUT_PATHS]
     out = []
     for top in MUTMUT_PATHS:
         for path in sorted((work / top).rglob("*.py")):
-            if "def " in path.read_text(encoding="utf-8"):
-                out.append(".".join(path.relative_to(work).with_suffix("").parts))
+            rel = path.relative_to(work)
+            if any(fnmatch.fnmatch(rel.as_posix(), p) for p in patterns) and "def " in path.read_text(encoding="utf-8"):
+                out.append(".".join(rel.with_suffix("").parts))
     return out
 
 
 def read_selection(work: Path) -> list[str]:
     """mutmut's ``pytest_add_cli_args_test_selection`` from the work copy's pyproject.toml."""
-    import tomllib
+    return list(_mutmut_config(work).get("pytest_add_cli_args_test_selection", ["tests/"]))
 
+
+def _mutmut_config(work: Path) -> dict[str, Any]:
+    """The work copy's ``[tool.mutmut]`` table."""
     data = tomllib.loads((work / "pyproject.toml").read_text(encoding="utf-8"))
-    return list(data.get("tool", {}).get("mutmut", {}).get("pytest_add_cli_args_test_selection", ["tests/"]))
+    return data.get("tool", {}).get("mutmut", {})
