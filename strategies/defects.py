@@ -8,6 +8,7 @@ does that the seed-era lines do not; both are tested with ``defects.on(X)`` at t
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
@@ -248,8 +249,6 @@ def parse_variant(spec: str) -> Defects:
 
     A bad spec raises ``ValueError`` with a one-line message naming the closest known names (at most three).
     """
-    import re
-
     spec = spec.strip()
     # No variant name begins another's followed by "+" or "-", so at most one base matches.
     base = next((v for v in VARIANTS if spec == v or spec.startswith((v + "+", v + "-"))), None)

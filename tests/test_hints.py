@@ -94,8 +94,10 @@ def test_function_of_strips_the_mutant_number_and_the_journal_prefix():
     assert own_test_files("strategies.pricing.xǁPricesǁmessages__mutmut_3") == {
         "tests/test_pricing.py",
         "tests/test_strategies_pricing.py",
+        "tests/test_judge_pricing.py",
     }
     assert "tests/test_reference_cap.py" in own_test_files("reference.cap.x__units__mutmut_1")
+    assert "tests/test_judge_prices.py" in own_test_files("invariants.properties.prices.x_never_over__mutmut_1")
 
 
 def test_known_killers_run_first_then_the_modules_own_tests_then_the_rest():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -12,10 +13,17 @@ from reports.campaign.named_mutants import parse_shard
 
 DEFAULT_BUDGET = 1800.0
 #: The folders mutmut mutates: everything the tests test (a test of ``reference/`` can only be shown red by a
-#: mutant there), the judges included (``[tool.mutmut] only_mutate`` names which of ``invariants/``).
-#: ``--mutmut-paths`` narrows a run; results of other runs stay in the report.
+#: mutant there), and the judges (``[tool.mutmut] only_mutate`` names which parts of ``invariants/``).
+#: ``--mutmut-paths`` chooses a run's folders; results of other runs stay in the report.
 MUTMUT_PATHS = ("strategies", "reference", "invariants")
-DEFAULT_MUTMUT_PATHS = MUTMUT_PATHS
+#: A run's folders unless told: the model. The judges run when asked (``--mutmut-paths invariants``) until every
+#: judge mutant is killed or reviewed; see docs/model.md, the red-first report.
+DEFAULT_MUTMUT_PATHS = ("strategies", "reference")
+
+
+def covers_default(paths: Iterable[str]) -> bool:
+    """Whether a run over ``paths`` is a main pass: it covers every default folder."""
+    return set(DEFAULT_MUTMUT_PATHS) <= set(paths)
 
 
 def shard_argument(text: str) -> tuple[int, int]:

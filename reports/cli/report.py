@@ -23,7 +23,7 @@ from reports.campaign.mutmut.run import run_mutmut
 from reports.campaign.mutmut.work_copy import lay_work_copy, test_keys, work_dir
 from reports.campaign.named_mutants import named_mutants
 from reports.campaign.named_scheduler import run_named_mutants
-from reports.campaign.options import DEFAULT_BUDGET, DEFAULT_MUTMUT_PATHS, MUTMUT_PATHS, add_report_arguments
+from reports.campaign.options import DEFAULT_BUDGET, DEFAULT_MUTMUT_PATHS, add_report_arguments, covers_default
 from reports.campaign.processes import terminate_as_interrupt
 from reports.campaign.progress import fmt_time
 from reports.campaign.records import (
@@ -110,7 +110,7 @@ def run_campaign(
                 raise KeyboardInterrupt
         complete = (
             mutmut
-            and set(mutmut_paths) == set(MUTMUT_PATHS)
+            and covers_default(mutmut_paths)
             and not result.pending
             and all(m.id in done for m in named_mutants() + extras)
         )
@@ -196,7 +196,7 @@ def searched_after_merge(records: Records, fp: str, scope: Sequence[str], extra:
     nothing runs again): mutmut's preparation, for the coverage the search reads, and the red-first witness
     search; so the merged report is the one a single run writes.
     """
-    if set(scope) != set(MUTMUT_PATHS) or any(isinstance(r, WitnessRecord) for r in records.values()):
+    if not covers_default(scope) or any(isinstance(r, WitnessRecord) for r in records.values()):
         return False
     report = build(records, fp, named_mutants() + (extra_mutants(extra) if extra else []), scope=scope)
     return completeness(report).complete
@@ -259,7 +259,7 @@ def run(args: Any, stdout: TextIO) -> int:
             return Exit.INCOMPLETE
     report = build(records, fp, named_mutants() + (extra_mutants(extra) if extra else []), scope=scope)
     paths = write(report, settings.out, settings.root)
-    if completeness(report).complete and shard is None and set(scope) == set(MUTMUT_PATHS):
+    if completeness(report).complete and shard is None and covers_default(scope):
         # only a full report ranks the tests and leaves hints, in the state folder (mutation/ has the reviewed copies)
         settings.state_dir.mkdir(parents=True, exist_ok=True)
         paths.append(write_order(report, records, settings.state_dir / ORDER_NAME))

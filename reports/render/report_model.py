@@ -72,11 +72,15 @@ def stable(text: str) -> str:
 def first_line_of_failure(text: str) -> str:
     """The line a reader needs: a scenario's first mismatching field where the failure lists its fields (the others
     match), else the first ``E`` line of an assertion, else the last line."""
-    lines = [line.removeprefix("E").strip() for line in text.splitlines()]
-    mismatch = next((line for line in lines if line.startswith(MISMATCH)), None)
-    errors = [line[1:].strip() for line in text.splitlines() if line.startswith("E ")]
-    if mismatch or errors:
-        return stable(mismatch or errors[0])
+    first_error = None
+    for raw in text.splitlines():
+        line = raw.removeprefix("E").strip()
+        if line.startswith(MISMATCH):
+            return stable(line)
+        if first_error is None and raw.startswith("E "):
+            first_error = line
+    if first_error is not None:
+        return stable(first_error)
     return stable(text.strip().splitlines()[-1]) if text.strip() else ""
 
 

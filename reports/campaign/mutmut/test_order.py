@@ -1,6 +1,7 @@
 """The order in which a mutmut mutant's covering tests run (it stops at the first failure): the tests that
 killed the function's mutants in the last complete report first (``reports.campaign.hints``), then the module's own
-test files (``tests/test_<module>.py``, ``tests/test_<folder>_<module>.py``), then the rest; within each part
+test files (``tests/test_<module>.py``, ``tests/test_<folder>_<module>.py``, and a judge's
+``tests/test_judge_<module>.py``), then the rest; within each part
 the quick tests in an order drawn from the mutant's name (``reports.campaign.plugins.mutant_plugin.drawn``: the
 first-killer
 credit spreads over the tests), then the others by baseline duration."""
@@ -13,10 +14,13 @@ from reports.campaign.plugins.mutant_plugin import quick_first
 
 
 def own_test_files(mutant: str) -> frozenset[str]:
-    """``reference.cap.x__units__mutmut_1`` -> ``tests/test_cap.py`` and ``tests/test_reference_cap.py``."""
+    """``reference.cap.x__units__mutmut_1`` -> ``tests/test_cap.py`` and ``tests/test_reference_cap.py`` (and
+    ``tests/test_judge_cap.py``, where the judges of ``invariants/properties/cap.py`` are tested)."""
     module = mutant.rsplit("__mutmut_", 1)[0].rsplit(".", 1)[0]
     top, _, name = module.rpartition(".")
-    return frozenset({f"tests/test_{name}.py", f"tests/test_{top.split('.')[0]}_{name}.py"})
+    return frozenset(
+        {f"tests/test_{name}.py", f"tests/test_{top.split('.')[0]}_{name}.py", f"tests/test_judge_{name}.py"}
+    )
 
 
 def running_order(
