@@ -210,3 +210,44 @@ def test_the_witness_plan_tries_first_the_mutant_a_test_killed_first_in_the_last
         records, coverage, kills={"tests/test_calc.py::test_marked_but_never_red": "mutmut:calc.x_sub__mutmut_1"}
     )
     assert [c[1] for c in hinted[test]] == ["calc.x_sub__mutmut_1", "calc.x_add__mutmut_1"]
+
+
+def test_a_mutant_outside_the_runs_scope_is_a_candidate_after_the_killed_ones(campaign):
+    """A test of a judge, in a run over the model only: the judge's mutants have no result in the journal, yet a
+    run of the test under one of them is a witness; they come after the killed mutants of its code, and a test
+    they alone cover is searched instead of called one that covers no mutated code."""
+    from reports.campaign.witness import plan
+
+    _, _, records = campaign
+    records = {k: v for k, v in records.items() if k == BASELINE}
+    records["mutmut:calc.x_add__mutmut_1"] = mutmut_result("mutmut:calc.x_add__mutmut_1", "killed")
+    plain, judged = "tests/test_calc.py::test_plain", "tests/test_calc.py::test_table"
+    unrun = {"judges.check.x_holds": ["judges.check.x_holds__mutmut_1", "judges.check.x_holds__mutmut_2"]}
+    coverage = {"calc.x_add": {plain}, "judges.check.x_holds": {plain, judged}}
+    todo, reasons = plan(records, coverage, unrun=unrun)
+    assert [c[1] for c in todo[plain]] == [
+        "calc.x_add__mutmut_1",
+        "judges.check.x_holds__mutmut_1",
+        "judges.check.x_holds__mutmut_2",
+    ]
+    assert [c[1] for c in todo[judged]] == ["judges.check.x_holds__mutmut_1", "judges.check.x_holds__mutmut_2"]
+    assert judged.split("::")[1] not in str(reasons)
+    without, reasons = plan(records, coverage)
+    assert judged not in without and reasons  # before: no candidate, so "covers no mutated code"
+
+
+def test_the_mutants_no_run_tried_are_read_from_mutmuts_work_copy(tmp_path):
+    from reports.campaign.witness import unrun_by_function
+
+    meta = tmp_path / "mutants" / "invariants" / "properties" / "prices.py.meta"
+    meta.parent.mkdir(parents=True)
+    keys = {f"invariants.properties.prices.x_never_over__mutmut_{n}": None for n in (1, 2)}
+    meta.write_text(json.dumps({"exit_code_by_key": keys}))
+    init = tmp_path / "mutants" / "invariants" / "__init__.py.meta"
+    init.write_text(json.dumps({"exit_code_by_key": {"invariants.x_polish__mutmut_1": None}}))
+    records = {"mutmut:invariants.properties.prices.x_never_over__mutmut_2": object()}
+    assert unrun_by_function(tmp_path, records) == {
+        "invariants.x_polish": ["invariants.x_polish__mutmut_1"],
+        "invariants.properties.prices.x_never_over": ["invariants.properties.prices.x_never_over__mutmut_1"],
+    }
+    assert unrun_by_function(None, records) == {}

@@ -29,6 +29,7 @@ from typing import Any
 from reports.campaign.hints import NAME as HINTS_NAME
 from reports.campaign.hints import function_of
 from reports.campaign.hints import read as read_hints
+from reports.campaign.mutmut.meta import load_meta
 from reports.campaign.plugins.witness_plugin import DISCOVER
 from reports.campaign.processes import _run_process, read_rows
 from reports.campaign.records import (
@@ -88,6 +89,19 @@ def load_coverage(work: Path | None) -> dict[str, set[str]]:
     return {k: set(v) for k, v in data.get("tests_by_mangled_function_name", {}).items()}
 
 
+def unrun_by_function(work: Path | None, records: Records) -> dict[str, list[str]]:
+    """The mutants mutmut made that this journal holds no result for (a folder outside the runs' scope, such as
+    the judges in a default run), by mangled function name: a witness may be any mutant the test is red under,
+    and the search runs each candidate itself."""
+    out: dict[str, list[str]] = {}
+    for _source, (_, data) in sorted(load_meta(work).items()) if work else []:
+        for key in data.get("exit_code_by_key", {}):
+            name = key.replace("__init__.", "")
+            if f"mutmut:{name}" not in records:
+                out.setdefault(function_of(name), []).append(name)
+    return out
+
+
 def killed_by_function(records: Records) -> dict[str, list[str]]:
     """The killed mutmut mutants of each mutated function, by its mangled name."""
     out: dict[str, list[str]] = {}
@@ -106,6 +120,7 @@ def plan(
     killed: dict[str, list[str]] | None = None,
     killers: dict[str, tuple[str, ...]] | None = None,
     kills: dict[str, str] | None = None,
+    unrun: dict[str, list[str]] | None = None,
 ) -> tuple[dict[str, list[list[str]]], dict[str, str]]:
     """(candidates by node id, the reason of each test that has none), for the never-red tests; a test's
     witness in ``hints`` (``reports.campaign.hints``) is tried first (else the mutant it killed first in ``kills``,
@@ -116,7 +131,8 @@ def plan(
     ``discover`` (mutmut's work copy is there), a test mutmut's coverage does not name gets a ``discover`` step
     next: the plugin runs it once recording the mutated functions it calls, then tries their killed mutants
     before the rest (a test mutmut's selection leaves out, or one whose calls its stats run missed). ``killed``
-    is ``killed_by_function(records)``, computed here unless given."""
+    is ``killed_by_function(records)``, computed here unless given; ``unrun`` (``unrun_by_function``) adds, after
+    the killed ones, the mutants of the covered functions that no run of this scope tried."""
     hints = hints or {}
     rows = {r.nodeid: r for r in baseline_of(records).tests}
     killed = killed_by_function(records) if killed is None else killed
@@ -149,6 +165,7 @@ def plan(
         used = [] if rows[nodeid].reads_table else (rows[nodeid].variants_used or ())
         cands = [["named", spec, key] for key, spec in named if spec.split("+", 1)[0] in used]
         cands += [[Kind.MUTMUT, n, f"mutmut:{n}"] for fn in fns for n in killed.get(fn, [])]
+        cands += [[Kind.MUTMUT, n, f"mutmut:{n}"] for fn in fns for n in (unrun or {}).get(fn, [])]
         known = hints.get(nodeid) or (kills or {}).get(base)
         if (
             known
@@ -160,7 +177,9 @@ def plan(
             cands.append([Kind.MUTMUT, known.removeprefix("mutmut:"), known])
         mine = killed_before.get(base, set())
         # the witness of the last complete report first, then the mutants of what it killed there (stable)
-        cands.sort(key=lambda c: (c[2] != known, c[0] != Kind.MUTMUT or function_of(c[2]) not in mine))
+        cands.sort(
+            key=lambda c: (c[2] != known, c[2] not in records, c[0] != Kind.MUTMUT or function_of(c[2]) not in mine)
+        )
         cands = cands[:MAX_CANDIDATES]
         if discover and not fns:  # before the named mutants, which a test mutmut leaves out often cannot see
             cands.insert(1 if cands and cands[0][2] == known else 0, [DISCOVER, "", ""])
@@ -177,6 +196,7 @@ def plan(
 def search(settings: Settings, records: Records, fp: str, work: Path | None, deadline: float) -> list[WitnessRecord]:
     """Journal records ``witness:<base>`` for the never-red tests: the witness found, or the reason there is none."""
     killed = killed_by_function(records)
+    unrun = unrun_by_function(work, records)
     hints = read_hints(learnt(HINTS_NAME, settings.state_dir))
     todo, reasons = plan(
         records,
@@ -186,6 +206,7 @@ def search(settings: Settings, records: Records, fp: str, work: Path | None, dea
         killed=killed,
         killers=hints.killers,
         kills=hints.kills,
+        unrun=unrun,
     )
     rows = {r.nodeid: r for r in baseline_of(records).tests}
     out = [
@@ -202,7 +223,7 @@ def search(settings: Settings, records: Records, fp: str, work: Path | None, dea
         {
             "tests": {n: todo[n] for n in part},
             "durations": {n: rows[n].duration for n in part},
-            "killed": killed,
+            "killed": {fn: killed.get(fn, []) + unrun.get(fn, []) for fn in killed.keys() | unrun.keys()},
             "max": MAX_CANDIDATES,
         }
         for part in parts
