@@ -10,11 +10,12 @@ import pytest
 
 from invariants import examples as known
 from invariants.generators import Case
-from reference.model import Budget, Config, Store
+from invariants.properties import bad_values
+from reference.model import Budget, Config, Message, Store, Text, Thinking, ToolResult
 from strategies import InvalidConfigError
 from strategies.defects import Defect
 from tests import judge_cases as cases
-from tests.builders import store
+from tests.builders import store, summary
 from tests.judge_helpers import broken, judged, tamper
 
 DEFECT_BREAKS = [
@@ -72,3 +73,41 @@ def test_bad_values_breaks_on_a_price_the_estimator_makes_infinite(monkeypatch):
     )
     tamper(monkeypatch, store=lambda s: Store(s.messages))
     broken("bad-values", inf_estimator, "sound", "the estimator gives inf", "whose reference price is inf")
+
+
+# ----------------------------------------------------------------------------- an estimator's bad values
+
+
+def _bad_on(text):
+    """An estimator that gives -1 for ``text`` alone (its length for any other text)."""
+    return lambda s: -1 if s == text else len(s)
+
+
+def _one_message(*content):
+    return (Message("m0", "user", tuple(content)),)
+
+
+def _summary_with_carriers(*response_content):
+    return dataclasses.replace(summary("L1-0", 0, 0), response_content=tuple(response_content))
+
+
+#: Each text an estimator is asked about, and a store holding it (the estimator bad on that text alone).
+ESTIMATED = [
+    ("", _one_message(Text("hello")), ()),
+    ("\n\n---\n\n", _one_message(Text("hello")), ()),
+    (Config().summary_context_label, _one_message(Text("hello")), ()),
+    ("boom", _one_message(Text("hello"), Text("boom")), ()),
+    ("deep", _one_message(ToolResult("u0", (Text("deep"),))), ()),
+    ("thought", _one_message(Thinking("thought", "sig")), ()),
+    ("carried", _one_message(Text("hello")), (_summary_with_carriers(Text("carried")),)),
+]
+
+
+@pytest.mark.parametrize("text, messages, summaries", ESTIMATED, ids=[repr(t[0][:12]) for t in ESTIMATED])
+def test_bad_values_asks_the_estimator_about_every_text_it_will_price(text, messages, summaries):
+    """The empty text, the label, the separator, message texts (nested in a tool result, a thinking block's
+    thinking) and carrier texts: an estimator bad on any one of them alone is named with that text."""
+    bad = Store(messages, summaries, text_estimator=_bad_on(text))
+    assert bad_values(bad, Config(), Budget(max_tokens=100)) == [f"the estimator gives -1 for {text[:20]!r}"]
+    fine = Store(messages, summaries, text_estimator=_bad_on("never asked"))
+    assert bad_values(fine, Config(), Budget(max_tokens=100)) == []
