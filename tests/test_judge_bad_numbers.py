@@ -10,8 +10,8 @@ import pytest
 
 from invariants import examples as known
 from invariants.generators import Case
-from invariants.properties import bad_values
-from reference.model import Budget, Config, Message, Store, Text, Thinking, ToolResult
+from invariants.properties import Violation, bad_values
+from reference.model import Budget, Config, Image, Message, Store, Text, Thinking, ToolResult
 from strategies import InvalidConfigError
 from strategies.defects import Defect
 from tests import judge_cases as cases
@@ -111,3 +111,93 @@ def test_bad_values_asks_the_estimator_about_every_text_it_will_price(text, mess
     assert bad_values(bad, Config(), Budget(max_tokens=100)) == [f"the estimator gives -1 for {text[:20]!r}"]
     fine = Store(messages, summaries, text_estimator=_bad_on("never asked"))
     assert bad_values(fine, Config(), Budget(max_tokens=100)) == []
+
+
+def _raising(s):
+    if s == "boom":
+        raise ValueError("no")
+    return len(s)
+
+
+#: (store, config, budget, what bad_values names): each value at the edge of bad, on either side.
+EDGES = [
+    (Store(_one_message(Text("x"))), Config(max_message_tokens=0), Budget(100), []),
+    (Store(_one_message(Text("x"))), Config(max_message_tokens=-1), Budget(100), ["cap -1"]),
+    (Store(_one_message(Text("x"))), Config(max_message_tokens=math.nan), Budget(100), ["cap nan"]),
+    (Store(_one_message(Text("x"))), Config(max_message_tokens=math.inf), Budget(100), ["cap inf"]),
+    (Store(_one_message(Text("x"))), Config(), Budget(0), []),
+    (Store(_one_message(Text("x"))), Config(), Budget(-1), ["max_tokens -1", "input budget -1"]),
+    (Store(_one_message(Text("x"))), Config(), Budget(math.nan), ["max_tokens nan", "input budget nan"]),
+    (Store(_one_message(Text("x"))), Config(), Budget(10, reserve_for_response=10), []),
+    (Store(_one_message(Text("x"))), Config(), Budget(10, reserve_for_response=11), ["input budget -1"]),
+    (
+        Store(_one_message(Text("x"))),
+        Config(),
+        Budget(10, reserve_for_response=-1),
+        ["reserve_for_response -1"],
+    ),
+    (Store(_one_message(Image(), Image(token_estimate=0))), Config(), Budget(100), []),
+    (Store(_one_message(Image(token_estimate=-1))), Config(), Budget(100), ["a stamp in m0"]),
+    (Store(_one_message(Text("x")), (summary("L1-0", 0, 0, tokens=0),)), Config(), Budget(100), []),
+    (
+        Store(_one_message(Text("x")), (summary("L1-0", 0, 0, tokens=math.nan),)),
+        Config(),
+        Budget(100),
+        ["L1-0.tokens nan"],
+    ),
+    (
+        Store(
+            _one_message(Text("x")), (_summary_with_carriers(Thinking("t", "s"), Thinking("u", "s", token_estimate=0)),)
+        ),
+        Config(),
+        Budget(100),
+        [],
+    ),
+    (
+        Store(_one_message(Text("x")), (_summary_with_carriers(Thinking("t", "s", token_estimate=-1)),)),
+        Config(),
+        Budget(100),
+        ["a stamp in L1-0's carriers"],
+    ),
+    (
+        Store(_one_message(ToolResult("u0", (Text("deep"),)), Text("boom")), text_estimator=_raising),
+        Config(),
+        Budget(100),
+        ["the estimator gives ValueError('no') for 'boom'"],
+    ),
+    (
+        Store(
+            _one_message(Text("a long text of more than twenty")),
+            text_estimator=_bad_on("a long text of more than twenty"),
+        ),
+        Config(),
+        Budget(100),
+        ["the estimator gives -1 for 'a long text of more '"],
+    ),
+]
+
+
+@pytest.mark.parametrize("store_, config, budget, named", EDGES)
+def test_bad_values_names_each_bad_value_and_nothing_at_the_edge_of_bad(store_, config, budget, named):
+    """Zero is an ordinary cap, budget, reserve, stamp or token count; below zero, NaN or infinite is bad (an input
+    budget below zero too); an estimator that raises is named with its error, a long text by its first 20
+    characters; a text after a nested tool result is asked about too."""
+    assert bad_values(store_, config, budget) == named
+
+
+def test_bad_values_names_the_first_four_bad_values_and_counts_the_rest(monkeypatch):
+    """Five bad values: four named, one counted; four: all named."""
+    five = Case(
+        Store(_one_message(Image(token_estimate=-1)), (summary("L1-0", 0, 0, tokens=math.nan),)),
+        Config(max_message_tokens=-1, head_window_tokens=-1),
+        Budget(max_tokens=100, reserve_for_response=-1),
+    )
+    tamper(monkeypatch, refused=lambda err, b: RuntimeError("boom"))
+    names = "cap -1, head_window_tokens -1, reserve_for_response -1, a stamp in m0"
+    assert judged("bad-values", five) == [
+        Violation("bad-values", f"with bad values ({names} and 1 more) the compile crashed with RuntimeError: boom")
+    ]
+    four = dataclasses.replace(five, store=Store(five.store.messages))
+    assert judged("bad-values", four) == [
+        Violation("bad-values", f"with bad values ({names}) the compile crashed with RuntimeError: boom")
+    ]
