@@ -200,3 +200,17 @@ def test_check_says_a_deep_summary_sent_beside_its_window_leaves_breaks_exactly_
     out = capsys.readouterr().out
     assert "breaks exactly-once: messages represented more than once: m3 (1 raw, 1 through summaries)" in out
     assert cli.main(["check", str(path), "--variant", "sound"]) == 0
+
+
+@pytest.mark.parametrize("first, dropped", [("m2", ["m2"]), ("m4", ["m4"])])
+def test_tail_suffix_breaks_on_the_tails_first_or_last_message_dropped_as_anything_but_evicted(
+    monkeypatch, first, dropped
+):
+    """The tail's first message (at the middle's end) and its last count as tail messages too."""
+    moved = {**_refusal(TAIL_CUT).categories, first: "not-covered"}
+    tamper(monkeypatch, refused=_uncovered(moved))
+    [v] = judged("tail-suffix", TAIL_CUT)
+    assert v.message == (
+        f"tail messages {dropped} are dropped as ['not-covered']; a tail message is sent or evicted "
+        "(in-tail-not-rendered)"
+    )
