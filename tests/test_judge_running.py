@@ -12,6 +12,7 @@ import pytest
 from invariants import examples as known
 from invariants.generators import Case
 from invariants.properties import InvariantViolation, Violation, attempt, first_difference, grace_limit
+from invariants.properties.running import judges_refusals, judges_what_is_sent
 from reference.model import Budget, Config, Entry, Text
 from strategies import HierarchicalStrategy, OverBudgetError
 from strategies.stats import Total
@@ -122,3 +123,41 @@ def test_an_invariant_violation_says_each_violation_then_its_context():
     assert str(raised) == "[never-over] over by 1\n[stats-total] off by 2\nvariant sound"
     assert str(InvariantViolation(found)) == "[never-over] over by 1\n[stats-total] off by 2"
     assert InvariantViolation(found).case is None
+
+
+# ----------------------------------------------------------------------------- what an invariant judges
+
+
+def _probe(judges):
+    """An invariant named ``probe`` built with ``judges``, whose judge says what it was handed."""
+
+    def judge(name, out, store_, config, budget, variant):
+        return [Violation(name, "judged " + ("a send" if out.sent else type(out.error).__name__))]
+
+    return judges("probe")(judge)
+
+
+@pytest.mark.parametrize(
+    "judges, case, found",
+    [
+        (judges_what_is_sent, known.ONE_PAIR, ["judged a send"]),
+        (judges_what_is_sent, REFUSED, []),
+        (judges_what_is_sent, TAIL_CUT, []),
+        (judges_refusals, known.ONE_PAIR, []),
+        (judges_refusals, REFUSED, ["judged OverBudgetError"]),
+        (judges_refusals, TAIL_CUT, []),
+    ],
+    ids=["sent-send", "sent-over", "sent-uncovered", "refusals-send", "refusals-over", "refusals-uncovered"],
+)
+def test_an_invariant_judges_only_the_outcomes_it_is_for(judges, case, found):
+    assert _probe(judges)(*case, "sound") == [Violation("probe", m) for m in found]
+
+
+@pytest.mark.parametrize("judges", [judges_what_is_sent, judges_refusals])
+def test_an_invariant_reports_a_crash_under_its_own_name(monkeypatch, judges):
+    def boom(result, b):
+        raise RuntimeError("boom")
+
+    tamper(monkeypatch, sent=boom)
+    [v] = _probe(judges)(*known.ONE_PAIR, "sound")
+    assert v.invariant == "probe" and v.message.startswith("the compile crashed with RuntimeError: boom")
