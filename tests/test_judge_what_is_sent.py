@@ -11,6 +11,7 @@ import pytest
 import reports.cli as cli
 from invariants import examples as known
 from invariants.generators import Case
+from invariants.properties import Violation
 from reference.model import Budget, Config, Entry, Text
 from reference.scenario import Scenario, save_scenario
 from strategies import HierarchicalStrategy, UncoveredDropError
@@ -214,3 +215,46 @@ def test_tail_suffix_breaks_on_the_tails_first_or_last_message_dropped_as_anythi
         f"tail messages {dropped} are dropped as ['not-covered']; a tail message is sent or evicted "
         "(in-tail-not-rendered)"
     )
+
+
+# ----------------------------------------------------------------------------- chronological in combined mode
+
+#: Combined mode over six messages: head m0, the middle m1..m4 with L1-0 over m3, tail m5. Sound sends m0, the pair
+#: for L1-0, then the middle's raw m1, m2 (older than m3, as combined mode orders them) and m4, then the tail.
+COMBINED = Case(
+    store(6, [summary("L1-0", 3, 3)]),
+    Config(head_window_tokens=15, recent_window_tokens=15, positioned_recall_pairs=False),
+    Budget(max_tokens=10**6),
+)
+
+
+def test_chronological_takes_the_combined_pair_and_the_middles_raw_messages_after_it_as_one():
+    assert [(e.kind, e.message_id or e.summary_ids) for e in _sent(COMBINED)] == [
+        ("raw", "m0"),
+        ("question", ()),
+        ("answer", ("L1-0",)),
+        ("raw", "m1"),
+        ("raw", "m2"),
+        ("raw", "m4"),
+        ("raw", "m5"),
+    ]
+    assert judged("chronological", COMBINED) == []
+
+
+def test_chronological_holds_on_a_combined_mode_send_without_a_pair():
+    plain = Case(store(4), COMBINED.config, COMBINED.budget)
+    assert all(e.kind == "raw" for e in _sent(plain))
+    assert judged("chronological", plain) == []
+
+
+def test_chronological_breaks_on_the_middles_raw_messages_out_of_order_after_the_pair(monkeypatch):
+    def swapped(r, b):
+        e = r.entries
+        return dataclasses.replace(r, entries=(*e[:3], e[4], e[3], *e[5:]))
+
+    tamper(monkeypatch, sent=swapped)
+    assert judged("chronological", COMBINED) == [
+        Violation(
+            "chronological", "the middle's raw messages after the combined pair are out of order: ['m2', 'm1', 'm4']"
+        )
+    ]
