@@ -258,3 +258,21 @@ def test_chronological_breaks_on_the_middles_raw_messages_out_of_order_after_the
             "chronological", "the middle's raw messages after the combined pair are out of order: ['m2', 'm1', 'm4']"
         )
     ]
+
+
+def test_chronological_breaks_on_a_tail_message_sent_among_the_middles_raw_messages_after_the_pair(monkeypatch):
+    """m5 (the tail) sent before m4 (the middle's last raw message, after the pair): the tail no longer follows the
+    middle the pair and its raw messages stand for."""
+
+    def tail_first(r, b):
+        e = r.entries
+        return dataclasses.replace(r, entries=(*e[:5], e[6], e[5]))
+
+    tamper(monkeypatch, sent=tail_first)
+    assert judged("chronological", COMBINED) == [
+        Violation(
+            "chronological",
+            "entry 5 stands for ['m5'], sent among the middle's raw messages after the combined pair (the last at "
+            "entry 6)",
+        )
+    ]
