@@ -363,3 +363,31 @@ def test_exact_budget_names_the_budget_refused_as_a_bad_config(monkeypatch):
             f"at input budget 29 it should refuse over budget but raised InvalidConfigError: {made_up}",
         )
     ]
+
+
+#: Combined mode with two summaries over the middle: one answer holds both.
+TWO_IN_ONE = Case(
+    store(5, [summary("L1-0", 1, 1), summary("L1-1", 2, 2)]),
+    Config(positioned_recall_pairs=False),
+    Budget(max_tokens=1000),
+)
+
+
+@pytest.mark.parametrize(
+    "case, by_entry",
+    [
+        (Case(Store(()), Config(), Budget(max_tokens=10)), "none"),
+        (Case(store(8), Config(), Budget(max_tokens=1000)), ", ".join(f"raw m{i} 10" for i in range(8))),
+        (TWO_IN_ONE, None),
+    ],
+    ids=["nothing-sent", "eight-entries", "an-answer-holding-two"],
+)
+def test_the_stats_total_message_prices_each_entry_by_its_label(monkeypatch, case, by_entry):
+    """Nothing sent: none; eight entries: each named, nothing summed; an answer holding two summaries: both named."""
+    tamper(monkeypatch, sent=_off_by(1))
+    v = broken("stats-total", case, "sound", "the stats' total is")
+    shown = v.message.split("(by entry: ")[1].removesuffix(")")
+    if by_entry is not None:
+        assert shown == by_entry
+    else:
+        assert "answer L1-0+L1-1 " in shown
