@@ -391,3 +391,14 @@ def test_the_stats_total_message_prices_each_entry_by_its_label(monkeypatch, cas
         assert shown == by_entry
     else:
         assert "answer L1-0+L1-1 " in shown
+
+
+def test_nothing_lost_does_not_count_a_message_id_on_an_entry_that_is_not_the_message_sent_raw(monkeypatch):
+    """m1 sent as a repair entry carrying its id instead of raw: m1 is lost."""
+
+    def as_repair(r, b):
+        entries = tuple(dataclasses.replace(e, kind="repair") if e.message_id == "m1" else e for e in r.entries)
+        return dataclasses.replace(r, entries=entries)
+
+    tamper(monkeypatch, sent=as_repair)
+    broken("nothing-lost", WITH_BLANK, "sound", "1 of 4 messages", ": m1 (answers hold ['L1-b'])")
