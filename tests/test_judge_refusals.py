@@ -312,3 +312,12 @@ def test_the_refused_prefix_runs_from_the_first_middle_entry_to_the_refused_item
     assert refused_prefix(tree, sent, 0, ("m3",)) == {"m0", "m1", "m2", "m3"}
     assert refused_prefix(tree, sent, 1, ("m0",)) is None
     assert refused_prefix(tree, sent, 1, ("m4", "m5")) is None
+
+
+def test_a_head_window_of_zero_holds_nothing_and_one_token_holds_a_message_of_one():
+    """A window of 0 is no head, even over a first message priced 0; a window of 1 holds a first message of 1."""
+    free_first = Store((Message("m0", "user", (Text(""),)), msg(1)))
+    assert head_end(free_first, Config(head_window_tokens=0)) == 0
+    one_first = Store((Message("m0", "user", (Text("a"),)), msg(1)))
+    assert content_tokens(one_first.messages[0].content, one_first) == 1
+    assert head_end(one_first, Config(head_window_tokens=1)) == 1

@@ -276,3 +276,25 @@ def test_chronological_breaks_on_a_tail_message_sent_among_the_middles_raw_messa
             "entry 6)",
         )
     ]
+
+
+def test_chronological_holds_on_a_combined_pair_with_no_raw_message_after_it():
+    """L1-0 covers the whole middle: m0, the pair, then the tail."""
+    covered = Case(store(6, [summary("L1-0", 1, 4)]), COMBINED.config, COMBINED.budget)
+    assert [e.kind for e in _sent(covered)] == ["raw", "question", "answer", "raw"]
+    assert judged("chronological", covered) == []
+
+
+def test_chronological_names_the_first_message_the_combined_pair_and_its_raw_messages_stand_for(monkeypatch):
+    """m0 (the head) sent after the middle's raw messages: not after m1, the first the pair and they stand for."""
+
+    def head_after_middle(r, b):
+        e = r.entries
+        return dataclasses.replace(r, entries=(*e[1:6], e[0], e[6]))
+
+    tamper(monkeypatch, sent=head_after_middle)
+    assert judged("chronological", COMBINED) == [
+        Violation(
+            "chronological", "entry 5 stands for ['m0'], whose first is not after m1, the first of an entry before it"
+        )
+    ]
