@@ -321,3 +321,13 @@ def test_a_head_window_of_zero_holds_nothing_and_one_token_holds_a_message_of_on
     one_first = Store((Message("m0", "user", (Text("a"),)), msg(1)))
     assert content_tokens(one_first.messages[0].content, one_first) == 1
     assert head_end(one_first, Config(head_window_tokens=1)) == 1
+
+
+def test_a_head_boundary_after_a_first_message_that_calls_steps_back_to_nothing():
+    """The boundary at m1, right after m0's call: no head; a boundary at m0 has no message before it to step back
+    over (the last message's call is not before it)."""
+    call_first = Store((_call(0, "u0"), _result(1, "u0"), msg(2)))
+    window = content_tokens(call_first.messages[0].content, call_first)
+    assert head_end(call_first, Config(head_window_tokens=window)) == 0
+    call_last = Store((msg(0), _call(1, "u1")))
+    assert head_end(call_last, Config(head_window_tokens=0.5)) == 0
