@@ -402,3 +402,12 @@ def test_nothing_lost_does_not_count_a_message_id_on_an_entry_that_is_not_the_me
 
     tamper(monkeypatch, sent=as_repair)
     broken("nothing-lost", WITH_BLANK, "sound", "1 of 4 messages", ": m1 (answers hold ['L1-b'])")
+
+
+def test_exact_budget_reads_a_negative_grace_ratio_as_zero_on_a_line_that_takes_it(monkeypatch):
+    """A line that keeps bad values compiles with a grace ratio of -0.5 as with 0: the limits named are the budgets."""
+    negative = Case(store(3), Config(over_budget_grace_ratio=-0.5), Budget(max_tokens=1))
+    unchecked = frozenset({Defect.UNCHECKED_BAD_VALUES})
+    assert judged("exact-budget", negative, unchecked) == []
+    tamper(monkeypatch, budget=_finite(lambda b: Budget(max_tokens=b.max_tokens + 1)))
+    broken("exact-budget", negative, unchecked, "at input budget 29 (grace limit 29 < 30")

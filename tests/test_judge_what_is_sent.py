@@ -298,3 +298,14 @@ def test_chronological_names_the_first_message_the_combined_pair_and_its_raw_mes
             "chronological", "entry 5 stands for ['m0'], whose first is not after m1, the first of an entry before it"
         )
     ]
+
+
+def test_chronological_judges_raw_entries_and_answers_only(monkeypatch):
+    """A repair entry carrying a message's id stands for nothing: sent first, it breaks no order."""
+
+    def repair_first(r, b):
+        last = dataclasses.replace(r.entries[-1], kind="repair")
+        return dataclasses.replace(r, entries=(last, *r.entries[:-1]))
+
+    tamper(monkeypatch, sent=repair_first)
+    assert judged("chronological", Case(store(3), Config(), Budget(max_tokens=100))) == []
