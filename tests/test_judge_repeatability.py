@@ -13,6 +13,7 @@ from invariants import examples as known
 from invariants.properties import Violation, history_store
 from reference.estimator import content_tokens
 from reference.model import Budget, Store, Text
+from reference.numerics import is_finite_nonneg
 from strategies import HierarchicalStrategy
 from strategies.defects import Defect
 from tests import judge_cases as cases
@@ -190,4 +191,5 @@ def test_the_other_store_keeps_the_summary_tree_and_tokens_and_changes_every_tex
     assert original.text_estimator is None and other.text_estimator is not None
     text = "a" * 8
     assert other.text_estimator(text) != content_tokens((Text(text),), original)
+    assert all(is_finite_nonneg(other.text_estimator("a" * n)) for n in range(5))  # an ordinary estimator
     assert history_store(Store(original.messages, text_estimator=other.text_estimator)).text_estimator is None
