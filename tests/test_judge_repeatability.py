@@ -10,13 +10,15 @@ import pytest
 
 import invariants.properties.repeatability as repeatability
 from invariants import examples as known
+from invariants.generators import Case
 from invariants.properties import Violation, history_store
 from reference.estimator import content_tokens
-from reference.model import Budget, Store, Text
+from reference.model import Budget, Config, Store, Text
 from reference.numerics import is_finite_nonneg
 from strategies import HierarchicalStrategy
 from strategies.defects import Defect
 from tests import judge_cases as cases
+from tests.builders import store
 from tests.judge_helpers import broken, judged, tamper, with_entries
 
 DEFECT_BREAKS = [
@@ -193,3 +195,10 @@ def test_the_other_store_keeps_the_summary_tree_and_tokens_and_changes_every_tex
     assert other.text_estimator(text) != content_tokens((Text(text),), original)
     assert all(is_finite_nonneg(other.text_estimator("a" * n)) for n in range(5))  # an ordinary estimator
     assert history_store(Store(original.messages, text_estimator=other.text_estimator)).text_estimator is None
+
+
+def test_store_unchanged_breaks_on_a_strategy_that_drops_a_stored_message(monkeypatch):
+    three = Case(store(3), Config(), Budget(max_tokens=100))
+    assert judged("store-unchanged", three) == []
+    tamper(monkeypatch, held=lambda s: replace(s, messages=s.messages[:-1]))
+    broken("store-unchanged", three, "sound", "rewrote the stored messages")
