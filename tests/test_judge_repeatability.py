@@ -13,7 +13,7 @@ from invariants import examples as known
 from invariants.generators import Case
 from invariants.properties import Violation, history_store
 from reference.estimator import content_tokens
-from reference.model import Budget, Config, Store, Text
+from reference.model import Budget, Config, Store, Text, Work
 from reference.numerics import is_finite_nonneg
 from strategies import HierarchicalStrategy
 from strategies.defects import Defect
@@ -172,7 +172,13 @@ def test_the_other_store_keeps_the_summary_tree_and_tokens_and_changes_every_tex
     text and every carrier text other (an empty one stays empty, blank as before), and another estimator."""
     case = cases.HEAD_THEN_PAIR_REFUSED
     blank = replace(case.store.summaries[0], id="L1-1", content="", source_ids=("m3",), source_range=("m3", "m3"))
-    original = replace(case.store, summaries=(*case.store.summaries, blank), calibration=1.5, pricing_epoch=0)
+    original = replace(
+        case.store,
+        summaries=(*case.store.summaries, blank),
+        calibration=1.5,
+        pricing_epoch=0,
+        work=(Work("chunk", "queued", frozenset({"m3"})),),
+    )
     other = history_store(original)
     assert other.messages == original.messages
     assert (other.work, other.calibration, other.pricing_epoch) == (
