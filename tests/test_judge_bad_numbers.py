@@ -10,11 +10,12 @@ import pytest
 
 from invariants import examples as known
 from invariants.generators import Case
-from reference.model import Budget, Config, Store
+from invariants.properties import Violation, bad_values
+from reference.model import Budget, Config, Image, Message, Store, Text, Thinking, ToolResult
 from strategies import InvalidConfigError
 from strategies.defects import Defect
 from tests import judge_cases as cases
-from tests.builders import store
+from tests.builders import store, summary
 from tests.judge_helpers import broken, judged, tamper
 
 DEFECT_BREAKS = [
@@ -72,3 +73,131 @@ def test_bad_values_breaks_on_a_price_the_estimator_makes_infinite(monkeypatch):
     )
     tamper(monkeypatch, store=lambda s: Store(s.messages))
     broken("bad-values", inf_estimator, "sound", "the estimator gives inf", "whose reference price is inf")
+
+
+# ----------------------------------------------------------------------------- an estimator's bad values
+
+
+def _bad_on(text):
+    """An estimator that gives -1 for ``text`` alone (its length for any other text)."""
+    return lambda s: -1 if s == text else len(s)
+
+
+def _one_message(*content):
+    return (Message("m0", "user", tuple(content)),)
+
+
+def _summary_with_carriers(*response_content):
+    return dataclasses.replace(summary("L1-0", 0, 0), response_content=tuple(response_content))
+
+
+#: Each text an estimator is asked about, and a store holding it (the estimator bad on that text alone).
+ESTIMATED = [
+    ("", _one_message(Text("hello")), ()),
+    ("\n\n---\n\n", _one_message(Text("hello")), ()),
+    (Config().summary_context_label, _one_message(Text("hello")), ()),
+    ("boom", _one_message(Text("hello"), Text("boom")), ()),
+    ("deep", _one_message(ToolResult("u0", (Text("deep"),))), ()),
+    ("thought", _one_message(Thinking("thought", "sig")), ()),
+    ("carried", _one_message(Text("hello")), (_summary_with_carriers(Text("carried")),)),
+]
+
+
+@pytest.mark.parametrize("text, messages, summaries", ESTIMATED, ids=[repr(t[0][:12]) for t in ESTIMATED])
+def test_bad_values_asks_the_estimator_about_every_text_it_will_price(text, messages, summaries):
+    """The empty text, the label, the separator, message texts (nested in a tool result, a thinking block's
+    thinking) and carrier texts: an estimator bad on any one of them alone is named with that text."""
+    bad = Store(messages, summaries, text_estimator=_bad_on(text))
+    assert bad_values(bad, Config(), Budget(max_tokens=100)) == [f"the estimator gives -1 for {text[:20]!r}"]
+    fine = Store(messages, summaries, text_estimator=_bad_on("never asked"))
+    assert bad_values(fine, Config(), Budget(max_tokens=100)) == []
+
+
+def _raising(s):
+    if s == "boom":
+        raise ValueError("no")
+    return len(s)
+
+
+#: (store, config, budget, what bad_values names): each value at the edge of bad, on either side.
+EDGES = [
+    (Store(_one_message(Text("x"))), Config(max_message_tokens=0), Budget(100), []),
+    (Store(_one_message(Text("x"))), Config(max_message_tokens=-1), Budget(100), ["cap -1"]),
+    (Store(_one_message(Text("x"))), Config(max_message_tokens=math.nan), Budget(100), ["cap nan"]),
+    (Store(_one_message(Text("x"))), Config(max_message_tokens=math.inf), Budget(100), ["cap inf"]),
+    (Store(_one_message(Text("x"))), Config(), Budget(0), []),
+    (Store(_one_message(Text("x"))), Config(), Budget(-1), ["max_tokens -1", "input budget -1"]),
+    (Store(_one_message(Text("x"))), Config(), Budget(math.nan), ["max_tokens nan", "input budget nan"]),
+    (Store(_one_message(Text("x"))), Config(), Budget(10, reserve_for_response=10), []),
+    (Store(_one_message(Text("x"))), Config(), Budget(10, reserve_for_response=11), ["input budget -1"]),
+    (
+        Store(_one_message(Text("x"))),
+        Config(),
+        Budget(10, reserve_for_response=-1),
+        ["reserve_for_response -1"],
+    ),
+    (Store(_one_message(Image(), Image(token_estimate=0))), Config(), Budget(100), []),
+    (Store(_one_message(Image(token_estimate=-1))), Config(), Budget(100), ["a stamp in m0"]),
+    (Store(_one_message(Text("x")), (summary("L1-0", 0, 0, tokens=0),)), Config(), Budget(100), []),
+    (
+        Store(_one_message(Text("x")), (summary("L1-0", 0, 0, tokens=math.nan),)),
+        Config(),
+        Budget(100),
+        ["L1-0.tokens nan"],
+    ),
+    (
+        Store(
+            _one_message(Text("x")), (_summary_with_carriers(Thinking("t", "s"), Thinking("u", "s", token_estimate=0)),)
+        ),
+        Config(),
+        Budget(100),
+        [],
+    ),
+    (
+        Store(_one_message(Text("x")), (_summary_with_carriers(Thinking("t", "s", token_estimate=-1)),)),
+        Config(),
+        Budget(100),
+        ["a stamp in L1-0's carriers"],
+    ),
+    (
+        Store(_one_message(ToolResult("u0", (Text("deep"),)), Text("boom")), text_estimator=_raising),
+        Config(),
+        Budget(100),
+        ["the estimator gives ValueError('no') for 'boom'"],
+    ),
+    (
+        Store(
+            _one_message(Text("a long text of more than twenty")),
+            text_estimator=_bad_on("a long text of more than twenty"),
+        ),
+        Config(),
+        Budget(100),
+        ["the estimator gives -1 for 'a long text of more '"],
+    ),
+]
+
+
+@pytest.mark.parametrize("store_, config, budget, named", EDGES)
+def test_bad_values_names_each_bad_value_and_nothing_at_the_edge_of_bad(store_, config, budget, named):
+    """Zero is an ordinary cap, budget, reserve, stamp or token count; below zero, NaN or infinite is bad (an input
+    budget below zero too); an estimator that raises is named with its error, a long text by its first 20
+    characters; a text after a nested tool result is asked about too."""
+    assert bad_values(store_, config, budget) == named
+
+
+def test_bad_values_names_the_first_four_bad_values_and_counts_the_rest(monkeypatch):
+    """Five bad values: four named, one counted; four: all named."""
+    five = Case(
+        Store(_one_message(Image(token_estimate=-1)), (summary("L1-0", 0, 0, tokens=math.nan),)),
+        Config(max_message_tokens=-1, head_window_tokens=-1),
+        Budget(max_tokens=100, reserve_for_response=-1),
+    )
+    tamper(monkeypatch, refused=lambda err, b: RuntimeError("boom"))
+    names = "cap -1, head_window_tokens -1, reserve_for_response -1, a stamp in m0"
+    assert judged("bad-values", five) == [
+        Violation("bad-values", f"with bad values ({names} and 1 more) the compile crashed with RuntimeError: boom")
+    ]
+    four = dataclasses.replace(five, store=Store(five.store.messages))
+    assert judged("bad-values", four) == [
+        Violation("bad-values", f"with bad values ({names}) the compile crashed with RuntimeError: boom")
+    ]

@@ -3,13 +3,39 @@ test that breaks it on a wrong compile; a new invariant without one turns this r
 
 from __future__ import annotations
 
+import dataclasses
+
+import pytest
+
+import invariants.properties.running as running
 import tests.test_judge_bad_numbers as bad_numbers
 import tests.test_judge_prices as prices
 import tests.test_judge_refusals as refusals
 import tests.test_judge_repeatability as repeatability
 import tests.test_judge_tool_pairs as tool_pairs
 import tests.test_judge_what_is_sent as what_is_sent
-from invariants.properties import INVARIANTS
+from invariants import examples as known
+from invariants.generators import Case
+from invariants.properties import (
+    CHEAP_FIRST,
+    INVARIANTS,
+    SHARED_COMPILES,
+    InvariantViolation,
+    Outcome,
+    Violation,
+    assert_holds,
+    attempt,
+    check,
+    variant_name,
+)
+from invariants.properties.line_rules import image_rules_for, rules_for, switches_for
+from reference.images import DROPPED, PLACEHOLDER, ImageRules
+from reference.model import Budget, Config
+from reference.rendering import Switches
+from strategies import HierarchicalStrategy
+from strategies.defects import LINE_BEHAVIOURS, Behaviour, Defect, Defects
+from tests.builders import store
+from tests.judge_helpers import judged, tamper
 
 # ----------------------------------------------------------------------------- every invariant has its proof
 
@@ -47,3 +73,130 @@ def test_every_invariant_with_a_named_defect_to_catch_is_broken_by_one():
     """The defect tables name every invariant a defect can break alone (well-formed: none can)."""
     tables = [row for module in DEFECT_TABLES for row in module.DEFECT_BREAKS]
     assert {row[0] for row in tables} == set(INVARIANTS) - {"well-formed"}
+
+
+# ----------------------------------------------------------------------------- running the catalogue over one case
+
+#: Three messages of 10 at a budget of 100: sound sends all three raw.
+PLAIN = Case(store(3), Config(), Budget(max_tokens=100))
+
+
+def _seeded(case: Case, outcome: Outcome) -> dict:
+    """A scope of shared compiles in which ``case`` at its budget has already been compiled to ``outcome``."""
+    return {(id(case.store), id(case.config), repr(case.budget), "sound"): (case.store, case.config, outcome)}
+
+
+def _one_entry_sent(case: Case) -> Outcome:
+    s = HierarchicalStrategy(case.config, "sound")
+    s.initialize(case.store)
+    result = s.compile(case.budget)
+    return Outcome(result=dataclasses.replace(result, entries=result.entries[:1]))
+
+
+def test_check_compiles_a_case_once_for_all_the_invariants_that_judge_it(monkeypatch):
+    """Inside ``check`` the invariants share one compile of the case at its budget; outside it the scope is gone."""
+    compiled = []
+
+    def counted(strategy, budget, dry_run=False):
+        compiled.append(budget)
+        return attempt(strategy, budget, dry_run)
+
+    monkeypatch.setattr(running, "attempt", counted)
+    assert check(*PLAIN, "sound") == []
+    assert compiled.count(PLAIN.budget) == 1
+    assert SHARED_COMPILES.get() is None
+    compiled.clear()
+    assert INVARIANTS["never-over"](*PLAIN, "sound") == [] and INVARIANTS["stats-total"](*PLAIN, "sound") == []
+    assert compiled.count(PLAIN.budget) == 2
+
+
+def test_check_judges_inside_the_scope_it_is_called_in():
+    """Called where compiles are already shared (as ``find`` and the judges' tests do), ``check`` judges the outcome
+    that scope holds and leaves the scope as it was."""
+    outcome = _one_entry_sent(PLAIN)
+    token = SHARED_COMPILES.set(_seeded(PLAIN, outcome))
+    try:
+        found = check(*PLAIN, "sound")
+        assert SHARED_COMPILES.get() is not None
+        assert {"nothing-lost", "stats-total"} <= {v.invariant for v in found}
+    finally:
+        SHARED_COMPILES.reset(token)
+    assert SHARED_COMPILES.get() is None
+
+
+def test_check_reports_every_invariant_broken_or_only_the_first():
+    """A send that loses two messages (and charges for all three) breaks nothing-lost and stats-total, among others:
+    ``check`` reports them all, in the cheap-first order; ``first_only`` stops after the first invariant broken."""
+    token = SHARED_COMPILES.set(_seeded(PLAIN, _one_entry_sent(PLAIN)))
+    try:
+        found = check(*PLAIN, "sound")
+        first = check(*PLAIN, "sound", first_only=True)
+    finally:
+        SHARED_COMPILES.reset(token)
+    names = list(dict.fromkeys(v.invariant for v in found))
+    assert names == sorted(names, key=CHEAP_FIRST.index) and len(names) >= 2
+    assert first == [v for v in found if v.invariant == names[0]]
+
+
+def test_assert_holds_raises_with_the_violations_the_variant_and_the_case():
+    case, variant = known.RAW_CAP_BELOW_SENT, frozenset({Defect.RAW_CAP_PLUS_50, Defect.COMBINED_UNCHECKED})
+    assert_holds("never-over", *case, "sound")
+    with pytest.raises(InvariantViolation) as raised:
+        assert_holds("never-over", *case, variant)
+    assert raised.value.violations == tuple(INVARIANTS["never-over"](*case, variant)) != ()
+    assert raised.value.case == (case.store, case.config, case.budget)
+    assert str(raised.value).endswith("\nvariant {COMBINED_UNCHECKED, RAW_CAP_PLUS_50}")
+
+
+def test_variant_names():
+    assert variant_name("main-48bb87a1") == "main-48bb87a1"
+    assert variant_name(frozenset()) == "{}"
+    assert variant_name(frozenset({Defect.RAW_CAP_PLUS_50, Defect.COMBINED_UNCHECKED})) == (
+        "{COMBINED_UNCHECKED, RAW_CAP_PLUS_50}"
+    )
+
+
+# ----------------------------------------------------------------------------- the rules a line is judged by
+
+IMAGE_FIELDS = {
+    Behaviour.LIVE_IMAGE_BYTE_WALL: "byte_wall",
+    Behaviour.IMAGES_FIRST_BLOCK_FIRST: "first_block_first",
+    Behaviour.IMAGE_STRIP_HYSTERESIS: "hysteresis",
+}
+
+
+@pytest.mark.parametrize("behaviour", list(Behaviour), ids=[b.name for b in Behaviour])
+def test_a_line_behaviour_switches_on_its_reference_rule_and_nothing_else(behaviour):
+    line = Defects(frozenset(), frozenset({behaviour}))
+    images, switches = image_rules_for(line), switches_for(line)
+    assert rules_for(line).images == images == switches.images
+    on = {f for b, f in IMAGE_FIELDS.items() if b == behaviour}
+    assert {f for f in IMAGE_FIELDS.values() if getattr(images, f) is True} == on
+    assert {f for f in IMAGE_FIELDS.values() if getattr(images, f) is False} == set(IMAGE_FIELDS.values()) - on
+    assert images.placeholder == (DROPPED if behaviour == Behaviour.IMAGE_PLACEHOLDER_DROPPED else PLACEHOLDER)
+    assert switches.release_raw_forms is (behaviour == Behaviour.RAW_FORMS_RELEASED)
+
+
+def test_sound_and_a_named_line_are_judged_by_their_own_rules():
+    assert image_rules_for("sound") == ImageRules() and switches_for("sound") == Switches(images=ImageRules())
+    for name, behaviours in LINE_BEHAVIOURS.items():
+        assert switches_for(name) == switches_for(Defects(frozenset(), behaviours)), name
+        assert rules_for(name) == rules_for(Defects(frozenset(), behaviours)), name
+
+
+# ----------------------------------------------------------------------------- a crash is never sound
+
+CRASHED = "crashed with RuntimeError: boom (only OverBudgetError, UncoveredDropError or InvalidConfigError may refuse)"
+#: Where each invariant says the compile crashed (bad-values judges only a case with bad values).
+CRASH_SITES = {name: "the compile" for name in INVARIANTS if name != "bad-values"} | {
+    "exact-budget": "the compile at an unlimited budget"
+}
+
+
+@pytest.mark.parametrize("name", sorted(CRASH_SITES))
+def test_every_invariant_that_compiles_reports_a_crash_as_its_own_violation(monkeypatch, name):
+    def boom(result, b):
+        raise RuntimeError("boom")
+
+    tamper(monkeypatch, sent=boom)
+    assert judged(name, PLAIN) == [Violation(name, f"{CRASH_SITES[name]} {CRASHED}")]

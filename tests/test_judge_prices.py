@@ -12,13 +12,15 @@ import pytest
 
 from invariants import examples as known
 from invariants.generators import Case
-from reference.model import Budget, Config, Entry
+from invariants.properties import Violation
+from reference.model import Budget, Config, Entry, Message, Store, Text
+from reference.price import reference_price
 from strategies import HierarchicalStrategy
 from strategies.defects import Defect
 from strategies.errors import InvalidConfigError
 from strategies.stats import Total
 from tests import judge_cases as cases
-from tests.builders import store, summary
+from tests.builders import carriers, store, summary
 from tests.judge_helpers import broken, judged, tamper, with_entries
 
 #: (invariant, defect, case, words of the message): each defect alone breaks the invariant on the case.
@@ -284,3 +286,128 @@ def test_exact_budget_is_not_judged_when_the_budget_is_not_enforced(monkeypatch)
     tamper(monkeypatch, budget=_finite(lambda b: Budget(max_tokens=b.max_tokens + 1)))
     assert judged("exact-budget", free) == []
     assert judged("exact-budget", THREE) != []
+
+
+#: What every crash report ends with.
+CRASHED = "crashed with RuntimeError: boom (only OverBudgetError, UncoveredDropError or InvalidConfigError may refuse)"
+
+
+def _crash_when(max_tokens):
+    """A compile that crashes instead of sending or refusing at one configured budget."""
+
+    def change(outcome, b):
+        if b.max_tokens == max_tokens:
+            raise RuntimeError("boom")
+        return outcome
+
+    return change
+
+
+@pytest.mark.parametrize(
+    "max_tokens, where", [(math.inf, "at an unlimited budget"), (30, "at input budget 30"), (29, "at input budget 29")]
+)
+def test_exact_budget_reports_a_crash_at_each_budget_it_compiles_at(monkeypatch, max_tokens, where):
+    """Unlimited, at the smallest budget that fits (30), one token less (29, where sound refuses): a crash at any of
+    them is the one violation, naming where it crashed."""
+    tamper(monkeypatch, sent=_crash_when(max_tokens), refused=_crash_when(max_tokens))
+    assert judged("exact-budget", THREE) == [Violation("exact-budget", f"the compile {where} {CRASHED}")]
+
+
+def test_exact_budget_holds_when_what_is_sent_unlimited_is_free():
+    """One empty message, priced 0: the smallest budget that fits is 0, and there is no budget one token less."""
+    free = Case(Store((Message("m0", "user", (Text(""),)),)), Config(), Budget(max_tokens=1))
+    assert reference_price(judged_entries(free), free.store, free.config) == 0
+    assert judged("exact-budget", free) == []
+
+
+@pytest.mark.parametrize(
+    "case, words",
+    [
+        (
+            Case(Store((Message("m0", "user", (Text("a"),)),)), Config(), Budget(max_tokens=1)),
+            "at input budget 0 (grace limit 0 < 1, the reference price of what it sends unlimited) it should refuse "
+            "but it sends 1 entries priced 1 (stats total 1)",
+        ),
+        (
+            THREE,
+            "at input budget 29 (grace limit 29 < 30, the reference price of what it sends unlimited) it should "
+            "refuse but it sends 3 entries priced 30 (stats total 30)",
+        ),
+        (
+            Case(store(12), Config(), Budget(max_tokens=1)),
+            "at input budget 117 (grace limit 119 < 120, the reference price of what it sends unlimited) it should "
+            "refuse but it sends 12 entries priced 120 (stats total 120)",
+        ),
+        (
+            Case(store(5, [summary("L1-0", 1, 2, tokens=40, carriers=carriers(10))]), Config(), Budget(max_tokens=1)),
+            "at input budget 74 (grace limit 75 < 76, the reference price of what it sends unlimited) it should "
+            "refuse but it sends 5 entries priced 76 (stats total 76)",
+        ),
+    ],
+    ids=["price-1", "price-30", "price-120", "a-pair-at-its-measured-floor"],
+)
+def test_exact_budget_breaks_when_one_token_less_sends_whatever_the_price(monkeypatch, case, words):
+    """Priced 1 (the smallest budget that fits is 1, one less is 0), 30, 120, or with a pair priced at its measured
+    floor: sent one token below, it breaks, with the price and the charge of what it sent."""
+    assert judged("exact-budget", case) == []
+    tamper(monkeypatch, budget=_finite(lambda b: Budget(max_tokens=b.max_tokens + 1)))
+    assert judged("exact-budget", case) == [Violation("exact-budget", words)]
+
+
+def test_exact_budget_names_the_budget_refused_as_a_bad_config(monkeypatch):
+    made_up = InvalidConfigError("max_tokens", "made up")
+    tamper(monkeypatch, refused=lambda err, b: made_up if b.max_tokens == 29 else err)
+    assert judged("exact-budget", THREE) == [
+        Violation(
+            "exact-budget",
+            f"at input budget 29 it should refuse over budget but raised InvalidConfigError: {made_up}",
+        )
+    ]
+
+
+#: Combined mode with two summaries over the middle: one answer holds both.
+TWO_IN_ONE = Case(
+    store(5, [summary("L1-0", 1, 1), summary("L1-1", 2, 2)]),
+    Config(positioned_recall_pairs=False),
+    Budget(max_tokens=1000),
+)
+
+
+@pytest.mark.parametrize(
+    "case, by_entry",
+    [
+        (Case(Store(()), Config(), Budget(max_tokens=10)), "none"),
+        (Case(store(8), Config(), Budget(max_tokens=1000)), ", ".join(f"raw m{i} 10" for i in range(8))),
+        (TWO_IN_ONE, None),
+    ],
+    ids=["nothing-sent", "eight-entries", "an-answer-holding-two"],
+)
+def test_the_stats_total_message_prices_each_entry_by_its_label(monkeypatch, case, by_entry):
+    """Nothing sent: none; eight entries: each named, nothing summed; an answer holding two summaries: both named."""
+    tamper(monkeypatch, sent=_off_by(1))
+    v = broken("stats-total", case, "sound", "the stats' total is")
+    shown = v.message.split("(by entry: ")[1].removesuffix(")")
+    if by_entry is not None:
+        assert shown == by_entry
+    else:
+        assert "answer L1-0+L1-1 " in shown
+
+
+def test_nothing_lost_does_not_count_a_message_id_on_an_entry_that_is_not_the_message_sent_raw(monkeypatch):
+    """m1 sent as a repair entry carrying its id instead of raw: m1 is lost."""
+
+    def as_repair(r, b):
+        entries = tuple(dataclasses.replace(e, kind="repair") if e.message_id == "m1" else e for e in r.entries)
+        return dataclasses.replace(r, entries=entries)
+
+    tamper(monkeypatch, sent=as_repair)
+    broken("nothing-lost", WITH_BLANK, "sound", "1 of 4 messages", ": m1 (answers hold ['L1-b'])")
+
+
+def test_exact_budget_reads_a_negative_grace_ratio_as_zero_on_a_line_that_takes_it(monkeypatch):
+    """A line that keeps bad values compiles with a grace ratio of -0.5 as with 0: the limits named are the budgets."""
+    negative = Case(store(3), Config(over_budget_grace_ratio=-0.5), Budget(max_tokens=1))
+    unchecked = frozenset({Defect.UNCHECKED_BAD_VALUES})
+    assert judged("exact-budget", negative, unchecked) == []
+    tamper(monkeypatch, budget=_finite(lambda b: Budget(max_tokens=b.max_tokens + 1)))
+    broken("exact-budget", negative, unchecked, "at input budget 29 (grace limit 29 < 30")

@@ -10,9 +10,13 @@ import pytest
 
 from invariants import examples as known
 from invariants.generators import Case
-from reference.model import Budget
+from invariants.properties import head_end, head_entries, head_total, refused_prefix, sent_head_total
+from reference.estimator import content_tokens
+from reference.model import Budget, Config, Entry, Message, Store, Text, ToolResult, ToolUse
+from strategies.cap import truncate
 from strategies.defects import Defect
 from tests import judge_cases as cases
+from tests.builders import msg, store, summary
 from tests.judge_helpers import broken, judged, tamper, with_diagnostics
 
 
@@ -233,3 +237,97 @@ def test_diagnostics_full_holds_at_a_head_refusal_and_breaks_on_its_split(monkey
     assert judged("diagnostics-full", HEAD) == []
     tamper(monkeypatch, refused=_shifted("head_tokens", -1, "middle_tokens"))
     broken("diagnostics-full", HEAD, "sound", "head_tokens is 1, expected 2", "middle_tokens is 1, expected 0")
+
+
+# ----------------------------------------------------------------------------- the head and the refused prefix
+
+FIVE = store(5)  # five messages of 10
+
+
+@pytest.mark.parametrize(
+    "window, end", [(-1, 0), (0, 0), (9, 0), (10, 1), (19, 1), (20, 2), (25, 2), (49, 4), (50, 5), (10**6, 5)]
+)
+def test_the_head_ends_before_the_first_message_that_takes_it_past_the_window(window, end):
+    assert head_end(FIVE, Config(head_window_tokens=window)) == end
+
+
+def _call(i: int, use: str) -> Message:
+    return Message(f"m{i}", "assistant", (ToolUse(use, "read", {}),))
+
+
+def _result(i: int, use: str) -> Message:
+    return Message(f"m{i}", "user", (ToolResult(use, "x" * 29),))
+
+
+def test_a_head_boundary_right_after_a_tool_use_steps_back_one():
+    """m0 text, m1 a call, m2 its result: a window ending at m2 ends at m1 instead; at m1 (after a text) it stays."""
+    calls = Store((msg(0), _call(1, "u1"), _result(2, "u1"), msg(3)))
+    e = [content_tokens(m.content, calls) for m in calls.messages]
+    assert head_end(calls, Config(head_window_tokens=e[0] + e[1])) == 1
+    assert head_end(calls, Config(head_window_tokens=e[0])) == 1
+    first = Store((_call(0, "u0"), _result(1, "u0")))
+    assert head_end(first, Config(head_window_tokens=0.5)) == 0
+
+
+def test_the_head_as_sent_is_priced_under_the_cap_up_to_its_end():
+    assert head_total(FIVE, Config(), 0) == 0
+    assert head_total(FIVE, Config(), 2) == 20
+    assert head_total(FIVE, Config(max_message_tokens=4), 3) == 3 * content_tokens(
+        truncate(FIVE.messages[0].content, 4), FIVE
+    )
+    assert head_total(FIVE, Config(max_message_tokens=4), 3) != 30  # each cut, with its marker
+
+
+def _raw(m: Message) -> Entry:
+    return Entry(m.participant, m.content, "raw", m.id)
+
+
+REPAIR = Entry("user", (Text("repaired"),), "repair")
+
+
+def test_the_head_entries_are_its_raw_messages_and_the_repairs_among_them():
+    sent = (_raw(FIVE.messages[0]), REPAIR, _raw(FIVE.messages[1]), _raw(FIVE.messages[2]), REPAIR)
+    assert head_entries(FIVE, sent, 0) == 0
+    assert head_entries(FIVE, sent, 1) == 2
+    assert head_entries(FIVE, sent, 2) == 3
+    assert head_entries(FIVE, sent, 3) == 5
+    question = Entry("user", (Text("q"),), "question", summary_ids=("L1-0",))
+    assert head_entries(FIVE, (question, *sent), 5) == 0
+    assert head_entries(FIVE, (), 5) == 0
+    assert sent_head_total(FIVE, sent, 2) == 20 + content_tokens(REPAIR.content, FIVE)
+    assert sent_head_total(FIVE, sent, 0) == 0
+
+
+def test_the_refused_prefix_runs_from_the_first_middle_entry_to_the_refused_item():
+    """The raw ids and the answers' leaves after the head, up to and including the refused raw message or answer."""
+    tree = store(6, [summary("L1-0", 1, 2)])
+    m = tree.messages
+    qa = (
+        Entry("user", (Text("q"),), "question", summary_ids=("L1-0",)),
+        Entry("assistant", (Text("a"),), "answer", summary_ids=("L1-0",)),
+    )
+    sent = (_raw(m[0]), *qa, _raw(m[3]), _raw(m[4]), _raw(m[5]))
+    assert refused_prefix(tree, sent, 1, ("m4",)) == {"m1", "m2", "m3", "m4"}
+    assert refused_prefix(tree, sent, 1, ("L1-0",)) == {"m1", "m2"}
+    assert refused_prefix(tree, sent, 0, ("m3",)) == {"m0", "m1", "m2", "m3"}
+    assert refused_prefix(tree, sent, 1, ("m0",)) is None
+    assert refused_prefix(tree, sent, 1, ("m4", "m5")) is None
+
+
+def test_a_head_window_of_zero_holds_nothing_and_one_token_holds_a_message_of_one():
+    """A window of 0 is no head, even over a first message priced 0; a window of 1 holds a first message of 1."""
+    free_first = Store((Message("m0", "user", (Text(""),)), msg(1)))
+    assert head_end(free_first, Config(head_window_tokens=0)) == 0
+    one_first = Store((Message("m0", "user", (Text("a"),)), msg(1)))
+    assert content_tokens(one_first.messages[0].content, one_first) == 1
+    assert head_end(one_first, Config(head_window_tokens=1)) == 1
+
+
+def test_a_head_boundary_after_a_first_message_that_calls_steps_back_to_nothing():
+    """The boundary at m1, right after m0's call: no head; a boundary at m0 has no message before it to step back
+    over (the last message's call is not before it)."""
+    call_first = Store((_call(0, "u0"), _result(1, "u0"), msg(2)))
+    window = content_tokens(call_first.messages[0].content, call_first)
+    assert head_end(call_first, Config(head_window_tokens=window)) == 0
+    call_last = Store((msg(0), _call(1, "u1")))
+    assert head_end(call_last, Config(head_window_tokens=0.5)) == 0

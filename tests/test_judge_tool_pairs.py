@@ -6,7 +6,8 @@ from __future__ import annotations
 import dataclasses
 
 from invariants.generators import Case
-from reference.model import Budget, Config, Entry, ToolResult
+from invariants.properties import pairing_faults
+from reference.model import Budget, Config, Entry, Text, ToolResult, ToolUse
 from tests import judge_cases as cases
 from tests.judge_helpers import broken, judged, tamper, with_entries
 
@@ -34,3 +35,43 @@ def test_well_formed_breaks_on_a_call_answered_twice(monkeypatch):
 
     tamper(monkeypatch, sent=twice)
     broken("well-formed", CALL, "sound", "answers tool_use 'u0' twice")
+
+
+# ----------------------------------------------------------------------------- every fault, where it is
+
+
+def _raw(mid: str, *content) -> Entry:
+    return Entry("user", tuple(content), "raw", mid)
+
+
+def _use(uid: str) -> ToolUse:
+    return ToolUse(uid, "read", {})
+
+
+#: A sequence with one of each fault (and pairs done right around them): a result first of all, a call answered
+#: twice (past a text block), an answer's result for a call two entries back, and two calls left for after the last.
+FAULTY = (
+    _raw("m0", ToolResult("u0", "x")),
+    _raw("m1", Text("calls"), _use("u1"), _use("u2")),
+    _raw("m2", ToolResult("u2", "x"), Text("between"), ToolResult("u1", "x"), ToolResult("u1", "x")),
+    Entry("assistant", (_use("u3"), ToolResult("u1", "x")), "answer", None, ("L1-0",)),
+    Entry("user", (ToolResult("u3", "x"),), "repair"),
+    _raw("m5", _use("u5")),
+    _raw("m6", ToolResult("u5", "x"), _use("u4"), _use("u0")),
+)
+
+
+def test_pairing_faults_names_each_fault_by_entry_and_id():
+    assert pairing_faults(FAULTY) == [
+        "entry 0 (raw m0) holds a tool_result for 'u0' that no tool_use of entry -1 asked for",
+        "entry 2 answers tool_use 'u1' twice",
+        "entry 3 (answer ('L1-0',)) holds a tool_result for 'u1' that no tool_use of entry 2 asked for",
+        "entry 6 (raw m6) holds a tool_use 'u0' that entry 7 does not answer",
+        "entry 6 (raw m6) holds a tool_use 'u4' that entry 7 does not answer",
+    ]
+
+
+def test_pairing_faults_finds_none_in_pairs_across_adjacent_entries():
+    calls, answers = FAULTY[1], _raw("m2", ToolResult("u2", "x"), Text("between"), ToolResult("u1", "x"))
+    assert pairing_faults((FAULTY[5], _raw("m6", ToolResult("u5", "x")), calls, answers)) == []
+    assert pairing_faults(()) == []

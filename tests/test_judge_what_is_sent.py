@@ -11,6 +11,7 @@ import pytest
 import reports.cli as cli
 from invariants import examples as known
 from invariants.generators import Case
+from invariants.properties import Violation
 from reference.model import Budget, Config, Entry, Text
 from reference.scenario import Scenario, save_scenario
 from strategies import HierarchicalStrategy, UncoveredDropError
@@ -200,3 +201,111 @@ def test_check_says_a_deep_summary_sent_beside_its_window_leaves_breaks_exactly_
     out = capsys.readouterr().out
     assert "breaks exactly-once: messages represented more than once: m3 (1 raw, 1 through summaries)" in out
     assert cli.main(["check", str(path), "--variant", "sound"]) == 0
+
+
+@pytest.mark.parametrize("first, dropped", [("m2", ["m2"]), ("m4", ["m4"])])
+def test_tail_suffix_breaks_on_the_tails_first_or_last_message_dropped_as_anything_but_evicted(
+    monkeypatch, first, dropped
+):
+    """The tail's first message (at the middle's end) and its last count as tail messages too."""
+    moved = {**_refusal(TAIL_CUT).categories, first: "not-covered"}
+    tamper(monkeypatch, refused=_uncovered(moved))
+    [v] = judged("tail-suffix", TAIL_CUT)
+    assert v.message == (
+        f"tail messages {dropped} are dropped as ['not-covered']; a tail message is sent or evicted "
+        "(in-tail-not-rendered)"
+    )
+
+
+# ----------------------------------------------------------------------------- chronological in combined mode
+
+#: Combined mode over six messages: head m0, the middle m1..m4 with L1-0 over m3, tail m5. Sound sends m0, the pair
+#: for L1-0, then the middle's raw m1, m2 (older than m3, as combined mode orders them) and m4, then the tail.
+COMBINED = Case(
+    store(6, [summary("L1-0", 3, 3)]),
+    Config(head_window_tokens=15, recent_window_tokens=15, positioned_recall_pairs=False),
+    Budget(max_tokens=10**6),
+)
+
+
+def test_chronological_takes_the_combined_pair_and_the_middles_raw_messages_after_it_as_one():
+    assert [(e.kind, e.message_id or e.summary_ids) for e in _sent(COMBINED)] == [
+        ("raw", "m0"),
+        ("question", ()),
+        ("answer", ("L1-0",)),
+        ("raw", "m1"),
+        ("raw", "m2"),
+        ("raw", "m4"),
+        ("raw", "m5"),
+    ]
+    assert judged("chronological", COMBINED) == []
+
+
+def test_chronological_holds_on_a_combined_mode_send_without_a_pair():
+    plain = Case(store(4), COMBINED.config, COMBINED.budget)
+    assert all(e.kind == "raw" for e in _sent(plain))
+    assert judged("chronological", plain) == []
+
+
+def test_chronological_breaks_on_the_middles_raw_messages_out_of_order_after_the_pair(monkeypatch):
+    def swapped(r, b):
+        e = r.entries
+        return dataclasses.replace(r, entries=(*e[:3], e[4], e[3], *e[5:]))
+
+    tamper(monkeypatch, sent=swapped)
+    assert judged("chronological", COMBINED) == [
+        Violation(
+            "chronological", "the middle's raw messages after the combined pair are out of order: ['m2', 'm1', 'm4']"
+        )
+    ]
+
+
+def test_chronological_breaks_on_a_tail_message_sent_among_the_middles_raw_messages_after_the_pair(monkeypatch):
+    """m5 (the tail) sent before m4 (the middle's last raw message, after the pair): the tail no longer follows the
+    middle the pair and its raw messages stand for."""
+
+    def tail_first(r, b):
+        e = r.entries
+        return dataclasses.replace(r, entries=(*e[:5], e[6], e[5]))
+
+    tamper(monkeypatch, sent=tail_first)
+    assert judged("chronological", COMBINED) == [
+        Violation(
+            "chronological",
+            "entry 5 stands for ['m5'], sent among the middle's raw messages after the combined pair (the last at "
+            "entry 6)",
+        )
+    ]
+
+
+def test_chronological_holds_on_a_combined_pair_with_no_raw_message_after_it():
+    """L1-0 covers the whole middle: m0, the pair, then the tail."""
+    covered = Case(store(6, [summary("L1-0", 1, 4)]), COMBINED.config, COMBINED.budget)
+    assert [e.kind for e in _sent(covered)] == ["raw", "question", "answer", "raw"]
+    assert judged("chronological", covered) == []
+
+
+def test_chronological_names_the_first_message_the_combined_pair_and_its_raw_messages_stand_for(monkeypatch):
+    """m0 (the head) sent after the middle's raw messages: not after m1, the first the pair and they stand for."""
+
+    def head_after_middle(r, b):
+        e = r.entries
+        return dataclasses.replace(r, entries=(*e[1:6], e[0], e[6]))
+
+    tamper(monkeypatch, sent=head_after_middle)
+    assert judged("chronological", COMBINED) == [
+        Violation(
+            "chronological", "entry 5 stands for ['m0'], whose first is not after m1, the first of an entry before it"
+        )
+    ]
+
+
+def test_chronological_judges_raw_entries_and_answers_only(monkeypatch):
+    """A repair entry carrying a message's id stands for nothing: sent first, it breaks no order."""
+
+    def repair_first(r, b):
+        last = dataclasses.replace(r.entries[-1], kind="repair")
+        return dataclasses.replace(r, entries=(last, *r.entries[:-1]))
+
+    tamper(monkeypatch, sent=repair_first)
+    assert judged("chronological", Case(store(3), Config(), Budget(max_tokens=100))) == []

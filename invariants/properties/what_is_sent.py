@@ -132,12 +132,14 @@ def _combined_as_one(
         return units
     merged: set[int] = set()
     raws: list[int] = []
+    last = answer  # where the last of the middle's raw messages after the pair is sent
     kept = []
     for k, stands_for in units:
         middle_raw = entries[k].kind == "raw" and k > answer and head_end <= min(stands_for) < middle_end
         if k == answer or middle_raw:
             merged |= stands_for
             raws += [min(stands_for)] if middle_raw else []
+            last = k
             if k == answer:
                 kept.append((k, frozenset()))
         else:
@@ -147,6 +149,13 @@ def _combined_as_one(
             "chronological",
             f"the middle's raw messages after the combined pair are out of order: "
             f"{[store.messages[i].id for i in raws]}",
+        )
+    among = next(((k, u) for k, u in kept if answer < k < last), None)
+    if among is not None:
+        return Violation(
+            "chronological",
+            f"entry {among[0]} stands for {sorted(store.messages[i].id for i in among[1])}, sent among the middle's "
+            f"raw messages after the combined pair (the last at entry {last})",
         )
     return [(k, frozenset(merged)) if k == answer else (k, u) for k, u in kept]
 

@@ -1,0 +1,163 @@
+"""What the judges run a compile with (``invariants/properties/running.py``): an attempt commits unless asked for a
+dry run, an outcome's signature tells every observable difference, the grace limit, the first difference between
+two sends, and the violation a property test raises."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import pytest
+
+from invariants import examples as known
+from invariants.generators import Case
+from invariants.properties import InvariantViolation, Violation, attempt, first_difference, grace_limit
+from invariants.properties.running import judges_refusals, judges_what_is_sent
+from reference.model import Budget, Config, Entry, Text
+from strategies import HierarchicalStrategy, OverBudgetError
+from strategies.stats import Total
+from tests.builders import store
+from tests.judge_helpers import broken, judged, tamper, with_diagnostics
+
+
+def test_an_attempt_commits_unless_asked_for_a_dry_run():
+    """A committing compile remembers the answer prices it computed; a dry run leaves the memo as it was."""
+    dry = HierarchicalStrategy(known.ONE_PAIR.config)
+    dry.initialize(known.ONE_PAIR.store)
+    assert attempt(dry, known.ONE_PAIR.budget, dry_run=True).sent and dry.memo == {}
+    committed = HierarchicalStrategy(known.ONE_PAIR.config)
+    committed.initialize(known.ONE_PAIR.store)
+    assert attempt(committed, known.ONE_PAIR.budget).sent and committed.memo != {}
+
+
+class _OnSecond:
+    """Changes the second compile's outcome only (its result or its refusal, through ``change``)."""
+
+    def __init__(self, change) -> None:
+        self.change, self.calls = change, 0
+
+    def __call__(self, outcome, b):
+        self.calls += 1
+        return self.change(outcome) if self.calls == 2 else outcome
+
+
+def _total_plus_one(result):
+    stats = result.stats
+    total = Total(stats.total.messages, stats.total.tokens + 1)
+    return dataclasses.replace(result, stats=dataclasses.replace(stats, total=total))
+
+
+def test_store_unchanged_tells_two_sends_apart_by_their_stats_alone(monkeypatch):
+    tamper(monkeypatch, sent=_OnSecond(_total_plus_one))
+    broken("store-unchanged", known.ONE_PAIR, "sound", "the second of two compiles in a row differs from the first")
+
+
+#: ONE_PAIR at a budget its pair does not fit: sound refuses (OverBudgetError).
+REFUSED = dataclasses.replace(known.ONE_PAIR, budget=Budget(max_tokens=1))
+
+
+def test_store_unchanged_tells_two_refusals_apart_by_a_diagnostic_their_message_leaves_out(monkeypatch):
+    """The deepest level refused is in the diagnostics, not in the message: a second refusal that changes it alone
+    differs from the first."""
+    err = _refusal(REFUSED)
+    assert isinstance(err, OverBudgetError)
+    changed = with_diagnostics(err, deepest_level=err.diagnostics.deepest_level + 1)
+    assert str(changed) == str(err)
+    counter = _OnSecond(lambda x: with_diagnostics(x, deepest_level=x.diagnostics.deepest_level + 1))
+    tamper(monkeypatch, refused=counter)
+    broken("store-unchanged", REFUSED, "sound", "the second of two compiles in a row differs from the first")
+
+
+#: Five messages of 10 and a tail of three under a budget of 30: sound refuses with an UncoveredDropError.
+TAIL_CUT = Case(store(5), Config(recent_window_tokens=35), Budget(max_tokens=30))
+
+
+@pytest.mark.parametrize("name", ["determinism", "store-unchanged"])
+def test_repeated_refusals_of_each_kind_are_the_same_outcome(name):
+    assert type(_refusal(TAIL_CUT)).__name__ == "UncoveredDropError"
+    assert judged(name, TAIL_CUT) == []
+    assert judged(name, REFUSED) == []
+
+
+def _refusal(case: Case) -> Exception:
+    s = HierarchicalStrategy(case.config)
+    s.initialize(case.store)
+    with pytest.raises(Exception) as raised:
+        s.compile(case.budget)
+    return raised.value
+
+
+@pytest.mark.parametrize(
+    "budget, config, limit",
+    [
+        (Budget(100, reserve_for_response=10), Config(over_budget_grace_ratio=0.5), 135),
+        (Budget(100, reserve_for_response=10), Config(over_budget_grace_ratio=-1), 90),
+        (Budget(29), Config(), 29),
+        (Budget(100), Config(), 102),
+        (Budget(5), Config(enforce_budget=False), math.inf),
+    ],
+)
+def test_the_grace_limit_is_the_input_budget_lifted_by_a_non_negative_ratio(budget, config, limit):
+    assert grace_limit(budget, config) == limit
+
+
+def _entry(text: str) -> Entry:
+    return Entry("user", (Text(text),), "raw", "m0")
+
+
+def test_the_first_difference_names_the_first_entry_that_differs_or_the_counts():
+    a, b, c = _entry("a"), _entry("b"), _entry("c")
+    assert first_difference((a, b), (a, c)).startswith("entry 1 differs: ")
+    assert "'b'" in first_difference((a, b), (a, c)).split(" versus ")[0]
+    assert "'c'" in first_difference((a, b), (a, c)).split(" versus ")[1]
+    assert first_difference((a, b), (a, b, c)) == "2 entries versus 3"
+    assert first_difference((a, b, c), (a,)) == "3 entries versus 1"
+
+
+def test_an_invariant_violation_says_each_violation_then_its_context():
+    found = [Violation("never-over", "over by 1"), Violation("stats-total", "off by 2")]
+    case = known.ONE_PAIR
+    raised = InvariantViolation(iter(found), "variant sound", case=(case.store, case.config, case.budget))
+    assert raised.violations == tuple(found)
+    assert raised.case == (case.store, case.config, case.budget)
+    assert str(raised) == "[never-over] over by 1\n[stats-total] off by 2\nvariant sound"
+    assert str(InvariantViolation(found)) == "[never-over] over by 1\n[stats-total] off by 2"
+    assert InvariantViolation(found).case is None
+
+
+# ----------------------------------------------------------------------------- what an invariant judges
+
+
+def _probe(judges):
+    """An invariant named ``probe`` built with ``judges``, whose judge says what it was handed."""
+
+    def judge(name, out, store_, config, budget, variant):
+        return [Violation(name, "judged " + ("a send" if out.sent else type(out.error).__name__))]
+
+    return judges("probe")(judge)
+
+
+@pytest.mark.parametrize(
+    "judges, case, found",
+    [
+        (judges_what_is_sent, known.ONE_PAIR, ["judged a send"]),
+        (judges_what_is_sent, REFUSED, []),
+        (judges_what_is_sent, TAIL_CUT, []),
+        (judges_refusals, known.ONE_PAIR, []),
+        (judges_refusals, REFUSED, ["judged OverBudgetError"]),
+        (judges_refusals, TAIL_CUT, []),
+    ],
+    ids=["sent-send", "sent-over", "sent-uncovered", "refusals-send", "refusals-over", "refusals-uncovered"],
+)
+def test_an_invariant_judges_only_the_outcomes_it_is_for(judges, case, found):
+    assert _probe(judges)(*case, "sound") == [Violation("probe", m) for m in found]
+
+
+@pytest.mark.parametrize("judges", [judges_what_is_sent, judges_refusals])
+def test_an_invariant_reports_a_crash_under_its_own_name(monkeypatch, judges):
+    def boom(result, b):
+        raise RuntimeError("boom")
+
+    tamper(monkeypatch, sent=boom)
+    [v] = _probe(judges)(*known.ONE_PAIR, "sound")
+    assert v.invariant == "probe" and v.message.startswith("the compile crashed with RuntimeError: boom")
