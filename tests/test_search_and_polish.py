@@ -394,3 +394,11 @@ def test_a_scenario_names_the_estimator_or_says_why_it_is_unavailable():
     odd = Store((Message("m0", "User", (ToolUse("t1", "f", {1, 2}),)),))
     scenario = Counterexample("never-over", MAIN, odd, Config(), Budget(max_tokens=3), ()).to_json()["scenario"]
     assert scenario == {"unavailable": "TypeError: Object of type set is not JSON serializable"}
+
+
+def test_find_polishes_on_the_invariant_it_first_found_broken():
+    """Without an invariant named, the polish keeps the first invariant found broken broken (here diagnostics-full,
+    the only one main breaks on this edge): it does not wander to a plainer case breaking others."""
+    found = find(None, MAIN, max_examples=10, strategy=st.just(known.PREFIX_AT_COMBINED))
+    assert found is not None and found.invariant.split(", ")[0] == "diagnostics-full"
+    assert INVARIANTS["diagnostics-full"](found.store, found.config, found.budget, MAIN)
