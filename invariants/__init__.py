@@ -228,6 +228,8 @@ def _with_summary_field(store: Store, sid: str, name: str, value: Any) -> Store 
         summaries = tuple(dataclasses.replace(s, **{name: value}) if s.id == sid else s for s in store.summaries)
     except InvalidStoreError:
         return None
+    if repr(summaries) == repr(store.summaries):
+        return None  # plain already (a summary holds a None ``tokens`` as NaN): no change to try
     return _store_like(store, summaries=summaries)
 
 
