@@ -29,7 +29,7 @@ from typing import Any
 from reports.campaign.hints import NAME as HINTS_NAME
 from reports.campaign.hints import function_of
 from reports.campaign.hints import read as read_hints
-from reports.campaign.mutmut.meta import load_meta
+from reports.campaign.mutmut.meta import load_meta, mutant_name
 from reports.campaign.plugins.witness_plugin import DISCOVER
 from reports.campaign.processes import _run_process, read_rows
 from reports.campaign.records import (
@@ -96,7 +96,7 @@ def unrun_by_function(work: Path | None, records: Records) -> dict[str, list[str
     out: dict[str, list[str]] = {}
     for _source, (_, data) in sorted(load_meta(work).items()) if work else []:
         for key in data.get("exit_code_by_key", {}):
-            name = key.replace("__init__.", "")
+            name = mutant_name(key)
             if f"mutmut:{name}" not in records:
                 out.setdefault(function_of(name), []).append(name)
     return out

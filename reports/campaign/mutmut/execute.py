@@ -25,7 +25,7 @@ from reports.campaign.equivalents import load_equivalents
 from reports.campaign.hints import function_of
 from reports.campaign.hints import read as read_hints
 from reports.campaign.mutmut.describe import describe
-from reports.campaign.mutmut.meta import load_meta, module_of
+from reports.campaign.mutmut.meta import load_meta, module_of, mutant_name
 from reports.campaign.mutmut.work_copy import read_selection
 from reports.campaign.plugins.mutant_plugin import SKIP_ENV
 from reports.campaign.processes import kill_group, spawn
@@ -91,7 +91,7 @@ def plan(work: Path, owned: Sequence[str], baseline: BaselineRecord) -> dict[str
         for key, code in codes.items():
             if code is not None and not (code == SKIPPED and key not in equivalent):
                 continue
-            name = key.replace("__init__.", "")
+            name = mutant_name(key)
             if key in equivalent:
                 if code != SKIPPED:
                     reviewed.append({"name": name, "key": key})
@@ -120,7 +120,7 @@ def reviewed_equivalents(work: Path, source: str, keys: Sequence[str], listed: d
     """The ``keys`` listed in ``listed`` (``mutation/equivalent_mutants.toml``) whose mutated line is still the one
     reviewed: no test can tell them from the original, so they are not run (mutmut's "skipped"; the report counts
     them as equivalent). An entry whose line changed is stale: that mutant runs."""
-    names = {k.replace("__init__.", ""): k for k in keys if f"mutmut:{k.replace('__init__.', '')}" in listed}
+    names = {mutant_name(k): k for k in keys if f"mutmut:{mutant_name(k)}" in listed}
     if not names:
         return set()
     described = describe(work, source, names)

@@ -16,6 +16,11 @@ def module_of(source: str) -> str:
     return source[: -len(".py")].replace("/", ".")
 
 
+def mutant_name(key: str) -> str:
+    """A mutant's name (as ``MUTANT_UNDER_TEST`` and the journal spell it) from its key in a ``.meta`` file."""
+    return key.replace("__init__.", "")
+
+
 def meta_files(work: Path) -> list[Path]:
     root = work / "mutants"
     return sorted(p for top in MUTMUT_PATHS for p in (root / top).rglob("*.py.meta")) if root.is_dir() else []
