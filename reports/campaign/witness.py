@@ -219,11 +219,12 @@ def search(settings: Settings, records: Records, fp: str, work: Path | None, dea
     workers = max(1, min(settings.workers, len(ids)))
     parts = [ids[k::workers] for k in range(workers)]
     cwd = (work / "mutants") if work and (work / "mutants").is_dir() else settings.root
+    by_function = {fn: killed.get(fn, []) + unrun.get(fn, []) for fn in killed.keys() | unrun.keys()}
     plans = [
         {
             "tests": {n: todo[n] for n in part},
             "durations": {n: rows[n].duration for n in part},
-            "killed": {fn: killed.get(fn, []) + unrun.get(fn, []) for fn in killed.keys() | unrun.keys()},
+            "killed": by_function,
             "max": MAX_CANDIDATES,
         }
         for part in parts
