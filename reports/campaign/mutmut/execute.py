@@ -1,15 +1,12 @@
 """mutmut's mutants run by ``reports.campaign.plugins.warm_session``: mutmut generates them and maps tests to
-functions; one warm
-pytest session per run forks a child per mutant (see ``reports.campaign.plugins.warm_session``), and the verdicts go
-back into
-mutmut's own result files (``mutants/**/*.meta``, killers under ``killers/``), read as before by
-``reports.campaign.mutmut.results``.
+functions; one warm pytest session per run forks a child per mutant (see ``reports.campaign.plugins.warm_session``),
+and the verdicts go back into mutmut's own result files (``mutants/**/*.meta``, killers under ``killers/``), read as
+before by ``reports.campaign.mutmut.results``.
 
 Each mutant runs the tests that cover its function (mutmut's stats) less those red on the unmutated code, in
-``reports.campaign.mutmut.test_order``'s order, and stops at the first failure. Each test may take ``PER_TEST_FACTOR
-x`` its
-baseline time plus ``PER_TEST_CONST`` (a mutant that loops forever is a timeout within seconds), and the
-mutant ``3 x`` its tests' baseline time plus 10 s in all.
+``reports.campaign.mutmut.test_order``'s order, and stops at the first failure. Each test may take
+``PER_TEST_FACTOR x`` its baseline time plus ``PER_TEST_CONST`` (a mutant that loops forever is a timeout within
+seconds), and the mutant ``3 x`` its tests' baseline time plus 10 s in all.
 """
 
 from __future__ import annotations
