@@ -10,9 +10,9 @@ import pytest
 
 from invariants import examples as known
 from invariants.generators import Case
-from invariants.properties import Violation, bad_values
+from invariants.properties import Violation, bad_numbers, bad_values
 from reference.model import Budget, Config, Image, Message, Store, Text, Thinking, ToolResult
-from strategies import InvalidConfigError
+from strategies import HierarchicalStrategy, InvalidConfigError
 from strategies.defects import Defect
 from tests import judge_cases as cases
 from tests.builders import store, summary
@@ -73,6 +73,26 @@ def test_bad_values_breaks_on_a_price_the_estimator_makes_infinite(monkeypatch):
     )
     tamper(monkeypatch, store=lambda s: Store(s.messages))
     broken("bad-values", inf_estimator, "sound", "the estimator gives inf", "whose reference price is inf")
+
+
+def test_bad_values_names_why_a_price_could_not_be_had_and_what_was_charged(monkeypatch):
+    """Where the reference cannot price what was sent, the break says why (the exception and its text) beside
+    what the compile charged."""
+    inf_estimator = Case(
+        Store(store(2).messages, text_estimator=lambda s: math.inf if s else 0), Config(), Budget(max_tokens=10**6)
+    )
+    tamper(monkeypatch, store=lambda s: Store(s.messages))
+
+    def unpriceable(*_args):
+        raise ValueError("no price for this")
+
+    monkeypatch.setattr(bad_numbers, "reference_price", unpriceable)
+    found = broken(
+        "bad-values", inf_estimator, "sound", "reference price is unpriceable (ValueError: no price for this)"
+    )
+    plain = HierarchicalStrategy(Config())
+    plain.initialize(Store(store(2).messages))
+    assert f"(it charged {plain.compile(Budget(max_tokens=10**6)).stats.total.tokens})" in found.message
 
 
 # ----------------------------------------------------------------------------- an estimator's bad values

@@ -11,7 +11,16 @@ import pytest
 
 from invariants import examples as known
 from invariants.generators import Case
-from invariants.properties import InvariantViolation, Violation, attempt, first_difference, grace_limit
+from invariants.properties import (
+    SHARED_COMPILES,
+    InvariantViolation,
+    Outcome,
+    Violation,
+    attempt,
+    compile_once,
+    first_difference,
+    grace_limit,
+)
 from invariants.properties.running import judges_refusals, judges_what_is_sent
 from reference.model import Budget, Config, Entry, Text
 from strategies import HierarchicalStrategy, OverBudgetError
@@ -161,3 +170,25 @@ def test_an_invariant_reports_a_crash_under_its_own_name(monkeypatch, judges):
     tamper(monkeypatch, sent=boom)
     [v] = _probe(judges)(*known.ONE_PAIR, "sound")
     assert v.invariant == "probe" and v.message.startswith("the compile crashed with RuntimeError: boom")
+
+
+def test_an_outcomes_signature_tells_refusals_of_another_type_or_message_apart():
+    """Two refusals are the same outcome only with the same exception type and the same message."""
+    one = Outcome(error=ValueError("over by 3"))
+    assert one.signature() == Outcome(error=ValueError("over by 3")).signature()
+    assert one.signature() != Outcome(error=TypeError("over by 3")).signature()
+    assert one.signature() != Outcome(error=ValueError("over by 4")).signature()
+
+
+def test_a_shared_compile_is_reused_only_for_the_very_same_store_and_config():
+    """A shared compile is keyed by the objects' ids, which Python reuses once an object is gone: an entry left by
+    another store or another config under the same key is compiled afresh, never taken for this case's."""
+    case = known.ONE_PAIR
+    stale = Outcome(error=RuntimeError("another case's compile"))
+    key = (id(case.store), id(case.config), repr(case.budget), "sound")
+    for seen_store, seen_config in ((case.store, Config()), (store(3), case.config)):
+        token = SHARED_COMPILES.set({key: (seen_store, seen_config, stale)})
+        try:
+            assert compile_once(case.store, case.config, case.budget, "sound").sent
+        finally:
+            SHARED_COMPILES.reset(token)
