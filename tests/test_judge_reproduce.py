@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from invariants import reproduce
 from invariants.properties import Violation
 from invariants.reproduce import (
     MISMATCH,
@@ -21,13 +22,15 @@ from invariants.reproduce import (
     expectation_of,
     fmt,
     judge_variant,
+    observe,
     same,
     shown_apart,
 )
 from reference.config import Budget
 from reference.expect import Expectation, Refuses, Sends
-from reference.model import Text
+from reference.model import Message, Text
 from reference.scenario import load_scenario
+from strategies import HierarchicalStrategy
 
 SEED = Path(__file__).resolve().parent / "scenarios" / "seed"
 MAIN, PR = "main-48bb87a1", "pr-8bb01ab8"
@@ -294,3 +297,67 @@ def test_judge_variant_returns_the_variant_its_expectation_and_what_it_did():
 def test_judge_variant_checks_the_invariants_only_when_the_expectation_speaks_of_them():
     sc = dataclasses.replace(_seed("guard-nothing-after"), expect={MAIN: Expectation(sends=Sends(entries=2))})
     assert judge_variant(sc, MAIN).observed.violations is None
+
+
+# ----------------------------------------------------------------------------- observing
+
+
+def test_observe_words_a_send_and_a_refusal():
+    sc = _seed("guard-nothing-after")  # at 21 tokens main sends 22, sound refuses at the pair
+    sent = observe(sc, MAIN)
+    assert (sent.variant, sent.outcome) == (MAIN, "sends 2 entries, stats total 10")
+    refused = observe(sc, "sound")
+    assert refused.variant == "sound" and refused.sends is None and refused.refuses.error == "OverBudgetError"
+    assert refused.outcome.startswith("refuses: OverBudgetError: ") and refused.outcome != "refuses: OverBudgetError: "
+
+
+class _Crashing(HierarchicalStrategy):
+    def compile(self, budget, dry_run=False):
+        raise KeyError("boom")
+
+
+def test_observe_reports_a_crash_as_an_outcome():
+    sc = _seed("guard-nothing-after")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(reproduce, "HierarchicalStrategy", _Crashing)
+        crashed = observe(sc, "sound")
+        unchecked = observe(sc, "sound", invariants=False)
+    assert crashed == Observed("sound", None, None, "crashes: KeyError: 'boom'", ())
+    assert unchecked.violations is None
+
+
+def test_an_earlier_compile_that_refuses_leaves_the_store_as_it_was():
+    guard = _seed("guard-nothing-after")
+    assert observe(dataclasses.replace(guard, compiles_before=(4,)), "sound").refuses.error == "OverBudgetError"
+    report = load_scenario(SEED.parent / "reports" / "307-coverage-counts-left-out.scenario.json")
+    assert observe(dataclasses.replace(report, compiles_before=(6,)), "sound").refuses.error == "UncoveredDropError"
+    bad = dataclasses.replace(guard, budget=Budget(-1, 0), compiles_before=(1,))
+    assert observe(bad, "sound").refuses == Refuses(error="InvalidConfigError", field="max_tokens")
+
+
+PRUNES = SEED.parent / "typescript-bugs" / "prune-writes-store.scenario.json"
+HYSTERESIS = "hysteresis-a95eb55b"
+
+
+def test_an_earlier_compile_that_rewrites_the_store_is_carried_to_the_next():
+    """On the hysteresis line a compile writes its pruning into the store: a second compile charges the pruned
+    bytes, as sound does (108), where a first one charges the uncapped input (236)."""
+    sc = load_scenario(PRUNES)
+    assert observe(sc, HYSTERESIS).sends.total == 236
+    again = dataclasses.replace(sc, compiles_before=(len(sc.store.messages),))
+    assert observe(again, HYSTERESIS).sends.total == observe(again, "sound").sends.total == 108
+    assert observe(dataclasses.replace(sc, compiles_before=(1,)), HYSTERESIS).sends.total == 236
+
+
+def test_a_carried_store_keeps_its_calibration_and_estimator():
+    sc = load_scenario(PRUNES)
+    question = Message("q", "User", (Text("hello there, friend"),))
+    for calibration, estimator in ((2.0, None), (1.0, lambda _: 50)):
+        store = dataclasses.replace(
+            sc.store, messages=(question, *sc.store.messages), calibration=calibration, text_estimator=estimator
+        )
+        plain = dataclasses.replace(sc, store=store, compiles_before=(1,))
+        again = dataclasses.replace(sc, store=store, compiles_before=(len(store.messages),))
+        sound = observe(plain, "sound").sends.total
+        assert observe(plain, HYSTERESIS).sends.total != sound  # the first compile charges the uncapped input
+        assert observe(again, HYSTERESIS).sends.total == sound
