@@ -28,7 +28,7 @@ from invariants.reproduce import (
 )
 from reference.config import Budget
 from reference.expect import Expectation, Refuses, Sends
-from reference.model import Message, Text
+from reference.model import Message, Text, Work
 from reference.scenario import load_scenario
 from strategies import HierarchicalStrategy
 
@@ -361,3 +361,17 @@ def test_a_carried_store_keeps_its_calibration_and_estimator():
         sound = observe(plain, "sound").sends.total
         assert observe(plain, HYSTERESIS).sends.total != sound  # the first compile charges the uncapped input
         assert observe(again, HYSTERESIS).sends.total == sound
+
+
+def test_a_carried_store_keeps_its_queued_work():
+    """Work queued on a message the refusal names still clears it after an earlier compile rewrote the store."""
+    sc = load_scenario(PRUNES)
+    store = dataclasses.replace(
+        sc.store,
+        messages=(*sc.store.messages, Message("u", "Claude", (Text("x" * 400),))),
+        work=(Work("chunk", "queued", frozenset({"u"})),),
+    )
+    config = dataclasses.replace(sc.config, recent_window_tokens=0)
+    again = dataclasses.replace(sc, store=store, config=config, budget=Budget(240, 0), compiles_before=(2,))
+    refused = observe(again, HYSTERESIS, invariants=False).refuses
+    assert (refused.refused, refused.cleared_by) == (("u",), ("compression",))
