@@ -3,10 +3,12 @@ folder it mutates is ``[tool.mutmut] only_mutate``, read by the campaign as mutm
 
 from __future__ import annotations
 
+import json
 import tomllib
 
 import pytest
 
+from reports.campaign.mutmut.describe import describe
 from reports.campaign.mutmut.work_copy import modules
 from reports.campaign.options import DEFAULT_MUTMUT_PATHS, MUTMUT_PATHS, covers_default
 from reports.campaign.settings import ROOT
@@ -92,3 +94,21 @@ def test_an_unknown_folder_is_one_line_and_exit_2(capsys):
 )
 def test_a_main_pass_covers_every_default_folder(paths, main_pass):
     assert covers_default(paths) is main_pass
+
+
+@pytest.mark.parametrize("source", ["pkg/__init__.py", "pkg/mod.py"])
+def test_a_mutant_of_a_packages_own_module_is_described_like_any_other(tmp_path, source):
+    """A mutant's name spells ``pkg/__init__.py`` as ``pkg`` (``pkg.x_f__mutmut_1``); its change is read off the
+    mutated module all the same, so a reviewed equivalent there is recognised and not taken for a stale one."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / source).write_text("def f(x):\n    return x + 1\n", encoding="utf-8")
+    mutated = tmp_path / "mutants" / source
+    mutated.parent.mkdir(parents=True)
+    mutated.write_text(
+        "def x_f__mutmut_orig(x):\n    return x + 1\ndef x_f__mutmut_1(x):\n    return x - 1\n", encoding="utf-8"
+    )
+    spans = {"version": 1, "spans": {"x_f__mutmut_orig": [1, 2], "x_f__mutmut_1": [3, 4]}}
+    mutated.with_name(mutated.name + ".spans").write_text(json.dumps(spans), encoding="utf-8")
+    name = f"{source.removesuffix('.py').removesuffix('/__init__').replace('/', '.')}.x_f__mutmut_1"
+    change = describe(tmp_path, source, [name])[name]
+    assert (change.line, change.original, change.replacement) == (2, "return x + 1", "return x - 1")

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 
-from reports.campaign.mutmut.meta import load_meta, module_of
+from reports.campaign.mutmut.meta import load_meta, name_prefix
 from reports.campaign.records import MutantChange
 
 
@@ -49,7 +49,7 @@ def _from_def(lines: list[str]) -> list[str]:
 
 def describe(work: Path, source: str, names: Iterable[str]) -> dict[str, MutantChange]:
     """Location, original and mutated line, diff and mutator of each mutant of one source file."""
-    module = module_of(source)
+    module = name_prefix(source)
     spans_path = work / "mutants" / (source + ".spans")
     text = (work / source).read_text(encoding="utf-8")
     tree = ast.parse(text)

@@ -16,6 +16,12 @@ def module_of(source: str) -> str:
     return source[: -len(".py")].replace("/", ".")
 
 
+def name_prefix(source: str) -> str:
+    """``strategies/cap.py`` -> ``strategies.cap``, ``invariants/__init__.py`` -> ``invariants``: the module as a
+    mutant's name spells it (a package's own module by the package's name)."""
+    return module_of(source).removesuffix(".__init__")
+
+
 def mutant_name(key: str) -> str:
     """A mutant's name (as ``MUTANT_UNDER_TEST`` and the journal spell it) from its key in a ``.meta`` file."""
     return key.replace("__init__.", "")
