@@ -5,8 +5,16 @@ from __future__ import annotations
 
 import json
 import math
+import time
+import unittest
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import timedelta
 
+import pytest
+from hypothesis import Phase, settings
 from hypothesis import strategies as st
+from hypothesis.database import InMemoryExampleDatabase
 
 from invariants import (
     INVARIANTS,
@@ -22,6 +30,8 @@ from invariants import (
 )
 from invariants import examples as known
 from invariants.generators import unlimited_price
+from invariants.properties import Violation
+from reference.errors import UnknownNameError
 from reference.model import Budget, Config, Message, Store, Summary, Text, ToolUse, Work
 from reference.scenario import load_scenario
 
@@ -49,6 +59,42 @@ def _whole(pred):
         return pred(case)
 
     return broken
+
+
+@contextmanager
+def _stubbed(**broken_when) -> Iterator[None]:
+    """Every invariant of the catalogue replaced: the one named (``never_over`` for never-over) is broken on a case
+    and variant where its predicate holds, every other one holds."""
+    preds = {name.replace("_", "-"): pred for name, pred in broken_when.items()}
+    assert set(preds) <= set(INVARIANTS)
+
+    def stub(name: str):
+        def judge(store: Store, config: Config, budget: Budget, variant) -> list[Violation]:
+            pred = preds.get(name)
+            return [Violation(name, f"{name} broken")] if pred and pred(Case(store, config, budget), variant) else []
+
+        return judge
+
+    with pytest.MonkeyPatch.context() as mp:
+        for name in INVARIANTS:
+            mp.setitem(INVARIANTS, name, stub(name))
+        yield
+
+
+def _has(*ids: str):
+    return lambda c, _v: {m.id for m in c.store.messages} >= set(ids)
+
+
+@contextmanager
+def _profile(**changes) -> Iterator[None]:
+    """The loaded Hypothesis profile with ``changes``, for the block only."""
+    before = settings.get_current_profile_name()
+    settings.register_profile("judge-invariants-test", settings(settings.get_profile(before), **changes))
+    settings.load_profile("judge-invariants-test")
+    try:
+        yield
+    finally:
+        settings.load_profile(before)
 
 
 # ----------------------------------------------------------------------------- find
@@ -98,8 +144,72 @@ def test_find_beyond_a_variant_breaking_the_same_finds_nothing():
     assert {v.invariant for v in found.violations} == {"never-over"}
 
 
-def _drawn_by(max_examples: int, seed: int = 0) -> list[int]:
-    """The examples a search that finds nothing draws, in order (an empty store holds every invariant)."""
+def test_find_names_an_unknown_invariant_as_an_invariant():
+    with pytest.raises(UnknownNameError, match=r"^unknown invariant 'never-ovr'; did you mean 'never-over'\?"):
+        find("never-ovr", MAIN, max_examples=10, strategy=st.just(known.NAN_STAMP))
+
+
+def test_find_without_an_invariant_keeps_the_cheapest_one_found_broken():
+    """Judged cheapest first, never-over is found broken (exact-budget, earlier in the catalogue, is dearer): the
+    polish keeps never-over broken, dropping m0, and does not wander to m1's drop, which breaks exact-budget alone."""
+    case = Case(Store(_msgs("m0", "m1")), Config(), Budget(max_tokens=10**6))
+    with _stubbed(never_over=_has("m1"), exact_budget=_has("m0")):
+        found = find(None, "stub", max_examples=10, strategy=st.just(case))
+    assert found is not None and found.invariant == "never-over"
+    assert [m.id for m in found.store.messages] == ["m1"]
+    assert found.violations == (Violation("never-over", "never-over broken"),)
+
+
+def test_find_beyond_keeps_the_first_invariant_in_the_catalogue_only_the_variant_breaks():
+    """With ``beyond`` every invariant is judged: of those ``a`` alone breaks, stats-total comes first in the
+    catalogue (never-over first by name)."""
+    case = Case(Store(_msgs("m0", "m1")), Config(), Budget(max_tokens=10**6))
+
+    def on_a(pred):
+        return lambda c, v: v == "a" and pred(c, v)
+
+    with _stubbed(stats_total=on_a(_has("m1")), never_over=on_a(_has("m0")), exact_budget=_has("m0", "m1")):
+        found = find(None, "a", max_examples=10, strategy=st.just(case), beyond="b")
+    assert found is not None and found.invariant == "stats-total"
+    assert [m.id for m in found.store.messages] == ["m1"]
+
+
+def test_find_searches_with_the_default_strategy():
+    seen: list[Case] = []
+
+    def judged(c: Case, _v) -> bool:
+        seen.append(c)
+        return False
+
+    with _stubbed(never_over=judged):
+        assert find("never-over", "sound", max_examples=1) is None
+    assert seen and all(isinstance(c, Case) and isinstance(c.store, Store) for c in seen)
+
+
+def test_find_searches_afresh_whatever_the_hypothesis_profile():
+    """No deadline (a slow judge is no error), no example database read or written, its own phases (a profile
+    replaying saved inputs only, like ``replay``, does not stop the search: Hypothesis would skip it)."""
+    database = InMemoryExampleDatabase()
+
+    def slow_below_five(c: Case, _v) -> bool:
+        if c.budget.max_tokens >= 5:
+            return True
+        time.sleep(0.003)
+        return False
+
+    strategy = st.integers(0, 10).map(lambda i: Case(Store(()), Config(), Budget(max_tokens=i)))
+    replaying = _profile(database=database, deadline=timedelta(milliseconds=1), phases=(Phase.reuse, Phase.shrink))
+    with replaying, _stubbed(never_over=slow_below_five):
+        try:
+            found = find("never-over", "stub", max_examples=20, strategy=strategy)
+        except unittest.SkipTest as skipped:
+            pytest.fail(f"find ran no example: {skipped}")
+    assert found is not None and found.budget == Budget(max_tokens=5)
+    assert not database.data
+
+
+def _drawn_by(max_examples: int | None, seed: int | None = 0) -> list[int]:
+    """The examples a search that finds nothing draws, in order (None: find's default)."""
     drawn: list[int] = []
     empty = Case(Store(()), Config(), Budget(max_tokens=10))
 
@@ -107,7 +217,15 @@ def _drawn_by(max_examples: int, seed: int = 0) -> list[int]:
         drawn.append(i)
         return empty
 
-    assert find("never-over", "sound", max_examples, strategy=st.integers(0, 10**9).map(case_of), seed=seed) is None
+    given = {"max_examples": max_examples, "seed": seed}
+    with _stubbed():
+        found = find(
+            "never-over",
+            "sound",
+            strategy=st.integers(0, 10**9).map(case_of),
+            **{k: v for k, v in given.items() if v is not None},
+        )
+    assert found is None
     return drawn
 
 
@@ -121,9 +239,15 @@ def test_find_spreads_its_examples_over_independently_seeded_runs():
 
 
 def test_find_is_reproducible_by_its_seed():
-    assert _drawn_by(20) == _drawn_by(20, seed=0)
+    assert _drawn_by(20, seed=None) == _drawn_by(20, seed=0)
     assert _drawn_by(20, seed=1) == _drawn_by(20, seed=1)
     assert _drawn_by(20) != _drawn_by(20, seed=1)
+
+
+def test_find_draws_at_most_three_hundred_examples_by_default():
+    drawn = _drawn_by(None)
+    assert 0 < len(drawn) <= 300
+    assert drawn.count(0) == 3
 
 
 # ----------------------------------------------------------------------------- polish: what it drops
@@ -247,7 +371,21 @@ def test_polish_keeps_the_budget_when_no_lower_edge_breaks():
     assert polish(Case(store, Config(), Budget(max_tokens=10**6)), over).budget == Budget(max_tokens=10**6)
     # An edge no lower than the case's budget is not taken, whatever else differs in it.
     start = Budget(max_tokens=price, reserve_for_response=1)
-    assert polish(Case(store, Config(), start), _whole(bool)).budget.max_tokens < price
+    assert polish(Case(store, Config(), start), _whole(lambda c: c.store.messages != ())).budget == Budget(price - 1)
+
+
+def test_polish_tries_each_smaller_store_at_its_own_budget_edges():
+    """A drop that moves the break's budget edge is taken at the smaller store's edge (here one below its price)."""
+    store = Store(_msgs("m0", "m1"))
+
+    def one_below_the_price(c: Case) -> bool:
+        kept = "m1" in [m.id for m in c.store.messages]
+        return kept and c.budget.max_tokens == unlimited_price(c.store, c.config) - 1
+
+    start = Budget(max_tokens=unlimited_price(store, Config()) - 1)
+    polished = polish(Case(store, Config(), start), _whole(one_below_the_price))
+    assert [m.id for m in polished.store.messages] == ["m1"]
+    assert polished.budget == Budget(max_tokens=unlimited_price(polished.store, Config()) - 1)
 
 
 def _edges(price: int, grace: float) -> list[int]:
@@ -385,6 +523,19 @@ def test_a_counterexample_describes_itself_and_its_scenario():
     back = load_scenario(out["scenario"])
     assert (back.store, back.config, back.budget, back.description) == (store, config, budget, None)
     json.dumps(out)
+
+
+def test_a_counterexample_gives_each_violation_on_its_own_line():
+    found = Counterexample(
+        "never-over, selection",
+        MAIN,
+        Store(()),
+        Config(),
+        Budget(max_tokens=1),
+        (Violation("never-over", "first"), Violation("selection", "second")),
+    )
+    assert found.message == "first\nsecond"
+    assert found.describe().split("\n")[:3] == [f"never-over, selection breaks on {MAIN}:", "  first", "  second"]
 
 
 def test_a_scenario_names_the_estimator_or_says_why_it_is_unavailable():
