@@ -16,9 +16,8 @@ DEFAULT_BUDGET = 1800.0
 #: mutant there), and the judges (``[tool.mutmut] only_mutate`` names which parts of ``invariants/``).
 #: ``--mutmut-paths`` chooses a run's folders; results of other runs stay in the report.
 MUTMUT_PATHS = ("strategies", "reference", "invariants")
-#: A run's folders unless told: the model. The judges run when asked (``--mutmut-paths invariants``) until every
-#: judge mutant is killed or reviewed; see docs/model.md, the red-first report.
-DEFAULT_MUTMUT_PATHS = ("strategies", "reference")
+#: A run's folders unless told: all of them, the model and its judges. A run over fewer is never a main pass.
+DEFAULT_MUTMUT_PATHS = MUTMUT_PATHS
 
 
 def covers_default(paths: Iterable[str]) -> bool:

@@ -90,9 +90,9 @@ def load_coverage(work: Path | None) -> dict[str, set[str]]:
 
 
 def unrun_by_function(work: Path | None, records: Records) -> dict[str, list[str]]:
-    """The mutants mutmut made that this journal holds no result for (a folder outside the runs' scope, such as
-    the judges in a default run), by mangled function name: a witness may be any mutant the test is red under,
-    and the search runs each candidate itself."""
+    """The mutants mutmut made that this journal holds no result for (a folder outside every run's scope), by
+    mangled function name: a witness may be any mutant the test is red under, and the search runs each candidate
+    itself."""
     out: dict[str, list[str]] = {}
     for _source, (_, data) in sorted(load_meta(work).items()) if work else []:
         for key in data.get("exit_code_by_key", {}):
