@@ -1,6 +1,6 @@
 """``invariants/reproduce.py`` on hand-built outcomes and small scenarios: how a value reads in a line (``fmt``,
 ``shown_apart``), what ``same`` tells apart, every line ``compare`` writes word for word, the text a failing verdict
-shows, and ``expectation_of`` / ``expect_from`` / ``judge_variant`` (docs/model.md, Scenarios)."""
+shows, and ``expectation_of`` / ``expect_from`` / ``judge_variant`` (docs/model.md, Scenario files)."""
 
 from __future__ import annotations
 
