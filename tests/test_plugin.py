@@ -82,6 +82,48 @@ def test_red_on_expects_an_invariant_violation_on_the_marked_variants(pytester, 
     result.stdout.fnmatch_lines(["*FAILED*test_red_elsewhere_is_a_failure?sound?*"])
 
 
+GROUPED_TESTS = """
+import pytest
+from hypothesis.errors import FlakyFailure
+from invariants import InvariantViolation, Violation
+
+def broken(variant):
+    return InvariantViolation([Violation("never-over", f"broken on {variant}")])
+
+@pytest.mark.red_on("main-48bb87a1")
+def test_group_of_breaks(variant):
+    if variant == "main-48bb87a1":
+        raise ExceptionGroup("two", [broken(variant), AssertionError("and a plain assert")])
+
+@pytest.mark.red_on("main-48bb87a1")
+def test_nested_group_of_breaks(variant):
+    if variant == "main-48bb87a1":
+        raise ExceptionGroup("outer", [ExceptionGroup("inner", [broken(variant)]), AssertionError("beside it")])
+
+@pytest.mark.red_on("main-48bb87a1")
+def test_group_with_a_crash(variant):
+    if variant == "main-48bb87a1":
+        raise ExceptionGroup("two", [broken(variant), ExceptionGroup("inner", [KeyError("a crash")])])
+
+@pytest.mark.red_on("main-48bb87a1")
+def test_flaky_break(variant):
+    if variant == "main-48bb87a1":
+        raise FlakyFailure("red once, green on replay", [broken(variant)])
+"""
+
+
+def test_red_on_reads_every_failure_of_a_group(pytester, run):
+    """Several failures at once are an expected red only when each of them, however deeply grouped, is one; a
+    crash among them, or a flaky failure, is a real error."""
+    pytester.makepyfile(GROUPED_TESTS)
+    result = run("-p", "invariants.plugin", "-rxXf")
+    result.assert_outcomes(passed=8, xfailed=2, failed=2)
+    result.stdout.fnmatch_lines(["*XFAIL*test_group_of_breaks?main-48bb87a1?*"])
+    result.stdout.fnmatch_lines(["*XFAIL*test_nested_group_of_breaks?main-48bb87a1?*"])
+    result.stdout.fnmatch_lines(["*FAILED*test_group_with_a_crash?main-48bb87a1?*"])
+    result.stdout.fnmatch_lines(["*FAILED*test_flaky_break?main-48bb87a1?*"])
+
+
 def test_red_on_needs_a_variant_argument(pytester, run):
     pytester.makepyfile("""
         import pytest
