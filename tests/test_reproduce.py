@@ -155,14 +155,18 @@ def test_schema_command_writes_the_shipped_schema(tmp_path, capsys) -> None:
 
 
 def test_pytest_collects_scenario_files_and_shows_mismatches(pytester) -> None:
+    """Files in a scenarios folder's subfolders too (as tests/scenarios/reports/); a file without an expect
+    section is a collection error, never a silent pass."""
     folder = pytester.path / "scenarios"
-    folder.mkdir()
-    (folder / "ok.scenario.json").write_text(ISSUE_307.read_text(encoding="utf-8"), encoding="utf-8")
+    (folder / "reports").mkdir(parents=True)
+    (folder / "reports" / "ok.scenario.json").write_text(ISSUE_307.read_text(encoding="utf-8"), encoding="utf-8")
     (folder / "wrong.scenario.json").write_text(_wrong(pytester.path).read_text(encoding="utf-8"), encoding="utf-8")
     (folder / "broken.scenario.json").write_text('{"store": 5}', encoding="utf-8")
+    (folder / "bare.scenario.json").write_text('{"store": {"messages": []}}', encoding="utf-8")
     result = pytester.runpytest("-p", "invariants.plugin", "--continue-on-collection-errors", str(folder))
-    result.assert_outcomes(passed=5, failed=1, errors=1)
+    result.assert_outcomes(passed=5, failed=1, errors=2)
     out = result.stdout.str()
+    assert "bare.scenario.json: no expect section" in out
     assert "wrong.scenario.json: not as expected on sound" in out
     assert '✗ refuses.dropped: expected ["m3"], got ["m3", "m4"]' in out
     assert "broken.scenario.json: store: expected an object, got 5" in out
