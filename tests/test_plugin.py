@@ -14,8 +14,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from invariants import InvariantViolation, Violation
-from invariants.plugin import chosen_profile, is_invariant_violation
+from invariants.plugin import chosen_profile
 
 pytestmark = pytest.mark.harness
 
@@ -81,17 +80,6 @@ def test_red_on_expects_an_invariant_violation_on_the_marked_variants(pytester, 
     result.stdout.fnmatch_lines(["cmharness: 4 test(s) red on main-48bb87a1* as expected (red_on); -rx lists them"])
     result.stdout.fnmatch_lines(["*KeyError*"])
     result.stdout.fnmatch_lines(["*FAILED*test_red_elsewhere_is_a_failure?sound?*"])
-
-
-def test_a_group_of_failures_is_an_expected_red_only_when_every_one_of_them_is():
-    """A crash beside an assert (Hypothesis reports several distinct failures as a group) is a real error, not the
-    red a red_on test expects."""
-    violation = InvariantViolation([Violation("never-over", "broken")])
-    assert is_invariant_violation(ExceptionGroup("two reds", [violation, AssertionError("plain")]))
-    assert not is_invariant_violation(ExceptionGroup("a red and a crash", [violation, KeyError("crash")]))
-    assert not is_invariant_violation(
-        ExceptionGroup("nested", [ExceptionGroup("inner", [TypeError("crash")]), violation])
-    )
 
 
 def test_red_on_needs_a_variant_argument(pytester, run):
