@@ -12,7 +12,7 @@ from pathlib import Path
 
 from invariants import examples as known
 from invariants.generators import Case
-from reference.model import Budget, Config, Image, Message, Store, Text, ToolResult, ToolUse
+from reference.model import Budget, Config, Image, Message, RedactedThinking, Store, Text, ToolResult, ToolUse
 from reference.scenario import load_scenario
 from tests.builders import carriers, msg, store, summary
 
@@ -84,6 +84,13 @@ CAPPED_ENVELOPE = Case(
 #: A NaN budget: sound refuses it (InvalidConfigError); UNCHECKED_BAD_VALUES compiles with it and
 #: sends against a NaN-free limit only by luck.
 NAN_BUDGET = Case(store(3), Config(), Budget(max_tokens=math.nan))
+#: known.NAN_STAMP's NaN stamp on a redacted reasoning block: sound refuses (over budget), a compile that prices stamps
+#: verbatim (STAMPS_VERBATIM) sends a NaN price.
+_NAN_REDACTED = replace(known.NAN_STAMP.store.messages[0], content=(RedactedThinking("x", math.nan),))
+NAN_REDACTED_STAMP = replace(
+    known.NAN_STAMP,
+    store=replace(known.NAN_STAMP.store, messages=(_NAN_REDACTED, *known.NAN_STAMP.store.messages[1:])),
+)
 
 #: A trailing unanswered call (TRIM_DROPS_TRAILING_TOOL_USE pops it): sound answers it with a stub.
 TRAILING_CALL = Case(

@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import math
 
+import pytest
 from hypothesis import given
 
-from invariants.generators import cases, unlimited
+from invariants.generators import cases, draw_budget, unlimited
 from invariants.generators.case import Case
 from invariants.properties.running import compile_once, entries_text
 from reference.model import Budget, Config, Store
 from reference.rendering import Selection, render
 from reference.selection import Rules, bounds
-from tests.builders import msg
+from tests.builders import msg, store, summary
 
 UNLIMITED = Budget(max_tokens=math.inf)
 
@@ -54,3 +55,27 @@ def test_render_with_the_bounds_given_is_render_with_them_computed() -> None:
         render(store, config, selection)
     )
     assert [e.message_id for e in render(store, config, selection, bounds_=(0, 0))] == ["m0", "m2", "m3"]
+
+
+#: m0 head, L1-0's pair over m1 and m2 then L1-1's over m3 and m4 in the middle, m5 and m6 the tail.
+TWO_PAIRS = Case(
+    store(7, [summary("L1-0", 1, 2), summary("L1-1", 3, 4)]),
+    Config(head_window_tokens=15, recent_window_tokens=15),
+    UNLIMITED,
+)
+
+
+def _refused(case: Case, budget: Budget) -> tuple[str, ...] | None:
+    """What the sound compile refuses at ``budget`` (None when it sends)."""
+    out = compile_once(case.store, case.config, budget, "sound")
+    return None if out.sent else tuple(out.error.refused)
+
+
+@pytest.mark.parametrize("edge, item", [("head", ("m0",)), ("middle", ("L1-0",))])
+def test_an_edge_one_short_of_an_item_refuses_it_and_one_token_more_takes_it(edge, item) -> None:
+    """The head edge is one token short of the whole head, the middle edge one short of the first pair (its
+    reserve kept): there the item is refused, and with one token more it is sent."""
+    budget = draw_budget(lambda strategy: 0, TWO_PAIRS.store, TWO_PAIRS.config, edge)
+    assert _refused(TWO_PAIRS, budget) == item
+    more = Budget(budget.max_tokens + 1, budget.reserve_for_response)
+    assert _refused(TWO_PAIRS, more) != item

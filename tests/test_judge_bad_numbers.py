@@ -21,6 +21,7 @@ from tests.judge_helpers import broken, judged, tamper
 DEFECT_BREAKS = [
     ("bad-values", Defect.UNCHECKED_BAD_VALUES, cases.NAN_BUDGET, "against a NaN grace limit"),
     ("bad-values", Defect.STAMPS_VERBATIM, known.NAN_STAMP, "a stamp in m0"),
+    ("bad-values", Defect.STAMPS_VERBATIM, cases.NAN_REDACTED_STAMP, "a stamp in m0"),
 ]
 
 

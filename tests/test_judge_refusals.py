@@ -12,7 +12,7 @@ from invariants import examples as known
 from invariants.generators import Case
 from invariants.properties import head_end, head_entries, head_total, refused_prefix, sent_head_total
 from reference.estimator import content_tokens
-from reference.model import Budget, Config, Entry, Message, Store, Text, ToolResult, ToolUse
+from reference.model import Budget, Config, Entry, Message, Store, Text, ToolResult, ToolUse, Work
 from strategies.cap import truncate
 from strategies.defects import Defect
 from tests import judge_cases as cases
@@ -152,6 +152,20 @@ def test_diagnostics_breaks_when_compression_is_left_out_though_the_prefix_is_fo
     assert judged("diagnostics", FOLDED) == []
     tamper(monkeypatch, refused=_changed(cleared_by=frozenset()))
     broken("diagnostics", FOLDED, "sound", "cleared_by is []", "is folded by queued work (work: chunk queued")
+
+
+#: MIDDLE with its work folding m0, the head, alone: the refused prefix (m1) is not folded, so nothing clears it.
+HEAD_FOLDED = dataclasses.replace(
+    MIDDLE, store=dataclasses.replace(MIDDLE.store, work=(Work("chunk", "queued", frozenset({"m0"})),))
+)
+
+
+def test_diagnostics_reads_the_prefix_from_the_first_middle_entry_not_the_head(monkeypatch):
+    """Work folding a head message does not clear a middle refusal (docs/model.md, Compression work and
+    cleared_by): sound names nothing and holds; a compile naming compression there breaks."""
+    assert judged("diagnostics", HEAD_FOLDED) == []
+    tamper(monkeypatch, refused=_changed(cleared_by=frozenset({"compression"})))
+    broken("diagnostics", HEAD_FOLDED, "sound", "cleared_by is ['compression']", "the refused prefix ['m1'] is not")
 
 
 # ----------------------------------------------------------------------------- diagnostics-full

@@ -118,6 +118,16 @@ def test_same_compares_numbers_by_value_and_nan_equals_nan():
     assert not same((1, 2), (1,))
 
 
+def test_same_compares_a_mapping_on_the_keys_of_both_sides():
+    """An observed drop category the expectation leaves out is a difference, either way round."""
+    assert same({"m1": "not-covered"}, {"m1": "not-covered"})
+    assert not same({"m1": "not-covered"}, {"m1": "not-covered", "m2": "in-tail-not-rendered"})
+    assert not same({"m1": "not-covered", "m2": "in-tail-not-rendered"}, {"m1": "not-covered"})
+    dropped = Refuses(error="UncoveredDropError", categories={"m1": "not-covered", "m2": "in-tail-not-rendered"})
+    lines = compare(Expectation(refuses=Refuses(categories={"m1": "not-covered"})), _observed(refuses=dropped))
+    assert [line.field for line in lines if not line.ok] == ["refuses.categories"]
+
+
 # ----------------------------------------------------------------------------- shown_apart
 
 

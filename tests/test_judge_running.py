@@ -23,7 +23,7 @@ from invariants.properties import (
 )
 from invariants.properties.running import judges_refusals, judges_what_is_sent
 from reference.model import Budget, Config, Entry, Text
-from strategies import HierarchicalStrategy, OverBudgetError
+from strategies import HierarchicalStrategy, OverBudgetError, UncoveredDropError
 from strategies.stats import Total
 from tests.builders import store
 from tests.judge_helpers import broken, judged, tamper, with_diagnostics
@@ -86,6 +86,28 @@ def test_repeated_refusals_of_each_kind_are_the_same_outcome(name):
     assert type(_refusal(TAIL_CUT)).__name__ == "UncoveredDropError"
     assert judged(name, TAIL_CUT) == []
     assert judged(name, REFUSED) == []
+
+
+#: TAIL_CUT with a tail of thirteen: sound evicts twelve, more than an UncoveredDropError's message lists.
+LONG_TAIL_CUT = Case(store(15), Config(recent_window_tokens=135), Budget(max_tokens=30))
+
+
+def _recategorized(err: Exception) -> Exception:
+    """The same drop with its last message, past the ten its message lists, named in another category."""
+    assert isinstance(err, UncoveredDropError) and len(err.dropped) > 10, err
+    last = err.dropped[-1]
+    other = "not-covered" if err.categories[last] != "not-covered" else "in-tail-not-rendered"
+    return UncoveredDropError(err.dropped, {**err.categories, last: other})
+
+
+def test_store_unchanged_tells_two_uncovered_drops_apart_by_a_category_their_message_leaves_out(monkeypatch):
+    """An outcome is everything observable: two drops that read alike but name a message in another category
+    differ (docs/model.md, Coverage)."""
+    err = _refusal(LONG_TAIL_CUT)
+    assert str(_recategorized(err)) == str(err)
+    assert judged("store-unchanged", LONG_TAIL_CUT) == []
+    tamper(monkeypatch, refused=_OnSecond(_recategorized))
+    broken("store-unchanged", LONG_TAIL_CUT, "sound", "the second of two compiles in a row differs from the first")
 
 
 def _refusal(case: Case) -> Exception:

@@ -92,6 +92,27 @@ def test_selection_breaks_on_a_selection_the_reference_does_not_make(monkeypatch
     broken("selection", FIVE, "sound", "the compile selected [], the reference selection ['L1-0']")
 
 
+#: m0 head, L1-0 over m1 and m2 and L1-1 over m3 and m4 in the middle, m5 and m6 the tail: both are selected.
+TWO_PAIRS = Case(
+    store(7, [summary("L1-0", 1, 2), summary("L1-1", 3, 4)]),
+    Config(head_window_tokens=15, recent_window_tokens=15),
+    Budget(max_tokens=10**6),
+)
+
+
+def test_selection_breaks_on_the_reference_selection_in_another_order(monkeypatch):
+    """The selection is a list, its order the reference's: the same summaries in another order is another one."""
+    assert _selected(TWO_PAIRS) == ("L1-0", "L1-1") and judged("selection", TWO_PAIRS) == []
+    tamper(monkeypatch, sent=lambda r, b: dataclasses.replace(r, selected=r.selected[::-1]))
+    broken("selection", TWO_PAIRS, "sound", "the compile selected ['L1-1', 'L1-0'], the reference selection ['L1-0', ")
+
+
+def _selected(case: Case) -> tuple[str, ...]:
+    s = HierarchicalStrategy(case.config, "sound")
+    s.initialize(case.store)
+    return s.compile(case.budget).selected
+
+
 # ----------------------------------------------------------------------------- exactly-once
 
 
@@ -148,6 +169,27 @@ def test_chronological_breaks_on_a_pair_sent_before_the_head(monkeypatch):
         monkeypatch, sent=lambda r, b: dataclasses.replace(r, entries=r.entries[1:3] + r.entries[:1] + r.entries[3:])
     )
     broken("chronological", FIVE, "sound", "stands for ['m0']")
+
+
+#: m0 head, m1 raw and L1-0 over m2 and m3 in the middle, m4 and m5 the tail; L1-0's pair has no leaf in the head.
+RAW_THEN_PAIR = Case(
+    store(6, [summary("L1-0", 2, 3)]), Config(head_window_tokens=15, recent_window_tokens=25), Budget(max_tokens=10**6)
+)
+
+
+def test_chronological_breaks_on_a_middle_message_sent_after_a_later_pair(monkeypatch):
+    """Only a pair that straddles the head may stand first in the middle (docs/model.md, Invariants): m1 sent
+    after the pair over m2 and m3 is out of order."""
+    sent = _sent(RAW_THEN_PAIR)
+    assert [(e.kind, e.message_id) for e in sent[1:4]] == [("raw", "m1"), ("question", None), ("answer", None)]
+    assert judged("chronological", RAW_THEN_PAIR) == []
+    tamper(
+        monkeypatch,
+        sent=lambda r, b: dataclasses.replace(
+            r, entries=r.entries[:1] + r.entries[2:4] + r.entries[1:2] + r.entries[4:]
+        ),
+    )
+    broken("chronological", RAW_THEN_PAIR, "sound", "entry 3 stands for ['m1'], whose first is not after m2")
 
 
 # ----------------------------------------------------------------------------- tail-suffix: every eviction rule
