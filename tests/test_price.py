@@ -171,6 +171,14 @@ def test_no_excess_where_the_floor_does_not_apply(carriers, tokens, policy):
     assert excess(s, make_store(s), cfg(policy)) == 0
 
 
+@pytest.mark.parametrize("cap", [2, 0.5, 1000])
+def test_excess_is_measured_against_the_uncapped_prose(cap):
+    """docs/model.md, Prices and the floor: the excess reads the *uncapped* prose, so a cap that would cut the
+    carriers (29 units are 8 of the cap's tokens) leaves it 50 - (10 + 10), as with no cap."""
+    s = make_summary(carriers=(THINK, Text(TEN)), tokens=50)
+    assert excess(s, make_store(s), Config(max_message_tokens=cap)) == 50 - (10 + 10)
+
+
 def test_excess_follows_the_store_calibration():
     """The estimate subtracted is ``E`` with the store's calibration: at 2.0 the carriers price 40."""
     s = make_summary(carriers=(THINK, Text(TEN)), tokens=50)

@@ -121,6 +121,12 @@ def test_the_open_tag_has_a_span_only_when_both_ends_are_non_empty() -> None:
     assert opening(s1("a", "x", "", "m3")) == '<cm-recall id="a" level="1">'
 
 
+def test_the_open_tag_has_an_id_only_when_the_id_is_non_empty() -> None:
+    """Recall answers and the envelope: `` id="ID"`` only for a non-empty id; an empty one writes no attribute."""
+    assert opening(s1("", "x", "m0", "m3")) == '<cm-recall level="1" span="m0..m3">'
+    assert opening(s1("0", "x", "m0", "m3")) == '<cm-recall id="0" level="1" span="m0..m3">'
+
+
 def test_the_header_names_the_first_and_the_last_leaf() -> None:
     s = s1("L1-0", "x", "m0", "m3")
     config = Config(recall_header_template="[{id} L{level} {first}..{last}]")
