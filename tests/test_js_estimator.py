@@ -322,6 +322,45 @@ def test_each_block_is_priced_as_in_javascript(
         )
 
 
+#: Thinking text at epoch 0's edge: empty, or whitespace only (visible text that trims to nothing), or any text.
+edge_thinking = st.one_of(st.just(""), st.text(CHARACTER_CLASSES["whitespace"], min_size=1, max_size=3), short_texts)
+
+
+@given(items=st.lists(st.tuples(edge_thinking, secrets), min_size=1, max_size=8))
+@example(items=[(" ", "S" * 33), ("\n\t", "sig"), ("", "sig"), ("", "")])
+def test_epoch_0_prices_600_only_for_signed_reasoning_with_no_text(js: Oracle, items: list[tuple[str, Any]]) -> None:
+    """At epoch 0 a signed Thinking with no text at all is hidden reasoning, 600; text that is whitespace only is
+    still text, priced by the estimator, and an empty signature signs nothing."""
+    rule = ("default", 0, "typescript")
+    blocks_ = [Thinking(text, signature) for text, signature in items]
+    answers = js.ask([["raw", wire(b, False), spec(*rule)] for b in blocks_])
+    for b, want in zip(blocks_, answers, strict=True):
+        got = raw_price(b, pricing(*rule))
+        assert same(float(got), parse_double(want)), f"epoch 0 price of {b!r}: model {got!r}, JS {want}"
+
+
+#: Stamps with a fraction, so that rounding anything inside a tool result shows.
+fractional_stamps = st.one_of(st.sampled_from((0.5, 1.5, 2.5, 0.25, 0.75)), st.floats(0, 100))
+stamped_leaves = st.one_of(
+    st.builds(Image, fractional_stamps),
+    st.builds(lambda x: Thinking("", None, x), fractional_stamps),
+    st.builds(lambda x: RedactedThinking(None, x), fractional_stamps),
+)
+
+
+@given(held=st.lists(st.lists(stamped_leaves, min_size=1, max_size=4), min_size=1, max_size=6))
+@example(held=[[Image(0.5), Image(0.5)], [Thinking("", None, 1.5), RedactedThinking(None, 2.5)]])
+def test_a_tool_result_sums_what_it_holds_unrounded(js: Oracle, held: list[list[Block]]) -> None:
+    """A tool result's raw price is the plain double sum of its blocks' raw prices: a fractional stamp inside it is
+    not rounded there (only the top-level block's calibrated price is)."""
+    rule = ("default", 1, "sound")
+    results = [ToolResult("t1", tuple(bs)) for bs in held]
+    answers = js.ask([["raw", wire(r, False), spec(*rule)] for r in results])
+    for r, want in zip(results, answers, strict=True):
+        got = raw_price(r, pricing(*rule))
+        assert same(float(got), parse_double(want)), f"raw price of {r!r}: model {got!r}, JS {want}"
+
+
 @given(values=st.lists(json_values, min_size=1, max_size=8))
 @example(values=["\ud83d", "\ude00\ud83d", {"é": "\U0001f600\udc00"}, [[[{"2": 1, "10": 2, "a": None}]]], 1e21, -0.0])
 def test_tool_use_inputs_are_serialized_as_javascript_does(js: Oracle, values: list[Any]) -> None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from reference.estimator import content_tokens
 from reference.model import (
@@ -169,6 +171,27 @@ def test_no_excess_where_the_floor_does_not_apply(carriers, tokens, policy):
     """Without the floor the excess is 0, however large the measurement."""
     s = make_summary(carriers=carriers, tokens=tokens)
     assert excess(s, make_store(s), cfg(policy)) == 0
+
+
+@pytest.mark.parametrize("cap", [2, 0.5, 1000])
+def test_excess_is_measured_against_the_uncapped_prose(cap):
+    """docs/model.md, Prices and the floor: the excess reads the *uncapped* prose, so a cap that would cut the
+    carriers (29 units are 8 of the cap's tokens) leaves it 50 - (10 + 10), as with no cap."""
+    s = make_summary(carriers=(THINK, Text(TEN)), tokens=50)
+    assert excess(s, make_store(s), Config(max_message_tokens=cap)) == 50 - (10 + 10)
+
+
+@given(
+    texts=st.lists(st.text(max_size=60), min_size=1, max_size=3),
+    tokens=st.floats(1, 500),
+    cap=st.one_of(st.none(), st.floats(0.25, 40), st.integers(1, 40)),
+)
+def test_excess_does_not_depend_on_the_cap(texts, tokens, cap):
+    """docs/model.md, Prices and the floor: the prose the excess is measured against is uncapped, so any cap
+    gives the excess no cap gives."""
+    s = make_summary(carriers=(THINK, *(Text(t) for t in texts)), tokens=tokens)
+    st_ = make_store(s)
+    assert excess(s, st_, Config(max_message_tokens=cap)) == excess(s, st_, Config(max_message_tokens=None))
 
 
 def test_excess_follows_the_store_calibration():

@@ -7,11 +7,15 @@ code with it; every expected value is written out from docs/model.md on small ha
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from reference.cap import OMITTED_TEXT, cap_content, cap_is_on, cap_walk, safe_slice, text_only_estimate
 from reference.model import Block, Content, Document, Image, RedactedThinking, Text, Thinking, ToolResult, ToolUse
+from reference.numerics import len16
 
 
 def cut(text: str, units: int) -> str:
@@ -113,6 +117,26 @@ def test_text_that_fits_exactly_is_kept_and_later_text_dropped() -> None:
     assert out == (Text("abcd"),)
     assert sent == (True, False)
     assert sent[1] is False
+
+
+def test_a_text_kept_whole_uses_up_its_utf16_length() -> None:
+    """Two emoji are 4 UTF-16 units (2 code points) of the 8 a cap of 2 gives: the next Text is cut at 4 units."""
+    out = cap_content((Text("\U0001f600\U0001f600"), Text("abcdefgh")), 2)
+    assert out == (Text("\U0001f600\U0001f600"), Text(cut("abcdefgh", 4)))
+
+
+_MARKER = re.compile(r"\n\n\[truncated — original was \d+ tokens\]\Z")
+
+
+@given(
+    texts=st.lists(st.text(st.sampled_from("a\u00e9\U0001f600"), max_size=10), min_size=1, max_size=5),
+    cap=st.integers(1, 6),
+)
+def test_the_cap_sends_at_most_cap_times_four_units_of_text(texts: list[str], cap: int) -> None:
+    """The cap hands out ``cap × 4`` UTF-16 units in all: the Texts kept whole and a cut one's kept part (its
+    marker aside) never pass it, whatever mix of one- and two-unit characters they hold."""
+    out = cap_content(tuple(Text(t) for t in texts), cap)
+    assert sum(len16(_MARKER.sub("", b.text)) for b in out if isinstance(b, Text)) <= cap * 4
 
 
 def test_text_is_cut_at_one_unit_left() -> None:

@@ -317,6 +317,12 @@ def test_levels_run_l3_then_l2_then_l1_skipping_other_levels() -> None:
     assert ids(select(levels_store(), Config(), Budget(1000)).selected) == ["P", "w", "y", "x"]
 
 
+def test_the_input_budget_counts_what_every_level_took() -> None:
+    """``head + selected + tokens > B`` counts the summaries earlier levels took: with P (10) taken at L2, B = 20
+    leaves room for w alone at L1 (10 + 10 + 10 > 20 at y); x and y then come by completion, in message order."""
+    assert ids(select(levels_store(), Config(), Budget(20)).selected) == ["P", "w", "x", "y"]
+
+
 @pytest.mark.parametrize(
     ("first", "l1", "took"),
     [

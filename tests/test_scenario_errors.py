@@ -6,6 +6,8 @@ from __future__ import annotations
 import copy
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 from scenario_helpers import M, S
 from scenario_helpers import minimal as minimal  # a fixture
 
@@ -33,6 +35,9 @@ def _set(d: dict, path: list, value) -> dict:
         ([S, M, 0, "content"], "hello", "messages[0].content: expected an array of blocks"),
         ([S, M, 0, "colour"], "red", 'messages[0]: unknown field "colour"'),
         ([S, "summaries", 0, "level"], 1.5, "summaries[0].level: expected an integer, got 1.5"),
+        ([S, "summaries", 0, "level"], 1.0, "summaries[0].level: expected an integer, got 1.0"),
+        ([S, "summaries", 0, "tokens"], "12", 'summaries[0].tokens: expected a number, got "12"'),
+        ([S, "summaries", 0, "tokens"], "inf", 'summaries[0].tokens: expected a number, got "inf"'),
         ([S, "summaries", 0, "source_range"], ["m1"], "summaries[0].source_range: expected [first, last]"),
         ([S, "summaries", 0, "source_ids", 1], 7, "summaries[0].source_ids[1]: expected a string"),
         (
@@ -41,6 +46,7 @@ def _set(d: dict, path: list, value) -> dict:
             'summaries[0].response_content[0].type: block type "tool_use" is not allowed here',
         ),
         ([S, "pricing_epoch"], "1", 'pricing_epoch: expected an integer, got "1"'),
+        ([S, "pricing_epoch"], 0.0, "pricing_epoch: expected an integer, got 0.0"),
         ([S, "work"], [{"kind": "chunk", "state": "queued", "folds": "m1"}], "work[0].folds: expected an array"),
         ([S, "text_estimator"], "len", "store.text_estimator: a custom text estimator cannot be written"),
         (["config"], {"head_window_tokens": "big"}, 'config.head_window_tokens: expected a number, got "big"'),
@@ -148,3 +154,35 @@ def test_a_parsed_value_nested_past_the_limit_is_refused_at_its_path(minimal: di
     with pytest.raises(ScenarioError) as info:
         load_scenario(minimal)
     assert str(info.value) == "description" + "[0]" * 499 + ": nested deeper than 500 arrays and objects"
+
+
+# ----------------------------------------------------------------------------- numbers and integers
+
+
+def _one_summary(**fields: object) -> dict:
+    """A scenario of one message and one L1 over it, with ``fields`` set on the summary."""
+    summary = {"id": "L1-0", "level": 1, "content": "x", "tokens": 1, "source_level": 0}
+    summary |= {"source_ids": ["m1"], "source_range": ["m1", "m1"], **fields}
+    message = {"id": "m1", "participant": "User", "content": [{"type": "text", "text": "hi"}]}
+    return {"store": {"messages": [message], "summaries": [summary]}}
+
+
+@given(raw=st.floats())
+@example(raw=1.0)
+def test_an_integer_field_refuses_every_float(raw: float) -> None:
+    """docs/model.md, Scenario files: ``level`` refuses floats, an integral one (``1.0``) too."""
+    with pytest.raises(ScenarioError, match=r"^summaries\[0\]\.level: expected an integer, got "):
+        load_scenario(_one_summary(level=raw))
+
+
+@given(
+    text=st.one_of(st.text(max_size=6), st.floats().map(str), st.integers().map(str)).filter(
+        lambda t: t not in ("NaN", "Infinity", "-Infinity")
+    )
+)
+@example(text="12")
+def test_a_number_field_takes_no_string_but_the_three_names(text: str) -> None:
+    """docs/model.md, Scenario files: the strings ``"NaN"``, ``"Infinity"`` and ``"-Infinity"`` stand for numbers;
+    any other string, one Python's ``float`` reads (``"12"``, ``"inf"``) too, is refused."""
+    with pytest.raises(ScenarioError, match=r"^summaries\[0\]\.tokens: expected a number, got "):
+        load_scenario(_one_summary(tokens=text))
