@@ -113,6 +113,24 @@ def test_stats_total_breaks_on_a_message_count_one_off_either_way(monkeypatch, c
     broken("stats-total", case, "sound", f"the stats' total counts {5 + delta} messages but the buckets count 5")
 
 
+def _stub_not_counted(result, b):
+    """The stub entry's owner counted as one message in its bucket and in the total (so the two agree)."""
+    stats = result.stats
+    raw = dataclasses.replace(stats.middle_raw, messages=stats.middle_raw.messages - 1)
+    total = Total(stats.total.messages - 1, stats.total.tokens)
+    return dataclasses.replace(result, stats=dataclasses.replace(stats, middle_raw=raw, total=total))
+
+
+def test_stats_total_breaks_when_a_pairing_stub_entry_is_not_counted(monkeypatch):
+    """m0's call is sent raw in the middle with the stub result the pairing repair made: two entries, so the
+    middle_raw bucket counts 2 (docs/model.md, Stats); a bucket and total that both leave the stub out agree with
+    each other but not with the 4 entries sent."""
+    case = dataclasses.replace(cases.STUB_AFTER_CALL, budget=Budget(max_tokens=1000))
+    assert judged("stats-total", case) == []
+    tamper(monkeypatch, sent=_stub_not_counted)
+    broken("stats-total", case, "sound", "the buckets count 3 messages", "but 4 entries are sent")
+
+
 def test_the_stats_total_message_breaks_each_sum_down_into_numbers_that_add_up_to_it():
     """The charged buckets add up to the charge, and the entries' prices to the reference price it names."""
     case = cases.CAPPED_ENVELOPE

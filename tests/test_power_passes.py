@@ -151,6 +151,16 @@ def test_what_is_sent_and_refused_over_tool_cycles_follows_the_reference(case, v
         raise InvariantViolation(found, f"variant {variant_name(variant)}", case=tuple(case))
 
 
+@settings(max_examples=max(20, settings().max_examples // 5))
+@given(case=tool_cases(parallel=True))
+def test_what_is_sent_over_two_call_messages_follows_the_reference(case):
+    """A message making two calls, the second answered next and the first later or never: the pairing repair puts
+    the moved result (or a stub) into the answering entry before its own result (docs/model.md, Tool pairing)."""
+    found = violations(case, "sound")
+    if found:
+        raise InvariantViolation(found, "variant sound", case=tuple(case))
+
+
 @pytest.mark.parametrize("case", SHAPES, ids=lambda c: f"{len(c.store.messages)}msg")
 def test_the_tool_shapes_hold_on_sound(case):
     assert violations(case, "sound") == []

@@ -32,19 +32,25 @@ def stats_total(
     name: str, out: Outcome, store: Store, config: Config, budget: Budget, variant: Variant
 ) -> list[Violation]:
     """After a successful compile the stats' total equals the reference price of what is sent, and its message count
-    is the raw messages the buckets counted plus 2 for each recall pair sent."""
+    is the raw messages the buckets counted plus 2 for each recall pair sent, which is the entries sent (a pairing
+    stub counts for the raw message that owns it)."""
     s = out.result.stats
     pairs = sum(1 for e in out.entries if e.kind == "answer")
     counted = s.head.messages + s.middle_raw.messages + s.tail.messages + 2 * pairs
+    buckets = (
+        f"head {s.head.messages}, middle_raw {s.middle_raw.messages}, tail {s.tail.messages} raw messages and 2 for "
+        f"each of the {pairs} recall pairs sent"
+    )
     found = []
     if s.total.messages != counted:
         found.append(
             Violation(
-                name,
-                f"the stats' total counts {s.total.messages} messages but the buckets count {counted}: head "
-                f"{s.head.messages}, middle_raw {s.middle_raw.messages}, tail {s.tail.messages} raw messages and 2 for "
-                f"each of the {pairs} recall pairs sent",
+                name, f"the stats' total counts {s.total.messages} messages but the buckets count {counted}: {buckets}"
             )
+        )
+    if counted != len(out.entries):
+        found.append(
+            Violation(name, f"the buckets count {counted} messages ({buckets}) but {len(out.entries)} entries are sent")
         )
     price = reference_price(out.entries, store, config)
     total = s.total.tokens
