@@ -61,7 +61,7 @@ def test_a_stopped_campaign_removes_its_temp_folders(tmp_path, sig):
     proc = _hanging_campaign(root, tmp_path / "tmp")
     assert list((tmp_path / "tmp").glob("cm-*")), "the hanging mutant's run did not start"
     os.kill(proc.pid, sig)
-    assert proc.wait(timeout=30) != 0
+    assert proc.wait(timeout=120) != 0  # a loaded machine may take a while to stop every run
     assert not list((tmp_path / "tmp").glob("cm-*"))
     assert not _processes_mentioning(str(root)), "a run outlived the stopped campaign"
 
