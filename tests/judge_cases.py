@@ -92,6 +92,13 @@ NAN_REDACTED_STAMP = replace(
     store=replace(known.NAN_STAMP.store, messages=(_NAN_REDACTED, *known.NAN_STAMP.store.messages[1:])),
 )
 
+#: m0 head, L1-0's pair over m1 and m2 then L1-1's over m3 and m4 in the middle, m5 and m6 the tail: both selected.
+TWO_PAIRS = Case(
+    store(7, [summary("L1-0", 1, 2), summary("L1-1", 3, 4)]),
+    Config(head_window_tokens=15, recent_window_tokens=15),
+    Budget(max_tokens=10**6),
+)
+
 #: A trailing unanswered call (TRIM_DROPS_TRAILING_TOOL_USE pops it): sound answers it with a stub.
 TRAILING_CALL = Case(
     Store((_m(0, Text("hello")), _m(1, USE, participant="assistant"))), Config(recent_window_tokens=1000), Budget(1000)

@@ -13,8 +13,8 @@ from reference.scenario import Scenario, load_scenario
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "small-store.json"
 
 
-@pytest.fixture
-def minimal() -> dict:
+def minimal_scenario() -> dict:
+    """Two messages (text; thinking and a tool result) and one L1 over both, as a scenario file's JSON."""
     return {
         "store": {
             "messages": [
@@ -45,6 +45,11 @@ def minimal() -> dict:
             ],
         }
     }
+
+
+@pytest.fixture
+def minimal() -> dict:
+    return minimal_scenario()
 
 
 @pytest.fixture

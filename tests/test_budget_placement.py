@@ -14,7 +14,8 @@ from invariants.properties.running import compile_once, entries_text
 from reference.model import Budget, Config, Store
 from reference.rendering import Selection, render
 from reference.selection import Rules, bounds
-from tests.builders import msg, store, summary
+from tests.builders import msg
+from tests.judge_cases import TWO_PAIRS
 
 UNLIMITED = Budget(max_tokens=math.inf)
 
@@ -55,14 +56,6 @@ def test_render_with_the_bounds_given_is_render_with_them_computed() -> None:
         render(store, config, selection)
     )
     assert [e.message_id for e in render(store, config, selection, bounds_=(0, 0))] == ["m0", "m2", "m3"]
-
-
-#: m0 head, L1-0's pair over m1 and m2 then L1-1's over m3 and m4 in the middle, m5 and m6 the tail.
-TWO_PAIRS = Case(
-    store(7, [summary("L1-0", 1, 2), summary("L1-1", 3, 4)]),
-    Config(head_window_tokens=15, recent_window_tokens=15),
-    UNLIMITED,
-)
 
 
 def _refused(case: Case, budget: Budget) -> tuple[str, ...] | None:

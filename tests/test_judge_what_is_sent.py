@@ -14,7 +14,7 @@ from invariants.generators import Case
 from invariants.properties import Violation
 from reference.model import Budget, Config, Entry, Text
 from reference.scenario import Scenario, save_scenario
-from strategies import HierarchicalStrategy, UncoveredDropError
+from strategies import CompileResult, HierarchicalStrategy, UncoveredDropError
 from strategies.defects import Defect
 from tests import judge_cases as cases
 from tests.builders import store, summary
@@ -50,10 +50,15 @@ FIVE = Case(
 )
 
 
-def _sent(case: Case) -> tuple[Entry, ...]:
+def _compiled(case: Case) -> CompileResult:
+    """What the sound compile returns for ``case``."""
     s = HierarchicalStrategy(case.config, "sound")
     s.initialize(case.store)
-    return s.compile(case.budget).entries
+    return s.compile(case.budget)
+
+
+def _sent(case: Case) -> tuple[Entry, ...]:
+    return _compiled(case).entries
 
 
 def test_the_five_message_case_sends_what_the_tests_below_assume():
@@ -92,25 +97,16 @@ def test_selection_breaks_on_a_selection_the_reference_does_not_make(monkeypatch
     broken("selection", FIVE, "sound", "the compile selected [], the reference selection ['L1-0']")
 
 
-#: m0 head, L1-0 over m1 and m2 and L1-1 over m3 and m4 in the middle, m5 and m6 the tail: both are selected.
-TWO_PAIRS = Case(
-    store(7, [summary("L1-0", 1, 2), summary("L1-1", 3, 4)]),
-    Config(head_window_tokens=15, recent_window_tokens=15),
-    Budget(max_tokens=10**6),
-)
-
-
 def test_selection_breaks_on_the_reference_selection_in_another_order(monkeypatch):
     """The selection is a list, its order the reference's: the same summaries in another order is another one."""
-    assert _selected(TWO_PAIRS) == ("L1-0", "L1-1") and judged("selection", TWO_PAIRS) == []
+    assert _compiled(cases.TWO_PAIRS).selected == ("L1-0", "L1-1") and judged("selection", cases.TWO_PAIRS) == []
     tamper(monkeypatch, sent=lambda r, b: dataclasses.replace(r, selected=r.selected[::-1]))
-    broken("selection", TWO_PAIRS, "sound", "the compile selected ['L1-1', 'L1-0'], the reference selection ['L1-0', ")
-
-
-def _selected(case: Case) -> tuple[str, ...]:
-    s = HierarchicalStrategy(case.config, "sound")
-    s.initialize(case.store)
-    return s.compile(case.budget).selected
+    broken(
+        "selection",
+        cases.TWO_PAIRS,
+        "sound",
+        "the compile selected ['L1-1', 'L1-0'], the reference selection ['L1-0', ",
+    )
 
 
 # ----------------------------------------------------------------------------- exactly-once

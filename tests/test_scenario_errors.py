@@ -3,26 +3,15 @@ and bad JSON, a non-object and values nested too deep are refused in one line.""
 
 from __future__ import annotations
 
-import copy
-
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
-from scenario_helpers import M, S
+from scenario_helpers import SUM, M, S, _edit, minimal_scenario
 from scenario_helpers import minimal as minimal  # a fixture
 
 from reference.scenario import ScenarioError, load_scenario
 
 # ----------------------------------------------------------------------------- errors
-
-
-def _set(d: dict, path: list, value) -> dict:
-    d = copy.deepcopy(d)
-    target = d
-    for key in path[:-1]:
-        target = target[key]
-    target[path[-1]] = value
-    return d
 
 
 @pytest.mark.parametrize(
@@ -58,7 +47,7 @@ def _set(d: dict, path: list, value) -> dict:
 )
 def test_errors_name_the_json_path(minimal, path, value, message):
     with pytest.raises(ScenarioError) as info:
-        load_scenario(_set(minimal, path, value))
+        load_scenario(_edit(minimal, path, value))
     assert str(info.value).startswith(message)
 
 
@@ -159,20 +148,12 @@ def test_a_parsed_value_nested_past_the_limit_is_refused_at_its_path(minimal: di
 # ----------------------------------------------------------------------------- numbers and integers
 
 
-def _one_summary(**fields: object) -> dict:
-    """A scenario of one message and one L1 over it, with ``fields`` set on the summary."""
-    summary = {"id": "L1-0", "level": 1, "content": "x", "tokens": 1, "source_level": 0}
-    summary |= {"source_ids": ["m1"], "source_range": ["m1", "m1"], **fields}
-    message = {"id": "m1", "participant": "User", "content": [{"type": "text", "text": "hi"}]}
-    return {"store": {"messages": [message], "summaries": [summary]}}
-
-
 @given(raw=st.floats())
 @example(raw=1.0)
 def test_an_integer_field_refuses_every_float(raw: float) -> None:
     """docs/model.md, Scenario files: ``level`` refuses floats, an integral one (``1.0``) too."""
     with pytest.raises(ScenarioError, match=r"^summaries\[0\]\.level: expected an integer, got "):
-        load_scenario(_one_summary(level=raw))
+        load_scenario(_edit(minimal_scenario(), [*SUM, "level"], raw))
 
 
 @given(
@@ -185,4 +166,4 @@ def test_a_number_field_takes_no_string_but_the_three_names(text: str) -> None:
     """docs/model.md, Scenario files: the strings ``"NaN"``, ``"Infinity"`` and ``"-Infinity"`` stand for numbers;
     any other string, one Python's ``float`` reads (``"12"``, ``"inf"``) too, is refused."""
     with pytest.raises(ScenarioError, match=r"^summaries\[0\]\.tokens: expected a number, got "):
-        load_scenario(_one_summary(tokens=text))
+        load_scenario(_edit(minimal_scenario(), [*SUM, "tokens"], text))
