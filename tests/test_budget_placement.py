@@ -7,11 +7,13 @@ import math
 
 import pytest
 from hypothesis import given
+from hypothesis import strategies as st
 
 from invariants.generators import cases, draw_budget, unlimited
 from invariants.generators.case import Case
-from invariants.properties.running import compile_once, entries_text
+from invariants.properties.running import compile_once, entries_text, grace_limit
 from reference.model import Budget, Config, Store
+from reference.price import reference_price
 from reference.rendering import Selection, render
 from reference.selection import Rules, bounds
 from tests.builders import msg
@@ -72,3 +74,24 @@ def test_an_edge_one_short_of_an_item_refuses_it_and_one_token_more_takes_it(edg
     assert _refused(TWO_PAIRS, budget) == item
     more = Budget(budget.max_tokens + 1, budget.reserve_for_response)
     assert _refused(TWO_PAIRS, more) != item
+
+
+@given(case=cases(), edge=st.sampled_from(["head", "middle"]))
+def test_an_edge_is_one_token_short_of_the_price_of_what_it_cuts(case: Case, edge: str) -> None:
+    """The head edge leaves room for all of the head but one token, the middle edge for everything before the
+    first recall pair and all of the pair but one token (the reserve kept): the grace limit there is under the
+    reference price of what is sent unlimited up to that item, and one token more covers it."""
+    store, config, _ = case
+    sent = unlimited(store, config)
+    if sent is None or not config.enforce_budget or not math.isfinite(config.over_budget_grace_ratio):
+        return
+    questions = [i for i, e in enumerate(sent.entries) if e.kind == "question"]
+    end = sent.bounds[0] if edge == "head" else questions[0] + 2 if questions else 0
+    price = reference_price(sent.entries[:end], store, config)
+    if end == 0 or not math.isfinite(price) or price >= 2**53:
+        return
+    budget = draw_budget(lambda strategy: 0, store, config, edge, sent)  # the first pair, not a raw after it
+    more = Budget(budget.max_tokens + 1, budget.reserve_for_response)
+    assert grace_limit(more, config) >= price, f"one token over the {edge} edge {budget} does not cover {price}"
+    if budget.input_budget > 0:
+        assert grace_limit(budget, config) < price, f"the {edge} edge {budget} covers {price}"

@@ -7,11 +7,13 @@ import dataclasses
 import math
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from invariants import examples as known
 from invariants.generators import Case
 from invariants.properties import Violation, bad_numbers, bad_values
-from reference.model import Budget, Config, Image, Message, Store, Text, Thinking, ToolResult
+from reference.model import Budget, Config, Image, Message, RedactedThinking, Store, Text, Thinking, ToolResult
 from strategies import HierarchicalStrategy, InvalidConfigError
 from strategies.defects import Defect
 from tests import judge_cases as cases
@@ -222,3 +224,37 @@ def test_bad_values_names_the_first_four_bad_values_and_counts_the_rest(monkeypa
     assert judged("bad-values", four) == [
         Violation("bad-values", f"with bad values ({names}) the compile crashed with RuntimeError: boom")
     ]
+
+
+#: The stamps bad-values must name, and the blocks that carry a stamp (a summary's carriers take no image).
+BAD_STAMPS = st.sampled_from([math.nan, -1, -0.5, -math.inf, math.inf])
+STAMPED_BLOCKS = {
+    "Thinking": lambda stamp: Thinking("t", "sig", token_estimate=stamp),
+    "RedactedThinking": lambda stamp: RedactedThinking("r", token_estimate=stamp),
+    "Image": lambda stamp: Image(token_estimate=stamp),
+}
+
+
+@given(
+    kind=st.sampled_from(sorted(STAMPED_BLOCKS)),
+    stamp=BAD_STAMPS,
+    depth=st.integers(0, 2),
+    before=st.lists(st.sampled_from([Text("x"), Image(), Thinking("t", "sig")]), max_size=2),
+    in_carriers=st.booleans(),
+)
+def test_bad_values_names_a_bad_stamp_on_every_block_kind_that_carries_one(kind, stamp, depth, before, in_carriers):
+    """Wherever a bad stamp stands (on any block kind with a stamp, after ordinary blocks, nested in tool results
+    or in a summary's carriers), bad-values names it; made ordinary (0), it names nothing."""
+    in_carriers = in_carriers and kind != "Image" and depth == 0
+
+    def placed(block):
+        for k in range(depth):
+            block = ToolResult(f"u{k}", (*before, block))
+        if in_carriers:
+            carried = [b for b in before if not isinstance(b, Image)]
+            return Store(_one_message(Text("x")), (_summary_with_carriers(*carried, block),))
+        return Store(_one_message(*before, block))
+
+    where = "a stamp in L1-0's carriers" if in_carriers else "a stamp in m0"
+    assert bad_values(placed(STAMPED_BLOCKS[kind](stamp)), Config(), Budget(100)) == [where]
+    assert bad_values(placed(STAMPED_BLOCKS[kind](0)), Config(), Budget(100)) == []

@@ -9,9 +9,11 @@ import math
 import re
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from invariants import examples as known
-from invariants.generators import Case
+from invariants.generators import Case, input_budget_for
 from invariants.properties import Violation
 from reference.model import Budget, Config, Entry, Message, Store, Text
 from reference.price import reference_price
@@ -21,6 +23,7 @@ from strategies.errors import InvalidConfigError
 from strategies.stats import Total
 from tests import judge_cases as cases
 from tests.builders import carriers, store, summary
+from tests.builders import exact_budget as exact_price
 from tests.judge_helpers import broken, judged, tamper, with_entries
 
 #: (invariant, defect, case, words of the message): each defect alone breaks the invariant on the case.
@@ -268,6 +271,10 @@ def judged_entries(case: Case) -> tuple[Entry, ...]:
 THREE = Case(store(3), Config(), Budget(max_tokens=1))
 
 
+#: Grace ratios at and around the default.
+GRACES = st.sampled_from([0, 0.02, 0.1, 0.5, 1])
+
+
 def _finite(change):
     return lambda b: change(b) if math.isfinite(b.max_tokens) else b
 
@@ -281,6 +288,22 @@ def test_exact_budget_breaks_when_the_smallest_budget_that_fits_refuses(monkeypa
 def test_exact_budget_breaks_when_one_token_less_still_sends(monkeypatch):
     tamper(monkeypatch, budget=_finite(lambda b: Budget(max_tokens=b.max_tokens + 1)))
     broken("exact-budget", THREE, "sound", "at input budget 29 (grace limit 29 < 30", "it should refuse but it sends 3")
+
+
+@given(texts=st.lists(st.sampled_from(["", "a", "ab", "hello", "a b c d e"]), min_size=1, max_size=3), grace=GRACES)
+def test_exact_budget_breaks_when_one_token_less_still_sends_down_to_a_budget_of_zero(texts, grace):
+    """However small the exact budget (a store of one short text fits in 1), the compile one token under it is
+    judged: at 0 too, never below."""
+    messages = tuple(Message(f"m{i}", ("user", "assistant")[i % 2], (Text(t),)) for i, t in enumerate(texts))
+    case = Case(Store(messages), Config(over_budget_grace_ratio=grace), Budget(max_tokens=1))
+    b = input_budget_for(exact_price(case.store, case.config), grace)
+    with pytest.MonkeyPatch.context() as mp:
+        tamper(mp, budget=_finite(lambda at: Budget(max_tokens=at.max_tokens + 1)))
+        found = judged("exact-budget", case)
+    if b >= 1:
+        assert any(f"at input budget {b - 1} " in v.message and "should refuse" in v.message for v in found), found
+    else:
+        assert found == [], f"exact budget {b}: {found}"
 
 
 def test_exact_budget_breaks_when_it_sends_other_entries_at_that_budget(monkeypatch):

@@ -9,6 +9,8 @@ import math
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from invariants import reproduce
 from invariants.properties import Violation
@@ -101,6 +103,35 @@ def test_fmt_writes_any_other_value_as_python_does():
 
 
 # ----------------------------------------------------------------------------- same
+#: The values an expectation or an observation holds: numbers (NaN too), text, None, and tuples, lists and
+#: mappings of them.
+VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 3) | st.floats(allow_infinity=True) | st.text("ab", max_size=2),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.lists(inner, max_size=3).map(tuple)
+        | st.dictionaries(st.text("mk", max_size=2), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@given(a=VALUES, b=VALUES)
+def test_same_is_reflexive_and_symmetric(a, b):
+    assert same(a, a)
+    assert same(a, b) == same(b, a), f"same({a!r}, {b!r}) is not same({b!r}, {a!r})"
+
+
+@given(mapping=st.dictionaries(st.text("mk", max_size=2), VALUES, max_size=4), data=st.data())
+def test_same_tells_a_mapping_from_it_with_a_key_more_or_a_value_changed(mapping, data):
+    key = data.draw(st.text("mkz", min_size=1, max_size=3).filter(lambda k: k not in mapping), label="new key")
+    value = data.draw(VALUES, label="its value")
+    wider = {**mapping, key: value}
+    assert not same(mapping, wider) and not same(wider, mapping), f"{mapping!r} against {wider!r}"
+    if mapping:
+        k = data.draw(st.sampled_from(sorted(mapping)), label="key changed")
+        changed = {**mapping, k: [mapping[k]]}
+        assert not same(mapping, changed) and not same(changed, mapping), f"{mapping!r} against {changed!r}"
 
 
 def test_same_tells_true_from_one_and_true_from_false():

@@ -18,14 +18,19 @@ from invariants.properties import (
     SHARED_COMPILES,
     UNLIMITED,
     Outcome,
+    chronological,
     compile_once,
     diagnostics_full,
     exactly_once,
+    grace_limit,
+    never_over,
     nothing_lost,
+    selection_rule,
     tail_suffix,
     well_formed,
 )
 from reference.model import Budget, Config, Entry, Store, Summary, Text, ToolUse
+from reference.price import reference_price
 from reference.selection import Rules, bounds
 from strategies.errors import OverBudgetError, UncoveredDropError
 
@@ -46,10 +51,20 @@ class Sent:
 
 
 def judged(
-    invariant, store: Store, entries: list[Entry] | None = None, *, error=None, config=CONFIG, budget=BUDGET
+    invariant,
+    store: Store,
+    entries: list[Entry] | None = None,
+    *,
+    error=None,
+    result=None,
+    config=CONFIG,
+    budget=BUDGET,
 ) -> list:
-    """``invariant`` on ``store`` as if the sound compile had sent ``entries`` (or raised ``error``)."""
-    outcome = Outcome(error=error) if error is not None else Outcome(result=Sent(tuple(entries or ())))
+    """``invariant`` on ``store`` as if the sound compile had sent ``entries`` (or ``result``, or raised ``error``)."""
+    if error is not None:
+        outcome = Outcome(error=error)
+    else:
+        outcome = Outcome(result=result if result is not None else Sent(tuple(entries or ())))
     token = SHARED_COMPILES.set({(id(store), id(config), repr(budget), "sound"): (store, config, outcome)})
     try:
         return invariant(store, config, budget, "sound")
@@ -184,3 +199,91 @@ def test_diagnostics_full_breaks_on_each_field_of_a_sound_refusal_made_wrong(cas
         )
         found = judged(diagnostics_full, store, error=wrong, config=config, budget=budget)
         assert found and f"{name} is" in found[0].message, f"{name} made wrong passed: {found}"
+
+
+def _sent_unlimited(store: Store, config: Config):
+    """What sound sends ``store`` at an unlimited budget (None when it refuses)."""
+    out = compile_once(store, config, UNLIMITED, "sound")
+    return out.result if out.sent else None
+
+
+@given(case=cases(), data=st.data())
+def test_never_over_breaks_exactly_when_the_price_sent_is_over_the_grace_limit_whatever_was_charged(case, data):
+    store, config, _ = case
+    result = _sent_unlimited(store, config)
+    price = None if result is None else reference_price(result.entries, store, config)
+    if price is None or not math.isfinite(price) or price >= 2**53:
+        return
+    near = st.integers(max(0, math.ceil(price) - 3), math.ceil(price) + 3)
+    budget = Budget(max_tokens=data.draw(near, label="max_tokens"))
+    charged = data.draw(st.integers(0, math.ceil(price) + 3), label="the stats' total")
+    stats = replace(result.stats, total=replace(result.stats.total, tokens=charged))
+    found = judged(never_over, store, result=replace(result, stats=stats), config=config, budget=budget)
+    over = price > grace_limit(budget, config)
+    assert bool(found) == over, f"price {price}, grace limit {grace_limit(budget, config)}, charged {charged}: {found}"
+
+
+@given(case=cases(), data=st.data())
+def test_selection_rule_breaks_on_the_sound_selection_in_any_other_order(case, data):
+    store, config, _ = case
+    result = _sent_unlimited(store, config)
+    if result is None or len(result.selected) < 2:
+        return
+    order = tuple(data.draw(st.permutations(result.selected), label="the selection reordered"))
+    found = judged(selection_rule, store, result=replace(result, selected=order), config=config, budget=UNLIMITED)
+    assert bool(found) == (order != result.selected), f"{result.selected} sent as {order}: {found}"
+
+
+def _stands_for(store: Store, entry: Entry) -> set[int]:
+    leaves = set().union(*(store.leaves(sid) for sid in entry.summary_ids))
+    return {store.index(m) for m in leaves}
+
+
+@given(case=cases(), data=st.data())
+def test_chronological_breaks_on_a_raw_message_moved_after_a_later_positioned_pair(case, data):
+    """A raw message sent after a pair that stands only for later messages (none in the head) is out of order,
+    wherever it came from."""
+    store, base, _ = case
+    config = replace(base, positioned_recall_pairs=True)
+    result = _sent_unlimited(store, config)
+    if result is None:
+        return
+    entries = list(result.entries)
+    head_end, _ = bounds(store, config, Rules())
+    moves = [
+        (i, a)
+        for i, r in enumerate(entries)
+        if r.kind == "raw"
+        for a, e in enumerate(entries)
+        if a > i
+        and e.kind == "answer"
+        and min(_stands_for(store, e), default=-1) > max(store.index(r.message_id), head_end - 1)
+    ]
+    if not moves:
+        return
+    assert judged(chronological, store, result=result, config=config, budget=UNLIMITED) == []
+    i, a = data.draw(st.sampled_from(moves), label="raw entry, answer")
+    moved = [*entries[:i], *entries[i + 1 : a + 1], entries[i], *entries[a + 1 :]]
+    found = judged(chronological, store, result=replace(result, entries=tuple(moved)), config=config, budget=UNLIMITED)
+    assert found and entries[i].message_id in str(found), f"{entries[i].message_id} moved after entry {a}: {found}"
+
+
+DROP_CATEGORIES = ("in-tail-not-rendered", "covered-by-unemitted-summary", "not-covered")
+
+
+@given(
+    dropped=st.lists(st.sampled_from([f"m{i}" for i in range(30)]), min_size=11, max_size=16, unique=True),
+    data=st.data(),
+)
+def test_an_outcomes_signature_tells_two_drops_apart_by_the_category_of_any_message(dropped, data):
+    """Two refusals to lose the same messages differ when one message's category does, named in the error's text
+    or past its first ten."""
+    categories = {m: data.draw(st.sampled_from(DROP_CATEGORIES), label=m) for m in dropped}
+    m = data.draw(st.sampled_from(dropped), label="message recategorized")
+    other = data.draw(st.sampled_from([c for c in DROP_CATEGORIES if c != categories[m]]), label="its new category")
+
+    def signature(cats: dict) -> tuple:
+        return Outcome(error=UncoveredDropError(tuple(dropped), cats)).signature()
+
+    assert signature(categories) == signature(dict(categories))
+    assert signature(categories) != signature({**categories, m: other}), f"{m}: {categories[m]} -> {other}"
