@@ -5,14 +5,20 @@ input cap, a result standing up to nine entries after its call, stubs beside rea
 
 from __future__ import annotations
 
+import math
+from dataclasses import replace
+
 from hypothesis import given
 from hypothesis import strategies as st
 
+from invariants.generators import cases
 from invariants.properties import UNLIMITED, assert_holds
 from reference import cap as reference_cap
 from reference import images as reference_images
 from reference import passes as reference_passes
-from reference.model import Config, Entry, Image, Message, Store, Text, ToolResult, ToolUse
+from reference.model import Budget, Config, Entry, Image, Message, Store, Summary, Text, ToolResult, ToolUse
+from reference.numerics import Number, is_finite_nonneg
+from reference.selection import Rules, bounds, head_total, select
 from strategies.cap import truncate
 from strategies.images import decide, strip
 from strategies.tool_pairing import Slot, Stubs, enforce_tool_pairing
@@ -115,3 +121,26 @@ def stray_result_stores(draw: st.DrawFn) -> Store:
 def test_a_result_the_pairing_drops_never_counts_toward_its_tools_limit(store, limit):
     """What the compile sends is the reference rendering, which prunes what the pairing kept."""
     assert_holds("rendering", store, Config(tool_result_max_last_n=limit), UNLIMITED, "sound")
+
+
+def _waterfall_tokens(s: Summary) -> Number:
+    t = s.tokens
+    return t if is_finite_nonneg(t) else 0
+
+
+@given(case=cases(), grace=st.sampled_from([1, 10, 1000]))
+def test_sound_selects_as_the_reference_with_the_input_budget_on_a_waterfall_edge(case, grace):
+    """The waterfall stops a level where the head and every level's picks so far pass the input budget. On each
+    such edge of a selection from two levels or more (the head plus the first picks, one token either side) sound
+    selects what the reference selects; a large grace ratio lets the context go out, so the selection is seen."""
+    store, base, _ = case
+    config = replace(base, enforce_budget=True, over_budget_grace_ratio=grace)
+    head_end, _ = bounds(store, config, Rules())
+    head = head_total(store, config, head_end, Rules())
+    chosen = select(store, config, UNLIMITED, Rules()).selected
+    if len({s.level for s in chosen}) < 2:
+        return
+    sums = [head + sum(_waterfall_tokens(s) for s in chosen[: k + 1]) for k in range(len(chosen))]
+    edges = {math.floor(x) + d for x in sums if math.isfinite(x) and x < 2**53 for d in (-1, 0, 1)} - {-1}
+    for b in sorted(edges):
+        assert_holds("selection", store, config, Budget(max_tokens=b), "sound")
