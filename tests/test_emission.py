@@ -12,6 +12,8 @@ from dataclasses import replace
 
 import pytest
 from builders import MAIN, PR, SOUND, carriers, compile_with, msg, prose, store, summary
+from hypothesis import given
+from hypothesis import strategies as hs
 
 from reference.estimator import content_tokens
 from reference.model import Budget, Config, Message, Store, Text, Work
@@ -306,6 +308,21 @@ def test_accept_tail_returns_the_accepted_oldest_first(limit: int, accepted: lis
     got, dropped = accept_tail(run, [_tail_item(i) for i in range(4)], Config())
     assert [m for it in got for m in it.raw_ids] == accepted
     assert dropped == evicted
+
+
+@given(
+    prices=hs.lists(hs.integers(0, 30), min_size=1, max_size=8),
+    total=hs.integers(0, 20),
+    limit=hs.integers(0, 150),
+)
+def test_accept_tail_keeps_the_newest_run_that_fits_and_evicts_every_older_message(prices, total, limit) -> None:
+    """Whatever the prices, the tail sent is its longest newest run that fits beside what is already sent, and
+    every message older than that run is named evicted, in order."""
+    items = [Item(f"message 'm{i}' (tail)", (), p, (), raw_ids=(f"m{i}",)) for i, p in enumerate(prices)]
+    got, dropped = accept_tail(Running(limit, total=total), items, Config())
+    k = next(k for k in range(len(prices) + 1) if k == len(prices) or total + sum(prices[k:]) <= limit)
+    assert [m for it in got for m in it.raw_ids] == [f"m{i}" for i in range(k, len(prices))]
+    assert dropped == [f"m{i}" for i in range(k)]
 
 
 # ----------------------------------------------------------------------------- coverage
