@@ -287,3 +287,29 @@ def test_an_outcomes_signature_tells_two_drops_apart_by_the_category_of_any_mess
 
     assert signature(categories) == signature(dict(categories))
     assert signature(categories) != signature({**categories, m: other}), f"{m}: {categories[m]} -> {other}"
+
+
+@given(case=cases(), data=st.data())
+def test_diagnostics_full_breaks_on_a_sound_refusal_naming_other_ids(case, data):
+    """A refusal must name exactly one item of the reference layout: its ids with one more, or (a pair's held
+    summaries) one fewer, name none."""
+    store, config, budget = case
+    out = compile_once(store, config, budget, "sound")
+    if not isinstance(out.error, OverBudgetError):
+        return
+    err = out.error
+    others = [(*err.refused, "ghost")]
+    if len(err.refused) > 1:
+        others.append(tuple(err.refused[:-1]))
+    refused = data.draw(st.sampled_from(others), label="refused")
+    wrong = OverBudgetError(
+        budget=err.budget,
+        actual=err.actual,
+        stage=err.stage,
+        diagnostics=err.diagnostics,
+        item=err.item,
+        refused=refused,
+    )
+    assert judged(diagnostics_full, store, error=err, config=config, budget=budget) == []
+    found = judged(diagnostics_full, store, error=wrong, config=config, budget=budget)
+    assert found, f"a refusal of {err.refused} said it refused {refused}: {found}"
