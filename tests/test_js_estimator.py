@@ -348,11 +348,20 @@ stamped_leaves = st.one_of(
 )
 
 
-@given(held=st.lists(st.lists(stamped_leaves, min_size=1, max_size=4), min_size=1, max_size=6))
+#: A stamped leaf, or a tool result of them (nested among its siblings, before or after them).
+held_blocks = st.one_of(
+    stamped_leaves,
+    stamped_leaves,
+    st.lists(stamped_leaves, max_size=3).map(lambda bs: ToolResult("t2", tuple(bs))),
+)
+
+
+@given(held=st.lists(st.lists(held_blocks, min_size=1, max_size=4), min_size=1, max_size=6))
 @example(held=[[Image(0.5), Image(0.5)], [Thinking("", None, 1.5), RedactedThinking(None, 2.5)]])
 def test_a_tool_result_sums_what_it_holds_unrounded(js: Oracle, held: list[list[Block]]) -> None:
-    """A tool result's raw price is the plain double sum of its blocks' raw prices: a fractional stamp inside it is
-    not rounded there (only the top-level block's calibrated price is)."""
+    """A tool result's raw price is the plain double sum of its blocks' raw prices, a nested result's with the
+    others wherever it stands: a fractional stamp inside it is not rounded there (only the top-level block's
+    calibrated price is)."""
     rule = ("default", 1, "sound")
     results = [ToolResult("t1", tuple(bs)) for bs in held]
     answers = js.ask([["raw", wire(r, False), spec(*rule)] for r in results])

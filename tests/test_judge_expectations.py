@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from invariants.properties import Violation
+from invariants.properties import INVARIANTS, Violation
 from invariants.reproduce import Observed, compare
 from reference.expect import Expectation, Refuses, Sends
 from reference.model import Image, Text
@@ -114,6 +114,26 @@ def test_breaks_fails_unless_each_named_invariant_breaks():
     lines = compare(Expectation(breaks=("never-over", "nothing-lost")), observed)
     assert [line.field for line in lines if not line.ok] == ["breaks nothing-lost"]
     assert not _ok(Expectation(breaks=("never-over",)), _observed(sends=SENT))
+
+
+@given(
+    broken=st.lists(st.sampled_from(sorted(INVARIANTS)), unique=True),
+    named=st.lists(st.sampled_from(sorted(INVARIANTS)), min_size=1, unique=True),
+)
+def test_each_breaks_line_passes_exactly_when_its_own_invariant_breaks(broken, named):
+    """Whatever else breaks, ``breaks X`` passes when X breaks and fails when it holds; ``holds`` passes only when
+    nothing breaks."""
+    observed = _observed(sends=SENT, violations=[Violation(name, "x") for name in broken])
+    lines = {line.field: line.ok for line in compare(Expectation(breaks=tuple(named)), observed)}
+    assert lines == {f"breaks {name}": name in broken for name in named}
+    assert _ok(Expectation(holds=True), observed) == (not broken)
+
+
+@given(compressions=st.lists(st.sampled_from(["compression", "reset", "summarize", "x"]), min_size=2, unique=True))
+def test_cleared_by_passes_in_any_order_of_the_same_compressions(compressions):
+    observed = _observed(refuses=dataclasses.replace(REFUSED, cleared_by=tuple(sorted(compressions))))
+    assert _ok(Expectation(refuses=Refuses(cleared_by=tuple(compressions))), observed)
+    assert not _ok(Expectation(refuses=Refuses(cleared_by=tuple(compressions[1:]))), observed)
 
 
 def test_holds_fails_when_any_invariant_breaks():

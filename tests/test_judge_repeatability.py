@@ -7,10 +7,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from hypothesis import given
 
 import invariants.properties.repeatability as repeatability
 from invariants import examples as known
-from invariants.generators import Case
+from invariants.generators import Case, stores
 from invariants.properties import Violation, history_store
 from reference.estimator import content_tokens
 from reference.model import Budget, Config, Store, Text, Work
@@ -208,3 +209,26 @@ def test_store_unchanged_breaks_on_a_strategy_that_drops_a_stored_message(monkey
     assert judged("store-unchanged", three) == []
     tamper(monkeypatch, held=lambda s: replace(s, messages=s.messages[:-1]))
     broken("store-unchanged", three, "sound", "rewrote the stored messages")
+
+
+@given(store_=stores())
+def test_the_other_store_keeps_the_tree_and_tokens_and_changes_every_text(store_):
+    """Determinism's other store has each summary's id, level, tree and tokens, and other texts wherever there is
+    text (its prose, its carriers' Text) or another estimator: a memo keyed by id and tokens that survives
+    ``initialize`` would give it away."""
+    other = history_store(store_)
+    assert other.messages == store_.messages
+    assert [s.id for s in other.summaries] == [s.id for s in store_.summaries]
+    for s, o in zip(store_.summaries, other.summaries, strict=True):
+        assert (o.level, o.parent_id, o.source_ids, o.source_range) == (
+            s.level,
+            s.parent_id,
+            s.source_ids,
+            s.source_range,
+        )
+        assert repr(o.tokens) == repr(s.tokens)
+        if s.content:
+            assert o.content != s.content, s.id
+        carried = [b.text for b in s.response_content or () if isinstance(b, Text)]
+        assert [b.text for b in o.response_content or () if isinstance(b, Text)] != carried or not carried, s.id
+    assert other.text_estimator is not store_.text_estimator

@@ -29,7 +29,7 @@ from invariants.properties import (
     tail_suffix,
     well_formed,
 )
-from reference.model import Budget, Config, Entry, Store, Summary, Text, ToolUse
+from reference.model import Budget, Config, Entry, Store, Summary, Text, ToolResult, ToolUse
 from reference.price import reference_price
 from reference.selection import Rules, bounds
 from strategies.errors import OverBudgetError, UncoveredDropError
@@ -313,3 +313,46 @@ def test_diagnostics_full_breaks_on_a_sound_refusal_naming_other_ids(case, data)
     assert judged(diagnostics_full, store, error=err, config=config, budget=budget) == []
     found = judged(diagnostics_full, store, error=wrong, config=config, budget=budget)
     assert found, f"a refusal of {err.refused} said it refused {refused}: {found}"
+
+
+@given(store=tool_stores(), data=st.data())
+def test_well_formed_breaks_on_a_tool_result_sent_again_anywhere_after_its_answer(store, data):
+    """A call's result stands once, in the entry just after the call: a copy of it in that entry, or in any later
+    entry, is a fault."""
+    result = _sent_unlimited(store, CONFIG)
+    if result is None:
+        return
+    entries = list(result.entries)
+    answered = [
+        (k, b)
+        for k in range(len(entries) - 1)
+        for b in entries[k + 1].content
+        if isinstance(b, ToolResult)
+        and any(isinstance(u, ToolUse) and u.id == b.tool_use_id for u in entries[k].content)
+    ]
+    if not answered:
+        return
+    k, copy = data.draw(st.sampled_from(answered), label="answered call")
+
+    def asks(e: Entry) -> bool:
+        return any(isinstance(u, ToolUse) and u.id == copy.tool_use_id for u in e.content)
+
+    places = [t for t in range(k + 1, len(entries)) if t == k + 1 or not asks(entries[t - 1])]
+    t = data.draw(st.sampled_from(places), label="entry the copy goes in")
+    entries[t] = replace(entries[t], content=(*entries[t].content, copy))
+    found = judged(well_formed, store, entries)
+    assert found and repr(copy.tool_use_id) in found[0].message, f"a second {copy.tool_use_id} in entry {t}: {found}"
+
+
+@given(case=cases(), data=st.data())
+def test_an_outcomes_signature_tells_two_sends_apart_by_their_stats(case, data):
+    """Two contexts of the same entries differ when what they charged does, in any bucket."""
+    store, config, _ = case
+    result = _sent_unlimited(store, config)
+    if result is None:
+        return
+    bucket = data.draw(st.sampled_from(["head", "tail", "middle_raw", "combined", "l1", "l2", "l3", "total"]))
+    charged = getattr(result.stats, bucket)
+    other = replace(result.stats, **{bucket: replace(charged, tokens=charged.tokens + 1)})
+    assert Outcome(result=result).signature() == Outcome(result=replace(result)).signature()
+    assert Outcome(result=result).signature() != Outcome(result=replace(result, stats=other)).signature(), bucket

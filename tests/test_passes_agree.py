@@ -144,3 +144,44 @@ def test_sound_selects_as_the_reference_with_the_input_budget_on_a_waterfall_edg
     edges = {math.floor(x) + d for x in sums if math.isfinite(x) and x < 2**53 for d in (-1, 0, 1)} - {-1}
     for b in sorted(edges):
         assert_holds("selection", store, config, Budget(max_tokens=b), "sound")
+
+
+#: Summary texts of every length under a small cap: plain, dense and astral characters, blank.
+summary_texts = st.text(st.sampled_from("ab cd{\u00e9\U0001f600"), max_size=120)
+
+
+@st.composite
+def side_by_side(draw) -> Store:
+    """Two to five L1 summaries side by side over a store of plain messages, none of them in a window."""
+    texts = draw(st.lists(summary_texts, min_size=2, max_size=5))
+    messages = tuple(Message(f"m{i}", ("user", "assistant")[i % 2], (Text("x" * 12),)) for i in range(2 * len(texts)))
+    summaries = tuple(
+        Summary(
+            f"L1-{j}",
+            1,
+            text,
+            draw(st.sampled_from([None, 3, 40])),
+            0,
+            (f"m{2 * j}", f"m{2 * j + 1}"),
+            (f"m{2 * j}", f"m{2 * j + 1}"),
+        )
+        for j, text in enumerate(texts)
+    )
+    return Store(messages, summaries)
+
+
+@given(store=side_by_side(), data=st.data())
+def test_sound_sends_the_reference_xml_combined_answer_under_any_cap(store, data):
+    """The xml combined answer of several summaries under a cap that cuts it anywhere (inside any summary, on a
+    separator, before the first): sound sends what the reference renders, each separator charged."""
+    text = sum(len(s.content) for s in store.summaries)
+    cap = data.draw(st.integers(1, text // 3 + 20), label="cap")
+    config = Config(
+        head_window_tokens=0,
+        recent_window_tokens=0,
+        l1_budget_tokens=10**6,
+        positioned_recall_pairs=False,
+        recall_envelope="xml",
+        max_message_tokens=cap,
+    )
+    assert_holds("rendering", store, config, UNLIMITED, "sound")
