@@ -180,6 +180,19 @@ def contrary(value: object) -> object:
     return bumped if bumped != value else -value - 1  # past 2**53, + 1 is the same double
 
 
+def refusal_with(err: OverBudgetError, **changes) -> OverBudgetError:
+    """``err`` with the fields ``changes`` names made other."""
+    fields = dict(
+        budget=err.budget,
+        actual=err.actual,
+        stage=err.stage,
+        diagnostics=err.diagnostics,
+        item=err.item,
+        refused=err.refused,
+    )
+    return OverBudgetError(**{**fields, **changes})
+
+
 @given(case=cases())
 def test_diagnostics_full_breaks_on_each_field_of_a_sound_refusal_made_wrong(case):
     store, config, budget = case
@@ -188,14 +201,8 @@ def test_diagnostics_full_breaks_on_each_field_of_a_sound_refusal_made_wrong(cas
         return
     err = out.error
     for name in FULL_FIELDS:
-        diagnostics = replace(err.diagnostics, **{name: contrary(getattr(err.diagnostics, name))})
-        wrong = OverBudgetError(
-            budget=err.budget,
-            actual=err.actual,
-            stage=err.stage,
-            diagnostics=diagnostics,
-            item=err.item,
-            refused=err.refused,
+        wrong = refusal_with(
+            err, diagnostics=replace(err.diagnostics, **{name: contrary(getattr(err.diagnostics, name))})
         )
         found = judged(diagnostics_full, store, error=wrong, config=config, budget=budget)
         assert found and f"{name} is" in found[0].message, f"{name} made wrong passed: {found}"
@@ -302,14 +309,7 @@ def test_diagnostics_full_breaks_on_a_sound_refusal_naming_other_ids(case, data)
     if len(err.refused) > 1:
         others.append(tuple(err.refused[:-1]))
     refused = data.draw(st.sampled_from(others), label="refused")
-    wrong = OverBudgetError(
-        budget=err.budget,
-        actual=err.actual,
-        stage=err.stage,
-        diagnostics=err.diagnostics,
-        item=err.item,
-        refused=refused,
-    )
+    wrong = refusal_with(err, refused=refused)
     assert judged(diagnostics_full, store, error=err, config=config, budget=budget) == []
     found = judged(diagnostics_full, store, error=wrong, config=config, budget=budget)
     assert found, f"a refusal of {err.refused} said it refused {refused}: {found}"
