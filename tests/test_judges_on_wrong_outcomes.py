@@ -124,6 +124,24 @@ def test_exactly_once_breaks_when_a_summary_is_sent_beside_the_one_that_merged_i
         assert f"{m} (0 raw, 2 through summaries)" in found[0].message
 
 
+@given(store=stores(), data=st.data())
+def test_exactly_once_breaks_on_a_summary_held_twice_in_one_answer_or_in_two(store, data):
+    unmerged = store.unmerged()
+    if not unmerged:
+        return
+    s = data.draw(st.sampled_from(unmerged), label="summary")
+    once = sent_through(store, [s])
+    assert judged(exactly_once, store, once) == []
+    question, answer = once[-2:]
+    twice = [replace(e, summary_ids=(s.id, s.id)) for e in (question, answer)]
+    for entries in (once[:-2] + twice, once + once[-2:]):
+        found = judged(exactly_once, store, entries)
+        assert len(found) == 1, f"{s.id} held twice: {found}"
+        assert f"summaries held twice: [{s.id!r}]" in found[0].message, found[0].message
+        for m in store.leaves(s.id):
+            assert f"{m} (0 raw, 2 through summaries)" in found[0].message
+
+
 @given(store=tool_stores(), data=st.data())
 def test_well_formed_breaks_on_a_tool_use_no_entry_answers_wherever_it_stands(store, data):
     out = compile_once(store, CONFIG, UNLIMITED, "sound")
