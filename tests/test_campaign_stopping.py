@@ -43,10 +43,10 @@ def _hanging_campaign(root: Path, tmp: Path) -> subprocess.Popen:
         stderr=subprocess.DEVNULL,
     )
     journal = root / "out" / "journal" / "all.jsonl"
-    deadline = time.time() + 60
+    deadline = time.time() + 240  # upper bounds only: a machine running two suites may take minutes
     while not (journal.exists() and journal.read_text()) and time.time() < deadline:  # the baseline is in
         time.sleep(0.2)
-    deadline = time.time() + 30
+    deadline = time.time() + 120
     while not list(tmp.glob("cm-*")) and time.time() < deadline:  # the hanging mutant's run (or warm session)
         time.sleep(0.1)
     time.sleep(1.0)

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from invariants import examples as known
 from invariants.generators import Case, input_budget_for
+from invariants.generators import cases as drawn_cases
 from invariants.properties import Violation
 from reference.model import Budget, Config, Entry, Message, Store, Text
 from reference.price import reference_price
@@ -88,6 +89,25 @@ def test_stats_total_breaks_on_a_total_one_token_off_either_way(monkeypatch, del
     assert judged("stats-total", case) == []
     tamper(monkeypatch, sent=_off_by(delta))
     broken("stats-total", case, "sound", f"the stats' total is {30 + delta} tokens", "entries sent is 30")
+
+
+@given(case=drawn_cases(), delta=st.integers(-3, 3).filter(bool))
+def test_stats_total_breaks_on_any_drawn_send_whose_total_is_off(case, delta):
+    """Whatever the store, config and budget, a send whose stats' total is a token or a few off the reference price
+    of its entries breaks stats-total, naming both."""
+    try:
+        sent = HierarchicalStrategy(case.config, "sound")
+        sent.initialize(case.store)
+        total = sent.compile(case.budget).stats.total.tokens
+    except Exception:  # a refusal or a bad config: stats-total judges sends only
+        return
+    if not math.isfinite(total) or abs(total) >= 2**53:  # past 2**53 a token more is the same double
+        return
+    assert judged("stats-total", case) == []
+    with pytest.MonkeyPatch.context() as mp:
+        tamper(mp, sent=_off_by(delta))
+        found = judged("stats-total", case)
+    assert any(f"the stats' total is {total + delta} tokens" in v.message for v in found), found
 
 
 def _messages_off_by(delta):

@@ -142,6 +142,26 @@ def test_exactly_once_breaks_on_a_summary_held_twice_in_one_answer_or_in_two(sto
             assert f"{m} (0 raw, 2 through summaries)" in found[0].message
 
 
+@given(
+    store=stores(), data=st.data(), windows=st.tuples(st.sampled_from([0, 10, 30]), st.sampled_from([0, 10, 30, 80]))
+)
+def test_exactly_once_breaks_on_a_middle_message_sent_raw_beside_a_summary_that_holds_it(store, data, windows):
+    """The straddling claimer excuses a window message only: a middle leaf sent raw beside its summary breaks,
+    whether or not the summary also reaches a window."""
+    config = Config(head_window_tokens=windows[0], recent_window_tokens=windows[1])
+    head_end, middle_end = bounds(store, config, Rules())
+    in_middle = {m.id for m in store.messages[head_end:middle_end]}
+    reaching = [s for s in store.unmerged() if store.leaves(s.id) & in_middle]
+    if not reaching:
+        return
+    s = data.draw(st.sampled_from(reaching), label="summary")
+    m = data.draw(st.sampled_from(sorted(store.leaves(s.id) & in_middle)), label="middle leaf")
+    entries = sent_through(store, [s])
+    assert judged(exactly_once, store, entries, config=config) == []
+    found = judged(exactly_once, store, [*entries, raw(store, m)], config=config)
+    assert found and f"{m} (1 raw, 1 through summaries)" in found[0].message, f"{m} sent raw beside {s.id}: {found}"
+
+
 @given(store=tool_stores(), data=st.data())
 def test_well_formed_breaks_on_a_tool_use_no_entry_answers_wherever_it_stands(store, data):
     out = compile_once(store, CONFIG, UNLIMITED, "sound")

@@ -16,9 +16,11 @@ from invariants.properties import UNLIMITED, assert_holds
 from reference import cap as reference_cap
 from reference import images as reference_images
 from reference import passes as reference_passes
+from reference.estimator import calibrated_tokens, store_pricing
+from reference.images import stripped
 from reference.model import Budget, Config, Entry, Image, Message, Store, Summary, Text, ToolResult, ToolUse
 from reference.numerics import Number, is_finite_nonneg
-from reference.selection import Rules, bounds, head_total, select
+from reference.selection import Rules, bounds, head_total, select, store_wide_flags
 from strategies.cap import truncate
 from strategies.images import decide, strip
 from strategies.tool_pairing import Slot, Stubs, enforce_tool_pairing
@@ -170,10 +172,11 @@ def side_by_side(draw) -> Store:
     return Store(messages, summaries)
 
 
-@given(store=side_by_side(), data=st.data())
-def test_sound_sends_the_reference_xml_combined_answer_under_any_cap(store, data):
-    """The xml combined answer of several summaries under a cap that cuts it anywhere (inside any summary, on a
-    separator, before the first): sound sends what the reference renders, each separator charged."""
+@given(store=side_by_side(), data=st.data(), envelope=st.sampled_from(["xml", "none"]))
+def test_sound_sends_the_reference_combined_answer_under_any_cap(store, data, envelope):
+    """The combined answer of several summaries, xml or flat, under a cap that cuts it anywhere (inside any
+    summary, on a separator, before the first): sound sends what the reference renders, each separator charged,
+    holding the summaries the reference holds."""
     text = sum(len(s.content) for s in store.summaries)
     cap = data.draw(st.integers(1, text // 3 + 20), label="cap")
     config = Config(
@@ -181,7 +184,50 @@ def test_sound_sends_the_reference_xml_combined_answer_under_any_cap(store, data
         recent_window_tokens=0,
         l1_budget_tokens=10**6,
         positioned_recall_pairs=False,
-        recall_envelope="xml",
+        recall_envelope=envelope,
         max_message_tokens=cap,
     )
     assert_holds("rendering", store, config, UNLIMITED, "sound")
+
+
+@st.composite
+def imaged_middles(draw) -> Store:
+    """Three to six messages, each a text and up to two images, one L1 summary over a run of them short of the
+    newest."""
+    n = draw(st.integers(3, 6), label="messages")
+    messages = tuple(
+        Message(
+            f"m{i}",
+            ("user", "assistant")[i % 2],
+            (Text("x" * draw(st.integers(0, 40))), *(Image() for _ in range(draw(st.integers(0, 2))))),
+        )
+        for i in range(n)
+    )
+    first = draw(st.integers(0, n - 2), label="first leaf")
+    last = draw(st.integers(first, n - 2), label="last leaf")
+    ids = tuple(f"m{i}" for i in range(first, last + 1))
+    return Store(messages, (Summary("L1-0", 1, "what happened", None, 0, ids, (ids[0], ids[-1])),))
+
+
+def _post_strip_prices(store: Store, config: Config) -> list[Number]:
+    """Each message's price after the store-wide image count strips it: what the recent window walks."""
+    rules = Rules()
+    rule = store_pricing(store, verbatim_stamps=rules.verbatim_stamps)
+    flags = store_wide_flags(store, config, rules)
+    return [
+        calibrated_tokens(stripped(m.content, f, rules.images.placeholder), rule, store.calibration)
+        for m, f in zip(store.messages, flags, strict=True)
+    ]
+
+
+@given(store=imaged_middles(), live=st.integers(1, 2))
+def test_sound_sends_the_reference_context_with_the_recent_window_on_each_post_strip_edge(store, live):
+    """The recent window walks each message's price after the store-wide image count strips it: with the window
+    on each such edge (the newest k messages' stripped price, and one token under), where a stripped image moves
+    the boundary, sound sends what the reference renders."""
+    config = Config(head_window_tokens=0, max_live_images=live, l1_budget_tokens=10**6)
+    post = _post_strip_prices(store, config)
+    edges = {sum(post[len(post) - k :]) + d for k in range(1, len(post)) for d in (-1, 0)}
+    for window in sorted(edges):
+        for invariant in ("selection", "rendering"):
+            assert_holds(invariant, store, replace(config, recent_window_tokens=window), UNLIMITED, "sound")
