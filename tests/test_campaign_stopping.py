@@ -24,7 +24,8 @@ def _hanging_campaign(root: Path, tmp: Path) -> subprocess.Popen:
     """A campaign over the fake project running its hanging mutant, its temp files under ``tmp``; started
     once the baseline is journaled and the hanging mutant's run has begun."""
     script = textwrap.dedent(f"""
-        import sys
+        import signal, sys
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C as in a terminal, even if started ignored
         sys.path[:0] = [{str(ROOT)!r}]
         from pathlib import Path
         from reports.campaign.named_scheduler import run_named_mutants

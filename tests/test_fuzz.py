@@ -139,11 +139,12 @@ def _replay(database: str, files: tuple[str, ...] = ("tests/test_invariants.py",
 
 
 def test_two_fuzz_processes_share_a_redis_database_and_pytest_replays_their_failure(redis_url: str) -> None:
-    command = [sys.executable, "-m", "reports.cli", "fuzz", "--workers", "1", "--time", "60", "--stop-on-failure"]
+    # Up to three minutes: the planted defect shows after about 500 cases (50 s alone); each stops at a failure.
+    command = [sys.executable, "-m", "reports.cli", "fuzz", "--workers", "1", "--time", "180", "--stop-on-failure"]
     command += ["--database", f"{redis_url}/0", "--variant", PLANTED, "--tests", "tests/test_invariants.py"]
     workers = [subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)]
     workers.append(subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
-    outputs = [w.communicate(timeout=150)[0] for w in workers]
+    outputs = [w.communicate(timeout=300)[0] for w in workers]
     found = {nodeid for out in outputs for nodeid in FAILED.findall(out)}
     assert found, "neither fuzz process found the planted defect:\n" + "\n".join(outputs)
     assert all(w.returncode == 1 for w in workers), outputs  # each reads the failures the other saved, too
