@@ -3,16 +3,24 @@
 It is deliberately not a ``pytest11`` entry point: installed, it would load into every pytest run in
 the environment, the mutation campaign's scratch projects included. It also holds the ``campaign``
 fixture the ``test_campaign_*`` modules share.
+
+The suite keeps bytecode caches even where ``PYTHONDONTWRITEBYTECODE`` is set: without them every run
+recompiles the project and has pytest rewrite its 3,000 assertions again, about 6 of the 10 seconds before
+the first test on a 2-core machine (``benchmarks/README.md``). The caches are git-ignored ``__pycache__``
+folders, checked against each source's time and size as Python always does.
 """
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 if TYPE_CHECKING:
     from reports.campaign.settings import Settings
+
+sys.dont_write_bytecode = False
 
 pytest_plugins = ["pytester", "invariants.plugin"]
 
