@@ -1,7 +1,7 @@
 """Kill rate of the unnamed bug patches (``tests/mutants/*.patch``) and the time to the first failure.
 
     PYTHONPATH=. python benchmarks/bench_unnamed_mutants.py [--rev REV] [--patches DIR] [--jobs N] [--json]
-        [--generated-only] [TESTS...]
+        [--generated-only] [--warm] [TESTS...]
 
 Each patch is applied with ``git apply`` to a fresh copy of the tree (the working tree, or commit
 ``REV`` through ``git archive``), and ``python -m pytest -q -x -p no:cacheprovider`` runs there
@@ -10,11 +10,14 @@ under the ``ci`` profile. A run that fails is a kill; its wall time is the time 
 less. Prints one line per patch, then the kill rate and the median time to a kill.
 ``--generated-only`` runs only the ``@given`` tests with Hypothesis's explicit phase off
 (``benchmarks/generated_only.py``): the kill rate of generation alone, no ``@example`` helping.
+``--warm`` measures a reviewer's checkout instead of a fresh one: each job keeps one copy, where a first
+collection has cached the bytecode, and applies and reverts each patch in it.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -25,6 +28,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -66,15 +70,55 @@ def first_failure(output: str) -> str:
 GENERATED_ONLY = ("-p", "generated_only")
 
 
-def run_one(
-    patch: Path, rev: str | None, timeout: float, tests: tuple[str, ...] = (), generated_only: bool = False
-) -> Outcome:
-    with tempfile.TemporaryDirectory(prefix="cm-unnamed-") as tmp:
-        tree = Path(tmp) / "tree"
-        copy_tree(rev, tree)
+class Trees:
+    """Where each patch runs: a fresh copy per patch, or (``warm``) one copy per job, its bytecode cached by a
+    first collection, each patch applied there and reverted after."""
+
+    def __init__(self, rev: str | None, warm: bool) -> None:
+        self.rev, self.warm = rev, warm
+        self.root = Path(tempfile.mkdtemp(prefix="cm-unnamed-"))
+        self.local = threading.local()
+
+    @contextlib.contextmanager
+    def patched(self, patch: Path) -> Iterator[tuple[Path, str]]:
+        """A tree with ``patch`` applied, and ``git apply``'s complaint if it does not apply."""
+        tree = self._job_tree() if self.warm else self._copy()
         applied = subprocess.run(["git", "apply", str(patch)], cwd=tree, capture_output=True, text=True)
-        if applied.returncode != 0:
-            return Outcome(patch.name, False, 0.0, f"does not apply: {applied.stderr.strip()}", 0.0)
+        try:
+            yield tree, "" if applied.returncode == 0 else applied.stderr.strip()
+        finally:
+            if not self.warm:
+                shutil.rmtree(tree)
+            elif applied.returncode == 0:
+                subprocess.run(["git", "apply", "-R", str(patch)], cwd=tree, capture_output=True, check=True)
+
+    def _copy(self) -> Path:
+        tree = Path(tempfile.mkdtemp(dir=self.root)) / "tree"
+        copy_tree(self.rev, tree)
+        return tree
+
+    def _job_tree(self) -> Path:
+        tree = getattr(self.local, "tree", None)
+        if tree is None:
+            tree = self.local.tree = self._copy()
+            subprocess.run(
+                [sys.executable, "-m", "pytest", "-q", "--collect-only", "-p", "no:cacheprovider"],
+                cwd=tree,
+                env={**os.environ, "PYTHONPATH": str(tree)},
+                capture_output=True,
+            )
+        return tree
+
+    def close(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def run_one(
+    patch: Path, trees: Trees, timeout: float, tests: tuple[str, ...] = (), generated_only: bool = False
+) -> Outcome:
+    with trees.patched(patch) as (tree, refused):
+        if refused:
+            return Outcome(patch.name, False, 0.0, f"does not apply: {refused}", 0.0)
         path = os.pathsep.join([str(tree), str(ROOT / "benchmarks")] if generated_only else [str(tree)])
         env = {**os.environ, "PYTHONPATH": path, "CMHARNESS_PROFILE": "ci", "PYTHONHASHSEED": "0"}
         extra = GENERATED_ONLY if generated_only else ()
@@ -111,6 +155,9 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="run only the @given tests, with Hypothesis's explicit phase off (no @example runs)",
     )
+    parser.add_argument(
+        "--warm", action="store_true", help="one checkout per job, bytecode cached, each patch applied and reverted"
+    )
     parser.add_argument("tests", nargs="*", help="test paths to run (default: the whole suite)")
     args = parser.parse_args(argv)
     patches = sorted(
@@ -120,10 +167,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bench_unnamed_mutants: no *.patch in {args.patches}", file=sys.stderr)
         return 2
     outcomes: list[Outcome] = []
-    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        for out in pool.map(
-            lambda p: run_one(p, args.rev, args.timeout, tuple(args.tests), args.generated_only), patches
-        ):
+    trees = Trees(args.rev, args.warm)
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool, contextlib.closing(trees):
+        for out in pool.map(lambda p: run_one(p, trees, args.timeout, tuple(args.tests), args.generated_only), patches):
             outcomes.append(out)
             if not args.json:
                 verdict = "killed  " if out.killed else "SURVIVED"
@@ -141,6 +187,7 @@ def main(argv: list[str] | None = None) -> int:
                 {
                     "rev": args.rev or "working tree",
                     "generated_only": args.generated_only,
+                    "warm": args.warm,
                     "killed": len(killed),
                     "total": len(outcomes),
                     "killed_first_by_harness": len(by_harness),
@@ -153,7 +200,8 @@ def main(argv: list[str] | None = None) -> int:
         )
     else:
         print(
-            f"\n{args.rev or 'working tree'}{' (@given tests, generated cases only)' if args.generated_only else ''}: "
+            f"\n{args.rev or 'working tree'}{' (@given tests, generated cases only)' if args.generated_only else ''}"
+            f"{' (warm checkouts)' if args.warm else ''}: "
             f"{len(killed)}/{len(outcomes)} killed "
             f"({len(by_harness)} first by the harness's own tests); "
             f"median time to the first failure {median:.1f} s ({median_cpu:.1f} CPU s); load average "

@@ -14,9 +14,11 @@ import re
 
 import pytest
 from builders import SOUND, store, summary
+from hypothesis import given
+from hypothesis import strategies as st
 
 from reference.model import Budget, Config, InvalidConfigError, Store
-from strategies import HierarchicalStrategy
+from strategies import HierarchicalStrategy, OverBudgetError, UncoveredDropError
 
 INF, NAN = math.inf, math.nan
 SEPARATOR = "\n\n---\n\n"  # docs/model.md, Recall answers and the envelope
@@ -106,3 +108,49 @@ def test_bad_estimate_names_whose_text_it_was(
     assert err.field == "text_estimator"
     assert "returned nan" in str(err)
     assert re.search(rf"(?<!\w){re.escape(culprit)}(?!\w)", str(err)), str(err)
+
+
+#: The settings the refusals read, and numbers ordinary and bad (negative, infinite, NaN) for them.
+SETTINGS = (
+    "max_tokens",
+    "reserve_for_response",
+    "over_budget_grace_ratio",
+    "head_window_tokens",
+    "recent_window_tokens",
+)
+ordinary = st.sampled_from([0, 1, 7.5, 100])
+bad = st.sampled_from([-1, -0.5, INF, -INF, NAN])
+
+
+def contract_refusal(config: Config, budget: Budget) -> str | None:
+    """The field the contract (docs/model.md, The bad-value refusals) refuses first, in its order, or None."""
+    if not budget.max_tokens >= 0:
+        return "max_tokens"
+    if not (math.isfinite(budget.reserve_for_response) and budget.reserve_for_response >= 0):
+        return "reserve_for_response"
+    if budget.input_budget < 0:
+        return "reserve_for_response"
+    if not (math.isfinite(config.over_budget_grace_ratio) and config.over_budget_grace_ratio >= 0):
+        return "over_budget_grace_ratio"
+    return next((n for n in ("head_window_tokens", "recent_window_tokens") if math.isnan(getattr(config, n))), None)
+
+
+@pytest.mark.parametrize("spoilt", SETTINGS)
+@given(data=st.data())
+def test_sound_refuses_exactly_what_the_contract_refuses_naming_the_first(spoilt, data):
+    """One setting of the budget, the grace ratio and the windows bad (negative, infinite, NaN), each other one
+    ordinary or bad: ``sound`` refuses with the field the contract names first, and nothing else as a bad value."""
+    value = {name: data.draw(bad if name == spoilt else ordinary | bad, label=name) for name in SETTINGS}
+    budget = Budget(max_tokens=value["max_tokens"], reserve_for_response=value["reserve_for_response"])
+    config = Config(**{name: value[name] for name in SETTINGS[2:]})
+    strategy = HierarchicalStrategy(config, SOUND)
+    strategy.initialize(store(4))
+    expected = contract_refusal(config, budget)
+    try:
+        strategy.compile(budget)
+    except InvalidConfigError as refused:
+        assert refused.field == expected, f"refused {refused.field!r}: {refused}"
+    except (OverBudgetError, UncoveredDropError):
+        assert expected is None, f"{expected} was not refused as a bad value"
+    else:
+        assert expected is None, f"{expected} was not refused"

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from reference.json_input import (
     MAX_DEPTH,
@@ -96,3 +100,35 @@ def test_a_value_nested_to_the_limit_passes_and_one_level_more_is_refused_at_its
 def test_scalars_beside_a_deep_value_do_not_end_the_walk():
     with pytest.raises(JsonLimitError):
         check_depth({"deep": deep_list(MAX_DEPTH + 1), "after": 1})
+
+
+@st.composite
+def nested_near_the_limit(draw: st.DrawFn) -> tuple[object, int]:
+    """A value nested two levels either side of the limit along one path of lists and objects (a drawn pattern of
+    the two, repeated), a scalar or an empty container innermost, scalars beside it at drawn levels; its depth."""
+    levels = draw(st.integers(MAX_DEPTH - 2, MAX_DEPTH + 2), label="levels")
+    pattern = draw(st.lists(st.booleans(), min_size=1, max_size=6), label="list or object, repeated")
+    beside = draw(st.sets(st.integers(0, levels - 1), max_size=3), label="levels with a scalar beside")
+    inner = draw(st.sampled_from([1, "[{", None, [], {}]), label="innermost")
+    value: object = inner
+    for level in reversed(range(levels)):
+        if pattern[level % len(pattern)]:
+            value = [value, 0] if level in beside else [value]
+        else:
+            value = {"k": value, "z": 0} if level in beside else {"k": value}
+    return value, levels + isinstance(inner, (list, dict))
+
+
+@given(nested_near_the_limit())
+def test_the_walk_of_a_parsed_value_and_the_scan_of_its_text_refuse_exactly_past_the_limit(drawn):
+    """A parsed value and its JSON text are refused alike, exactly when they nest deeper than the limit."""
+    value, depth = drawn
+    refused = []
+    for check, arg in ((check_depth, value), (check_text_depth, json.dumps(value))):
+        try:
+            check(arg)
+        except JsonLimitError:
+            refused.append(True)
+        else:
+            refused.append(False)
+    assert refused == [depth > MAX_DEPTH] * 2

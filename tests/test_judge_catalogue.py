@@ -6,6 +6,8 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import invariants.properties.running as running
 import tests.test_judge_bad_numbers as bad_numbers
@@ -15,7 +17,7 @@ import tests.test_judge_repeatability as repeatability
 import tests.test_judge_tool_pairs as tool_pairs
 import tests.test_judge_what_is_sent as what_is_sent
 from invariants import examples as known
-from invariants.generators import Case
+from invariants.generators import Case, cases
 from invariants.properties import (
     CHEAP_FIRST,
     INVARIANTS,
@@ -136,6 +138,15 @@ def test_check_reports_every_invariant_broken_or_only_the_first():
     names = list(dict.fromkeys(v.invariant for v in found))
     assert names == sorted(names, key=CHEAP_FIRST.index) and len(names) >= 2
     assert first == [v for v in found if v.invariant == names[0]]
+
+
+@given(case=cases(), defect=st.sampled_from(sorted(Defect, key=lambda d: d.name)))
+def test_check_reports_exactly_the_invariants_that_break_when_each_is_judged_alone(case, defect):
+    """On any drawn case, with any defect switched on alone in ``sound``: ``check`` reports the invariants that
+    break when each is judged on its own, none left out of its order and none added."""
+    variant = frozenset({defect})
+    alone = {name for name, invariant in INVARIANTS.items() if invariant(*case, variant)}
+    assert {v.invariant for v in check(*case, variant)} == alone
 
 
 def test_assert_holds_raises_with_the_violations_the_variant_and_the_case():

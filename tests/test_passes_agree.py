@@ -1,7 +1,8 @@
 """The compile's cap and tool passes against the reference's own, on inputs the store generators seldom reach:
 astral text under a cap that cuts it, tool inputs with ten or more array-index keys or astral values under the
 input cap, a result standing up to nine entries after its call, stubs beside real results under per-tool limits
-(0 among them), images counted against the live limit."""
+(0 among them), images counted against the live limit, the depth on each running sum, the byte wall and the
+hysteresis watermark over images of drawn sizes."""
 
 from __future__ import annotations
 
@@ -22,8 +23,8 @@ from reference.model import Budget, Config, Entry, Image, Message, Store, Summar
 from reference.numerics import Number, is_finite_nonneg
 from reference.selection import Rules, bounds, head_total, select, store_wide_flags
 from strategies.cap import truncate
-from strategies.images import decide, strip
-from strategies.tool_pairing import Slot, Stubs, enforce_tool_pairing
+from strategies.images import ImagePolicy, advance_watermark, decide, decide_policy, strip, strip_start
+from strategies.tool_pairing import Slot, Stubs, enforce_tool_pairing, trim_orphaned_tool_use
 from strategies.tool_pruning import prune_tool_entries
 
 #: Astral characters (two UTF-16 units, one code point) among plain and dense ones.
@@ -74,6 +75,35 @@ def tool_runs(draw: st.DrawFn) -> tuple[list[Entry], list[bool]]:
         entries.append(Entry("user", (ToolResult(f"u{k}", f"out {k}"),), "raw", message_id=f"r{k}"))
         stubbed.append(draw(st.booleans(), label="stub"))
     return entries, stubbed
+
+
+@st.composite
+def mixed_turns(draw: st.DrawFn) -> list[Entry]:
+    """One to six entries, each one to three blocks of text, calls and results in any mix (a call beside a result
+    among them); entry k's calls are ``u{k}-j``, its results answer entry k-1's."""
+    entries = []
+    for k in range(draw(st.integers(1, 6), label="entries")):
+        kinds = draw(st.lists(st.sampled_from(["text", "call", "result"]), min_size=1, max_size=3), label="blocks")
+        blocks = [
+            Text(f"t{k}")
+            if kind == "text"
+            else ToolUse(f"u{k}-{j}", "read", {})
+            if kind == "call"
+            else ToolResult(f"u{k - 1}-{j}", "out")
+            for j, kind in enumerate(kinds)
+        ]
+        entries.append(Entry(("assistant", "user")[k % 2], tuple(blocks), "raw", message_id=f"m{k}"))
+    return entries
+
+
+@given(entries=mixed_turns())
+def test_trim_and_pairing_keep_what_the_reference_keeps_over_any_mix_of_calls_and_results(entries):
+    """Trim pops only trailing entries with a call and no result; the pairing after it: both as the reference."""
+    ours = trim_orphaned_tool_use([Slot(k, e) for k, e in enumerate(entries)])
+    theirs = reference_passes.trim([reference_passes.Piece.of(k, e) for k, e in enumerate(entries)])
+    assert [s.entry for s in ours] == [p.entry for p in theirs]
+    paired, _ = enforce_tool_pairing(ours)
+    assert [s.entry for s in paired] == [p.entry for p in reference_passes.pair(theirs)]
 
 
 limits = st.one_of(st.integers(0, 4), st.dictionaries(st.sampled_from(["read", "grep"]), st.integers(-1, 3)))
@@ -231,3 +261,72 @@ def test_sound_sends_the_reference_context_with_the_recent_window_on_each_post_s
     for window in sorted(edges):
         for invariant in ("selection", "rendering"):
             assert_holds(invariant, store, replace(config, recent_window_tokens=window), UNLIMITED, "sound")
+
+
+#: Message prices, as the depth rule sums them from the newest message.
+prices = st.lists(st.integers(0, 20), min_size=1, max_size=8)
+
+
+@given(prices=prices, data=st.data())
+def test_the_image_depth_starts_where_the_reference_starts_it_on_each_running_sum(prices, data):
+    """The depth is drawn on a running sum from the newest message (or one token either side), where "passes
+    the depth" and "reaches it" part: the first index within it is the reference's."""
+    sums = [sum(prices[i:]) for i in range(len(prices))]
+    depth = data.draw(st.sampled_from(sums), label="running sum") + data.draw(st.sampled_from([-1, 0, 1]), label="off")
+    assert strip_start(prices, depth) == reference_images.depth_start(prices, depth)
+
+
+@st.composite
+def imaged_contents(draw: st.DrawFn) -> list[tuple]:
+    """One to six messages of a text and up to three images, each image's base64 payload 0 to 12 characters or
+    none."""
+    payload = st.one_of(st.none(), st.integers(0, 12).map(lambda n: "A" * n))
+    return [
+        (*(Image(data=d) for d in draw(st.lists(payload, max_size=3))), Text("t"))
+        for _ in range(draw(st.integers(1, 6), label="messages"))
+    ]
+
+
+@given(
+    contents=imaged_contents(),
+    wall=st.integers(1, 24),
+    live=st.integers(0, 4),
+    first_block_first=st.booleans(),
+    data=st.data(),
+)
+def test_the_byte_wall_keeps_the_images_the_reference_keeps(contents, wall, live, first_block_first, data):
+    """On a byte-wall line an image past the wall with what is kept so far is skipped, never a stop: the images
+    kept, under any count, depth start, watermark and block order, are the reference's."""
+    start = data.draw(st.integers(0, len(contents)), label="depth start")
+    below = data.draw(st.one_of(st.none(), st.integers(0, len(contents) - 1)), label="watermark")
+    config = Config(max_live_images=live, max_live_image_bytes=wall, image_strip_depth_tokens=1 if start else 0)
+    policy = ImagePolicy(byte_wall=True, first_block_first=first_block_first, watermark=below)
+    rules = reference_images.ImageRules(byte_wall=True, first_block_first=first_block_first, below=below)
+    positions = range(len(contents))
+    kept = decide_policy(positions, contents, start, config, policy)
+    flags = reference_images.live_flags(contents, positions, start, config, rules)
+    ours = [strip(c, k) for c, k in zip(contents, kept, strict=True)]
+    assert ours == [reference_images.stripped(c, f) for c, f in zip(contents, flags, strict=True)]
+
+
+@given(
+    contents=imaged_contents(),
+    data=st.data(),
+    live=st.integers(0, 4),
+    depth=st.integers(0, 30),
+    wall=st.one_of(st.just(0), st.integers(1, 24)),
+    ratio=st.sampled_from([0.1, 0.25, 0.5, 0.75, 0.9]),
+)
+def test_the_hysteresis_watermark_stands_where_the_reference_sets_it(contents, data, live, depth, wall, ratio):
+    """A fresh compile's watermark under each limit scaled by the ratio (a count on stays at least 1, a limit
+    off stays off), over drawn prices, counts, depths and byte walls: where the reference sets it."""
+    prices = data.draw(st.lists(st.integers(0, 10), min_size=len(contents), max_size=len(contents)), label="prices")
+    config = Config(
+        max_live_images=live,
+        image_strip_depth_tokens=depth,
+        max_live_image_bytes=wall,
+        image_strip_hysteresis_ratio=ratio,
+    )
+    ours = advance_watermark(prices, contents, config, ImagePolicy(byte_wall=True), newer_only=False)
+    rules = reference_images.ImageRules(byte_wall=True, hysteresis=True)
+    assert ours == reference_images.watermark(prices, contents, config, rules)

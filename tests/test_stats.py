@@ -7,10 +7,13 @@ reference price of the entries it stands for, and the total counts raw messages 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from itertools import pairwise
 
 import pytest
 from builders import SOUND, compile_with, store, summary
+from hypothesis import given
+from hypothesis import strategies as st
 
 from reference.model import Config, Entry, Store
 from reference.price import reference_price
@@ -121,3 +124,49 @@ def test_sound_stats_charge_each_bucket_its_price(positioned: bool) -> None:
             assert getattr(stats, bucket) == LevelBucket(count=count, tokens=0)
         assert stats.l3.count == 2
     assert stats.total == Total(messages=5 + 2 * len(pairs), tokens=reference_price(entries, st, config))
+
+
+@st.composite
+def summary_chains(draw: st.DrawFn) -> Store:
+    """Twelve messages (head m0-m1, tail m10-m11 under windows of 20) and, over disjoint runs of the middle, chains
+    of one to five summaries, each level summarising the one below: the top of each chain is its run's candidate."""
+    summaries = []
+    first = 2
+    for k in range(draw(st.integers(1, 4), label="chains")):
+        if first > 9:
+            break
+        last = draw(st.integers(first, min(first + 2, 9)), label="run end")
+        below: str | None = None
+        chain = []
+        for level in range(1, draw(st.integers(1, 5), label="levels") + 1):
+            sid = f"L{level}-{k}"
+            sources = None if below is None else (below,)
+            chain.append(summary(sid, first, last, level=level, sources=sources))
+            below = sid
+        summaries += [replace(s, parent_id=up.id) for s, up in pairwise(chain)] + [chain[-1]]
+        first = last + 1 + draw(st.integers(0, 1), label="gap")
+    return store(12, summaries)
+
+
+def contract_bucket(level: int) -> str:
+    """docs/model.md, Stats: level 1 in l1, 2 in l2, 3 and deeper in l3."""
+    return {1: "l1", 2: "l2"}.get(level, "l3")
+
+
+@given(chained=summary_chains(), positioned=st.booleans())
+def test_each_level_bucket_counts_its_pairs_or_held_summaries_at_their_reference_price(chained, positioned):
+    """Over chains of up to five levels: positioned, each pair's reference price goes to its summary's level
+    bucket; combined, each held summary counts in its level's bucket with 0 tokens."""
+    config = Config(head_window_tokens=20, recent_window_tokens=20, positioned_recall_pairs=positioned)
+    result = compile_with(SOUND, chained, config, math.inf).result
+    assert result is not None
+    levels = {s.id: s.level for s in chained.summaries}
+    pairs = _pairs(result.entries)
+    for bucket in ("l1", "l2", "l3"):
+        if positioned:
+            mine = [p for p in pairs if contract_bucket(levels[p[1].summary_ids[0]]) == bucket]
+            expected = LevelBucket(len(mine), reference_price([e for p in mine for e in p], chained, config))
+        else:
+            held = [sid for _, answer in pairs for sid in answer.summary_ids]
+            expected = LevelBucket(sum(contract_bucket(levels[sid]) == bucket for sid in held), 0)
+        assert getattr(result.stats, bucket) == expected, bucket
