@@ -264,10 +264,10 @@ def test_sound_sends_the_reference_context_with_the_recent_window_on_each_post_s
 
 
 #: Message prices, as the depth rule sums them from the newest message.
-prices = st.lists(st.integers(0, 20), min_size=1, max_size=8)
+message_prices = st.lists(st.integers(0, 20), min_size=1, max_size=8)
 
 
-@given(prices=prices, data=st.data())
+@given(prices=message_prices, data=st.data())
 def test_the_image_depth_starts_where_the_reference_starts_it_on_each_running_sum(prices, data):
     """The depth is drawn on a running sum from the newest message (or one token either side), where "passes
     the depth" and "reaches it" part: the first index within it is the reference's."""

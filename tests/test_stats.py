@@ -7,7 +7,6 @@ reference price of the entries it stands for, and the total counts raw messages 
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from itertools import pairwise
 
 import pytest
@@ -136,14 +135,18 @@ def summary_chains(draw: st.DrawFn) -> Store:
         if first > 9:
             break
         last = draw(st.integers(first, min(first + 2, 9)), label="run end")
-        below: str | None = None
-        chain = []
-        for level in range(1, draw(st.integers(1, 5), label="levels") + 1):
-            sid = f"L{level}-{k}"
-            sources = None if below is None else (below,)
-            chain.append(summary(sid, first, last, level=level, sources=sources))
-            below = sid
-        summaries += [replace(s, parent_id=up.id) for s, up in pairwise(chain)] + [chain[-1]]
+        top = draw(st.integers(1, 5), label="levels")
+        summaries += [
+            summary(
+                f"L{level}-{k}",
+                first,
+                last,
+                level=level,
+                sources=None if level == 1 else (f"L{level - 1}-{k}",),
+                parent=f"L{level + 1}-{k}" if level < top else None,
+            )
+            for level in range(1, top + 1)
+        ]
         first = last + 1 + draw(st.integers(0, 1), label="gap")
     return store(12, summaries)
 
