@@ -35,6 +35,7 @@ from invariants.properties import (
 )
 from reference.model import Budget, Config, InvalidStoreError, Store
 from reference.names import lookup
+from reference.scenario import Scenario, dump_scenario
 
 __all__ = [
     "INVARIANTS",
@@ -77,7 +78,7 @@ class Counterexample:
             "variant": self.variant,
             "violations": [v.message for v in self.violations],
             "case": describe_case(self.store, self.config, self.budget),
-            "scenario": _scenario_json(self.store, self.config, self.budget),
+            "scenario": scenario_json(self.store, self.config, self.budget),
         }
 
     def __str__(self) -> str:
@@ -319,11 +320,9 @@ def describe_case(store: Store, config: Config, budget: Budget) -> str:
     return "\n".join(lines)
 
 
-def _scenario_json(store: Store, config: Config, budget: Budget) -> Any:
+def scenario_json(store: Store, config: Config, budget: Budget) -> Any:
     """The case as a scenario file's JSON object (the estimator, being code, is named in a description)."""
     try:
-        from reference.scenario import Scenario, dump_scenario
-
         obj = dump_scenario(
             Scenario(
                 store,

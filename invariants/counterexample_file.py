@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from invariants import scenario_json
 from invariants.properties import InvariantViolation
 
 SCRATCH = Path(".cmharness") / "counterexamples"
@@ -37,13 +38,11 @@ def safe_name(nodeid: str) -> str:
 
 def counterexample_section(item: pytest.Item, err: BaseException) -> str | None:
     """The report section for a test that failed on an invariant with a known case, else None."""
-    from invariants import _scenario_json
-
     violation = _violation(err)
     if violation is None:
         return None
     store, config, budget = violation.case  # type: ignore[misc]
-    obj = _scenario_json(store, config, budget)
+    obj = scenario_json(store, config, budget)
     if "unavailable" in obj:
         return f"(not writable as a scenario file: {obj['unavailable']})"
     names = ", ".join(dict.fromkeys(v.invariant for v in violation.violations))

@@ -35,7 +35,9 @@ import pytest
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis.errors import Flaky
 
+from invariants.counterexample_file import counterexample_section
 from invariants.database import DATABASE_ENV, DatabaseError, open_database
+from invariants.scenario_items import ScenarioFile, is_scenario_file
 from strategies.defects import Defect, parse_variant
 from strategies.errors import InvalidConfigError, OverBudgetError, UncoveredDropError
 
@@ -174,8 +176,6 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
     """A test failing on an invariant prints its case as a scenario file, and the command that keeps it."""
     report = yield
     if report.when == "call" and report.failed and call.excinfo is not None:
-        from invariants.counterexample_file import counterexample_section
-
         section = counterexample_section(item, call.excinfo.value)
         if section is not None:
             report.sections.append(("cmharness: the counterexample as a scenario file", section))
@@ -206,8 +206,6 @@ def pytest_report_header(config: pytest.Config) -> str:
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     """Scenario files (``tests/scenarios/**/*.scenario.json``) are collected as items, one per variant."""
-    from invariants.scenario_items import ScenarioFile, is_scenario_file
-
     return ScenarioFile.from_parent(parent, path=file_path) if is_scenario_file(file_path) else None
 
 

@@ -19,6 +19,7 @@ from pydantic import (
     Field,
     Tag,
     TypeAdapter,
+    create_model,
 )
 
 from reference import model as m
@@ -300,8 +301,6 @@ def _config_type(f: dataclasses.Field, hint: Any) -> Any:
 
 
 def _config_model() -> type[Strict]:
-    from pydantic import create_model
-
     hints = get_type_hints(m.Config)
     fields = {f.name: (_config_type(f, hints[f.name]), None) for f in dataclasses.fields(m.Config)}
     return create_model("ConfigModel", __base__=Strict, **fields)  # type: ignore[call-overload]

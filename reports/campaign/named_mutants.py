@@ -16,6 +16,7 @@ Generic operator mutants (mutmut) are named ``mutmut:<mutmut's name>``; see ``re
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -101,8 +102,6 @@ def parse_shard(text: str) -> tuple[int, int]:
 
 def shard_of(key: str, n: int) -> int:
     """The shard (1..n) that owns ``key``: a stable hash, so it never depends on the list's order."""
-    import hashlib
-
     return int(hashlib.sha256(key.encode()).hexdigest()[:8], 16) % n + 1
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -185,8 +186,6 @@ class PreparedAhead:
     red test) or it failed, ``run_pending`` prepares again with the red tests left out."""
 
     def __init__(self, settings: Settings, work: Path, deadline: float) -> None:
-        import threading
-
         self.code: int | None = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._main, args=(settings, work, deadline), daemon=True)

@@ -31,6 +31,10 @@ Load it with ``-p reports.campaign.plugins.mutant_plugin``. It does nothing unle
 - With the environment variable ``CMHARNESS_KILLERS`` naming a directory, and mutmut's
   ``MUTANT_UNDER_TEST`` naming a mutant, the first failing test of each mutmut mutant is appended to
   ``$CMHARNESS_KILLERS/<pid>.jsonl`` (mutmut runs with ``-x``, so only the first is known).
+
+The model (``strategies``, ``reference``) is imported when a mutant is switched on, not when the plugin loads:
+``-p`` loads it before pytest has read the project's configuration, and a run that switches nothing on never
+imports the model through it.
 """
 
 from __future__ import annotations

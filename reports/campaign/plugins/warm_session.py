@@ -32,7 +32,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _pytest.runner import runtestprotocol
 
+from reports.campaign.mutmut.test_order import running_order
+from reports.campaign.plugins.mutant_plugin import apply_mutant, drawn, is_property_test, outcome_of
 from reports.campaign.records import Outcome
 
 KILLED, SURVIVED, TIMEOUT, NO_TESTS = 1, 0, 36, 33
@@ -80,8 +83,6 @@ class Executor:
         """The node ids ``mutant`` runs, in running order."""
         if "tests" in mutant:
             return list(mutant["tests"])
-        from reports.campaign.mutmut.test_order import running_order
-
         fn = self.functions.get(mutant["function"], {})
         return running_order(mutant["name"], fn.get("tests", []), self.order_durations, fn.get("first", []))
 
@@ -192,8 +193,6 @@ def _timed_out(signum: int, frame: object) -> None:
 def _child(name: str, tests: list[pytest.Item], out: str) -> None:
     """Run ``tests`` under mutant ``name`` until one fails; exit 1 (writing the killer) or 0 (36 from
     ``Executor.pytest_runtest_call`` when a test outlives its limit)."""
-    from _pytest.runner import runtestprotocol
-
     code = SURVIVED
     try:
         _switch_on(name)
@@ -215,10 +214,6 @@ def _named_child(name: str, spec: str, tests: list[pytest.Item], out: str) -> No
     """A named mutant: its switches on in this process; every example test runs (each failing one a killer),
     the property searches only while nothing has failed; one row per test as ``reports.campaign.plugins.mutant_plugin``
     writes them. Exit 1 when a test failed, else 0."""
-    from _pytest.runner import runtestprotocol
-
-    from reports.campaign.plugins.mutant_plugin import apply_mutant, drawn, is_property_test, outcome_of
-
     code = SURVIVED
     try:
         apply_mutant(spec)

@@ -4,9 +4,8 @@
 Each planned test is collected once and run again under each of its candidate mutants in turn until
 one fails, each run in a forked child of the collected session (``isolated``): a mutmut mutant through
 ``MUTANT_UNDER_TEST`` (its trampolines read it at call time), a named mutant through its switches in
-``strategies.defects.VARIANTS``. Of the harness only ``reports.campaign.plugins.warm_session``'s ``clear_memos`` is
-imported,
-so the plugin loads in any project the campaign runs in.
+``strategies.defects.VARIANTS``. At load it imports only the campaign's other plugins, none of the model, so it
+loads in any project the campaign runs in; ``strategies`` is imported when a named mutant is switched on.
 """
 
 from __future__ import annotations
@@ -22,7 +21,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _pytest.runner import runtestprotocol
 
+from reports.campaign.plugins.mutant_plugin import apply_mutant
+from reports.campaign.plugins.warm_session import clear_memos
 from reports.campaign.records import Kind
 
 #: The search is bounded by candidates (the plan's ``max``), never by a clock, so its outcome does not depend on
@@ -148,10 +150,6 @@ def isolated(run: Callable[[], Any], limit: float) -> Any:
 
 def run_under(item: pytest.Item, kind: str, name: str) -> str:
     """Run ``item`` with the candidate switched on: its failure line, or "" when it passed."""
-    from _pytest.runner import runtestprotocol
-
-    from reports.campaign.plugins.warm_session import clear_memos
-
     with switched(kind, name):
         clear_memos()
         reports = runtestprotocol(item, nextitem=None, log=False)
@@ -174,10 +172,6 @@ def functions_called(item: pytest.Item) -> list[str]:
     (the functions that steer a compile, whose mutants change what a test sees; the most called are shared
     primitives, which move both sides of a comparison together): one run of it with the trampolines recording
     their hits, as mutmut's stats run does (nothing when mutmut is not there)."""
-    from _pytest.runner import runtestprotocol
-
-    from reports.campaign.plugins.warm_session import clear_memos
-
     hits: Counter[str] = Counter()
     clear_memos()
     try:
@@ -206,7 +200,6 @@ class switched:  # a context manager read as a phrase: ``with switched(kind, nam
         if self.kind == Kind.MUTMUT:
             os.environ["MUTANT_UNDER_TEST"] = self.name
         else:
-            from reports.campaign.plugins.mutant_plugin import apply_mutant
             from strategies import defects
 
             variant = self.name.split("+", 1)[0]
