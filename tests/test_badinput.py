@@ -11,6 +11,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from invariants import check
 from reference.estimator import Pricing, raw_price, text_tokens, tool_result_price
@@ -31,7 +33,7 @@ from reference.model import (
     ToolResult,
     ToolUse,
 )
-from reference.numerics import js_number
+from reference.numerics import is_number, js_number
 from reference.scenario import dump_scenario, load_scenario
 from reports import cli
 from reports.cli.terminal import printable
@@ -311,6 +313,60 @@ def test_an_out_folder_naming_a_regular_file_is_refused(capsys, monkeypatch, tmp
 def test_a_wrong_type_is_refused_by_the_constructor(make, match):
     with pytest.raises(InvalidStoreError, match=match):
         make()
+
+
+def _text(v: object) -> bool:
+    return isinstance(v, str)
+
+
+def _text_or_none(v: object) -> bool:
+    return v is None or isinstance(v, str)
+
+
+def _number_or_none(v: object) -> bool:
+    return v is None or is_number(v)
+
+
+#: Each block field the constructor checks, the block's other fields, and what the field accepts (docs/model.md,
+#: The data).
+BLOCK_FIELDS = [
+    (Text, "text", {}, _text),
+    (Thinking, "thinking", {}, _text),
+    (Thinking, "signature", {"thinking": "t"}, _text_or_none),
+    (Thinking, "token_estimate", {"thinking": "t"}, _number_or_none),
+    (RedactedThinking, "data", {}, _text_or_none),
+    (RedactedThinking, "token_estimate", {"data": None}, _number_or_none),
+    (ToolUse, "id", {"name": "read", "input": {}}, _text),
+    (ToolUse, "name", {"id": "u0", "input": {}}, _text),
+    (ToolResult, "tool_use_id", {"content": "r"}, _text),
+    (ToolResult, "content", {"tool_use_id": "u0"}, lambda v: isinstance(v, (str, tuple))),
+    (Image, "token_estimate", {}, _number_or_none),
+    (Image, "data", {}, _text_or_none),
+]
+#: Values of every JSON type and then some, for a field that takes one or two of them.
+ANY_VALUE = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 3),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=3),
+    st.lists(st.integers(0, 2), max_size=2),
+    st.tuples(),
+    st.dictionaries(st.sampled_from(["a", "type"]), st.integers(0, 2), max_size=2),
+    st.binary(max_size=2),
+)
+
+
+@given(st.sampled_from(BLOCK_FIELDS), ANY_VALUE)
+def test_a_block_field_takes_exactly_its_types_and_names_itself_otherwise(field, value):
+    """A block built with a value its field accepts is built; any other value is refused by the constructor with an
+    ``InvalidStoreError`` that names the block and the field."""
+    cls, name, others, accepts = field
+    if accepts(value):
+        cls(**others, **{name: value})  # built: no error
+    else:
+        with pytest.raises(InvalidStoreError, match=rf"^{cls.__name__}\.{name} must be "):
+            cls(**others, **{name: value})
 
 
 def test_initialize_refuses_what_is_not_a_store():

@@ -136,6 +136,30 @@ def test_find_beyond_counts_only_what_the_variant_breaks_and_the_other_holds():
     assert {v.invariant for v in check(*case, MAIN)} - broken_by_pr == {v.invariant for v in found.violations}
 
 
+def test_find_beyond_leaves_out_what_the_other_variant_breaks_too():
+    """A head refusal with work in flight: main breaks the diagnostics and the exact budget, the pull request only
+    the exact budget; beyond the pull request, main's counterexample reports the diagnostics alone."""
+    store = Store(
+        messages=(
+            Message("m0", "Tool", (Text("a fixed budget"),)),
+            Message("m1", "Tool", (Text("then talked the tests we turns wrote parser"),)),
+            Message("m2", "User", ()),
+            Message("m3", "Claude", (ToolUse("t1", "read", ""),)),
+        ),
+        pricing_epoch=0,
+        work=(Work("chunk", "running", frozenset({"m3"})),),
+    )
+    case = Case(store, Config(head_window_tokens=5, l1_budget_tokens=20), Budget(max_tokens=5))
+    assert {v.invariant for v in check(*case, PR)} == {"exact-budget"}
+    assert {"diagnostics", "exact-budget"} <= {v.invariant for v in check(*case, MAIN)}
+    found = find(None, MAIN, max_examples=1, strategy=st.just(case), beyond=PR)
+    assert found is not None
+    own = (found.store, found.config, found.budget)
+    reported = {v.invariant for v in found.violations}
+    assert reported and "exact-budget" not in reported
+    assert reported == {v.invariant for v in check(*own, MAIN)} - {v.invariant for v in check(*own, PR)}
+
+
 def test_find_beyond_a_variant_breaking_the_same_finds_nothing():
     assert find(None, MAIN, max_examples=10, strategy=st.just(known.NAN_STAMP), beyond=PR) is None
     assert find("never-over", MAIN, max_examples=10, strategy=st.just(known.COMBINED_OVER_GRACE), beyond=MAIN) is None

@@ -8,7 +8,10 @@ import math
 from dataclasses import fields, replace
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from invariants.generators import stores
 from invariants.generators.shapers import SHAPERS, _finite, _tokens, on_level_edges, on_window_edge, shaped
 from reference.model import Config, Store
 from reference.selection import Rules, message_prices
@@ -180,3 +183,19 @@ def test_shaped_applies_the_shaper_it_names(shaper):
     }[shaper]
     assert shaped(st, config, shaper, 2) == expected
     assert (expected == config) is (shaper == "as drawn")
+
+
+@given(stores(max_messages=12), st.sampled_from(["head", "recent"]))
+def test_a_window_shaper_puts_the_window_on_each_run_of_one_to_all_but_one_messages(store, which):
+    """On any store of two or more priced messages, each spot puts the window on the price of the first (last)
+    ``k`` messages for some ``k`` from 1 to n - 1 (never an empty run, never the whole store), and the spots
+    around the store reach every such run."""
+    prices = message_prices(store, Rules())
+    n = len(prices)
+    field = "head_window_tokens" if which == "head" else "recent_window_tokens"
+    windows = [getattr(on_window_edge(store, Config(), which, spot), field) for spot in range(max(n - 1, 1))]
+    if n < 2 or not _finite(prices):
+        assert windows == [getattr(Config(), field)]
+        return
+    runs = {sum(prices[:k]) if which == "head" else sum(prices[n - k :]) for k in range(1, n)}
+    assert set(windows) == runs

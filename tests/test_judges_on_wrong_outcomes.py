@@ -31,8 +31,9 @@ from invariants.properties import (
 )
 from reference.model import Budget, Config, Entry, Store, Summary, Text, ToolResult, ToolUse
 from reference.price import reference_price
-from reference.selection import Rules, bounds
+from reference.selection import Rules, bounds, message_prices
 from strategies.errors import OverBudgetError, UncoveredDropError
+from tests.builders import msg, summary
 
 CONFIG = Config()
 BUDGET = Budget(max_tokens=10**9)
@@ -282,6 +283,27 @@ def test_selection_rule_breaks_on_the_sound_selection_in_any_other_order(case, d
 def _stands_for(store: Store, entry: Entry) -> set[int]:
     leaves = set().union(*(store.leaves(sid) for sid in entry.summary_ids))
     return {store.index(m) for m in leaves}
+
+
+def test_chronological_breaks_on_a_head_message_sent_again_after_later_pairs():
+    """m0 and m1 are the head and L1-0 (over m0..m2) straddles it, so an entry before m1's already stands for m1:
+    m1 sent after the pair of m3 and m4 is still out of order."""
+    store = Store(messages=tuple(msg(i) for i in range(5)), summaries=(summary("L1-0", 0, 2), summary("L1-1", 3, 4)))
+    config = Config(head_window_tokens=sum(message_prices(store, Rules())[:2]))
+    result = _sent_unlimited(store, config)
+    entries = result.entries
+    assert [(e.kind, e.message_id or e.summary_ids) for e in entries[:2] + entries[3::2]] == [
+        ("raw", "m0"),
+        ("raw", "m1"),
+        ("answer", ("L1-0",)),
+        ("answer", ("L1-1",)),
+    ]
+    assert judged(chronological, store, result=result, config=config, budget=UNLIMITED) == []
+    moved = (entries[0], *entries[2:], entries[1])
+    found = judged(chronological, store, result=replace(result, entries=moved), config=config, budget=UNLIMITED)
+    assert [str(v) for v in found] == [
+        "[chronological] entry 5 stands for ['m1'], all of them before m3, the first of an entry before it"
+    ]
 
 
 @given(case=cases(), data=st.data())

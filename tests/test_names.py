@@ -6,12 +6,14 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from invariants import find
 from reference.config import Budget, Config
 from reference.errors import ModelError, UnknownFieldError, UnknownNameError
 from reference.json_input import JsonLimitError
-from reference.model import Message, Store, Summary
+from reference.model import Message, Store, Summary, Work
 from reference.names import closest, did_you_mean, lookup, suggest_fields, unknown
 from reference.scenario import ScenarioError
 from strategies.defects import resolve_variant
@@ -120,3 +122,24 @@ def test_the_model_s_errors_share_one_root():
 def test_one_name_is_suggested_by_default_even_when_two_are_as_close():
     assert closest("abcd", ["abce", "abcf"]) == ["abcf"]
     assert unknown("a", "abcd", ["abce", "abcf"]) == "unknown a 'abcd'; did you mean 'abcf'? (known: abce, abcf)"
+
+
+@given(st.sampled_from([Config, Budget, Message, Summary, Store, Work]), st.data())
+def test_of_several_unknown_arguments_the_first_given_is_named(cls: type, data: st.DataObject) -> None:
+    """However many unknown keywords a constructor gets, among known ones in any order, the message names the
+    first unknown one as the call gave it."""
+    fields = [f.name for f in dataclasses.fields(cls) if f.init]
+    unknown_names = data.draw(
+        st.lists(
+            st.text("abxyz_", min_size=1, max_size=6).filter(lambda n: n not in fields),
+            min_size=1,
+            max_size=3,
+            unique=True,
+        )
+    )
+    known_names = data.draw(st.lists(st.sampled_from(fields), max_size=2, unique=True))
+    order = data.draw(st.permutations(unknown_names + known_names))
+    with pytest.raises(UnknownFieldError) as info:
+        cls(**dict.fromkeys(order, 0))
+    first = next(n for n in order if n not in fields)
+    assert str(info.value).startswith(f"unknown {cls.__name__} field {first!r}")

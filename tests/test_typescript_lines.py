@@ -531,3 +531,52 @@ def test_the_reference_keys_items_as_json_stringify_writes_them() -> None:
     assert reference_forms(Image()) == set()
     shared = ToolResult("a", "big", raw_xml="XXXX")
     assert reference_moved(shared, (shared, ToolResult("b", "small", raw_xml="XXXX"))).raw_xml is None
+
+
+#: The raw forms a drawn block may carry: XML texts (the empty one carries none), items keyed by type and id,
+#: items keyed by their JSON, reasoning items, and nothing.
+_XML = st.sampled_from([None, "", "<a/>", "<b/>"])
+_ITEM = st.sampled_from(
+    [
+        None,
+        "not-an-object",
+        {"type": "message", "id": "msg_1"},
+        {"type": "message", "id": "msg_2"},
+        {"type": "function_call", "id": "fc_1"},
+        {"type": "reasoning", "id": "rs_1"},
+        {"type": "reasoning", "id": "rs_2"},
+        {"type": "message", "content": []},
+        ["é"],
+    ]
+)
+_FORMED = st.one_of(
+    st.builds(Text, st.sampled_from(["a", "b"]), raw_item=_ITEM),
+    st.builds(RedactedThinking, st.sampled_from(["x", "y"]), raw_item=_ITEM),
+    st.builds(ToolUse, st.just("t"), st.just("n"), st.just({}), raw_xml=_XML, raw_item=_ITEM),
+    st.builds(ToolResult, st.just("t"), st.sampled_from(["r", "s"]), raw_xml=_XML, raw_item=_ITEM),
+)
+
+
+@st.composite
+def _edits(draw: st.DrawFn) -> tuple[tuple, tuple]:
+    """A message's blocks (a block may appear twice as the same object, and equal blocks as distinct ones) and an
+    edit of them: each kept block the same object, some dropped, some replaced by new blocks, maybe reordered."""
+    pool = draw(st.lists(_FORMED, min_size=1, max_size=4))
+    before = tuple(draw(st.lists(st.sampled_from(pool), min_size=1, max_size=6)))
+    after = []
+    for block in before:
+        fate = draw(st.sampled_from(["keep", "keep", "drop", "replace"]))
+        after += [block] if fate == "keep" else [draw(_FORMED)] if fate == "replace" else []
+    if draw(st.booleans()):
+        after.reverse()
+    return before, tuple(after)
+
+
+@given(_edits())
+def test_raw_forms_are_released_as_the_reference_releases_them(edit: tuple[tuple, tuple]) -> None:
+    """The raw-forms line's release after an edit and on a move, against the contract's own reading of them
+    (``reference.raw_forms``), over blocks sharing forms by identity and by equal copies."""
+    before, after = edit
+    assert release_edited(before, after) == reference_after_edit(before, after)
+    for block in before:
+        assert release_shared_on_move(block, before) == reference_moved(block, before), block

@@ -164,7 +164,9 @@ def _combined_as_one(
 def chronological(
     name: str, out: Outcome, store: Store, config: Config, budget: Budget, variant: Variant
 ) -> list[Violation]:
-    """Entries follow the order of the messages they stand for: each one's first new message after the last's."""
+    """Entries follow the order of the messages they stand for: each one's first new message after the last's, and
+    an entry whose messages were all sent before (a head message a straddling pair also stands for) not after an
+    entry of later messages."""
     units = _represented(store, out.entries)
     if not config.positioned_recall_pairs:
         units = _combined_as_one(store, config, variant, out.entries, units)
@@ -181,6 +183,14 @@ def chronological(
                     name,
                     f"entry {k} stands for {sorted(store.messages[i].id for i in new)}, whose first "
                     f"is not after {store.messages[latest].id}, the first of an entry before it",
+                )
+            ]
+        if not new and stands_for and max(stands_for) < latest:  # all sent before, now after later messages
+            return [
+                Violation(
+                    name,
+                    f"entry {k} stands for {sorted(store.messages[i].id for i in stands_for)}, all of them before "
+                    f"{store.messages[latest].id}, the first of an entry before it",
                 )
             ]
         seen |= stands_for
