@@ -15,12 +15,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from invariants import check
+from invariants.text import iterative_repr
 from reference.estimator import Pricing, raw_price, text_tokens, tool_result_price
 from reference.json_input import MAX_DEPTH
 from reference.model import (
     MAX_NESTING,
     Budget,
     Config,
+    Entry,
     Image,
     InvalidConfigError,
     InvalidStoreError,
@@ -176,9 +178,6 @@ def test_a_tool_use_input_nested_past_the_limit_is_refused_naming_the_message():
 
 
 def test_the_iterative_repr_is_repr():
-    from invariants.text import iterative_repr
-    from reference.model import Entry
-
     values = [
         Entry("User", nested(3, (Text("a'b"), Image(1.5), ToolUse("u", "n", {"k": [1, None]}))), "raw", "m1"),
         (),
@@ -190,6 +189,25 @@ def test_the_iterative_repr_is_repr():
     ]
     for v in values:
         assert iterative_repr(v) == repr(v)
+
+
+_SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=3)
+_LEAVES = _SCALARS | st.builds(Text, st.text(max_size=3)) | st.builds(Image, st.none() | st.floats(0, 9))
+#: Data as the model nests it: tuples (of one element too), lists, blocks holding blocks, with scalar leaves.
+_NESTED = st.recursive(
+    _LEAVES,
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.lists(inner, max_size=3).map(tuple)
+        | st.builds(ToolResult, st.just("u1"), st.lists(inner, max_size=2).map(tuple))
+    ),
+    max_leaves=12,
+)
+
+
+@given(_NESTED)
+def test_the_iterative_repr_is_repr_of_any_nesting(value):
+    assert iterative_repr(value) == repr(value)
 
 
 def _recursive_price(block, p: Pricing):

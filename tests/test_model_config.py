@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from reference.model import Budget, Config, InvalidConfigError
 
@@ -28,6 +30,16 @@ def test_budget_refuses_non_numbers():
 )
 def test_cap_is_on_only_above_zero(cap, on):
     assert Config(max_message_tokens=cap).cap == on
+
+
+@given(st.none() | st.integers(-3, 3) | st.floats(allow_nan=True, allow_infinity=True))
+def test_the_cap_is_the_setting_exactly_when_it_is_above_zero(setting):
+    """A message cap of 0, a negative, NaN or None is off; any other number is the cap."""
+    cap = Config(max_message_tokens=setting).cap
+    if setting is not None and setting > 0:
+        assert cap == setting
+    else:
+        assert cap is None
 
 
 @pytest.mark.parametrize(

@@ -3,11 +3,17 @@ what work folds, its sequences as tuples, its calibration and text estimator, an
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
 from model_helpers import IDS, l1, refused
 from model_helpers import messages as messages  # a fixture
 from model_helpers import tree as tree  # a fixture
 
+from invariants.generators import stores
 from reference.model import Store, Work
+from reference.numerics import js_blank
+from strategies.clearing import compression_work_queued
+from strategies.defects import Defects
 
 # ----------------------------------------------------------------------------- derived views
 
@@ -129,3 +135,30 @@ def test_with_calibration_keeps_every_other_field(tree):
     assert s2.work == work
     assert s2.folds_any(frozenset({"m6"}))
     assert s2.leaves("L2-0") == tree.leaves("L2-0")
+
+
+@given(stores(), st.data())
+def test_the_store_and_the_compile_find_compression_work_alike(store, data):
+    """Whether work folds any message of a set (or any at all): the reference's reading and the compile's
+    ``cleared_by`` agree on every drawn store and set."""
+    ids = [m.id for m in store.messages]
+    leaf_sets = [store.leaves(s.id) for s in store.summaries]  # what merge work reaches through its summaries
+    within = data.draw(
+        st.none()
+        | (st.frozensets(st.sampled_from(ids)) if ids else st.just(frozenset()))
+        | (st.sampled_from(leaf_sets) if leaf_sets else st.just(frozenset()))
+    )
+    assert store.folds_any(within) == compression_work_queued(store, within, Defects())
+
+
+@given(stores())
+def test_only_an_unmerged_summary_with_content_claims_its_leaves(store):
+    """Each message a claimed one is claimed by the unmerged summary not blank to JavaScript's trim whose leaves
+    hold it, and by nothing else."""
+    claimers = store.claimers()
+    for s in store.summaries:
+        for m in store.leaves(s.id):
+            if s.parent_id is None and not js_blank(s.content):
+                assert claimers[m] is s
+            elif m in claimers:
+                assert claimers[m] is not s
