@@ -123,7 +123,7 @@ STAMPED = ("Thinking", "RedactedThinking", "Image")
 STAMP_CLASSES = ("absent", "0", "negative", "NaN", "fractional")
 SHAPE_GROUPS: dict[str, tuple[str, ...]] = {
     "store": ("messages <= 5", "messages 6-10", "messages 11-30", "messages 31+", "ids out of string order"),
-    "text": ("astral text", "text cut by the cap", "astral text cut by the cap"),
+    "text": ("astral text", "text cut by the cap", "astral text cut by the cap", "the cut at an astral character"),
     "blocks": (
         "block Text",
         "block ToolUse",
@@ -241,6 +241,10 @@ def _cut_shapes(store: Store, items: list[Item]) -> set[str]:
                 whole = [o for o in originals if o.startswith(kept) and len(o) > len(kept)]
                 if any(_astral(o[: len(kept) + 1]) for o in whole):
                     found.add("astral text cut by the cap")
+                if any(
+                    _astral(o[len(kept)]) or _astral(kept[-1:]) for o in whole
+                ):  # UTF-16 units and code points differ
+                    found.add("the cut at an astral character")
     return found
 
 
