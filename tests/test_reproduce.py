@@ -3,20 +3,13 @@
 from __future__ import annotations
 
 import json
-import tempfile
 from dataclasses import replace
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
-from invariants.counterexample_file import counterexample_section
-from invariants.properties import InvariantViolation, Violation
 from invariants.reproduce import expect_from, judge
 from reference.expect import FAITHFUL, expectation_for
-from reference.model import Budget, Config, Message, Store, Text
 from reference.scenario import dump_scenario, load_scenario
 from reports.cli import main
 
@@ -332,29 +325,3 @@ def test_reproduce_reports_an_empty_folder_and_runs_the_rest(tmp_path, capsys) -
     captured = capsys.readouterr()
     assert "no .scenario.json files in this directory" in captured.err
     assert "1 scenario(s): 0 expectation(s) not as expected, 1 unreadable" in captured.out
-
-
-@st.composite
-def _raised_with_a_case(draw: st.DrawFn) -> BaseException:
-    """A violation that carries its case, alone or inside exception groups (Hypothesis reports several failures of
-    one test as a group), among other errors and violations without a case."""
-    store = Store(messages=(Message("m0", "user", (Text("hi"),)),))
-    err: BaseException = InvariantViolation([Violation("never-over", "made up")], case=(store, Config(), Budget(5)))
-    for _ in range(draw(st.integers(0, 3))):
-        others = draw(
-            st.lists(
-                st.sampled_from([ValueError("beside"), InvariantViolation([Violation("never-over", "x")])]), max_size=2
-            )
-        )
-        at = draw(st.integers(0, len(others)))
-        err = ExceptionGroup("several", [*others[:at], err, *others[at:]])
-    return err
-
-
-@given(_raised_with_a_case())
-def test_a_violation_with_a_case_is_found_however_deep_in_exception_groups(err: BaseException) -> None:
-    with tempfile.TemporaryDirectory() as root:
-        item = SimpleNamespace(nodeid="tests/test_x.py::test_y[sound]", config=SimpleNamespace(rootpath=Path(root)))
-        section = counterexample_section(item, err)  # type: ignore[arg-type]
-        assert section is not None and "never-over broken; found by tests/test_x.py::test_y[sound]" in section
-        assert (Path(root) / ".cmharness" / "counterexamples" / "test_x-test_y-sound.scenario.json").is_file()
