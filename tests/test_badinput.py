@@ -375,7 +375,8 @@ ANY_VALUE = st.one_of(
 )
 
 
-@given(st.sampled_from(BLOCK_FIELDS), ANY_VALUE)
+@pytest.mark.parametrize("field", BLOCK_FIELDS, ids=lambda f: f"{f[0].__name__}.{f[1]}")
+@given(value=ANY_VALUE)
 def test_a_block_field_takes_exactly_its_types_and_names_itself_otherwise(field, value):
     """A block built with a value its field accepts is built; any other value is refused by the constructor with an
     ``InvalidStoreError`` that names the block and the field."""
