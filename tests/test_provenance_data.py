@@ -9,7 +9,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from strategies.defects import Defect
-from strategies.provenance import VERSIONS, Reading, _replacing
+from strategies.provenance import VERSIONS, Reading, Version, _replacing
 from strategies.upstream import BUGS, TIPS, Presence, _all_tips, _at, _read, typescript_bugs
 
 KNOWN = sorted(VERSIONS)
@@ -81,3 +81,17 @@ def test_typescript_bugs_lists_every_report_once_in_the_order_of_defect() -> Non
     assert all(BUGS[b.defect] is b for b in bugs)
     order = list(Defect)
     assert [order.index(b.defect) for b in bugs] == sorted(order.index(d) for d in BUGS)
+
+
+@given(
+    st.none() | st.sampled_from(["1c779181", "a95eb55b"]), st.none() | st.sampled_from(["71410013736", "57629941722"])
+)
+def test_a_version_is_shown_by_what_it_has_and_nothing_it_lacks(commit: str | None, stored_id: str | None) -> None:
+    """A reader finds a version by its commit when it has one and by its stored id when it has one; a version with
+    neither is known from its description only; nothing missing is shown (no "None")."""
+    where = Version("X", "src/x.ts", "main", commit=commit, stored_id=stored_id).where
+    assert ("None" in where) is False
+    assert (f"commit {commit}" in where) == (commit is not None) and where.count("commit") == (commit is not None)
+    assert (f"stored id {stored_id}" in where) == (stored_id is not None)
+    assert where.count("stored id") == (stored_id is not None)
+    assert (where == "its description only") == (commit is None and stored_id is None)

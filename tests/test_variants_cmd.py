@@ -10,13 +10,11 @@ from itertools import takewhile
 from pathlib import Path
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from reports import cli
 from strategies import defects as defect_sets
 from strategies.defects import VARIANTS, Defect
-from strategies.provenance import MODELS, VERSIONS, Version
+from strategies.provenance import MODELS, VERSIONS
 
 pytestmark = pytest.mark.harness
 
@@ -115,17 +113,3 @@ def test_every_version_cited_is_in_versions_read() -> None:
     for short, v in VERSIONS.items():
         assert short in rows, short
         assert (v.commit or v.stored_id or "") in rows[short], short
-
-
-@given(
-    st.none() | st.sampled_from(["1c779181", "a95eb55b"]), st.none() | st.sampled_from(["71410013736", "57629941722"])
-)
-def test_a_version_is_shown_by_what_it_has_and_nothing_it_lacks(commit: str | None, stored_id: str | None) -> None:
-    """A reader finds a version by its commit when it has one and by its stored id when it has one; a version with
-    neither is known from its description only; nothing missing is shown (no "None")."""
-    where = Version("X", "src/x.ts", "main", commit=commit, stored_id=stored_id).where
-    assert ("None" in where) is False
-    assert (f"commit {commit}" in where) == (commit is not None) and where.count("commit") == (commit is not None)
-    assert (f"stored id {stored_id}" in where) == (stored_id is not None)
-    assert where.count("stored id") == (stored_id is not None)
-    assert (where == "its description only") == (commit is None and stored_id is None)
