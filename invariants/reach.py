@@ -241,9 +241,8 @@ def _cut_shapes(store: Store, items: list[Item]) -> set[str]:
                 whole = [o for o in originals if o.startswith(kept) and len(o) > len(kept)]
                 if any(_astral(o[: len(kept) + 1]) for o in whole):
                     found.add("astral text cut by the cap")
-                if any(
-                    _astral(o[len(kept)]) or _astral(kept[-1:]) for o in whole
-                ):  # UTF-16 units and code points differ
+                # the cap counts UTF-16 units, the text holds code points: they part at an astral character
+                if any(_astral(o[len(kept)]) or _astral(kept[-1:]) for o in whole):
                     found.add("the cut at an astral character")
     return found
 

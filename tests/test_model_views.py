@@ -153,8 +153,8 @@ def test_the_store_and_the_compile_find_compression_work_alike(store, data):
 
 @given(stores())
 def test_only_an_unmerged_summary_with_content_claims_its_leaves(store):
-    """Each message a claimed one is claimed by the unmerged summary not blank to JavaScript's trim whose leaves
-    hold it, and by nothing else."""
+    """A message is claimed by the unmerged summary, not blank to JavaScript's trim, whose leaves hold it, and by no
+    other summary."""
     claimers = store.claimers()
     for s in store.summaries:
         for m in store.leaves(s.id):
