@@ -7,7 +7,8 @@ pair mode and the compression work, and ``target``s the distance to the grace bo
 
 ``shapes_of(case)`` says which of the report's ``SHAPES`` a case reaches (store sizes, ids out of string order, astral
 and cut text, block kinds by stamp class, what the tool passes do to results, images stripped by each rule, blank,
-merged and straddling summaries, every refusal site and kind), read from the case and from what the reference
+merged and straddling summaries, windows of 0 and each class of cap, every refusal site and kind), and the tool
+cases' own (``PARALLEL_CASE_SHAPES``), read from the case and from what the reference
 selects, lays out and runs the passes over at its budget, never from the code under test, so a change to the compile
 cannot move the figures; ``benchmarks/bench_reach.py`` prints them for ``ci`` and ``deep`` cases.
 """
@@ -18,8 +19,10 @@ import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
+from typing import TypeVar
 
-from hypothesis import event, target
+from hypothesis import HealthCheck, event, given, seed, settings, target
+from hypothesis.strategies import SearchStrategy
 
 from invariants.generators import Case
 from invariants.properties import UNLIMITED, compile_once, grace_limit, refusal_site
@@ -32,6 +35,8 @@ from reference.price import prose, reference_price
 from reference.rendering import SEPARATOR_TEXT, Item, finish, layout, positioned_pair
 from reference.selection import Layout, Rules, message_prices, select
 from strategies.errors import OverBudgetError
+
+T = TypeVar("T")
 
 SITES = ("head", "positioned", "combined-pair", "raw-after-combined")
 #: What compression work a store holds (``work_shapes``): none, chunk or merge work that folds something,
@@ -143,6 +148,15 @@ SHAPE_GROUPS: dict[str, tuple[str, ...]] = {
     ),
     "images": ("image stripped by depth", "image stripped by count", "image kept live"),
     "summaries": ("summary blank", "summary merged", "summary straddling"),
+    "config": (
+        "head window 0",
+        "recent window 0",
+        "cap off (0 or none)",
+        "cap fractional",
+        "cap negative, NaN or infinite",
+        "grace ratio 0",
+        "budget not enforced",
+    ),
     "refusals": (
         "sent",
         "refused at the head",
@@ -158,6 +172,19 @@ SHAPE_GROUPS: dict[str, tuple[str, ...]] = {
     ),
 }
 SHAPES: tuple[str, ...] = tuple(s for group in SHAPE_GROUPS.values() for s in group)
+#: What the tool generators (``tool_cases``) exist for, each in at least 1% of their draws (tests/test_reach.py): the
+#: tool passes' shapes, images kept and stripped by depth, and windows of 0 among tool cycles.
+TOOL_CASE_SHAPES: tuple[str, ...] = (
+    *(s for s in SHAPE_GROUPS["tools"] if s != "dropped result that would change its tool's pruning"),
+    "image stripped by depth",
+    "image kept live",
+    "head window 0",
+    "recent window 0",
+)
+#: ``tool_cases(parallel=True)`` exist for messages making two calls: a call answered a message late (moved), or one
+#: never answered, stubbed beside its sibling's result.
+STUB_BESIDE_A_RESULT = "tool result stubbed beside a real one"
+PARALLEL_CASE_SHAPES: tuple[str, ...] = ("tool result moved", "tool result stubbed", STUB_BESIDE_A_RESULT)
 
 _CUT_MARK = "\n\n[truncated — original was "
 _SITE_SHAPES = {
@@ -205,6 +232,27 @@ def _strings(b: Block) -> tuple[str, ...]:
 
 def _astral(s: str) -> bool:
     return any(ord(c) > 0xFFFF for c in s)
+
+
+def _config_shapes(config: Config) -> set[str]:
+    """The settings whose edges the compile treats apart: windows of 0, each class of cap, no grace, no budget."""
+    found: set[str] = set()
+    if config.head_window_tokens == 0:
+        found.add("head window 0")
+    if config.recent_window_tokens == 0:
+        found.add("recent window 0")
+    cap = config.max_message_tokens
+    if cap is None or cap == 0:
+        found.add("cap off (0 or none)")
+    elif not (math.isfinite(cap) and cap > 0):
+        found.add("cap negative, NaN or infinite")
+    elif cap != int(cap):
+        found.add("cap fractional")
+    if config.over_budget_grace_ratio == 0:
+        found.add("grace ratio 0")
+    if not config.enforce_budget:
+        found.add("budget not enforced")
+    return found
 
 
 def _block_shapes(store: Store) -> set[str]:
@@ -336,6 +384,8 @@ def _pass_shapes(store: Store, config: Config, planned: list[Item]) -> set[str]:
         found.add("tool result moved")
     if any(any(p.stubs) for p in paired):
         found.add("tool result stubbed")
+    if any(any(p.stubs) and _results_of(p) for p in paired):
+        found.add(STUB_BESIDE_A_RESULT)
     pruned = passes.prune(paired, config)
     tool_of = {b.id: b.name for p in paired for b in p.entry.content if isinstance(b, ToolUse)}
     limits = config.tool_result_max_last_n
@@ -378,7 +428,7 @@ def shapes_of(case: Case) -> frozenset[str]:
     """Which of ``SHAPES`` ``case`` reaches (see ``SHAPE_GROUPS``)."""
     store, config, budget = case
     n = len(store.messages)
-    found = {_size_shape(n)} | _block_shapes(store)
+    found = {_size_shape(n)} | _block_shapes(store) | _config_shapes(config)
     ids = [m.id for m in store.messages]
     if ids != sorted(ids):
         found.add("ids out of string order")
@@ -413,11 +463,31 @@ def shapes_of(case: Case) -> frozenset[str]:
     return frozenset(found | emitted)
 
 
-def shares(cases: Iterable[Case]) -> dict[str, float]:
-    """The share of ``cases`` reaching each of ``SHAPES``, in catalogue order."""
+def shares(cases: Iterable[Case], names: tuple[str, ...] = SHAPES) -> dict[str, float]:
+    """The share of ``cases`` reaching each of ``names`` (default ``SHAPES``), in their order."""
     counts: Counter[str] = Counter()
     total = 0
     for case in cases:
         counts.update(shapes_of(case))
         total += 1
-    return {shape: counts[shape] / total if total else 0.0 for shape in SHAPES}
+    return {shape: counts[shape] / total if total else 0.0 for shape in names}
+
+
+def first_draws(strategy: SearchStrategy[T], n: int, from_seed: int | None = None) -> list[T]:
+    """The first ``n`` values (cases, stores, configs) a ``@given`` test draws from ``strategy``: derandomized (as
+    under ``ci``, the same on every run), or from ``from_seed`` (as under ``deep``, repeatable)."""
+    got: list[T] = []
+
+    @settings(
+        max_examples=n,
+        derandomize=from_seed is None,
+        database=None,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(strategy)
+    def collect(value: T) -> None:
+        got.append(value)
+
+    (collect if from_seed is None else seed(from_seed)(collect))()
+    return got

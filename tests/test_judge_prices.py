@@ -13,10 +13,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from invariants import examples as known
-from invariants.generators import Case, input_budget_for
+from invariants.generators import Case, input_budget_for, with_large_level_budgets
 from invariants.generators import cases as drawn_cases
-from invariants.properties import Violation
-from reference.model import Budget, Config, Entry, Message, Store, Text
+from invariants.properties import Violation, entries_text
+from reference.model import Budget, Config, Entry, Message, Store, Summary, Text
+from reference.numerics import is_number
 from reference.price import reference_price
 from strategies import HierarchicalStrategy
 from strategies.defects import Defect
@@ -213,6 +214,39 @@ def test_never_over_reads_the_grace_ratio(monkeypatch):
     broken("never-over", tight, "sound", "over the grace limit 28")
 
 
+def _half_token_more(s: Summary) -> Summary:
+    """``s`` measured half a token more (when measured at all): a floored answer's price is then fractional."""
+    t = s.tokens
+    return dataclasses.replace(s, tokens=t + 0.5) if is_number(t) and math.isfinite(t) and t > 0 else s
+
+
+@given(case=drawn_cases(), fractional=st.booleans())
+def test_never_over_breaks_exactly_where_the_reference_price_passes_the_grace_limit(case, fractional):
+    """Whatever is sent (compiled unlimited; with ``fractional``, every measured summary half a token more, so that a
+    floored answer's price is fractional), judged at the smallest input budget whose grace limit covers its
+    reference price it holds, and one token under it it breaks, naming the price."""
+    config = dataclasses.replace(case.config, enforce_budget=True)
+    st_ = case.store
+    if fractional:
+        st_ = dataclasses.replace(st_, summaries=tuple(map(_half_token_more, st_.summaries)))
+        config = dataclasses.replace(config, carrier_policy="full")
+    try:
+        sent = HierarchicalStrategy(config, "sound")
+        sent.initialize(st_)
+        entries = sent.compile(Budget(max_tokens=math.inf)).entries
+    except Exception:  # a refusal or a bad config: never-over judges sends only
+        return
+    price = reference_price(entries, st_, config)
+    b = input_budget_for(price, max(0, config.over_budget_grace_ratio))
+    if b is None or b == 0:
+        return
+    with pytest.MonkeyPatch.context() as mp:
+        tamper(mp, budget=lambda _: Budget(max_tokens=math.inf))
+        assert judged("never-over", Case(st_, config, Budget(max_tokens=b))) == []
+        found = judged("never-over", Case(st_, config, Budget(max_tokens=b - 1)))
+    assert any(f"reference price {price} is over the grace limit" in v.message for v in found), found
+
+
 def test_never_over_holds_when_the_budget_is_not_enforced(monkeypatch):
     case = Case(store(3), Config(enforce_budget=False), Budget(max_tokens=5))
     assert judged("never-over", case) == []
@@ -332,6 +366,32 @@ def test_exact_budget_breaks_when_it_sends_other_entries_at_that_budget(monkeypa
 
     tamper(monkeypatch, sent=reversed_when_limited)
     broken("exact-budget", THREE, "sound", "other entries than at an unlimited budget", "entry 0 differs")
+
+
+@given(case=drawn_cases())
+def test_exact_budget_breaks_on_any_drawn_send_whose_entries_change_order_at_that_budget(case):
+    """Whatever is sent unlimited, a compile that sends as many entries at the exact budget but in another order
+    breaks exact-budget: the entries are compared, not counted."""
+
+    def reversed_when_limited(r, b):
+        return r if math.isinf(b.max_tokens) else dataclasses.replace(r, entries=r.entries[::-1])
+
+    config = dataclasses.replace(case.config, enforce_budget=True)
+    big = with_large_level_budgets(config)
+    try:
+        sent = HierarchicalStrategy(big, "sound")
+        sent.initialize(case.store)
+        entries = sent.compile(Budget(max_tokens=math.inf)).entries
+    except Exception:  # nothing sent unlimited: exact-budget has nothing to judge
+        return
+    price = reference_price(entries, case.store, big)
+    grace = max(0, config.over_budget_grace_ratio)
+    if entries_text(entries) == entries_text(entries[::-1]) or input_budget_for(price, grace) is None:
+        return  # no other order, or no exact budget to judge at
+    with pytest.MonkeyPatch.context() as mp:
+        tamper(mp, sent=reversed_when_limited)
+        found = judged("exact-budget", Case(case.store, config, case.budget))
+    assert any("other entries than at an unlimited budget" in v.message for v in found), found
 
 
 def test_exact_budget_breaks_when_one_token_less_refuses_as_a_bad_config(monkeypatch):

@@ -1,5 +1,6 @@
 """The generators reach every refusal site and every shape of work, each in at least 2% of the ``ci`` profile's
-draws, and every shape of the reach report (invariants/reach.py, ``SHAPES``) in at least 1%.
+draws, and every shape of the reach report (invariants/reach.py, ``SHAPES``) in at least 1%; the tool generators reach
+what they exist for (``TOOL_CASE_SHAPES``, ``PARALLEL_CASE_SHAPES``) in at least 1% of theirs.
 
 The draws are the ``ci`` profile's (derandomized, so the figure is the same on every run); 1,000 of them, ten times
 what one ``ci`` property test draws, so that a share of 1% is measured, not guessed.
@@ -10,10 +11,21 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from hypothesis import HealthCheck, given, settings
 
 from invariants.generators import Case, cases
-from invariants.reach import SHAPE_GROUPS, SHAPES, SITES, WORK_SHAPES, shapes_of, site_of, work_shapes
+from invariants.generators.tool_cycles import tool_cases
+from invariants.reach import (
+    PARALLEL_CASE_SHAPES,
+    SHAPE_GROUPS,
+    SHAPES,
+    SITES,
+    TOOL_CASE_SHAPES,
+    WORK_SHAPES,
+    first_draws,
+    shapes_of,
+    site_of,
+    work_shapes,
+)
 
 DRAWS = 1000
 LEAST_SHARE = 0.02
@@ -24,17 +36,7 @@ LEAST_SHAPE_SHARE = 0.01
 @pytest.fixture(scope="module")
 def drawn() -> list[Case]:
     """The ``ci`` profile's first ``DRAWS`` cases."""
-    got: list[Case] = []
-
-    @settings(
-        max_examples=DRAWS, derandomize=True, database=None, deadline=None, suppress_health_check=list(HealthCheck)
-    )
-    @given(cases())
-    def collect(case):
-        got.append(case)
-
-    collect()
-    return got
+    return first_draws(cases(), DRAWS)
 
 
 def short_of(counts: Counter[str], names: tuple[str, ...], total: int) -> dict[str, int]:
@@ -63,6 +65,18 @@ def test_every_shape_of_the_reach_report_is_drawn_in_at_least_one_percent_of_the
     got = Counter(shape for c in drawn for shape in shapes_of(c))
     short = {shape: got[shape] for shape in SHAPES if got[shape] < LEAST_SHAPE_SHARE * len(drawn)}
     assert not short, f"shapes in under {LEAST_SHAPE_SHARE:.0%} of {len(drawn)} draws: {short}"
+
+
+@pytest.mark.search
+@pytest.mark.parametrize("parallel", [False, True], ids=["tool cases", "parallel tool cases"])
+def test_the_tool_generators_draw_every_shape_they_exist_for_in_at_least_one_percent(parallel):
+    """``tool_cases`` reach the tool passes' shapes, images kept and stripped by depth and windows of 0 among tool
+    cycles; with ``parallel``, calls moved beside their sibling's result and calls stubbed beside it."""
+    tool_drawn = first_draws(tool_cases(parallel=parallel), DRAWS)
+    got = Counter(shape for c in tool_drawn for shape in shapes_of(c))
+    names = PARALLEL_CASE_SHAPES if parallel else TOOL_CASE_SHAPES
+    short = {shape: got[shape] for shape in names if got[shape] < LEAST_SHAPE_SHARE * DRAWS}
+    assert not short, f"shapes in under {LEAST_SHAPE_SHARE:.0%} of {DRAWS} tool-case draws: {short}"
 
 
 #: The sound compile's outcome (``site_of``) each refusal shape stands for.
