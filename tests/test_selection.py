@@ -9,11 +9,20 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 
 import pytest
 from builders import FAITHFUL, SOUND, compile_with, store, summary
+from hypothesis import given
+from hypothesis import strategies as hst
 
-from reference.model import Config, Store, Summary
+from invariants import check
+from invariants.generators import cases, with_large_level_budgets
+from invariants.generators.shapers import on_window_edge
+from reference.model import Budget, Config, Store, Summary
+from reference.numerics import is_number
+from reference.selection import Rules, bounds, head_total
+from reference.selection import select as reference_select
 from strategies.defects import resolve_variant
 from strategies.pricing import over_budget
 from strategies.selection import candidates, position, waterfall, waterfall_tokens
@@ -213,3 +222,29 @@ def test_positioned_pairs_stand_at_their_first_leaf(variant: str) -> None:
         ("answer", None, ("L1-1",)),
         ("raw", "m1", ()),
     ]
+
+
+def waterfall_edges(st_: Store, config: Config) -> list[int]:
+    """Input budgets on the waterfall's own edges: the reference head's total plus each running total of the summary
+    tokens it picks at an unlimited budget, and one less (where that pick no longer fits)."""
+    head_end, _ = bounds(st_, config, Rules())
+    head = head_total(st_, config, head_end, Rules())
+    picked = reference_select(st_, config, Budget(max_tokens=math.inf)).selected
+    tokens = [t if is_number(t) and math.isfinite(t) and t >= 0 else 0 for t in (s.tokens for s in picked)]
+    totals = [head + sum(tokens[: k + 1]) for k in range(len(tokens))]
+    return sorted({max(0, math.ceil(t) - d) for t in totals if math.isfinite(t) and t < 2**53 for d in (0, 1)})
+
+
+@given(cases(), hst.integers(0, 10), hst.data())
+def test_sound_selects_as_the_reference_with_the_input_budget_on_the_waterfalls_edges(case, spot, data):
+    """A head on its window's edge, the level budgets out of the way and a grace ratio so wide that whatever is
+    selected is sent: the input budget alone stops the waterfall, and on each of its edges (the head plus the picks
+    so far, and one less) the sound compile selects what the reference selects and holds every invariant."""
+    st_, config, _ = case
+    config = on_window_edge(st_, config, "head", spot)
+    config = replace(with_large_level_budgets(config), enforce_budget=True, over_budget_grace_ratio=1000)
+    edges = waterfall_edges(st_, config)
+    if not edges:
+        return  # nothing is selected even unlimited
+    budget = Budget(max_tokens=data.draw(hst.sampled_from(edges), label="input budget"))
+    assert check(st_, config, budget, "sound") == []
