@@ -30,6 +30,8 @@ THINK = Thinking("", signature="s" * 33)  # priced 10 at epoch 1
 REDACTED = RedactedThinking("x" * 60)  # priced 10
 FULL = "full"
 STRIP = "live-strip"
+#: What JavaScript's ``trim`` removes among the characters drawn here (the rest are not white space to it).
+JS_WHITESPACE = " \n\t\u00a0\u3000\ufeff"
 
 
 def cfg(policy: str) -> Config:
@@ -101,6 +103,26 @@ def test_live_strip_keeps_blank_text_beside_non_blank_text():
 def test_live_strip_falls_back_to_the_summary_text_when_no_non_blank_text_remains(carriers):
     """Recall answers: with no non-blank Text left after stripping, the answer is the summary's own content."""
     assert live_prose(make_summary(carriers=carriers, content="fallback"), cfg(STRIP)) == (Text("fallback"),)
+
+
+#: Carrier blocks: reasoning of both kinds, and texts blank and not under JavaScript's trim.
+CARRIER_BLOCKS = st.one_of(
+    st.sampled_from((THINK, REDACTED)),
+    st.builds(Text, st.sampled_from(("", " ", "\n\t", "\u00a0", "\u3000\ufeff", "x", " reply ", "\u200b"))),
+)
+
+
+@given(
+    carriers=st.one_of(st.none(), st.lists(CARRIER_BLOCKS, max_size=5).map(tuple)), content=st.sampled_from(("t", " "))
+)
+def test_live_strip_sends_the_carriers_texts_when_one_is_not_blank_else_the_summary_text(carriers, content):
+    """For any carriers: ``full`` sends them whole; ``live-strip`` sends their Text blocks, in order, when one of them
+    is not blank after JavaScript's trim, and otherwise the summary's own content as one Text."""
+    s = make_summary(carriers=carriers, content=content)
+    assert live_prose(s, cfg(FULL)) == (carriers or (Text(content),))
+    texts = tuple(b for b in carriers or () if isinstance(b, Text))
+    some_text = any(b.text.strip(JS_WHITESPACE) for b in texts)
+    assert live_prose(s, cfg(STRIP)) == (texts if some_text else (Text(content),))
 
 
 def test_live_strip_without_carriers_is_the_summary_text():
