@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import dataclasses
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from invariants.generators import Case
 from invariants.properties import pairing_faults
 from reference.model import Budget, Config, Entry, Text, ToolResult, ToolUse
@@ -75,3 +78,29 @@ def test_pairing_faults_finds_none_in_pairs_across_adjacent_entries():
     calls, answers = FAULTY[1], _raw("m2", ToolResult("u2", "x"), Text("between"), ToolResult("u1", "x"))
     assert pairing_faults((FAULTY[5], _raw("m6", ToolResult("u5", "x")), calls, answers)) == []
     assert pairing_faults(()) == []
+
+
+_BLOCKS = st.one_of(
+    st.builds(ToolUse, st.sampled_from(("u0", "u1")), st.just("read"), st.just({})),
+    st.builds(ToolResult, st.sampled_from(("u0", "u1")), st.just("ok")),
+    st.just(Text("prose")),
+)
+_ENTRIES = st.lists(st.lists(_BLOCKS, max_size=3).map(lambda c: Entry("user", tuple(c), "raw")), max_size=4)
+
+
+def _well_formed_by_definition(entries: list[Entry]) -> bool:
+    """Each entry's results answer exactly the calls of the entry before it (none before the first), each once."""
+    uses = [[b.id for b in e.content if isinstance(b, ToolUse)] for e in entries]
+    results = [[b.tool_use_id for b in e.content if isinstance(b, ToolResult)] for e in entries]
+    asked = [[], *uses]  # what each entry must answer: the calls of the one before it
+    if uses and uses[-1]:
+        return False  # the last entry's calls are answered by nothing
+    return all(len(got) == len(set(got)) and set(got) == set(want) for got, want in zip(results, asked, strict=False))
+
+
+@given(entries=_ENTRIES)
+def test_pairing_faults_finds_a_fault_exactly_where_the_provider_rule_is_broken(entries):
+    """Over any short list of entries of calls, results and prose (the first entry and the last included), some fault
+    is named exactly when a result answers no call of the entry just before it, answers one twice, or a call goes
+    unanswered in the entry just after it."""
+    assert (pairing_faults(tuple(entries)) == []) == _well_formed_by_definition(entries), pairing_faults(tuple(entries))
