@@ -23,7 +23,9 @@ from reference.model import Budget, Config, Store, Summary
 from reference.numerics import is_number
 from reference.selection import Rules, bounds, head_total
 from reference.selection import select as reference_select
-from strategies.defects import resolve_variant
+from strategies import HierarchicalStrategy
+from strategies.defects import Defect, resolve_variant
+from strategies.errors import InvalidConfigError, OverBudgetError, UncoveredDropError
 from strategies.pricing import over_budget
 from strategies.selection import candidates, position, waterfall, waterfall_tokens
 from strategies.windows import Windows
@@ -224,12 +226,12 @@ def test_positioned_pairs_stand_at_their_first_leaf(variant: str) -> None:
     ]
 
 
-def waterfall_edges(st_: Store, config: Config) -> list[int]:
+def waterfall_edges(st_: Store, config: Config, rules: Rules = Rules()) -> list[int]:  # noqa: B008 (frozen)
     """Input budgets on the waterfall's own edges: the reference head's total plus each running total of the summary
-    tokens it picks at an unlimited budget, and one less (where that pick no longer fits)."""
-    head_end, _ = bounds(st_, config, Rules())
-    head = head_total(st_, config, head_end, Rules())
-    picked = reference_select(st_, config, Budget(max_tokens=math.inf)).selected
+    tokens it picks at an unlimited budget, and one less (where that pick no longer fits); under ``rules``."""
+    head_end, _ = bounds(st_, config, rules)
+    head = head_total(st_, config, head_end, rules)
+    picked = reference_select(st_, config, Budget(max_tokens=math.inf), rules).selected
     tokens = [t if is_number(t) and math.isfinite(t) and t >= 0 else 0 for t in (s.tokens for s in picked)]
     totals = [head + sum(tokens[: k + 1]) for k in range(len(tokens))]
     return sorted({max(0, math.ceil(t) - d) for t in totals if math.isfinite(t) and t < 2**53 for d in (0, 1)})
@@ -248,3 +250,37 @@ def test_sound_selects_as_the_reference_with_the_input_budget_on_the_waterfalls_
         return  # nothing is selected even unlimited
     budget = Budget(max_tokens=data.draw(hst.sampled_from(edges), label="input budget"))
     assert check(st_, config, budget, "sound") == []
+
+
+#: Each defect that changes the selection, and the reference selection's rule for it (reference/selection.py, Rules).
+SELECTION_RULES = {
+    Defect.RAW_CAP_PLUS_50: Rules(raw_cap_plus_50=True),
+    Defect.BLANK_SUMMARIES_SELECTED: Rules(blank_candidates=True),
+    Defect.DEEP_WINDOW_CANDIDATES: Rules(deep_window_candidates=True),
+    Defect.STAMPS_VERBATIM: Rules(verbatim_stamps=True),
+    Defect.IMAGE_COUNT_STORE_WIDE: Rules(store_wide_images=True),
+    Defect.UNCHECKED_BAD_VALUES: Rules(verbatim_tokens=True),
+}
+
+
+@pytest.mark.parametrize("defect", list(SELECTION_RULES), ids=lambda d: d.name)
+@given(case=cases(), spot=hst.integers(0, 10), data=hst.data())
+def test_each_selection_defect_alone_selects_as_the_reference_under_its_rule(defect, case, spot, data):
+    """Each defect that changes the selection, switched on alone in ``sound``, selects what the reference selects
+    under that defect's rule, with the input budget on the waterfall's edges as the rule reads them (a head on its
+    window's edge, the level budgets out of the way, a grace ratio that sends whatever is selected)."""
+    st_, config, _ = case
+    rules = SELECTION_RULES[defect]
+    config = on_window_edge(st_, config, "head", spot)
+    config = replace(with_large_level_budgets(config), enforce_budget=True, over_budget_grace_ratio=1000)
+    edges = waterfall_edges(st_, config, rules)
+    if not edges:
+        return  # nothing is selected even unlimited
+    budget = Budget(max_tokens=data.draw(hst.sampled_from(edges), label="input budget"))
+    strategy = HierarchicalStrategy(config, frozenset({defect}))
+    strategy.initialize(st_)
+    try:
+        selected = strategy.compile(budget).selected
+    except (OverBudgetError, UncoveredDropError, InvalidConfigError):  # a refusal shows no selection
+        return
+    assert selected == tuple(s.id for s in reference_select(st_, config, budget, rules).selected)
