@@ -264,14 +264,15 @@ SELECTION_RULES = {
 
 
 @pytest.mark.parametrize("defect", list(SELECTION_RULES), ids=lambda d: d.name)
-@given(case=cases(), spot=hst.integers(0, 10), data=hst.data())
-def test_each_selection_defect_alone_selects_as_the_reference_under_its_rule(defect, case, spot, data):
+@given(case=cases(), spot=hst.integers(0, 10), cap=hst.sampled_from((None, 0, 2, 5, 12, 40)), data=hst.data())
+def test_each_selection_defect_alone_selects_as_the_reference_under_its_rule(defect, case, spot, cap, data):
     """Each defect that changes the selection, switched on alone in ``sound``, selects what the reference selects
     under that defect's rule, with the input budget on the waterfall's edges as the rule reads them (a head on its
-    window's edge, the level budgets out of the way, a grace ratio that sends whatever is selected)."""
+    window's edge, under a message cap or none, the level budgets out of the way, a grace ratio that sends whatever
+    is selected)."""
     st_, config, _ = case
     rules = SELECTION_RULES[defect]
-    config = on_window_edge(st_, config, "head", spot)
+    config = on_window_edge(st_, replace(config, max_message_tokens=cap), "head", spot)
     config = replace(with_large_level_budgets(config), enforce_budget=True, over_budget_grace_ratio=1000)
     edges = waterfall_edges(st_, config, rules)
     if not edges:
