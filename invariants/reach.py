@@ -7,10 +7,10 @@ pair mode and the compression work, and ``target``s the distance to the grace bo
 
 ``shapes_of(case)`` says which of the report's ``SHAPES`` a case reaches (store sizes, ids out of string order, astral
 and cut text, block kinds by stamp class, what the tool passes do to results, images stripped by each rule, blank,
-merged and straddling summaries, windows of 0 and each class of cap, every refusal site and kind), and the tool
-cases' own (``PARALLEL_CASE_SHAPES``), read from the case and from what the reference
-selects, lays out and runs the passes over at its budget, never from the code under test, so a change to the compile
-cannot move the figures; ``benchmarks/bench_reach.py`` prints them for ``ci`` and ``deep`` cases.
+merged and straddling summaries, windows of 0 and each class of cap, every refusal site and kind, and a stub beside
+a real result, which only the parallel tool cases reach), read from the case and from what the reference selects, lays
+out and runs the passes over at its budget, never from the code under test, so a change to the compile cannot move the
+figures; ``benchmarks/bench_reach.py`` prints them for ``ci``, ``deep`` and the tool generators' cases.
 """
 
 from __future__ import annotations

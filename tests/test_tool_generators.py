@@ -30,6 +30,21 @@ def _answered_at(store: Store, call: str) -> list[int]:
     ]
 
 
+def _fate(store: Store, i: int, call: str, siblings: int) -> str:
+    """Where message ``i``'s call ``call`` is answered: next, a message late (after text, or beside a sibling's result)
+    or never."""
+    at = _answered_at(store, call)
+    if not at:
+        return "never"
+    if at[0] == i + 1:
+        return "next"
+    if at[0] == i + 2 and any(isinstance(b, Text) for b in store.messages[i + 1].content):
+        return "late, after text"
+    if at[0] == i + 2 and siblings == 2:
+        return "late, beside a sibling's result"
+    return "other"
+
+
 def turn_shapes(store: Store) -> Iterator[str]:
     """The shape of each call in ``store`` with two messages after it, as ``tool_turns`` documents them."""
     called = {b.id for m in store.messages for b in m.content if isinstance(b, ToolUse)}
@@ -42,20 +57,8 @@ def turn_shapes(store: Store) -> Iterator[str]:
         if i + 2 >= len(store.messages):
             continue  # the store may end before an answer comes
         for k, call in enumerate(calls):
-            at = _answered_at(store, call.id)
-            between = store.messages[i + 1].content
-            fate = (
-                "never"
-                if not at
-                else "next"
-                if at[0] == i + 1
-                else "late, after text"
-                if at[0] == i + 2 and any(isinstance(b, Text) for b in between)
-                else "late, beside a sibling's result"
-                if at[0] == i + 2 and len(calls) == 2
-                else "other"
-            )
-            yield f"{'first of two' if len(calls) == 2 and k == 0 else 'one'} call answered {fate}"
+            who = "first of two" if len(calls) == 2 and k == 0 else "one"
+            yield f"{who} call answered {_fate(store, i, call.id, len(calls))}"
             if len(call.input) > 4:
                 yield "wide call"
 
