@@ -17,10 +17,9 @@ from hypothesis import given
 from hypothesis import strategies as hst
 
 from invariants import check
-from invariants.generators import cases, with_large_level_budgets
+from invariants.generators import Case, cases, with_large_level_budgets
 from invariants.generators.shapers import on_window_edge
 from reference.model import Budget, Config, Store, Summary
-from reference.numerics import is_number
 from reference.selection import Rules, bounds, head_total
 from reference.selection import select as reference_select
 from strategies import HierarchicalStrategy
@@ -226,32 +225,6 @@ def test_positioned_pairs_stand_at_their_first_leaf(variant: str) -> None:
     ]
 
 
-def waterfall_edges(st_: Store, config: Config, rules: Rules = Rules()) -> list[int]:  # noqa: B008 (frozen)
-    """Input budgets on the waterfall's own edges: the reference head's total plus each running total of the summary
-    tokens it picks at an unlimited budget, and one less (where that pick no longer fits); under ``rules``."""
-    head_end, _ = bounds(st_, config, rules)
-    head = head_total(st_, config, head_end, rules)
-    picked = reference_select(st_, config, Budget(max_tokens=math.inf), rules).selected
-    tokens = [t if is_number(t) and math.isfinite(t) and t >= 0 else 0 for t in (s.tokens for s in picked)]
-    totals = [head + sum(tokens[: k + 1]) for k in range(len(tokens))]
-    return sorted({max(0, math.ceil(t) - d) for t in totals if math.isfinite(t) and t < 2**53 for d in (0, 1)})
-
-
-@given(cases(), hst.integers(0, 10), hst.data())
-def test_sound_selects_as_the_reference_with_the_input_budget_on_the_waterfalls_edges(case, spot, data):
-    """A head on its window's edge, the level budgets out of the way and a grace ratio so wide that whatever is
-    selected is sent: the input budget alone stops the waterfall, and on each of its edges (the head plus the picks
-    so far, and one less) the sound compile selects what the reference selects and holds every invariant."""
-    st_, config, _ = case
-    config = on_window_edge(st_, config, "head", spot)
-    config = replace(with_large_level_budgets(config), enforce_budget=True, over_budget_grace_ratio=1000)
-    edges = waterfall_edges(st_, config)
-    if not edges:
-        return  # nothing is selected even unlimited
-    budget = Budget(max_tokens=data.draw(hst.sampled_from(edges), label="input budget"))
-    assert check(st_, config, budget, "sound") == []
-
-
 #: Each defect that changes the selection, and the reference selection's rule for it (reference/selection.py, Rules).
 SELECTION_RULES = {
     Defect.RAW_CAP_PLUS_50: Rules(raw_cap_plus_50=True),
@@ -263,6 +236,44 @@ SELECTION_RULES = {
 }
 
 
+def waterfall_edges(st_: Store, config: Config, defect: Defect | None = None) -> list[int]:
+    """Input budgets on the waterfall's own edges, under ``defect``'s rule (``sound``'s when None): the reference
+    head's total plus each running total of the summary tokens it picks at an unlimited budget, as the waterfall reads
+    them, and one less (where that pick no longer fits)."""
+    rules = SELECTION_RULES.get(defect, Rules())
+    defects = resolve_variant("sound" if defect is None else frozenset({defect}))
+    head_end, _ = bounds(st_, config, rules)
+    head = head_total(st_, config, head_end, rules)
+    picked = reference_select(st_, config, Budget(max_tokens=math.inf), rules).selected
+    tokens = [waterfall_tokens(s, defects) for s in picked]
+    totals = [head + sum(tokens[: k + 1]) for k in range(len(tokens))]
+    return sorted({max(0, math.ceil(t) - d) for t in totals if math.isfinite(t) and t < 2**53 for d in (0, 1)})
+
+
+def on_the_waterfalls_edge(case: Case, spot: int, data: hst.DataObject, defect: Defect | None = None) -> Case | None:
+    """``case`` with a head on its window's edge, the level budgets out of the way, a grace ratio so wide that
+    whatever is selected is sent, and an input budget drawn from the waterfall's edges under ``defect``'s rule; None
+    when nothing is selected even unlimited."""
+    st_, config, _ = case
+    config = on_window_edge(st_, config, "head", spot)
+    config = replace(with_large_level_budgets(config), enforce_budget=True, over_budget_grace_ratio=1000)
+    edges = waterfall_edges(st_, config, defect)
+    if not edges:
+        return None
+    return Case(st_, config, Budget(max_tokens=data.draw(hst.sampled_from(edges), label="input budget")))
+
+
+@given(cases(), hst.integers(0, 10), hst.data())
+def test_sound_selects_as_the_reference_with_the_input_budget_on_the_waterfalls_edges(case, spot, data):
+    """A head on its window's edge, the level budgets out of the way and a grace ratio so wide that whatever is
+    selected is sent: the input budget alone stops the waterfall, and on each of its edges (the head plus the picks
+    so far, and one less) the sound compile selects what the reference selects and holds every invariant."""
+    shaped = on_the_waterfalls_edge(case, spot, data)
+    if shaped is None:
+        return  # nothing is selected even unlimited
+    assert check(*shaped, "sound") == []
+
+
 @pytest.mark.parametrize("defect", list(SELECTION_RULES), ids=lambda d: d.name)
 @given(case=cases(), spot=hst.integers(0, 10), cap=hst.sampled_from((None, 0, 2, 5, 12, 40)), data=hst.data())
 def test_each_selection_defect_alone_selects_as_the_reference_under_its_rule(defect, case, spot, cap, data):
@@ -270,18 +281,15 @@ def test_each_selection_defect_alone_selects_as_the_reference_under_its_rule(def
     under that defect's rule, with the input budget on the waterfall's edges as the rule reads them (a head on its
     window's edge, under a message cap or none, the level budgets out of the way, a grace ratio that sends whatever
     is selected)."""
-    st_, config, _ = case
-    rules = SELECTION_RULES[defect]
-    config = on_window_edge(st_, replace(config, max_message_tokens=cap), "head", spot)
-    config = replace(with_large_level_budgets(config), enforce_budget=True, over_budget_grace_ratio=1000)
-    edges = waterfall_edges(st_, config, rules)
-    if not edges:
+    capped = Case(case.store, replace(case.config, max_message_tokens=cap), case.budget)
+    shaped = on_the_waterfalls_edge(capped, spot, data, defect)
+    if shaped is None:
         return  # nothing is selected even unlimited
-    budget = Budget(max_tokens=data.draw(hst.sampled_from(edges), label="input budget"))
+    st_, config, budget = shaped
     strategy = HierarchicalStrategy(config, frozenset({defect}))
     strategy.initialize(st_)
     try:
         selected = strategy.compile(budget).selected
     except (OverBudgetError, UncoveredDropError, InvalidConfigError):  # a refusal shows no selection
         return
-    assert selected == tuple(s.id for s in reference_select(st_, config, budget, rules).selected)
+    assert selected == tuple(s.id for s in reference_select(st_, config, budget, SELECTION_RULES[defect]).selected)
