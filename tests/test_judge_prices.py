@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from invariants import examples as known
 from invariants.generators import Case, input_budget_for, with_large_level_budgets
 from invariants.generators import cases as drawn_cases
-from invariants.properties import Violation, entries_text
+from invariants.properties import UNLIMITED, Violation, compile_once, entries_text
 from reference.model import Budget, Config, Entry, Message, Store, Summary, Text
 from reference.numerics import is_number
 from reference.price import reference_price
@@ -230,13 +230,10 @@ def test_never_over_breaks_exactly_where_the_reference_price_passes_the_grace_li
     if fractional:
         st_ = dataclasses.replace(st_, summaries=tuple(map(_half_token_more, st_.summaries)))
         config = dataclasses.replace(config, carrier_policy="full")
-    try:
-        sent = HierarchicalStrategy(config, "sound")
-        sent.initialize(st_)
-        entries = sent.compile(Budget(max_tokens=math.inf)).entries
-    except Exception:  # a refusal or a bad config: never-over judges sends only
+    unlimited = compile_once(st_, config, UNLIMITED, "sound")
+    if not unlimited.sent:  # a refusal or a bad config: never-over judges sends only
         return
-    price = reference_price(entries, st_, config)
+    price = reference_price(unlimited.entries, st_, config)
     b = input_budget_for(price, max(0, config.over_budget_grace_ratio))
     if b is None or b == 0:
         return
@@ -378,12 +375,10 @@ def test_exact_budget_breaks_on_any_drawn_send_whose_entries_change_order_at_tha
 
     config = dataclasses.replace(case.config, enforce_budget=True)
     big = with_large_level_budgets(config)
-    try:
-        sent = HierarchicalStrategy(big, "sound")
-        sent.initialize(case.store)
-        entries = sent.compile(Budget(max_tokens=math.inf)).entries
-    except Exception:  # nothing sent unlimited: exact-budget has nothing to judge
+    unlimited = compile_once(case.store, big, UNLIMITED, "sound")
+    if not unlimited.sent:  # nothing sent unlimited: exact-budget has nothing to judge
         return
+    entries = unlimited.entries
     price = reference_price(entries, case.store, big)
     grace = max(0, config.over_budget_grace_ratio)
     if entries_text(entries) == entries_text(entries[::-1]) or input_budget_for(price, grace) is None:
