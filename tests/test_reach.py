@@ -39,9 +39,9 @@ def drawn() -> list[Case]:
     return first_draws(cases(), DRAWS)
 
 
-def short_of(counts: Counter[str], names: tuple[str, ...], total: int) -> dict[str, int]:
-    """The ``names`` counted in under ``LEAST_SHARE`` of ``total``."""
-    return {name: counts[name] for name in names if counts[name] < LEAST_SHARE * total}
+def short_of(counts: Counter[str], names: tuple[str, ...], total: int, least: float = LEAST_SHARE) -> dict[str, int]:
+    """The ``names`` counted in under ``least`` (by default ``LEAST_SHARE``) of ``total``."""
+    return {name: counts[name] for name in names if counts[name] < least * total}
 
 
 @pytest.mark.search
@@ -63,7 +63,7 @@ def test_every_shape_of_work_is_drawn_in_at_least_two_percent_of_the_draws(drawn
 def test_every_shape_of_the_reach_report_is_drawn_in_at_least_one_percent_of_the_draws(drawn):
     """Each shape is read from the case and from what the reference sends (``shapes_of``)."""
     got = Counter(shape for c in drawn for shape in shapes_of(c))
-    short = {shape: got[shape] for shape in SHAPES if got[shape] < LEAST_SHAPE_SHARE * len(drawn)}
+    short = short_of(got, SHAPES, len(drawn), LEAST_SHAPE_SHARE)
     assert not short, f"shapes in under {LEAST_SHAPE_SHARE:.0%} of {len(drawn)} draws: {short}"
 
 
@@ -75,7 +75,7 @@ def test_the_tool_generators_draw_every_shape_they_exist_for_in_at_least_one_per
     tool_drawn = first_draws(tool_cases(parallel=parallel), DRAWS)
     got = Counter(shape for c in tool_drawn for shape in shapes_of(c))
     names = PARALLEL_CASE_SHAPES if parallel else TOOL_CASE_SHAPES
-    short = {shape: got[shape] for shape in names if got[shape] < LEAST_SHAPE_SHARE * DRAWS}
+    short = short_of(got, names, DRAWS, LEAST_SHAPE_SHARE)
     assert not short, f"shapes in under {LEAST_SHAPE_SHARE:.0%} of {DRAWS} tool-case draws: {short}"
 
 
