@@ -12,6 +12,8 @@ from decimal import Decimal
 
 import pytest
 from builders import SOUND, compile_with, store
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from reference.estimator import content_tokens
 from reference.model import Config, Store, Work
@@ -102,17 +104,19 @@ def _expected_drop_message(dropped: list[str], category: str) -> str:
     return f"{len(dropped)} message(s) would be lost: {listing}{more}"
 
 
-@pytest.mark.parametrize("evicted", [1, 2, 10, 11, 12])
+@given(st.integers(1, 30))
+@example(10).via("all ten listed")
+@example(11).via("ten listed, one counted")
 def test_uncovered_drop_names_the_lost_messages(evicted: int) -> None:
     """Evicted tail messages are reported by id and category: the first ten listed, the rest counted.
 
     Everything is tail (a huge recent window); the budget fits the two newest messages, so every
     older one is evicted and reported as ``in-tail-not-rendered`` (docs/model.md, Coverage).
     """
-    st = store(evicted + 2)
-    prices = [content_tokens(m.content, st) for m in st.messages]
+    lost = store(evicted + 2)
+    prices = [content_tokens(m.content, lost) for m in lost.messages]
     config = Config(recent_window_tokens=math.inf, over_budget_grace_ratio=0)
-    outcome = compile_with(SOUND, st, config, prices[-1] + prices[-2])
+    outcome = compile_with(SOUND, lost, config, prices[-1] + prices[-2])
     err = outcome.error
     assert isinstance(err, UncoveredDropError)
     dropped = [f"m{i}" for i in range(evicted)]

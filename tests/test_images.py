@@ -3,6 +3,8 @@ the placeholder, on lists small enough to count by hand."""
 
 from __future__ import annotations
 
+import math
+
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -86,11 +88,17 @@ def test_reduced_floors_and_only_the_count_is_at_least_one():
     assert _reduced(1, 0.5, at_least_one=True) == 1  # a cap of 1 is on
 
 
-def test_watermark_needs_a_ratio_strictly_between_0_and_1():
-    config = dict(max_live_images=1)
-    for ratio in (0, 1):
-        cfg = Config(image_strip_hysteresis_ratio=ratio, **config)
-        assert advance_watermark([1, 1], [ONE, ONE], cfg, NEWER, newer_only=False) is None
+#: Hysteresis ratios: the edges of (0, 1) and past them, then any float.
+RATIOS = st.none() | st.sampled_from([0, 1, -0.5, 2, math.nan, math.inf]) | st.floats()
+
+
+@given(RATIOS)
+def test_watermark_needs_a_ratio_strictly_between_0_and_1(ratio):
+    """Two images over a live-image cap of 1 (reduced by any ratio, still 1): the watermark moves exactly when the
+    ratio turns hysteresis on."""
+    cfg = Config(image_strip_hysteresis_ratio=ratio, max_live_images=1)
+    moved = advance_watermark([1, 1], [ONE, ONE], cfg, NEWER, newer_only=False)
+    assert (moved is not None) == (ratio is not None and 0 < ratio < 1)
 
 
 def test_watermark_depth_rule_newer_only_sums_strictly_newer_messages():

@@ -7,11 +7,11 @@ import dataclasses
 import math
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from invariants import examples as known
-from invariants.generators import Case
+from invariants.generators import Case, stores
 from invariants.properties import Violation, bad_numbers, bad_values
 from reference.model import Budget, Config, Image, Message, RedactedThinking, Store, Text, Thinking, ToolResult
 from strategies import HierarchicalStrategy, InvalidConfigError
@@ -134,6 +134,41 @@ def test_bad_values_asks_the_estimator_about_every_text_it_will_price(text, mess
     assert bad_values(bad, Config(), Budget(max_tokens=100)) == [f"the estimator gives -1 for {text[:20]!r}"]
     fine = Store(messages, summaries, text_estimator=_bad_on("never asked"))
     assert bad_values(fine, Config(), Budget(max_tokens=100)) == []
+
+
+def _texts(content) -> list[str]:
+    """Every text and thinking of ``content``, nested tool results' included."""
+    found: list[str] = []
+    for b in content:
+        if isinstance(b, Text):
+            found.append(b.text)
+        elif isinstance(b, Thinking):
+            found.append(b.thinking)
+        elif isinstance(b, ToolResult) and not isinstance(b.content, str):
+            found += _texts(b.content)
+    return found
+
+
+def _priced_texts(store_: Store) -> list[str]:
+    """The store's texts the compile prices with its estimator: messages', summaries' and their carriers'."""
+    found = [t for m in store_.messages for t in _texts(m.content)]
+    for s in store_.summaries:
+        found += [s.content, *_texts(s.response_content or ())]
+    return found
+
+
+@given(store_=stores(), data=st.data())
+def test_bad_values_asks_the_estimator_about_each_text_of_any_store(store_, data):
+    """Over any store, an estimator bad on one of its texts alone (a message's, a summary's or a carrier's) is named
+    with that text, after the other bad values the store holds."""
+    texts = [t for t in _priced_texts(store_) if t]
+    assume(texts)
+    text = data.draw(st.sampled_from(texts), label="the text the estimator is bad on")
+    bad, fine = (dataclasses.replace(store_, text_estimator=e) for e in (_bad_on(text), len))
+    named = [f"the estimator gives -1 for {text[:20]!r}"]  # after the store's other bad values, if any
+    assert (
+        bad_values(bad, Config(), Budget(max_tokens=100)) == bad_values(fine, Config(), Budget(max_tokens=100)) + named
+    )
 
 
 def _raising(s):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 import invariants.properties.running as running
@@ -77,6 +77,21 @@ def test_every_invariant_with_a_named_defect_to_catch_is_broken_by_one():
     assert {row[0] for row in tables} == set(INVARIANTS) - {"well-formed"}
 
 
+DEFECT_ROWS = [row for module in DEFECT_TABLES for row in module.DEFECT_BREAKS]
+
+
+@pytest.mark.parametrize(
+    "invariant, defect, case, words", DEFECT_ROWS, ids=[f"{i}-{d.name}" for i, d, _, _ in DEFECT_ROWS]
+)
+def test_check_reports_each_invariant_a_defect_breaks_as_it_breaks_alone(invariant, defect, case, words):
+    """``check`` judges the case with every invariant: each row's invariant is among them, with the violations it
+    gives alone."""
+    variant = frozenset({defect})
+    alone = judged(invariant, case, variant)
+    assert alone, f"{invariant} holds on {defect.name}"
+    assert [v for v in check(*case, variant) if v.invariant == invariant] == alone
+
+
 # ----------------------------------------------------------------------------- running the catalogue over one case
 
 #: Three messages of 10 at a budget of 100: sound sends all three raw.
@@ -93,6 +108,16 @@ def _one_entry_sent(case: Case) -> Outcome:
     s.initialize(case.store)
     result = s.compile(case.budget)
     return Outcome(result=dataclasses.replace(result, entries=result.entries[:1]))
+
+
+@pytest.mark.parametrize("name", sorted(INVARIANTS))
+def test_check_runs_every_invariant_of_the_catalogue(monkeypatch, name):
+    """Each invariant of ``INVARIANTS``, made to break on anything, is reported by ``check``, and with
+    ``first_only`` by itself when it is the only one broken."""
+    marker = Violation(name, "broken by the test")
+    monkeypatch.setitem(INVARIANTS, name, lambda *case: [marker])
+    assert check(*PLAIN, "sound") == [marker]
+    assert check(*PLAIN, "sound", first_only=True) == [marker]
 
 
 def test_check_compiles_a_case_once_for_all_the_invariants_that_judge_it(monkeypatch):
@@ -204,10 +229,17 @@ CRASH_SITES = {name: "the compile" for name in INVARIANTS if name != "bad-values
 }
 
 
-@pytest.mark.parametrize("name", sorted(CRASH_SITES))
-def test_every_invariant_that_compiles_reports_a_crash_as_its_own_violation(monkeypatch, name):
-    def boom(result, b):
-        raise RuntimeError("boom")
+def _boom(*_: object) -> Exception:
+    raise RuntimeError("boom")
 
-    tamper(monkeypatch, sent=boom)
-    assert judged(name, PLAIN) == [Violation(name, f"{CRASH_SITES[name]} {CRASHED}")]
+
+@given(case=cases(), name=st.sampled_from(sorted(CRASH_SITES)))
+@example(case=PLAIN, name="rendering").via("a send")
+@example(case=PLAIN, name="diagnostics").via("a judge of refusals, on a send")
+def test_every_invariant_that_compiles_reports_a_crash_as_its_own_violation(case, name):
+    """On any case, a compile that crashes where it would have sent or refused is reported by every invariant that
+    compiles, as its one violation: none excuses it because it judges only sends, or only refusals."""
+    with pytest.MonkeyPatch.context() as patch:
+        tamper(patch, sent=_boom, refused=lambda err, b: RuntimeError("boom"))
+        found = judged(name, case)
+    assert found == [Violation(name, f"{CRASH_SITES[name]} {CRASHED}")]

@@ -120,6 +120,26 @@ def test_determinism_counts_the_memo_entries_a_dry_run_adds():
     ]
 
 
+def test_determinism_sees_a_dry_run_reprice_an_answer_the_memo_already_held(monkeypatch):
+    """A strategy that starts with an answer priced in its memo and whose dry run prices it again, differently: the
+    memo holds as many entries after as before, and the dry run still changed it."""
+
+    class Repricing(HierarchicalStrategy):
+        def initialize(self, s: Store) -> None:
+            super().initialize(s)
+            self._memo["an answer"] = 5
+
+        def compile(self, b: Budget, dry_run: bool = False):
+            if dry_run:
+                self._memo["an answer"] = 6
+            return super().compile(b, dry_run=dry_run)
+
+    monkeypatch.setattr(repeatability, "HierarchicalStrategy", Repricing)
+    assert Violation("determinism", "a dry run changed the answer-price memo (1 entries before, 1 after)") in judged(
+        "determinism", known.ONE_PAIR
+    )
+
+
 def test_determinism_compares_with_a_compile_after_another_store_only():
     """A memo surviving ``initialize`` shows only in the compile after the other store: what it did fresh and what it
     did after."""
