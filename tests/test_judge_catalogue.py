@@ -4,6 +4,7 @@ test that breaks it on a wrong compile; a new invariant without one turns this r
 from __future__ import annotations
 
 import dataclasses
+from typing import NoReturn
 
 import pytest
 from hypothesis import example, given
@@ -229,7 +230,7 @@ CRASH_SITES = {name: "the compile" for name in INVARIANTS if name != "bad-values
 }
 
 
-def _boom(*_: object) -> Exception:
+def _boom(*_: object) -> NoReturn:
     raise RuntimeError("boom")
 
 
