@@ -38,11 +38,11 @@ def _diagnostics(cleared_by: frozenset[str]) -> Diagnostics:
     )
 
 
-def _middle_refusal(st: Store) -> OverBudgetError:
+def _middle_refusal(history: Store) -> OverBudgetError:
     """Three raw middle messages (no windows, no summaries) against an input budget for two and a half."""
-    prices = [content_tokens(m.content, st) for m in st.messages]
+    prices = [content_tokens(m.content, history) for m in history.messages]
     budget = prices[0] + prices[1] + prices[2] // 2
-    outcome = compile_with(SOUND, st, Config(over_budget_grace_ratio=0), budget)
+    outcome = compile_with(SOUND, history, Config(over_budget_grace_ratio=0), budget)
     return outcome.refusal()
 
 
@@ -59,9 +59,9 @@ def test_over_budget_message_names_stage_total_excess_and_clearer(work: tuple[Wo
     With no compression work in the refused prefix nothing but a larger budget clears the refusal;
     with queued work folding the refused message, compression does (docs/model.md, Compression work and cleared_by).
     """
-    st = store(3, work=work)
-    err = _middle_refusal(st)
-    prices = [content_tokens(m.content, st) for m in st.messages]
+    history = store(3, work=work)
+    err = _middle_refusal(history)
+    prices = [content_tokens(m.content, history) for m in history.messages]
     limit = math.floor((prices[0] + prices[1] + prices[2] // 2) * (1 + 0))  # grace_limit with g = 0 (docs/model.md)
     assert err.stage == STAGE
     assert (err.budget, err.actual) == (limit, sum(prices))
