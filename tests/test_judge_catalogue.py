@@ -64,6 +64,8 @@ PROOFS = {
 
 #: The judge modules with a table of named defects, each switched on alone.
 DEFECT_TABLES = (prices, refusals, what_is_sent, bad_numbers, repeatability)
+#: Their rows, one list: (invariant, defect, case, the words it breaks with).
+DEFECT_ROWS = [row for module in DEFECT_TABLES for row in module.DEFECT_BREAKS]
 
 
 def test_every_invariant_has_a_proof_test_and_none_is_left_over():
@@ -74,11 +76,7 @@ def test_every_invariant_has_a_proof_test_and_none_is_left_over():
 
 def test_every_invariant_with_a_named_defect_to_catch_is_broken_by_one():
     """The defect tables name every invariant a defect can break alone (well-formed: none can)."""
-    tables = [row for module in DEFECT_TABLES for row in module.DEFECT_BREAKS]
-    assert {row[0] for row in tables} == set(INVARIANTS) - {"well-formed"}
-
-
-DEFECT_ROWS = [row for module in DEFECT_TABLES for row in module.DEFECT_BREAKS]
+    assert {row[0] for row in DEFECT_ROWS} == set(INVARIANTS) - {"well-formed"}
 
 
 @pytest.mark.parametrize(
