@@ -78,22 +78,42 @@ def test_switching_a_mutant_on_empties_the_mutated_packages_memos():
 
 
 DISCOVERED = """
-from mutmut.mutation import trampoline
+from mutmut.mutation.trampoline import wrap_in_trampoline as _mutmut_mutated
+
+mutants_x_inc__mutmut = {}
+mutants_x_add__mutmut = {}
 
 
-def _called(name):
-    under = trampoline.get_mutant_under_test()
-    if under == "stats":
-        trampoline.record_trampoline_hit(name)
-    return 1 if under.startswith(name + "__mutmut_") else 0
-
-
+@_mutmut_mutated(mutants_x_inc__mutmut)
 def inc(a):
-    return a + 1 + _called("calc.x_inc")
+    return a + 1
 
 
+def x_inc__mutmut_orig(a):
+    return a + 1
+
+
+def x_inc__mutmut_1(a):
+    return a + 2
+
+
+@_mutmut_mutated(mutants_x_add__mutmut)
 def add(a, b):
-    return sum(inc(0) for _ in range(a + b)) + _called("calc.x_add")
+    return sum(inc(0) for _ in range(a + b))
+
+
+def x_add__mutmut_orig(a, b):
+    return sum(inc(0) for _ in range(a + b))
+
+
+def x_add__mutmut_1(a, b):
+    return sum(inc(0) for _ in range(a + b + 1))
+
+
+mutants_x_inc__mutmut["_mutmut_orig"] = x_inc__mutmut_orig
+mutants_x_inc__mutmut["x_inc__mutmut_1"] = x_inc__mutmut_1
+mutants_x_add__mutmut["_mutmut_orig"] = x_add__mutmut_orig
+mutants_x_add__mutmut["x_add__mutmut_1"] = x_add__mutmut_1
 """
 
 
@@ -134,9 +154,17 @@ def test_a_test_mutmuts_coverage_misses_finds_its_witness_by_recording_its_calls
         )
     )
     monkeypatch.delenv("MUTANT_UNDER_TEST", raising=False)
+    from mutmut.mutation import trampoline
+
+    monkeypatch.setattr(trampoline, "wrap_in_trampoline", trampoline.wrap_in_trampoline)  # restored after the run
     out = pytester.path / "found.jsonl"
     pytester.runpytest_inprocess(
-        "-p", "reports.campaign.plugins.witness_plugin", f"--cm-witness={plan}", f"--cm-witness-out={out}"
+        "-p",
+        "reports.campaign.plugins.mutant_plugin",  # as the search runs: it installs the trampolines
+        "-p",
+        "reports.campaign.plugins.witness_plugin",
+        f"--cm-witness={plan}",
+        f"--cm-witness-out={out}",
     )
     rows = {r["nodeid"]: r for r in map(json.loads, out.read_text().splitlines())}
     # add is called once, inc three times: the least called function's mutant is tried first

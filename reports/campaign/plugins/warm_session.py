@@ -35,6 +35,7 @@ import pytest
 from _pytest.runner import runtestprotocol
 
 from reports.campaign.mutmut.test_order import running_order
+from reports.campaign.mutmut.trampoline import switch_on
 from reports.campaign.plugins.mutant_plugin import apply_mutant, drawn, is_property_test, outcome_of
 from reports.campaign.records import Outcome
 
@@ -161,17 +162,6 @@ def _die_with(parent: int) -> None:
         os._exit(1)
 
 
-def _switch_on(name: str) -> None:
-    """Make ``name`` the mutant under test in this process: in the environment (subprocesses, mutmut's own
-    lookup) and, where this mutmut has it, as the trampolines' lookup, which then reads no environment per call."""
-    os.environ["MUTANT_UNDER_TEST"] = name
-    with contextlib.suppress(ImportError, AttributeError):
-        from mutmut.mutation import trampoline
-
-        if callable(getattr(trampoline, "get_mutant_under_test", None)):
-            trampoline.get_mutant_under_test = lambda: name
-
-
 #: The packages whose functions mutmut mutates: their memo caches are emptied when a mutant is switched on.
 MUTATED_PACKAGES = ("reference", "strategies")
 
@@ -195,7 +185,7 @@ def _child(name: str, tests: list[pytest.Item], out: str) -> None:
     ``Executor.pytest_runtest_call`` when a test outlives its limit)."""
     code = SURVIVED
     try:
-        _switch_on(name)
+        switch_on(name)
         clear_memos()
         for k, item in enumerate(tests):  # the next item lets a module's fixtures serve its tests in a row
             reports = runtestprotocol(item, nextitem=tests[k + 1] if k + 1 < len(tests) else None, log=False)

@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 from _pytest.runner import runtestprotocol
 
+from reports.campaign.mutmut.trampoline import recording, switch_on
 from reports.campaign.plugins.mutant_plugin import apply_mutant
 from reports.campaign.plugins.warm_session import clear_memos
 from reports.campaign.records import Kind
@@ -174,18 +175,8 @@ def functions_called(item: pytest.Item) -> list[str]:
     their hits, as mutmut's stats run does (nothing when mutmut is not there)."""
     hits: Counter[str] = Counter()
     clear_memos()
-    try:
-        from mutmut.mutation import trampoline
-
-        saved = trampoline.get_mutant_under_test, trampoline.record_trampoline_hit
-    except (ImportError, AttributeError):
-        return []
-    trampoline.get_mutant_under_test = lambda: "stats"
-    trampoline.record_trampoline_hit = lambda name, caller=None: hits.update((name,))
-    try:
+    with recording(lambda name: hits.update((name,))):
         runtestprotocol(item, nextitem=None, log=False)
-    finally:
-        trampoline.get_mutant_under_test, trampoline.record_trampoline_hit = saved
     return sorted(hits, key=lambda fn: (hits[fn], fn))
 
 
@@ -198,7 +189,7 @@ class switched:  # a context manager read as a phrase: ``with switched(kind, nam
 
     def __enter__(self) -> None:
         if self.kind == Kind.MUTMUT:
-            os.environ["MUTANT_UNDER_TEST"] = self.name
+            switch_on(self.name)
         else:
             from strategies import defects
 
@@ -208,7 +199,7 @@ class switched:  # a context manager read as a phrase: ``with switched(kind, nam
 
     def __exit__(self, *exc: object) -> None:
         if self.kind == Kind.MUTMUT:
-            os.environ.pop("MUTANT_UNDER_TEST", None)
+            switch_on(None)
         else:
             from strategies import defects
 
