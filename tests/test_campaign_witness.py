@@ -3,6 +3,7 @@ the reason it has none; candidates in fresh children, their budget and order."""
 
 from __future__ import annotations
 
+import gc
 import json
 import time
 from dataclasses import replace
@@ -67,14 +68,22 @@ def test_each_witness_candidate_runs_in_a_fresh_child_and_a_hang_is_cut():
     assert isolated(lambda: ["f" * 100] * 5000, 5.0) == ["f" * 100] * 5000  # more than a pipe holds
 
 
-def test_switching_a_mutant_on_empties_the_mutated_packages_memos():
+def test_settling_the_parent_empties_every_mutated_packages_memos_and_freezes_the_session():
+    """The children start from the parent's memos: a value memoized at collection must not hide a mutant, in the
+    model or in the judges."""
+    from invariants.generators.store_shapes import tree_shapes
     from reference.estimator import text_tokens
-    from reports.campaign.plugins.warm_session import clear_memos
+    from reports.campaign.plugins.warm_session import settle
 
     text_tokens("a memoized text")
-    assert text_tokens.cache_info().currsize > 0
-    clear_memos()
-    assert text_tokens.cache_info().currsize == 0
+    tree_shapes(2)
+    assert text_tokens.cache_info().currsize > 0 and tree_shapes.cache_info().currsize > 0
+    try:
+        settle()
+        assert text_tokens.cache_info().currsize == 0 and tree_shapes.cache_info().currsize == 0
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
 
 
 DISCOVERED = """

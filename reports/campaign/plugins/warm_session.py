@@ -94,8 +94,7 @@ class Executor:
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> bool:
         items = {it.nodeid: it for it in session.items}
-        gc.collect()
-        gc.freeze()  # the collected session stays out of the children's collections: fewer pages copied on write
+        settle()
         queue = list(self.mutants)
         running: dict[int, tuple[dict[str, Any], float]] = {}
         while queue or running:
@@ -162,18 +161,27 @@ def _die_with(parent: int) -> None:
         os._exit(1)
 
 
-#: The packages whose functions mutmut mutates: their memo caches are emptied when a mutant is switched on.
-MUTATED_PACKAGES = ("reference", "strategies")
+#: The packages whose functions mutmut mutates: their memo caches are emptied before the first child is forked.
+MUTATED_PACKAGES = ("reference", "strategies", "invariants")
 
 
 def clear_memos() -> None:
     """Empty every ``functools`` cache of the mutated packages, so that a value memoized before the mutant was
-    switched on (at collection, or by an earlier test) never hides it."""
+    switched on (at collection) never hides it."""
     for name, module in list(sys.modules.items()):
         if name.split(".", 1)[0] in MUTATED_PACKAGES and module is not None:
             for value in list(vars(module).values()):
                 if callable(getattr(value, "cache_clear", None)):
                     value.cache_clear()
+
+
+def settle() -> None:
+    """In the parent, once collected and before the first fork: the memos emptied (what collection memoized; the
+    parent runs no test, so every child starts from empty memos without paying to walk the modules itself) and the
+    collected session kept out of the children's garbage collections (fewer pages copied on write)."""
+    clear_memos()
+    gc.collect()
+    gc.freeze()
 
 
 def _timed_out(signum: int, frame: object) -> None:
@@ -186,7 +194,6 @@ def _child(name: str, tests: list[pytest.Item], out: str) -> None:
     code = SURVIVED
     try:
         switch_on(name)
-        clear_memos()
         for k, item in enumerate(tests):  # the next item lets a module's fixtures serve its tests in a row
             reports = runtestprotocol(item, nextitem=tests[k + 1] if k + 1 < len(tests) else None, log=False)
             if any(r.failed for r in reports):

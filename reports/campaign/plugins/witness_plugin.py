@@ -25,12 +25,12 @@ from _pytest.runner import runtestprotocol
 
 from reports.campaign.mutmut.trampoline import recording, switch_on
 from reports.campaign.plugins.mutant_plugin import apply_mutant
-from reports.campaign.plugins.warm_session import clear_memos
+from reports.campaign.plugins.warm_session import settle
 from reports.campaign.records import Kind
 
 #: The search is bounded by candidates (the plan's ``max``), never by a clock, so its outcome does not depend on
 #: the machine's speed. One candidate's run may take ``RUN_FACTOR`` times the test's baseline duration plus
-#: ``RUN_CONST`` seconds (mutmut's trampolines make a test about three times slower): past it the mutant is taken
+#: ``RUN_CONST`` seconds (a test runs slower through the trampolines, and under a mutant): past it the mutant is taken
 #: to loop, the run is cut and counted (``timeouts``), and the next candidate runs.
 RUN_FACTOR = 10.0
 RUN_CONST = 2.0
@@ -73,6 +73,9 @@ class WitnessSearch:
         self.most = int(plan.get("max", 400))
         self.durations: dict[str, float] = plan.get("durations", {})
         self.out = out
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        settle()
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
@@ -152,7 +155,6 @@ def isolated(run: Callable[[], Any], limit: float) -> Any:
 def run_under(item: pytest.Item, kind: str, name: str) -> str:
     """Run ``item`` with the candidate switched on: its failure line, or "" when it passed."""
     with switched(kind, name):
-        clear_memos()
         reports = runtestprotocol(item, nextitem=None, log=False)
     failed = [r for r in reports if r.failed]
     return failure_line(failed[0]) if failed else ""
@@ -174,7 +176,6 @@ def functions_called(item: pytest.Item) -> list[str]:
     primitives, which move both sides of a comparison together): one run of it with the trampolines recording
     their hits, as mutmut's stats run does (nothing when mutmut is not there)."""
     hits: Counter[str] = Counter()
-    clear_memos()
     with recording(lambda name: hits.update((name,))):
         runtestprotocol(item, nextitem=None, log=False)
     return sorted(hits, key=lambda fn: (hits[fn], fn))

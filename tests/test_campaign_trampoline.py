@@ -1,0 +1,177 @@
+"""The campaign's trampolines dispatch and record exactly as mutmut's, on the code mutmut itself generates."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import types
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from reports.campaign.mutmut import trampoline as lean
+
+mutmut_trampoline = pytest.importorskip("mutmut.mutation.trampoline", reason="mutmut is not installed (mutation)")
+file_mutation = pytest.importorskip("mutmut.mutation.file_mutation")
+mutmut_state = pytest.importorskip("mutmut.state")
+
+SOURCE = """
+def add(a, b):
+    return a + b
+
+
+def scaled(a, *, by=2):
+    return add(a, a) * by
+
+
+class Box:
+    def __init__(self, size):
+        self.size = size
+
+    def grow(self, n):
+        return self.size + n * 2
+
+    @classmethod
+    def made(cls, size):
+        return cls(size + 1)
+
+
+def count(n):
+    for i in range(n):
+        yield i + 1
+    return n
+
+
+async def later(n):
+    return n + 10
+"""
+
+GENERATED = file_mutation.mutate_file_contents("calc.py", SOURCE)
+
+
+def load(decorator: Callable[..., Any], name: str = "calc") -> types.ModuleType:
+    """The generated module, its trampolines made by ``decorator`` (imported from mutmut's module, as mutmut
+    writes it)."""
+    saved = mutmut_trampoline.wrap_in_trampoline
+    mutmut_trampoline.wrap_in_trampoline = decorator
+    try:
+        module = types.ModuleType(name)
+        exec(compile(GENERATED.code, f"{name}.py", "exec"), module.__dict__)
+    finally:
+        mutmut_trampoline.wrap_in_trampoline = saved
+    return module
+
+
+def observe(calc: types.ModuleType) -> list[Any]:
+    """Every decorated function called once, each result (or the exception's type) in order."""
+
+    def outcome(call: Callable[[], Any]) -> Any:
+        try:
+            return call()
+        except Exception as err:  # a mutant may break a call: the two trampolines must break it alike
+            return type(err).__name__
+
+    def drained() -> tuple[list[int], Any]:
+        gen = calc.count(3)
+        items = []
+        while True:
+            try:
+                items.append(next(gen))
+            except StopIteration as stop:
+                return items, stop.value
+
+    return [
+        outcome(lambda: calc.add(2, 3)),
+        outcome(lambda: calc.scaled(4, by=3)),
+        outcome(lambda: calc.Box(5).grow(4)),
+        outcome(lambda: calc.Box.made(1).size),
+        outcome(drained),
+        outcome(lambda: asyncio.run(calc.later(1))),
+    ]
+
+
+@pytest.fixture
+def modes() -> Iterator[None]:
+    """Each test starts and ends with no mutant switched on."""
+    lean.switch_on(None)
+    yield
+    lean.switch_on(None)
+    mutmut_state.state()._stats.clear()
+
+
+MODES = [None, "stats", "other.x_add__mutmut_1"] + [f"calc.{n}" for n in GENERATED.mutant_names]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_each_mode_dispatches_as_mutmuts_trampoline_does(mode, modes):
+    stock, leaner = load(mutmut_trampoline.wrap_in_trampoline), load(lean.wrap_in_trampoline)
+    lean.switch_on(mode)
+    stats = mutmut_state.state()._stats
+    stats.clear()
+    expected = observe(stock)
+    recorded_by_mutmut = set(stats)
+    stats.clear()
+    assert observe(leaner) == expected
+    assert set(stats) == recorded_by_mutmut  # the stats run records the same functions (nothing in other modes)
+    assert bool(recorded_by_mutmut) == (mode == "stats")
+
+
+def test_the_mutants_cover_every_kind_of_function_the_trampoline_handles():
+    """The comparison above means something only if each kind has a mutant that changes what it returns."""
+    names = {n.partition("__mutmut_")[0] for n in GENERATED.mutant_names}
+    assert {"x_add", "x_scaled", "xǁBoxǁgrow", "xǁBoxǁmade", "x_count", "x_later"} <= names
+    calc = load(lean.wrap_in_trampoline)
+    original = observe(calc)
+    changed = set()
+    for name in GENERATED.mutant_names:
+        lean.switch_on(f"calc.{name}")
+        if observe(calc) != original:
+            changed.add(name.partition("__mutmut_")[0])
+    lean.switch_on(None)
+    assert changed == names
+
+
+def test_a_switch_reaches_the_environment_and_mutmuts_record_and_none_clears_them(modes):
+    lean.switch_on("calc.x_add__mutmut_1")
+    assert os.environ[lean.ENV] == "calc.x_add__mutmut_1"
+    assert mutmut_trampoline.get_mutant_under_test() == "calc.x_add__mutmut_1"
+    assert lean.current() == lean.Mode("calc.x_add__mutmut_1", "calc", "x_add__mutmut_1")
+    lean.switch_on(None)
+    assert lean.ENV not in os.environ and mutmut_trampoline.get_mutant_under_test() == ""
+    assert lean.current() == lean.Mode()
+
+
+def test_recording_counts_each_call_and_restores_the_mode_before_it(modes):
+    calc = load(lean.wrap_in_trampoline)
+    lean.switch_on("calc.x_add__mutmut_1")
+    hits: list[str] = []
+    with lean.recording(hits.append):
+        assert calc.scaled(1) == 4  # the original add inside: recording runs no mutant
+    assert hits == ["calc.x_scaled", "calc.x_add"]
+    assert lean.current().key == "x_add__mutmut_1" and calc.add(1, 1) == 0  # switched back on after
+
+
+def test_the_fail_mode_fails_every_call_as_mutmuts_does(modes):
+    calc = load(lean.wrap_in_trampoline)
+    lean.switch_on(lean.FAIL)
+    with pytest.raises(Exception, match="Verifying setup"):
+        calc.add(1, 2)
+
+
+def test_install_puts_the_trampoline_where_the_generated_code_imports_it_and_takes_mutmuts_mode(monkeypatch, modes):
+    monkeypatch.setattr(mutmut_trampoline, "wrap_in_trampoline", mutmut_trampoline.wrap_in_trampoline)
+    monkeypatch.setenv(lean.ENV, "calc.x_add__mutmut_1")
+    assert lean.install() is True
+    assert mutmut_trampoline.wrap_in_trampoline is lean.wrap_in_trampoline
+    assert lean.current().module == "calc"
+    calc = types.ModuleType("calc")
+    exec(compile(GENERATED.code, "calc.py", "exec"), calc.__dict__)
+    assert calc.add(2, 3) == -1  # the installed trampoline dispatches to the mutant in mutmut's environment
+
+
+def test_install_is_a_no_op_without_mutmut(monkeypatch, modes):
+    monkeypatch.setattr(lean, "mutmut_trampoline", None)
+    assert lean.install() is False
+    lean.switch_on("calc.x_add__mutmut_1")  # the environment alone, for plugins that only read it
+    assert os.environ[lean.ENV] == "calc.x_add__mutmut_1"
