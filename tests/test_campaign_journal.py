@@ -142,6 +142,19 @@ def test_after_a_change_only_the_named_mutants_it_touches_run_again(campaign, tm
     assert sorted(seen) == sorted(m.id for m in quick)  # test_add[sound] runs under every sound mutant
 
 
+def test_every_harness_only_test_file_is_marked_harness():
+    """The baseline and the witness search leave out only the tests marked ``harness``; a harness-only file (absent
+    from mutmut's work copy) with an unmarked test would be searched there, and its missing file fails the search's
+    whole worker."""
+    unmarked = [
+        p.relative_to(ROOT).as_posix()
+        for p in sorted((ROOT / "tests").glob("test_*.py"))
+        if _harness_only(p.relative_to(ROOT).as_posix())
+        and not re.search(r"^pytestmark = pytest\.mark\.harness$", p.read_text(encoding="utf-8"), re.M)
+    ]
+    assert unmarked == []
+
+
 def test_every_test_file_that_imports_the_campaigns_helpers_is_harness_only():
     """mutmut's work copy leaves the harness-only files out; a test module importing one of them must be left out
     too, or collecting the suite there fails and mutmut's coverage run exits 1 (the main job then reports nothing)."""

@@ -12,6 +12,7 @@ import pytest
 
 from reports.campaign.mutmut import trampoline as lean
 
+pytestmark = pytest.mark.harness
 mutmut_trampoline = pytest.importorskip("mutmut.mutation.trampoline", reason="mutmut is not installed (mutation)")
 file_mutation = pytest.importorskip("mutmut.mutation.file_mutation")
 mutmut_state = pytest.importorskip("mutmut.state")
