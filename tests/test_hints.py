@@ -43,6 +43,19 @@ def test_hints_rank_each_functions_killers_and_keep_each_tests_witness():
     assert hints.witnesses == {"tests/test_cap.py::test_c": "mutmut:reference.cap.x_walk__mutmut_4"}
 
 
+def test_hints_keep_every_killer_of_a_function_most_kills_first():
+    """A mutant killed only by a function's fifth killer runs the four before it, not every covering test."""
+    counts = {"test_e": 1, "test_a": 5, "test_c": 3, "test_b": 4, "test_d": 2, "test_f": 1}
+    records = {
+        f"mutmut:reference.cap.x_walk__mutmut_{test}_{k}": _killed(f"tests/test_cap.py::{test}")
+        for test, n in counts.items()
+        for k in range(n)
+    }
+    hints = learn(as_records(records))
+    ranked = ["test_a", "test_b", "test_c", "test_d", "test_e", "test_f"]  # ties by name
+    assert hints.killers == {"reference.cap.x_walk": tuple(f"tests/test_cap.py::{t}" for t in ranked)}
+
+
 def test_hints_keep_a_mutant_each_test_killed_first_by_the_tests_base():
     """Next time the test may be searched on another variant, or beaten to that kill: the mutant is its witness."""
     records = {
@@ -111,13 +124,33 @@ def test_known_killers_run_first_then_the_modules_own_tests_then_the_rest():
         "tests/test_cap.py::own_slow": 1.0,
     }
     tests = sorted(durations)
-    order = running_order("reference.cap.x_walk__mutmut_1", tests, durations, first=["tests/test_other.py::killer"])
+    order = list(
+        running_order("reference.cap.x_walk__mutmut_1", tests, durations, first=["tests/test_other.py::killer"])
+    )
     assert order[0] == "tests/test_other.py::killer"  # a known killer first, however slow
     assert order[1:3] == ["tests/test_cap.py::own", "tests/test_cap.py::own_slow"]  # the module's own file next
     assert order[-2:] == ["tests/test_other.py::slow", "tests/test_other.py::slower"]  # the slow ones last
     assert sorted(order) == tests
-    other = running_order("reference.cap.x_walk__mutmut_2", tests, durations, first=["tests/test_other.py::killer"])
+    other = list(
+        running_order("reference.cap.x_walk__mutmut_2", tests, durations, first=["tests/test_other.py::killer"])
+    )
     assert {order[3], order[4]} == {other[3], other[4]} == {"tests/test_other.py::q1", "tests/test_other.py::q2"}
+
+
+def test_a_mutants_later_tests_are_ordered_only_when_it_reaches_them():
+    """A mutant its known killer kills never pays for ordering the function's other covering tests."""
+    asked: list[str] = []
+
+    class Durations(dict):
+        def get(self, key, default=None):
+            asked.append(key)
+            return super().get(key, default)
+
+    tests = ["tests/test_other.py::killer", "tests/test_cap.py::own", *(f"tests/test_x.py::t{k}" for k in range(50))]
+    order = running_order("reference.cap.x_walk__mutmut_1", tests, Durations(), first=["tests/test_other.py::killer"])
+    assert next(order) == "tests/test_other.py::killer" and asked == ["tests/test_other.py::killer"]
+    assert next(order) == "tests/test_cap.py::own" and "tests/test_x.py::t0" not in asked
+    assert len(list(order)) == 50 and "tests/test_x.py::t0" in asked
 
 
 def test_the_witness_plan_tries_the_known_witness_first(campaign_records_for_witness):

@@ -28,13 +28,12 @@ from reports.campaign.records import (
 from reports.campaign.settings import learnt
 
 NAME = "hints.json"
-#: Killers kept per function: the first of them kills most of its mutants.
-PER_FUNCTION = 3
 
 
 @dataclass(frozen=True)
 class Hints:
-    """Known killers by mangled function name (``reference.numerics.x_js_round``), most kills first; known
+    """Known killers by mangled function name (``reference.numerics.x_js_round``), every one, most kills first (a
+    mutant that the first few miss would otherwise run the function's other covering tests before its own); known
     witnesses by test node id (a journal key such as ``mutmut:reference.cap.x__units__mutmut_1``); and a mutant
     each test killed first, by the test's base (its node id without the variant: the next report may search
     it on another variant, or find another test killing first and leave it to the search)."""
@@ -62,7 +61,7 @@ def learn(records: Records) -> Hints:
             for test in rec.killed_by:
                 tally[test] = tally.get(test, 0) + 1
     killers = {
-        fn: tuple(t for t, _ in sorted(tally.items(), key=lambda kv: (-kv[1], kv[0]))[:PER_FUNCTION])
+        fn: tuple(t for t, _ in sorted(tally.items(), key=lambda kv: (-kv[1], kv[0])))
         for fn, tally in sorted(counts.items())
         if tally
     }

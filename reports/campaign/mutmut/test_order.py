@@ -8,7 +8,7 @@ credit spreads over the tests), then the others by baseline duration."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 from reports.campaign.plugins.mutant_plugin import quick_first
 
@@ -25,13 +25,14 @@ def own_test_files(mutant: str) -> frozenset[str]:
 
 def running_order(
     mutant: str, tests: Sequence[str], durations: Mapping[str, float], first: Sequence[str] = ()
-) -> list[str]:
-    """``tests`` in the order mutant ``mutant`` runs them."""
+) -> Iterator[str]:
+    """``tests`` in the order mutant ``mutant`` runs them, each part ordered only when it is reached (most mutants
+    fall to a known killer, and ordering a function's hundreds of covering tests would cost more than running it)."""
     hinted = {t: k for k, t in enumerate(first)}
     own = own_test_files(mutant)
-
-    def key(t: str) -> tuple[int, int, int, float, str]:
-        part = 0 if t in hinted else 1 if t.split("::", 1)[0] in own else 2
-        return (part, hinted.get(t, 0), *quick_first(mutant, t, durations))
-
-    return sorted(tests, key=key)
+    parts: tuple[list[str], list[str], list[str]] = ([], [], [])
+    for t in tests:
+        parts[0 if t in hinted else 1 if t.split("::", 1)[0] in own else 2].append(t)
+    yield from sorted(parts[0], key=lambda t: (hinted[t], *quick_first(mutant, t, durations)))
+    for part in parts[1:]:
+        yield from sorted(part, key=lambda t: quick_first(mutant, t, durations))

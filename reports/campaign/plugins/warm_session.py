@@ -28,6 +28,7 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -80,12 +81,16 @@ class Executor:
             if limit:
                 signal.setitimer(signal.ITIMER_REAL, 0.0)
 
-    def tests_of(self, mutant: dict[str, Any]) -> list[str]:
-        """The node ids ``mutant`` runs, in running order."""
+    def tests_of(self, mutant: dict[str, Any]) -> Iterator[str]:
+        """The node ids ``mutant`` runs, in running order (ordered as they are reached)."""
         if "tests" in mutant:
-            return list(mutant["tests"])
+            return iter(mutant["tests"])
         fn = self.functions.get(mutant["function"], {})
         return running_order(mutant["name"], fn.get("tests", []), self.order_durations, fn.get("first", []))
+
+    def covering(self, mutant: dict[str, Any]) -> list[str]:
+        """The node ids ``mutant`` may run, unordered."""
+        return mutant["tests"] if "tests" in mutant else self.functions.get(mutant["function"], {}).get("tests", [])
 
     def _write(self, row: dict[str, Any]) -> None:
         with open(self.out, "a", encoding="utf-8") as fh:
@@ -100,16 +105,16 @@ class Executor:
         while queue or running:
             while queue and len(running) < self.workers:
                 mutant = queue.pop(0)
-                tests = [items[t] for t in self.tests_of(mutant) if t in items]
-                if not tests:
+                if not any(t in items for t in self.covering(mutant)):
                     self._write({"name": mutant["name"], "exit": NO_TESTS, "seconds": 0.0, "killer": None})
                     continue
                 parent = os.getpid()
                 pid = os.fork()
-                if pid == 0:  # the child: never returns
+                if pid == 0:  # the child orders its tests itself, and never returns
                     _die_with(parent)
+                    tests = (items[t] for t in self.tests_of(mutant) if t in items)
                     if mutant.get("spec"):
-                        _named_child(mutant["name"], mutant["spec"], tests, self.out)
+                        _named_child(mutant["name"], mutant["spec"], list(tests), self.out)
                     self.timing = True
                     _child(mutant["name"], tests, self.out)
                 running[pid] = (mutant, time.time())
@@ -188,19 +193,22 @@ def _timed_out(signum: int, frame: object) -> None:
     os._exit(TIMEOUT)
 
 
-def _child(name: str, tests: list[pytest.Item], out: str) -> None:
+def _child(name: str, tests: Iterator[pytest.Item], out: str) -> None:
     """Run ``tests`` under mutant ``name`` until one fails; exit 1 (writing the killer) or 0 (36 from
     ``Executor.pytest_runtest_call`` when a test outlives its limit)."""
     code = SURVIVED
     try:
         switch_on(name)
-        for k, item in enumerate(tests):  # the next item lets a module's fixtures serve its tests in a row
-            reports = runtestprotocol(item, nextitem=tests[k + 1] if k + 1 < len(tests) else None, log=False)
+        item = next(tests, None)
+        while item is not None:
+            following = next(tests, None)  # the next item lets a module's fixtures serve its tests in a row
+            reports = runtestprotocol(item, nextitem=following, log=False)
             if any(r.failed for r in reports):
                 with open(out, "a", encoding="utf-8") as fh:
                     fh.write(json.dumps({"name": name, "killer": item.nodeid}) + "\n")
                 code = KILLED
                 break
+            item = following
     except BaseException:  # a crash of the run itself counts as a kill, as it does for mutmut
         code = KILLED
     finally:
