@@ -14,7 +14,6 @@ from reports.campaign.mutmut import trampoline as lean
 
 pytestmark = pytest.mark.harness
 mutmut_trampoline = pytest.importorskip("mutmut.mutation.trampoline", reason="mutmut is not installed (mutation)")
-file_mutation = pytest.importorskip("mutmut.mutation.file_mutation")
 mutmut_state = pytest.importorskip("mutmut.state")
 
 SOURCE = """
@@ -48,17 +47,22 @@ async def later(n):
     return n + 10
 """
 
-GENERATED = file_mutation.mutate_file_contents("calc.py", SOURCE)
+
+@pytest.fixture(scope="module")
+def generated() -> Any:
+    """``SOURCE`` as mutmut writes it mutated (imported here, not at collection: its parser costs half a second)."""
+    file_mutation = pytest.importorskip("mutmut.mutation.file_mutation")
+    return file_mutation.mutate_file_contents("calc.py", SOURCE)
 
 
-def load(decorator: Callable[..., Any], name: str = "calc") -> types.ModuleType:
+def load(generated: Any, decorator: Callable[..., Any], name: str = "calc") -> types.ModuleType:
     """The generated module, its trampolines made by ``decorator`` (imported from mutmut's module, as mutmut
     writes it)."""
     saved = mutmut_trampoline.wrap_in_trampoline
     mutmut_trampoline.wrap_in_trampoline = decorator
     try:
         module = types.ModuleType(name)
-        exec(compile(GENERATED.code, f"{name}.py", "exec"), module.__dict__)
+        exec(compile(generated.code, f"{name}.py", "exec"), module.__dict__)
     finally:
         mutmut_trampoline.wrap_in_trampoline = saved
     return module
@@ -101,31 +105,35 @@ def modes() -> Iterator[None]:
     mutmut_state.state()._stats.clear()
 
 
-MODES = [None, "stats", "other.x_add__mutmut_1"] + [f"calc.{n}" for n in GENERATED.mutant_names]
-
-
-@pytest.mark.parametrize("mode", MODES)
-def test_each_mode_dispatches_as_mutmuts_trampoline_does(mode, modes):
-    stock, leaner = load(mutmut_trampoline.wrap_in_trampoline), load(lean.wrap_in_trampoline)
-    lean.switch_on(mode)
+@pytest.mark.parametrize("mode", ["none", "stats", "another module's mutant", "each of this module's mutants"])
+def test_each_mode_dispatches_as_mutmuts_trampoline_does(mode, generated, modes):
+    names = {
+        "none": [None],
+        "stats": ["stats"],
+        "another module's mutant": ["other.x_add__mutmut_1"],
+        "each of this module's mutants": [f"calc.{n}" for n in generated.mutant_names],
+    }[mode]
+    stock, leaner = load(generated, mutmut_trampoline.wrap_in_trampoline), load(generated, lean.wrap_in_trampoline)
     stats = mutmut_state.state()._stats
-    stats.clear()
-    expected = observe(stock)
-    recorded_by_mutmut = set(stats)
-    stats.clear()
-    assert observe(leaner) == expected
-    assert set(stats) == recorded_by_mutmut  # the stats run records the same functions (nothing in other modes)
-    assert bool(recorded_by_mutmut) == (mode == "stats")
+    for name in names:
+        lean.switch_on(name)
+        stats.clear()
+        expected = observe(stock)
+        recorded_by_mutmut = set(stats)
+        stats.clear()
+        assert observe(leaner) == expected, name
+        assert set(stats) == recorded_by_mutmut, name  # the stats run records the same functions
+        assert bool(recorded_by_mutmut) == (name == "stats"), name  # and nothing is recorded in another mode
 
 
-def test_the_mutants_cover_every_kind_of_function_the_trampoline_handles():
+def test_the_mutants_cover_every_kind_of_function_the_trampoline_handles(generated):
     """The comparison above means something only if each kind has a mutant that changes what it returns."""
-    names = {n.partition("__mutmut_")[0] for n in GENERATED.mutant_names}
+    names = {n.partition("__mutmut_")[0] for n in generated.mutant_names}
     assert {"x_add", "x_scaled", "xǁBoxǁgrow", "xǁBoxǁmade", "x_count", "x_later"} <= names
-    calc = load(lean.wrap_in_trampoline)
+    calc = load(generated, lean.wrap_in_trampoline)
     original = observe(calc)
     changed = set()
-    for name in GENERATED.mutant_names:
+    for name in generated.mutant_names:
         lean.switch_on(f"calc.{name}")
         if observe(calc) != original:
             changed.add(name.partition("__mutmut_")[0])
@@ -143,8 +151,8 @@ def test_a_switch_reaches_the_environment_and_mutmuts_record_and_none_clears_the
     assert lean.current() == lean.Mode()
 
 
-def test_recording_counts_each_call_and_restores_the_mode_before_it(modes):
-    calc = load(lean.wrap_in_trampoline)
+def test_recording_counts_each_call_and_restores_the_mode_before_it(generated, modes):
+    calc = load(generated, lean.wrap_in_trampoline)
     lean.switch_on("calc.x_add__mutmut_1")
     hits: list[str] = []
     with lean.recording(hits.append):
@@ -153,21 +161,23 @@ def test_recording_counts_each_call_and_restores_the_mode_before_it(modes):
     assert lean.current().key == "x_add__mutmut_1" and calc.add(1, 1) == 0  # switched back on after
 
 
-def test_the_fail_mode_fails_every_call_as_mutmuts_does(modes):
-    calc = load(lean.wrap_in_trampoline)
+def test_the_fail_mode_fails_every_call_as_mutmuts_does(generated, modes):
+    calc = load(generated, lean.wrap_in_trampoline)
     lean.switch_on(lean.FAIL)
     with pytest.raises(Exception, match="Verifying setup"):
         calc.add(1, 2)
 
 
-def test_install_puts_the_trampoline_where_the_generated_code_imports_it_and_takes_mutmuts_mode(monkeypatch, modes):
+def test_install_puts_the_trampoline_where_the_generated_code_imports_it_and_takes_mutmuts_mode(
+    generated, monkeypatch, modes
+):
     monkeypatch.setattr(mutmut_trampoline, "wrap_in_trampoline", mutmut_trampoline.wrap_in_trampoline)
     monkeypatch.setenv(lean.ENV, "calc.x_add__mutmut_1")
     assert lean.install() is True
     assert mutmut_trampoline.wrap_in_trampoline is lean.wrap_in_trampoline
     assert lean.current().module == "calc"
     calc = types.ModuleType("calc")
-    exec(compile(GENERATED.code, "calc.py", "exec"), calc.__dict__)
+    exec(compile(generated.code, "calc.py", "exec"), calc.__dict__)
     assert calc.add(2, 3) == -1  # the installed trampoline dispatches to the mutant in mutmut's environment
 
 
