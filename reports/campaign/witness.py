@@ -12,9 +12,9 @@ The search runs in one pytest process per worker (``-p reports.campaign.plugins.
 PLAN``): each
 test is collected once and run again under each candidate in a forked child, Hypothesis not shrinking and
 failures formatted natively (a witness needs the failure, not its minimal example or every frame's source),
-the mutant switched in that child (mutmut's ``MUTANT_UNDER_TEST``, read by its trampolines at call time; a
-named mutant's switches in ``strategies.defects.VARIANTS``), in mutmut's work copy so that its mutants are
-there to switch.
+the mutant switched in that child (``reports.campaign.mutmut.trampoline.switch_on``, which the trampolines
+dispatch on; a named mutant's switches in ``strategies.defects.VARIANTS``), in mutmut's work copy so that its
+mutants are there to switch.
 """
 
 from __future__ import annotations

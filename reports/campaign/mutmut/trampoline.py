@@ -87,14 +87,14 @@ def recording(hit: Callable[[str], None]) -> Iterator[None]:
     """The block runs as mutmut's stats run does, each call of a mutated function passed to ``hit`` (its stats
     name) instead of mutmut's record; the mode before it is restored after."""
     global _mode, _record
-    saved = _mode, _record, os.environ.get(ENV)
+    mode, record, name = _mode, _record, os.environ.get(ENV)
     switch_on(STATS)
     _record = hit
     try:
         yield
     finally:
-        switch_on(saved[2])
-        _mode, _record = saved[0], saved[1]
+        switch_on(name)
+        _mode, _record = mode, record
 
 
 def install() -> bool:

@@ -198,7 +198,7 @@ _WANTED = pytest.StashKey[dict[Path, set[str]]]()
 
 def _remember_wanted(config: pytest.Config) -> None:
     """Under a mutmut mutant (a run of named tests), remember which functions each file is asked for."""
-    if "__mutmut_" in os.environ.get("MUTANT_UNDER_TEST", ""):
+    if "__mutmut_" in os.environ.get(trampoline.ENV, ""):
         config.stash[_WANTED] = requested_functions(list(config.args), config.invocation_params.dir)
 
 
@@ -218,7 +218,7 @@ def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: objec
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     durations = os.environ.get(DURATIONS_ENV)
-    mutant = os.environ.get("MUTANT_UNDER_TEST", "")
+    mutant = os.environ.get(trampoline.ENV, "")
     if durations and "__mutmut_" in mutant:
         fastest_first(items, _durations(durations), mutant)
     only = config.getoption("--cm-only")
@@ -375,7 +375,7 @@ class _Recorder:
             self._record_killer(report.nodeid)
 
     def _record_killer(self, nodeid: str) -> None:
-        mutant = os.environ.get("MUTANT_UNDER_TEST", "")
+        mutant = os.environ.get(trampoline.ENV, "")
         if "__mutmut_" not in mutant or mutant in self.killed:
             return
         self.killed.add(mutant)

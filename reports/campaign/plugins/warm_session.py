@@ -4,8 +4,8 @@ mutmut starts a fresh ``pytest.main`` for every mutant (configuration, plugins, 
 costs more than the tests most mutants need before one fails. Here one pytest process (``-p
 reports.campaign.plugins.warm_session --cm-execute PLAN``, in mutmut's ``mutants/`` folder) collects the suite once
 and, for
-each planned mutant, forks: the child switches the mutant on (mutmut's ``MUTANT_UNDER_TEST``, which its
-trampolines read at call time), runs the tests that cover the mutated function (mutmut's stats), quick
+each planned mutant, forks: the child switches the mutant on (``reports.campaign.mutmut.trampoline.switch_on``,
+which the trampolines dispatch on), runs the tests that cover the mutated function (mutmut's stats), quick
 ones first, stops at the first failure and exits; the parent keeps ``workers`` children going and kills
 one that outlives its time limit. Each child is a fresh copy of the collected session, so no state
 passes from one mutant to the next.

@@ -3,9 +3,10 @@
 
 Each planned test is collected once and run again under each of its candidate mutants in turn until
 one fails, each run in a forked child of the collected session (``isolated``): a mutmut mutant through
-``MUTANT_UNDER_TEST`` (its trampolines read it at call time), a named mutant through its switches in
-``strategies.defects.VARIANTS``. At load it imports only the campaign's other plugins, none of the model, so it
-loads in any project the campaign runs in; ``strategies`` is imported when a named mutant is switched on.
+``reports.campaign.mutmut.trampoline.switch_on`` (the trampolines dispatch on it), a named mutant through its
+switches in ``strategies.defects.VARIANTS``. At load it imports only the campaign's other plugins and its
+trampolines, none of the model, so it loads in any project the campaign runs in; ``strategies`` is imported when a
+named mutant is switched on.
 """
 
 from __future__ import annotations
