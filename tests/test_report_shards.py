@@ -28,7 +28,7 @@ OUTPUTS = ("report.md", "matrix.csv", "mutation-report.json")
 TIMINGS = [
     (re.compile(r"\b\d+(?:\.\d+)?\s?(?:ms|s)\b"), "<time>"),
     (re.compile(r"\b\d+m\d+s\b"), "<time>"),
-    (re.compile(r'"duration": \d+(?:\.\d+)?'), '"duration": <time>'),
+    (re.compile(r'"duration": ?\d+(?:\.\d+)?'), '"duration": <time>'),
 ]
 QUICK = [m for m in MUTANTS if m.id != "defect:HANGS"]  # a hang costs its timeout in every run, and shows nothing new
 

@@ -7,18 +7,26 @@
 - A *named mutant's key*: its switches' sites (every function of ``strategies/`` that reads
   ``Defect.NAME``, and the lines of ``strategies/defects.py`` naming it), the keys of the tests it runs
   and the run's settings (``Settings.selection``, the profile).
+- The *baseline's sources* (``baseline_sources``): every part a baseline test's outcome can depend on, by name;
+  the next baseline re-runs only the tests an changed part reaches (``affected_tests``).
 
-Hashes are 16 hex digits of SHA-256 over the parts' text.
+Python is hashed as the interpreter reads it (``semantic``): a change to a comment, a docstring or the layout
+changes no key, so it re-runs nothing. Hashes are 16 hex digits of SHA-256 over the parts' text.
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
 import hashlib
 import json
-from collections.abc import Iterable
+import re
+import textwrap
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 #: Files every test depends on besides its own module (relative to the project root; folders walked).
 SHARED = (
@@ -35,6 +43,77 @@ def digest(*parts: str) -> str:
     for p in parts:
         h.update(p.encode("utf-8", "surrogatepass") + b"\0")
     return h.hexdigest()[:16]
+
+
+def _without_docstrings(tree: ast.AST) -> ast.AST:
+    """``tree`` with every module, class and function docstring dropped (a ``pass`` where a body would be empty)."""
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (
+            isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+            and body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)
+        ):
+            node.body = body[1:] or [ast.Pass()]
+    return tree
+
+
+def semantic(text: str, *, positions: bool = False) -> str:
+    """Python source as the interpreter reads it, without comments, docstrings or layout (with ``positions``, each
+    node's line and column too: what a change that moves code changes); text that does not parse, as it is."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return text
+    return ast.dump(_without_docstrings(tree), include_attributes=positions)
+
+
+class KeyMemo:
+    """Keys already worked out, by a hash of the text they came from and what was asked: parsing every module of the
+    project again costs seconds a run, and a run changes few of them. ``load`` and ``save`` keep it in the state
+    folder between runs; a missing or unreadable file is an empty memo."""
+
+    def __init__(self) -> None:
+        self.known: dict[str, Any] = {}
+        self.path: Path | None = None
+        self.added = False
+
+    def get(self, kind: str, text: str, work: Callable[[str], Any]) -> Any:
+        key = kind + ":" + hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
+        if key not in self.known:
+            self.known[key] = work(text)
+            self.added = True
+        return self.known[key]
+
+    def load(self, path: Path) -> None:
+        self.path = path
+        with contextlib.suppress(OSError, ValueError):
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if isinstance(data, dict):
+                self.known.update(data)
+
+    def save(self) -> None:
+        if self.path is not None and self.added:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.write_text(json.dumps(self.known), encoding="utf-8")
+            self.added = False
+
+
+#: The process's memo of keys (``KeyMemo``).
+MEMO = KeyMemo()
+
+
+def semantic_key(text: str, *, positions: bool = False) -> str:
+    """The key of ``semantic(text)`` (memoized)."""
+    return MEMO.get("p" if positions else "s", text, lambda t: digest(semantic(t, positions=positions)))
+
+
+def file_key(path: Path) -> str:
+    """A file's key: Python through ``semantic``, anything else as it is."""
+    text = path.read_text(encoding="utf-8", errors="surrogateescape")
+    return semantic_key(text) if path.suffix == ".py" else digest(text)
 
 
 def _segments(
@@ -62,9 +141,9 @@ def _module_parts(path: Path, mtime: float) -> tuple[dict[str, str], str]:
     taken: set[int] = set()
     for name, first, last in _segments(text):
         if name.startswith(("test", "Test")):
-            defs[name] = "\n".join(lines[first - 1 : last])
+            defs[name] = semantic_key(textwrap.dedent("\n".join(lines[first - 1 : last])))
             taken.update(range(first, last + 1))
-    rest = "\n".join(line for n, line in enumerate(lines, 1) if n not in taken)
+    rest = semantic_key("\n".join(line for n, line in enumerate(lines, 1) if n not in taken))
     return defs, rest
 
 
@@ -89,7 +168,7 @@ def shared_key(root: Path) -> str:
         else []
     )
     files = sorted(set(_files(root, SHARED)) | set(helpers))
-    return digest(*(f"{f.relative_to(root).as_posix()}\n{f.read_text(encoding='utf-8')}" for f in files))
+    return digest(*(f"{f.relative_to(root).as_posix()}\n{file_key(f)}" for f in files))
 
 
 def test_key(root: Path, nodeid: str, shared: str) -> str:
@@ -130,6 +209,32 @@ def function_sources(text: str) -> dict[str, str]:
     return out
 
 
+def function_keys(text: str) -> dict[str, str]:
+    """Each function's and method's key (``function_sources``, read as the interpreter reads it)."""
+    return dict(
+        MEMO.get("f", text, lambda t: {n: semantic_key(textwrap.dedent(src)) for n, src in function_sources(t).items()})
+    )
+
+
+def module_rest(text: str) -> str:
+    """A module less its functions' and methods' bodies, read as the interpreter reads it: what a change outside
+    every function changes (a constant, an import, a class attribute, a decorator)."""
+    try:
+        tree = _without_docstrings(ast.parse(text))
+    except (SyntaxError, ValueError):
+        return text
+
+    def hollow(body: list[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                node.body = [ast.Pass()]
+            elif isinstance(node, ast.ClassDef):
+                hollow(node.body)
+
+    hollow(tree.body)
+    return ast.dump(tree)
+
+
 def switch_sites(root: Path, defect: str) -> str:
     """The sources that read ``Defect.<defect>``: each such function of ``strategies/``, and ``defects.py``'s lines."""
     token = f"Defect.{defect}"
@@ -140,9 +245,13 @@ def switch_sites(root: Path, defect: str) -> str:
         if token not in text and defect not in text:
             continue
         if path.name == "defects.py":
-            parts += [line for line in text.splitlines() if defect in line]
+            parts += [line.split("#", 1)[0].strip() for line in text.splitlines() if defect in line]
             continue
-        parts += [f"{path.name}:{name}\n{src}" for name, src in sorted(function_sources(text).items()) if token in src]
+        parts += [
+            f"{path.name}:{name}\n{semantic_key(textwrap.dedent(src))}"
+            for name, src in sorted(function_sources(text).items())
+            if token in src
+        ]
     return digest(*parts)
 
 
@@ -154,3 +263,145 @@ def named_key(root: Path, spec: str, nodeids: Iterable[str], settings_part: str)
 
 def settings_part(selection: Iterable[str], profile: str, all_variants: bool) -> str:
     return json.dumps([list(selection), profile, all_variants])
+
+
+# ----------------------------------------------------------------------------- the baseline, part by part
+
+#: The folders of the code under test: a test's outcome depends on the functions of these it calls.
+CODE = ("strategies", "reference", "invariants")
+#: What no baseline test reads (only the harness's own tests read the documents): a change there re-runs none.
+UNREAD = ("docs", "README.md")
+#: In a test module, what shows that it runs the project's code in another process, where no per-function coverage
+#: reaches: its tests depend on every function.
+SPAWNS = "sys.executable"
+
+
+def baseline_sources(root: Path, files: Iterable[Path], settings: str) -> dict[str, str]:
+    """Every part a baseline test's outcome can depend on, by name: ``settings``; ``code:FILE`` (a module of the
+    code under test outside its functions) and ``code:FILE::NAME`` (one function or method); ``test:FILE`` (a test
+    module outside its tests) and ``test:FILE::NAME`` (one test function or class); ``file:FILE`` (anything else:
+    helpers, fixtures, data, the plugin). ``files`` are the fingerprint's files."""
+    parts = {"settings": digest(settings)}
+    for path in files:
+        rel = path.relative_to(root).as_posix()
+        top = rel.split("/", 1)[0]
+        if top in UNREAD:
+            continue
+        if top in CODE and path.suffix == ".py":
+            text = path.read_text(encoding="utf-8", errors="surrogateescape")
+            parts[f"code:{rel}"] = MEMO.get("r", text, lambda t: digest(module_rest(t)))
+            parts.update({f"code:{rel}::{name}": key for name, key in function_keys(text).items()})
+        elif (
+            top == "tests" and "/" not in rel[len("tests/") :] and path.name.startswith("test_") and rel.endswith(".py")
+        ):
+            defs, rest = _module_parts(path, path.stat().st_mtime)
+            parts[f"test:{rel}"] = digest(rest)
+            parts.update({f"test:{rel}::{name}": digest(src) for name, src in defs.items()})
+        else:
+            parts[f"file:{rel}"] = file_key(path)
+    return parts
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """Which tests call each traced function of the code under test (``module.name`` or ``module.Class.name``),
+    from the last per-function coverage run; ``traced`` are the functions the tracing can see at all."""
+
+    tests_of: Mapping[str, frozenset[str]]
+    traced: frozenset[str]
+
+
+@dataclass(frozen=True)
+class Rerun:
+    """What a baseline re-runs after a change: every test (``everything``, with the reason) or those ``affected``
+    says; ``changed`` names the changed parts."""
+
+    changed: tuple[str, ...]
+    everything: str = ""
+    functions: tuple[str, ...] = ()
+    tests: frozenset[str] = frozenset()  # the traced tests of the changed functions
+    modules: frozenset[str] = frozenset()  # test modules changed outside their tests: all their tests
+    defs: frozenset[str] = frozenset()  # ``FILE::NAME`` test definitions changed or new
+    untracked: bool = False  # a function changed: the tests no coverage traces re-run too
+
+    def affected(self, nodeid: str, traced: Callable[[str], bool]) -> bool:
+        """Whether test ``nodeid`` runs again (``traced`` tells whether the coverage traces it)."""
+        if self.everything:
+            return True
+        file, _, rest = nodeid.partition("::")
+        name = rest.split("::", 1)[0].split("[", 1)[0]
+        return (
+            nodeid in self.tests
+            or file in self.modules
+            or f"{file}::{name}" in self.defs
+            or (self.untracked and not traced(nodeid))
+        )
+
+
+def dotted(rel: str, name: str) -> str:
+    """``strategies/cap.py`` and ``Cap.units`` -> ``strategies.cap.Cap.units`` (a package's ``__init__`` as the
+    package)."""
+    return rel[: -len(".py")].replace("/", ".").removesuffix(".__init__") + "." + name
+
+
+def rerun(before: Mapping[str, str], now: Mapping[str, str], coverage: Coverage | None) -> Rerun:
+    """What changed between two baselines' sources, and so which tests run again."""
+    changed = tuple(sorted(k for k in before.keys() | now.keys() if before.get(k) != now.get(k)))
+    everything = ""
+    functions: list[str] = []
+    modules: set[str] = set()
+    defs: set[str] = set()
+    for part in changed:
+        kind, _, where = part.partition(":")
+        file, _, name = where.partition("::")
+        if kind == "settings":
+            everything = everything or "the run's settings changed"
+        elif kind == "file":
+            everything = everything or f"{file} changed"
+        elif kind == "code" and not name:
+            everything = everything or f"{file} changed outside its functions"
+        elif kind == "code":
+            functions.append(dotted(file, name))
+        elif kind == "test" and not name:
+            modules.add(file)
+        elif kind == "test":
+            defs.add(where)
+    if functions and not everything:
+        if coverage is None:
+            everything = "no per-function coverage of the last baseline's code"
+        elif untraced := [f for f in functions if f not in coverage.traced and _existed(f, before)]:
+            everything = f"{untraced[0]} is not traced by the coverage"
+    tests = frozenset(t for f in functions for t in (coverage.tests_of.get(f, ()) if coverage else ()))
+    return Rerun(
+        changed,
+        everything,
+        tuple(functions),
+        tests,
+        frozenset(modules),
+        frozenset(defs),
+        untracked=bool(functions),
+    )
+
+
+def _existed(function: str, before: Mapping[str, str]) -> bool:
+    """Whether ``function`` (dotted) was a part of the earlier sources (a function added since calls nothing yet
+    that a changed caller would not show)."""
+    return any(
+        k.startswith("code:") and "::" in k and dotted(*k[len("code:") :].split("::", 1)) == function for k in before
+    )
+
+
+def spawning_modules(root: Path) -> frozenset[str]:
+    """The test modules (``tests/test_x.py``) that run the project's code in another process, themselves or through
+    a ``tests/`` helper they import."""
+    folder = root / "tests"
+    if not folder.is_dir():
+        return frozenset()
+    helpers = {p.stem for p in folder.glob("*.py") if not p.name.startswith("test_") and SPAWNS in p.read_text("utf-8")}
+    out = set()
+    for path in folder.glob("test_*.py"):
+        text = path.read_text(encoding="utf-8")
+        imported = {n.split(".")[0] for n in re.findall(r"^\s*(?:from|import)\s+([\w.]+)", text, re.M)}
+        if SPAWNS in text or imported & helpers:
+            out.add(path.relative_to(root).as_posix())
+    return frozenset(out)

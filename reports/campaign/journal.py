@@ -12,6 +12,7 @@ from dataclasses import replace
 from fnmatch import fnmatchcase
 from pathlib import Path
 
+from reports.campaign.dependency_keys import semantic_key
 from reports.campaign.named_mutants import Mutant
 from reports.campaign.records import MutantRecord, Record, Records, dumps, loads
 from reports.campaign.settings import HASHED, Settings
@@ -40,6 +41,12 @@ HARNESS_ONLY = frozenset(
         "tests/test_hints.py",
         "tests/test_suite_order.py",
         "tests/test_report_shards.py",
+        "tests/test_report_viewer.py",
+        "tests/test_report_headline.py",
+        "tests/test_mutation_report_spans.py",
+        "tests/test_frames.py",
+        "tests/viewer/*",
+        "reports/frames.py",
         "tests/data/report/*",
         "reports/campaign/hints.py",
         "reports/campaign/mutmut/test_order.py",
@@ -80,12 +87,17 @@ def _harness_only(path: str) -> bool:
 
 
 def fingerprint(settings: Settings) -> str:
-    """A hash of the code under test, the tests, the selection and the profile (16 hex digits)."""
+    """A hash of the code under test, the tests, the selection and the profile (16 hex digits). Python is hashed as
+    the interpreter reads it, with each node's position: a comment or docstring that moves no code changes nothing."""
     h = hashlib.sha256()
     h.update(json.dumps([list(settings.selection), settings.profile, settings.all_variants]).encode())
     for f in hashed_files(settings.root, settings.hashed):
         h.update(f.relative_to(settings.root).as_posix().encode() + b"\0")
-        h.update(f.read_bytes() + b"\0")
+        if f.suffix == ".py":
+            h.update(semantic_key(f.read_text(encoding="utf-8", errors="surrogateescape"), positions=True).encode())
+        else:
+            h.update(f.read_bytes())
+        h.update(b"\0")
     return h.hexdigest()[:16]
 
 
@@ -98,22 +110,65 @@ class Journal:
         self.lock = threading.Lock()
 
     def write(self, record: Record) -> None:
+        self.write_all([record])
+
+    def write_all(self, records: Iterable[Record]) -> None:
+        """Append ``records`` and sync once (a run that carries ten thousand records over pays one sync)."""
         with self.lock:
             self.directory.mkdir(parents=True, exist_ok=True)
             with open(self.path, "a", encoding="utf-8") as fh:
-                fh.write(dumps(record) + "\n")
+                fh.writelines(dumps(record) + "\n" for record in records)
                 fh.flush()
                 os.fsync(fh.fileno())
+
+
+#: What this process has read of each journal file: (its inode, the bytes read, their records). A journal only
+#: grows (``compact`` replaces the file, a new inode), so a second read parses only what was added since.
+_READ: dict[Path, tuple[int, int, list[Record]]] = {}
 
 
 def read_records(directory: Path) -> Iterator[Record]:
     """Every record of every journal of ``directory``, in order; a line cut short by a kill is skipped."""
     for path in sorted(directory.glob("*.jsonl")) if directory.is_dir() else []:
-        with open(path, encoding="utf-8") as fh:
-            for line in fh:
-                record = loads(line)
-                if record is not None:
-                    yield record
+        yield from _records_of(path)
+
+
+def _records_of(path: Path) -> list[Record]:
+    stat = path.stat()
+    inode, offset, records = _READ.get(path, (stat.st_ino, 0, []))
+    if inode != stat.st_ino or stat.st_size < offset:
+        offset, records = 0, []
+    if stat.st_size > offset:
+        with open(path, "rb") as fh:
+            fh.seek(offset)
+            chunk = fh.read()
+        whole = chunk[: chunk.rfind(b"\n") + 1]  # a line still being written (or cut short) is read next time
+        records = [*records, *(r for line in whole.decode("utf-8").splitlines() if (r := loads(line)) is not None)]
+        offset += len(whole)
+    _READ[path] = (stat.st_ino, offset, records)
+    return records
+
+
+def forget_journals(directory: Path) -> None:
+    """Drop every journal of ``directory`` (``--full``), and what this process read of them."""
+    for path in directory.glob("*.jsonl") if directory.is_dir() else []:
+        _READ.pop(path, None)
+        path.unlink()
+
+
+def compact(directory: Path, name: str, fp: str) -> None:
+    """Rewrite journal ``name`` with only the last record of each key for fingerprint ``fp`` (after a complete run:
+    the journal of many runs would otherwise be read again, line by line, at every start)."""
+    path = directory / f"{name}.jsonl"
+    if not path.is_file():
+        return
+    kept = {r.key: r for r in _records_of(path) if r.fingerprint == fp}
+    spare = path.with_suffix(".jsonl.new")
+    with open(spare, "w", encoding="utf-8") as fh:
+        fh.writelines(dumps(record) + "\n" for record in kept.values())
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(spare, path)
 
 
 def load_journals(directory: Path, fp: str) -> Records:

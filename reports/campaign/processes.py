@@ -78,14 +78,17 @@ class RunOutcome:
 PYTEST_ARGS = ("-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-p", "reports.campaign.plugins.mutant_plugin")
 
 
-def run_pytest(settings: Settings, args: Sequence[str], timeout: float | None) -> RunOutcome:
-    """Run pytest with the recording plugin in a fresh process in its own group, killed at the timeout."""
+def run_pytest(
+    settings: Settings, args: Sequence[str], timeout: float | None, env: Mapping[str, str] | None = None
+) -> RunOutcome:
+    """Run pytest with the recording plugin in a fresh process in its own group, killed at the timeout (``env``:
+    variables added to the run's environment)."""
     with tempfile.TemporaryDirectory(prefix="cm-run-") as tmp:
         results = Path(tmp) / "results.jsonl"
         log = Path(tmp) / "output.log"
         full = [*PYTEST_ARGS, f"--cm-results={results}", *args]
         started = time.time()
-        returncode, timed_out = _run_process([settings.python, "-m", "pytest", *full], settings, log, timeout)
+        returncode, timed_out = _run_process([settings.python, "-m", "pytest", *full], settings, log, timeout, env)
         wall = time.time() - started
         rows = read_rows(results)
         tail = log.read_text(encoding="utf-8", errors="replace")[-4000:] if log.exists() else ""
@@ -94,9 +97,11 @@ def run_pytest(settings: Settings, args: Sequence[str], timeout: float | None) -
     return RunOutcome(finished, running, returncode, wall, timed_out, tail, started)
 
 
-def _run_process(cmd: Sequence[str], settings: Settings, log: Path, timeout: float | None) -> tuple[int | None, bool]:
+def _run_process(
+    cmd: Sequence[str], settings: Settings, log: Path, timeout: float | None, env: Mapping[str, str] | None = None
+) -> tuple[int | None, bool]:
     with open(log, "wb") as out:
-        proc = spawn(cmd, settings.root, settings.env(), out)
+        proc = spawn(cmd, settings.root, {**settings.env(), **(env or {})}, out)
         with _LIVE_LOCK:
             _LIVE.add(proc)
         try:

@@ -59,6 +59,7 @@ class Kind(StrEnum):
     MUTMUT = "mutmut"
     WITNESS = "witness"
     INVENTORY = "inventory"
+    COVERAGE = "coverage"
 
 
 NAMED_KINDS = frozenset({Kind.DEFECT, Kind.REMOVAL})
@@ -103,6 +104,10 @@ class BaselineRecord:
     tests: tuple[TestRow, ...]
     finished: float
     key: str = BASELINE
+    #: What the baseline's results depended on, part by part (``reports.campaign.dependency_keys.BaselineSources``):
+    #: the next baseline re-runs only the tests whose parts changed.
+    sources: Mapping[str, str] = field(default_factory=dict)
+    reused: int = 0  # the rows carried over from an earlier baseline (their parts unchanged)
 
     @property
     def kind(self) -> Kind:
@@ -157,6 +162,10 @@ class MutantChange:
     replacement: str = ""
     mutator: str = "Mutation"
     diff: str = ""
+    #: The exact span (line, column to end_line, end_column, end exclusive) holds ``span_original``; the mutant is
+    #: the source with it replaced by ``span_replacement`` (both empty in a journal written before spans).
+    span_original: str = ""
+    span_replacement: str = ""
 
 
 @dataclass(frozen=True)
@@ -192,6 +201,24 @@ class InventoryRecord:
 
 
 @dataclass(frozen=True)
+class CoverageRecord:
+    """Phase 3: mutmut's per-function coverage (``mutmut-stats.json``): the tests that call each mutated function,
+    as indices into ``tests``, so the report lists what covers each mutant."""
+
+    key: str
+    fingerprint: str
+    tests: tuple[str, ...]
+    functions: Mapping[str, tuple[int, ...]]  # mangled function name (``reference.ops.x_f``) -> test indices
+
+    @property
+    def kind(self) -> Kind:
+        return Kind.COVERAGE
+
+    def covering(self, function: str) -> tuple[str, ...]:
+        return tuple(self.tests[k] for k in self.functions.get(function, ()))
+
+
+@dataclass(frozen=True)
 class WitnessRecord:
     """Phase 4: a never-red test's red-first witness (a killed mutant it kills), or why it has none."""
 
@@ -210,7 +237,7 @@ class WitnessRecord:
         return Kind.WITNESS
 
 
-Record = BaselineRecord | MutantRecord | MutmutRecord | InventoryRecord | WitnessRecord
+Record = BaselineRecord | MutantRecord | MutmutRecord | InventoryRecord | CoverageRecord | WitnessRecord
 #: A journal's records by key (the last one for a key wins).
 Records = dict[str, Record]
 
@@ -240,6 +267,10 @@ def mutmut_key(name: str) -> str:
     return f"mutmut:{name}"
 
 
+def coverage_key(journal: str) -> str:
+    return f"mutmut-coverage:{journal}"
+
+
 # ----------------------------------------------------------------------------- the codec
 
 JSON = dict[str, Any]
@@ -261,6 +292,8 @@ def encode(record: Record) -> JSON:
             "exit": record.exit,
             "tests": [encode_row(r) for r in record.tests],
             "finished": record.finished,
+            **({"sources": dict(record.sources)} if record.sources else {}),
+            **({"reused": record.reused} if record.reused else {}),
         }
     if isinstance(record, MutantRecord):
         out: JSON = {
@@ -311,6 +344,18 @@ def encode(record: Record) -> JSON:
             "replacement": c.replacement,
             "mutator": c.mutator,
             "diff": c.diff,
+        } | (
+            {"span_original": c.span_original, "span_replacement": c.span_replacement}
+            if c.span_original or c.span_replacement
+            else {}
+        )
+    if isinstance(record, CoverageRecord):
+        return {
+            "mutant": record.key,
+            "fingerprint": record.fingerprint,
+            "kind": Kind.COVERAGE,
+            "tests": list(record.tests),
+            "tests_by_function": {f: list(ix) for f, ix in sorted(record.functions.items())},
         }
     if isinstance(record, InventoryRecord):
         return {
@@ -373,6 +418,8 @@ def _decode(o: Mapping[str, Any]) -> Record:
             exit=o.get("exit", 0),
             tests=tuple(decode_row(r) for r in o["tests"]),
             finished=o.get("finished", 0.0),
+            sources={str(k): str(v) for k, v in (o.get("sources") or {}).items()},
+            reused=int(o.get("reused", 0)),
         )
     if kind in (Kind.DEFECT, Kind.REMOVAL, Kind.EXTRA):
         return MutantRecord(
@@ -415,6 +462,13 @@ def _decode(o: Mapping[str, Any]) -> Record:
             killed_by=tuple(o.get("killed_by") or ()),
             change=decode_change(o),
         )
+    if kind == Kind.COVERAGE:
+        return CoverageRecord(
+            key=key,
+            fingerprint=fp,
+            tests=tuple(o.get("tests") or ()),
+            functions={f: tuple(ix) for f, ix in (o.get("tests_by_function") or {}).items()},
+        )
     if kind == Kind.INVENTORY:
         return InventoryRecord(
             key=key,
@@ -449,6 +503,8 @@ def decode_change(o: Mapping[str, Any]) -> MutantChange:
         replacement=o.get("replacement") or "",
         mutator=o.get("mutator") or "Mutation",
         diff=o.get("diff") or "",
+        span_original=o.get("span_original") or "",
+        span_replacement=o.get("span_replacement") or "",
     )
 
 

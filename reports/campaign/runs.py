@@ -6,10 +6,14 @@ from __future__ import annotations
 import os
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 
-from reports.campaign.journal import Journal
+from reports.campaign.dependency_keys import Rerun, baseline_sources, rerun, settings_part, spawning_modules
+from reports.campaign.journal import Journal, hashed_files, read_records
+from reports.campaign.mutmut.work_copy import coverage, coverage_stamp
 from reports.campaign.named_mutants import Mutant, tests_for
+from reports.campaign.plugins.mutant_plugin import SKIP_ENV
 from reports.campaign.processes import RunOutcome, run_pytest
 from reports.campaign.records import (
     BASELINE,
@@ -30,7 +34,8 @@ def red_tests(baseline: BaselineRecord) -> list[str]:
     return [r.nodeid for r in baseline.tests if r.outcome in RED - {Outcome.XFAILED}]
 
 
-def run_baseline(settings: Settings, fp: str) -> BaselineRecord:
+def run_baseline(settings: Settings, fp: str, sources: Mapping[str, str] | None = None) -> BaselineRecord:
+    """Every selected test once on the unmutated code (rows sorted by node id: the order they ran in varies)."""
     run = run_pytest(settings, list(settings.selection), timeout=None)
     if run.returncode not in (0, 1) or not run.rows:
         raise CampaignError(f"the baseline run failed (pytest exit {run.returncode}):\n{run.stderr_tail}")
@@ -40,9 +45,66 @@ def run_baseline(settings: Settings, fp: str) -> BaselineRecord:
         wall=round(run.wall, 3),
         overhead=round(max(0.0, run.wall - measured), 3),
         exit=run.returncode,
-        tests=tuple(run.rows),
+        tests=tuple(sorted(run.rows, key=lambda r: r.nodeid)),
         finished=time.time(),
+        sources=dict(sources or {}),
     )
+
+
+def rerun_baseline(
+    settings: Settings, fp: str, sources: Mapping[str, str], previous: BaselineRecord, plan: Rerun, traced: set[str]
+) -> BaselineRecord:
+    """The baseline after a change: ``previous``'s rows of the tests ``plan`` leaves alone, and the others run again
+    (with any new test); no pytest at all when no test and no function changed."""
+    spawning = spawning_modules(settings.root)
+
+    def is_traced(nodeid: str) -> bool:
+        return nodeid in traced and nodeid.split("::", 1)[0] not in spawning
+
+    kept = [r for r in previous.tests if not plan.affected(r.nodeid, is_traced)]
+    if not (plan.functions or plan.modules or plan.defs):
+        rows, wall, overhead = kept, 0.0, previous.overhead
+    else:
+        run = _run_all_but(settings, [r.nodeid for r in kept])
+        if run.returncode not in (0, 1, 5):
+            raise CampaignError(f"the baseline run failed (pytest exit {run.returncode}):\n{run.stderr_tail}")
+        rows, wall = [*kept, *run.rows], run.wall
+        overhead = max(0.0, run.wall - sum(r.duration for r in run.rows))
+    red = any(r.outcome in FAILING for r in rows)
+    return BaselineRecord(
+        fingerprint=fp,
+        wall=round(wall, 3),
+        overhead=round(overhead, 3),
+        exit=1 if red else 0,
+        tests=tuple(sorted(rows, key=lambda r: r.nodeid)),
+        finished=time.time(),
+        sources=dict(sources),
+        reused=len(kept),
+    )
+
+
+def _run_all_but(settings: Settings, nodeids: Sequence[str]) -> RunOutcome:
+    """The selection less ``nodeids`` (deselected through the recording plugin's skip list)."""
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False, encoding="utf-8") as fh:
+        fh.write("".join(n + "\n" for n in nodeids))
+        skip = fh.name
+    try:
+        return run_pytest(settings, list(settings.selection), timeout=None, env={SKIP_ENV: skip})
+    finally:
+        os.unlink(skip)
+
+
+def previous_baseline(directory: Path, prefer: str | None = None) -> BaselineRecord | None:
+    """The baseline the next one starts from (journaled with its sources, any fingerprint): the last one of
+    fingerprint ``prefer`` (the code the per-function coverage was taken on) where there is one, else the last."""
+    found: BaselineRecord | None = None
+    for record in read_records(directory):
+        if not isinstance(record, BaselineRecord) or not record.sources:
+            continue
+        rank = (record.fingerprint == prefer, record.finished)
+        if found is None or rank >= (found.fingerprint == prefer, found.finished):
+            found = record
+    return found
 
 
 class CampaignError(Exception):
@@ -161,20 +223,48 @@ def _shrink_one(settings: Settings, args: list[str], failed: list[TestRow], base
 
 
 def ensure_baseline(settings: Settings, fp: str, journal: Journal, done: Records) -> BaselineRecord:
+    """The baseline of fingerprint ``fp``: journaled, or run again for what changed since the last one, or run."""
     if isinstance(found := done.get(BASELINE), BaselineRecord):
         return found
-    if settings.progress:
-        settings.progress.write("baseline: running the selected tests on the unmutated code...\n")
-        settings.progress.flush()
-    baseline = run_baseline(settings, fp)
+    sources = baseline_sources(
+        settings.root,
+        hashed_files(settings.root, settings.hashed),
+        settings_part(settings.selection, settings.profile, settings.all_variants),
+    )
+    previous = previous_baseline(settings.journal_dir, coverage_stamp(settings))
+    cover = coverage(settings, previous.fingerprint) if previous is not None else None
+    plan = rerun(previous.sources, sources, cover) if previous is not None else None
+    started = time.time()
+    if previous is not None and plan is not None and not plan.everything:
+        traced = {t for tests in cover.tests_of.values() for t in tests} if cover is not None else set()
+        baseline = rerun_baseline(settings, fp, sources, previous, plan, traced)
+        if settings.progress:
+            settings.progress.write(
+                f"baseline: {len(baseline.tests) - baseline.reused} test(s) run again, {baseline.reused} kept "
+                f"({_what_changed(plan)}; {time.time() - started:.1f}s)\n"
+            )
+    else:
+        if settings.progress:
+            why = f" ({plan.everything})" if plan is not None else ""
+            settings.progress.write(f"baseline: running the selected tests on the unmutated code{why}...\n")
+            settings.progress.flush()
+        baseline = run_baseline(settings, fp, sources)
+        if settings.progress:
+            counts: dict[str, int] = {}
+            for r in baseline.tests:
+                counts[r.outcome] = counts.get(r.outcome, 0) + 1
+            settings.progress.write(
+                f"baseline: {len(baseline.tests)} tests in {baseline.wall:.1f}s "
+                f"({', '.join(f'{k} {v}' for k, v in sorted(counts.items()))})\n"
+            )
     journal.write(baseline)
     done[BASELINE] = baseline
-    if settings.progress:
-        counts: dict[str, int] = {}
-        for r in baseline.tests:
-            counts[r.outcome] = counts.get(r.outcome, 0) + 1
-        settings.progress.write(
-            f"baseline: {len(baseline.tests)} tests in {baseline.wall:.1f}s "
-            f"({', '.join(f'{k} {v}' for k, v in sorted(counts.items()))})\n"
-        )
     return baseline
+
+
+def _what_changed(plan: Rerun) -> str:
+    """The changes a partial baseline answers, in a few words."""
+    if not plan.changed:
+        return "no test or function changed"
+    shown = [p.partition(":")[2] for p in plan.changed[:4]]
+    return "changed: " + ", ".join(shown) + (f" and {len(plan.changed) - 4} more" if len(plan.changed) > 4 else "")

@@ -25,6 +25,7 @@ from reports.compare.cells import DEFAULT_BASE, DEFAULT_HEAD, Job, load_corpus_f
 from reports.compare.classify import CellClass
 from reports.errors import UsageError
 from reports.exit_codes import Exit
+from reports.frames import cell_frame, class_counts
 from reports.render import compare as out
 from strategies.defects import parse_variant
 
@@ -120,9 +121,11 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
     todo = jobs(args)
     records, seconds = run_all(todo, args.workers, None if args.quiet else sys.stderr)
     records.sort(key=lambda r: r.id)
+    summary = class_counts(cell_frame(records))
     if args.out:
-        out.write_tables(records, Path(args.out), args)
+        out.write_tables(records, summary, Path(args.out), args)
     if args.plot:
         out.plot(records, Path(args.plot), args.base, args.head)
-    stdout.write(out.render_json(records, args, seconds) if args.json else out.render_text(records, args, seconds))
+    render = out.render_json if args.json else out.render_text
+    stdout.write(render(records, summary, args, seconds))
     return Exit.NEW_BYTES if any(r.cls is CellClass.DIFFERENT_BYTES for r in records) else Exit.OK

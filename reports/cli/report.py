@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
 import time
 from collections.abc import Sequence
@@ -12,11 +13,20 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
+from reports.campaign.dependency_keys import MEMO
 from reports.campaign.extra_mutants import extra_mutants
 from reports.campaign.hints import NAME as HINTS_NAME
 from reports.campaign.hints import learn as learn_hints
 from reports.campaign.hints import write as write_hints
-from reports.campaign.journal import Journal, fingerprint, journal_name, load_journals, read_records
+from reports.campaign.journal import (
+    Journal,
+    compact,
+    fingerprint,
+    forget_journals,
+    journal_name,
+    load_journals,
+    read_records,
+)
 from reports.campaign.mutmut.execute import PreparedAhead
 from reports.campaign.mutmut.results import journal_records
 from reports.campaign.mutmut.run import run_mutmut
@@ -47,6 +57,10 @@ from reports.exit_codes import Exit
 from reports.render.outputs import REPORT_RESERVE, write
 from reports.render.report_model import Report, build
 from reports.render.summary import completeness, exit_status, summary_lines
+
+#: The keys of the project's sources worked out in earlier runs (``reports.campaign.dependency_keys.KeyMemo``), in
+#: the state folder.
+KEYS_NAME = "source-keys.json"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -182,10 +196,7 @@ def kept_witnesses(settings: Settings, done: Records, pending: set[str], fp: str
 
 def forget(settings: Settings) -> None:
     """``--full``: drop every journal and mutmut's work copy, so that everything runs cold."""
-    import shutil
-
-    for path in settings.journal_dir.glob("*.jsonl") if settings.journal_dir.is_dir() else []:
-        path.unlink()
+    forget_journals(settings.journal_dir)
     shutil.rmtree(settings.mutmut_dir, ignore_errors=True)
 
 
@@ -234,6 +245,7 @@ def run(args: Any, stdout: TextIO) -> int:
         raise UsageError(f"--extra-mutants {args.extra_mutants}: not a folder")
     start = time.time()
     interrupted = False
+    MEMO.load(settings.state_dir / KEYS_NAME)
     try:
         with terminate_as_interrupt():
             fp, records = run_campaign(
@@ -257,9 +269,11 @@ def run(args: Any, stdout: TextIO) -> int:
         records = load_journals(settings.journal_dir, fp)
         if BASELINE not in records:
             return Exit.INCOMPLETE
+    MEMO.save()
     report = build(records, fp, named_mutants() + (extra_mutants(extra) if extra else []), scope=scope)
     paths = write(report, settings.out, settings.root)
     if completeness(report).complete and shard is None and covers_default(scope):
+        compact(settings.journal_dir, journal_name(None), fp)  # what a later run reads: this report's records
         # only a full report ranks the tests and leaves hints, in the state folder (mutation/ has the reviewed copies)
         settings.state_dir.mkdir(parents=True, exist_ok=True)
         paths.append(write_order(report, records, settings.state_dir / ORDER_NAME))

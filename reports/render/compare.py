@@ -26,6 +26,21 @@ COLUMNS = (
 
 
 @dataclass(frozen=True)
+class ClassCounts:
+    """The summary table: how many cells fell in each class, every class in the seed's order (zeros included);
+    ``cmharness compare`` computes it from its frame of cells (``reports.frames.class_counts``)."""
+
+    cells: tuple[tuple[CellClass, int], ...]
+
+    def by_wording(self) -> dict[str, int]:
+        return {c.value: n for c, n in self.cells}
+
+    @property
+    def total(self) -> int:
+        return sum(n for _, n in self.cells)
+
+
+@dataclass(frozen=True)
 class CountTable:
     """Counts of records by a row key and a column key (a cross-tabulation): rows and columns sorted, each
     named (``row_name``; ``column_names``, one per part of a column key)."""
@@ -106,10 +121,6 @@ def rows(records: Sequence[CellRecord]) -> list[list[object]]:
     return out
 
 
-def counts(records: Sequence[CellRecord]) -> dict[str, int]:
-    return {c.value: sum(1 for r in records if r.cls is c) for c in CellClass}
-
-
 def split_only(records: Sequence[CellRecord], estimator: str = "default", mode: str = "positioned") -> dict[str, int]:
     """Under one estimator and mode: how many cells differ, and how many only in the refusals' head/middle split."""
     picked = [r for r in records if r.estimator == estimator and r.mode == mode and r.cls.differs]
@@ -137,9 +148,9 @@ def header(records: Sequence[CellRecord], args: argparse.Namespace, seconds: flo
     )
 
 
-def render_text(records: Sequence[CellRecord], args: argparse.Namespace, seconds: float) -> str:
+def render_text(records: Sequence[CellRecord], summary: ClassCounts, args: argparse.Namespace, seconds: float) -> str:
     lines = [header(records, args, seconds), ""]
-    lines += count_lines(counts(records), len(records))
+    lines += count_lines(summary.by_wording(), summary.total)
     over = {side: sum(1 for r in records if getattr(r, f"{side}_kind") == "sent over") for side in ("base", "head")}
     lines += [
         "",
@@ -182,14 +193,14 @@ def render_text(records: Sequence[CellRecord], args: argparse.Namespace, seconds
     return "\n".join(lines) + "\n"
 
 
-def render_json(records: Sequence[CellRecord], args: argparse.Namespace, seconds: float) -> str:
+def render_json(records: Sequence[CellRecord], summary: ClassCounts, args: argparse.Namespace, seconds: float) -> str:
     doc = {
         "base": args.base,
         "head": args.head,
         "cells": len(records),
         "seconds": round(seconds, 2),
         "workers": args.workers,
-        "counts": counts(records),
+        "counts": summary.by_wording(),
         "default_positioned": split_only(records),
         "sent_over": {
             side: sum(1 for r in records if getattr(r, f"{side}_kind") == "sent over") for side in ("base", "head")
@@ -199,7 +210,7 @@ def render_json(records: Sequence[CellRecord], args: argparse.Namespace, seconds
     return json.dumps(doc, indent=2, default=str) + "\n"
 
 
-def write_tables(records: Sequence[CellRecord], out: Path, args: argparse.Namespace) -> None:
+def write_tables(records: Sequence[CellRecord], summary: ClassCounts, out: Path, args: argparse.Namespace) -> None:
     """``cells.csv`` and ``cells.md`` (every differing cell) and ``summary.md`` (the counts and explanations)."""
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -216,11 +227,11 @@ def write_tables(records: Sequence[CellRecord], out: Path, args: argparse.Namesp
     (out / "cells.md").write_text(
         (tabulate(diff, headers=COLUMNS, tablefmt="pipe") if diff else "no differing cell") + "\n", encoding="utf-8"
     )
-    table = tabulate([[c, n] for c, n in counts(records).items()], headers=["", "cells"], tablefmt="pipe")
-    summary = [f"# compare {args.base} -> {args.head}", "", table, ""]
+    table = tabulate([[c, n] for c, n in summary.by_wording().items()], headers=["", "cells"], tablefmt="pipe")
+    page = [f"# compare {args.base} -> {args.head}", "", table, ""]
     if diff:
-        summary += ["## What explains the differing cells", "", table_markdown(explanations(records)), ""]
-    (out / "summary.md").write_text("\n".join(summary), encoding="utf-8")
+        page += ["## What explains the differing cells", "", table_markdown(explanations(records)), ""]
+    (out / "summary.md").write_text("\n".join(page), encoding="utf-8")
 
 
 def plot(records: Sequence[CellRecord], path: Path, base: str, head: str) -> None:

@@ -1,6 +1,7 @@
 """``report.html``: the red-first report for people, self-contained (inline CSS, SVG and a small script; no network).
 
-It opens on the headline and the scores with a chart (outcomes per folder and per named mutant), then the
+It opens on the headline in words (the verdict, what ran, what was found, what needs attention), a glossary and
+the scores, with a chart (outcomes per folder and per named mutant), then the
 named and extra mutants with their killing tests, the kill matrix, mutmut's mutants per file (each with
 its diff, status and killing test, collapsible), then every test with its red-first witness and, apart,
 the tests without one and why; buttons filter every mutant table by status.
@@ -14,12 +15,14 @@ from typing import Any
 from reports.campaign.records import Kind, Status
 from reports.render.report_model import Report, score
 from reports.render.summary import (
+    GLOSSARY,
     _example_title,
     _mutmut_by_file,
     _secs,
     by_file,
     in_folder,
     mutmut_folders,
+    plain_headline,
     summary_lines,
     variant_matrix,
 )
@@ -56,6 +59,12 @@ th{background:#f4f4f4;text-align:left} pre{background:#f8f8f8;padding:6px;white-
 details summary{cursor:pointer} .headline{font-size:1.3em;font-weight:600;padding:.4em .6em;border-radius:4px}
 .complete{background:#dff0d8}.incomplete{background:#fbe3a6} #filters button{margin-right:.3em}
 #filters button.off{opacity:.35} tr.hidden{display:none}
+.verdict-attention .headline{background:#f6c4c4} #facts{display:flex;flex-wrap:wrap;gap:0 2.5em}
+#facts>div{flex:1 1 24em} #facts h2{font-size:1.05em;margin:.7em 0 .2em} #facts ul{margin:0;padding-left:1.2em}
+#facts li{margin:.15em 0} #needs-attention li{color:#a33} #needs-attention li.none{color:inherit}
+#summary{margin-bottom:1.2em} #summary details{margin:.4em 0}
+#glossary{display:grid;grid-template-columns:max-content 1fr;gap:.15em 1em;margin:.4em 0 .4em 1.2em}
+#glossary dt{font-weight:600} #glossary dd{margin:0}
 """
 
 SCRIPT = """
@@ -73,6 +82,9 @@ SCRIPT = """
   });
 })();
 """
+
+
+MEANING = dict(GLOSSARY)
 
 
 def _e(x: Any) -> str:
@@ -278,17 +290,41 @@ def _variants(report: Report, h: list[str]) -> None:
     h.append("</details>")
 
 
+def _list(id_: str, title: str, items: tuple[str, ...], empty: str) -> str:
+    rows = "".join(f"<li>{_e(x)}</li>" for x in items) or f"<li class='none'>{_e(empty)}</li>"
+    return f"<div id='{id_}'><h2>{_e(title)}</h2><ul>{rows}</ul></div>"
+
+
+def headline(report: Report) -> str:
+    """The verdict, what ran, what was found, what needs attention; the jargon in a glossary and the figures the
+    terminal prints folded beneath."""
+    top = plain_headline(report)
+    state = "complete" if top.complete else "incomplete"
+    tone = "incomplete" if not top.complete else "attention" if top.needs_attention else "ok"
+    glossary = "".join(f"<dt>{_e(term)}</dt><dd>{_e(meaning)}</dd>" for term, meaning in GLOSSARY)
+    return (
+        f"<div id='summary' class='verdict-{tone}'>"
+        f"<p id='headline' class='headline {state}'>{_e(top.verdict)}</p><div id='facts'>"
+        + _list("what-ran", "What ran", top.ran, "nothing")
+        + _list("what-was-found", "What was found", top.found, "nothing")
+        + _list("needs-attention", "Needs attention", top.attention, "nothing")
+        + "</div><details><summary>glossary: what the report's words mean</summary>"
+        + f"<dl id='glossary' class='small'>{glossary}</dl></details>"
+        + "<details><summary>the scores in figures (what <code>cmharness report</code> prints)</summary>"
+        + f"<pre id='scores'>{_e(chr(10).join(summary_lines(report)))}</pre></details></div>"
+    )
+
+
 def render(report: Report) -> str:
-    lines = summary_lines(report)
-    state = "incomplete" if lines[0].startswith("INCOMPLETE") else "complete"
     h: list[str] = [
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>cmharness red-first mutation report</title>",
         f"<style>{CSS}</style></head><body><h1>Red-first mutation report</h1>",
-        f"<p id='headline' class='headline {state}'>{_e(lines[0])}</p>",
-        f"<pre id='scores'>{_e(chr(10).join(lines[1:]))}</pre>",
+        headline(report),
         chart(report),
         "<p id='filters'>Show: "
-        + "".join(f"<button type='button' data-status='{s}'>{s}</button>" for s in STATUSES)
+        + "".join(
+            f"<button type='button' data-status='{s}' title='{_e(MEANING.get(s, s))}'>{s}</button>" for s in STATUSES
+        )
         + "</p>",
     ]
     _named(report, h)

@@ -1,5 +1,5 @@
-"""``report.md``: the red-first report as Markdown (the headline and scores, the named mutants, mutmut's by file,
-the survivors and the reviewed equivalents, every test's witness)."""
+"""``report.md``: the red-first report as Markdown (the headline in words and a glossary, the scores, the named
+mutants, mutmut's by file, the survivors and the reviewed equivalents, every test's witness)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,15 @@ from typing import Any
 
 from reports.campaign.records import Kind, Status
 from reports.render.report_model import Report
-from reports.render.summary import _example_title, _mutmut_by_file, _secs, summary_lines, variant_matrix
+from reports.render.summary import (
+    GLOSSARY,
+    _example_title,
+    _mutmut_by_file,
+    _secs,
+    plain_headline,
+    summary_lines,
+    variant_matrix,
+)
 
 
 def _md_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
@@ -23,8 +31,19 @@ def _md_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str
     ]
 
 
+def headline(report: Report) -> list[str]:
+    """The verdict in bold, then what ran, what was found and what needs attention as lists, and a glossary."""
+    top = plain_headline(report)
+    out = [f"**{top.verdict}**", ""]
+    for title, items in (("What ran", top.ran), ("What was found", top.found), ("Needs attention", top.attention)):
+        out += [f"{title}:", "", *(f"- {x}" for x in items or ("nothing",)), ""]
+    out += ["Glossary: " + "; ".join(f"*{term}*: {meaning}" for term, meaning in GLOSSARY) + ".", ""]
+    return out
+
+
 def render(report: Report) -> str:
-    out = ["# Red-first mutation report", "", "```", *summary_lines(report), "```", ""]
+    out = ["# Red-first mutation report", "", *headline(report), "## Scores", "", "```", *summary_lines(report), "```"]
+    out += [""]
     matrix = variant_matrix(report.tests)
     out += ["## Tests by variant (baseline)", ""]
     if not matrix.rows:

@@ -40,7 +40,8 @@ def write(report: Report, out: Path, root: Path) -> list[Path]:
     paths["html"].write_text(html.render(report), encoding="utf-8")
     paths["md"].write_text(markdown.render(report), encoding="utf-8")
     write_matrix(report, paths["csv"])
-    paths["json"].write_text(json.dumps(mte_json(report, root), indent=1) + "\n", encoding="utf-8")
+    # compact: every mutant lists the tests that cover it, tens of megabytes at two spaces a level
+    paths["json"].write_text(json.dumps(mte_json(report, root), separators=(",", ":")) + "\n", encoding="utf-8")
     return list(paths.values())
 
 

@@ -16,6 +16,7 @@ from reports.campaign.records import (
     NO_CODE,
     ONLY_EQUIVALENT,
     RED,
+    CoverageRecord,
     InventoryRecord,
     Kind,
     MutantChange,
@@ -122,6 +123,7 @@ class MutmutRow:
     killed_by: tuple[str, ...] = ()
     duration: float | None = None
     reason: str = ""  # a reviewed equivalent's reason
+    covered_by: tuple[str, ...] = ()  # the tests that call its function (mutmut's coverage), sorted
 
     @property
     def file(self) -> str:
@@ -145,7 +147,7 @@ class KillRow:
 class KillMatrix:
     """Named mutants x tests; a test a mutant did not run is absent from its row."""
 
-    tests: tuple[str, ...]  # the columns, in the order the mutants first ran them
+    tests: tuple[str, ...]  # the columns, sorted
     rows: tuple[KillRow, ...]
 
 
@@ -212,6 +214,8 @@ class Report:
     scope: tuple[str, ...] = ()
     #: Each extra mutant's patched file and first changed line.
     extra_locations: Mapping[str, MutantRecord] = field(default_factory=dict)
+    #: Each mutant a witness search saw killed: the tests it killed there, sorted.
+    witnessed: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def named_score(self) -> Score:
         return score(r.status for r in self.named)
@@ -251,7 +255,27 @@ def build(
         extra_locations={
             m.id: rec for m in mutants if m.kind == Kind.EXTRA and isinstance(rec := records.get(m.id), MutantRecord)
         },
+        witnessed=_witnessed(records),
     )
+
+
+def _witnessed(records: Records) -> dict[str, tuple[str, ...]]:
+    """The tests each mutant killed in the witness search (a test whose witness it is)."""
+    out: dict[str, set[str]] = {}
+    for rec in records.values():
+        if isinstance(rec, WitnessRecord) and rec.witness and rec.test:
+            out.setdefault(rec.witness, set()).add(rec.test)
+    return {k: tuple(sorted(v)) for k, v in sorted(out.items())}
+
+
+def _coverage(records: Records) -> dict[str, set[str]]:
+    """mutmut's coverage: the tests that call each mangled function, over every coverage record."""
+    out: dict[str, set[str]] = {}
+    for rec in records.values():
+        if isinstance(rec, CoverageRecord):
+            for function in rec.functions:
+                out.setdefault(function, set()).update(rec.covering(function))
+    return out
 
 
 def _last_of_each(rows: Sequence[TestRow]) -> tuple[TestRow, ...]:
@@ -304,7 +328,7 @@ def _kill_matrix(records: Records, mutants: Sequence[Mutant]) -> KillMatrix:
                 },
             )
         )
-    columns = dict.fromkeys(t for row in rows for t in row.cells)
+    columns = sorted({t for row in rows for t in row.cells})  # sorted: the order tests ran in varies between runs
     return KillMatrix(tuple(columns), tuple(rows))
 
 
@@ -316,13 +340,15 @@ def _mutmut_rows(records: Records, equivalents: dict[str, Equivalent], notes: li
             if inv.note:
                 notes.append(f"mutmut ({key.split(':', 1)[1]}): {inv.note}")
     rows = []
+    coverage = {function: tuple(sorted(tests)) for function, tests in _coverage(records).items()}
     for key in sorted(names | {k for k, r in records.items() if isinstance(r, MutmutRecord)}):
         found = records.get(key)
         rec = found if isinstance(found, MutmutRecord) else None
+        covered = coverage.get(key.removeprefix("mutmut:").rsplit("__mutmut_", 1)[0], ())  # one tuple a function
         row = (
-            MutmutRow(key, Status.PENDING)
+            MutmutRow(key, Status.PENDING, covered_by=covered)
             if rec is None
-            else MutmutRow(key, rec.status, rec.change, rec.killed_by, rec.duration)
+            else MutmutRow(key, rec.status, rec.change, rec.killed_by, rec.duration, covered_by=covered)
         )
         eq = equivalents.get(key)
         if eq is not None and row.status in (Status.SURVIVED, Status.TIMEOUT, Status.NO_COVERAGE, Status.SKIPPED):
@@ -332,7 +358,7 @@ def _mutmut_rows(records: Records, equivalents: dict[str, Equivalent], notes: li
                     f"reviewed as {eq.replacement!r}; counted as a {row.status} until reviewed again"
                 )
             else:
-                row = MutmutRow(key, Status.EQUIVALENT, row.change, row.killed_by, row.duration, eq.reason)
+                row = MutmutRow(key, Status.EQUIVALENT, row.change, row.killed_by, row.duration, eq.reason, covered)
         rows.append(row)
     return tuple(rows)
 

@@ -24,7 +24,7 @@ from reports.campaign.hints import function_of
 from reports.campaign.hints import read as read_hints
 from reports.campaign.mutmut.describe import describe
 from reports.campaign.mutmut.meta import load_meta, module_of, mutant_name
-from reports.campaign.mutmut.work_copy import read_selection
+from reports.campaign.mutmut.work_copy import keep_verdicts, read_selection, verdicts
 from reports.campaign.plugins.mutant_plugin import SKIP_ENV
 from reports.campaign.processes import kill_group, spawn
 from reports.campaign.progress import fmt_time
@@ -35,6 +35,9 @@ from reports.campaign.settings import Settings
 LIMIT_FACTOR, LIMIT_CONST = 3.0, 10.0
 SKIPPED = 34  # mutmut's exit code for a mutant it did not run
 PER_TEST_FACTOR, PER_TEST_CONST = 10.0, 2.0
+#: The duration a test the hints do not know is ordered by: a fixed value, so that a new test's place in a mutant's
+#: order (and so the first killer named) does not depend on how fast this machine ran it.
+UNKNOWN_DURATION = 1.0
 
 
 def _env(settings: Settings, path: Path | None) -> dict[str, str]:
@@ -108,9 +111,9 @@ def plan(work: Path, owned: Sequence[str], baseline: BaselineRecord) -> dict[str
         "functions": functions,
         "per_test": [PER_TEST_FACTOR, PER_TEST_CONST],
         "durations": {t: durations.get(t, 1.0) for t in sorted(used)},
-        # the order's durations: the last complete report's where it has one, so that this run's speed never
+        # the order's durations: the last complete report's, never this run's, so that this run's speed never
         # changes which test runs first, nor so which test a report names as a mutant's first killer
-        "order_durations": {t: hints.durations.get(t, durations.get(t, 1.0)) for t in sorted(used)},
+        "order_durations": {t: hints.durations.get(t, UNKNOWN_DURATION) for t in sorted(used)},
     }
 
 
@@ -215,16 +218,20 @@ def run_pending(
     deadline: float,
     owned: Sequence[str],
     ahead: PreparedAhead | None = None,
+    changed: Sequence[str] = (),
 ) -> str:
     """Prepare (mutmut; not again when ``ahead`` did it with no test red) and run every pending mutant of the
-    owned modules (the executor) until the deadline."""
+    owned modules (the executor) until the deadline; the mutants of the ``changed`` source files whose code reads as
+    before keep their verdicts."""
     stream: TextIO | None = settings.progress
     log = work.parent / "mutmut.log"
     started = time.time()
     red = red_tests(baseline)
     beside = ahead is not None and ahead.ok() and not red
     if not beside:
+        before = verdicts(work, changed)
         code, stopped = _prepare(settings, work, red, deadline)
+        keep_verdicts(work, before)
         if stopped:
             return "stopped at the end of its budget while mutmut generated the mutants; they run next time"
         if code != 0:

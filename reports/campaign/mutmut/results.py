@@ -5,13 +5,26 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict
 from pathlib import Path
 
+from reports.campaign.dependency_keys import digest
 from reports.campaign.journal import Journal
 from reports.campaign.mutmut.describe import describe
 from reports.campaign.mutmut.meta import load_meta, module_of
-from reports.campaign.records import MutmutRecord, Records, Status, mutmut_key
+from reports.campaign.records import (
+    CoverageRecord,
+    MutantChange,
+    MutmutRecord,
+    Records,
+    Status,
+    decode_change,
+    mutmut_key,
+)
+
+#: The code that describes a mutant: part of the key of what it described.
+DESCRIBER = Path(__file__).with_name("describe.py")
 
 INTERRUPTED = 2
 STATUS_BY_EXIT: dict[int | None, str] = {
@@ -104,7 +117,7 @@ def collect(work: Path, fp: str, owned: set[str], every: dict[str, list[str]]) -
         finished = [k for k, v in codes.items() if mutmut_status(v) != Status.PENDING]
         if not finished:
             continue
-        info = describe(work, source, finished)
+        info = described(work, source, list(codes))
         for name in finished:
             status = mutmut_status(codes[name])
             killer = killed_by.get(name)
@@ -122,14 +135,51 @@ def collect(work: Path, fp: str, owned: set[str], every: dict[str, list[str]]) -
     return records
 
 
+def described(work: Path, source: str, names: Sequence[str]) -> dict[str, MutantChange]:
+    """``describe``'s answer for one mutated file, kept beside the work copy under a key of what it reads (the
+    source, mutmut's mutated module, the describing code): describing ten thousand mutants anew costs seconds
+    that a run which changed one file should not pay."""
+    mutated = work / "mutants" / source
+    key = digest(
+        (work / source).read_text(encoding="utf-8", errors="replace"),
+        mutated.read_text(encoding="utf-8", errors="replace") if mutated.exists() else "",
+        DESCRIBER.read_text(encoding="utf-8"),
+    )
+    cache = work.parent / "described" / (source + ".json")
+    with contextlib.suppress(OSError, ValueError, TypeError, AttributeError):
+        data = json.loads(cache.read_text(encoding="utf-8"))
+        if data["key"] == key and set(names) <= set(data["changes"]):
+            return {n: decode_change(data["changes"][n]) for n in names}
+    info = describe(work, source, names)
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text(json.dumps({"key": key, "changes": {n: asdict(c) for n, c in info.items()}}), encoding="utf-8")
+    return info
+
+
+def coverage_record(work: Path, fp: str, key: str) -> CoverageRecord | None:
+    """mutmut's per-function coverage (``mutants/mutmut-stats.json``) as a journal record, so
+    the report, built from the journal alone, lists the tests that cover each mutant (None: no stats yet)."""
+    path = work / "mutants" / "mutmut-stats.json"
+    try:
+        stats = json.loads(path.read_text(encoding="utf-8")).get("tests_by_mangled_function_name", {})
+    except (OSError, json.JSONDecodeError):
+        return None
+    by_function = {f: sorted(set(t)) for f, t in stats.items()}
+    tests = sorted({t for ts in by_function.values() for t in ts})
+    index = {t: k for k, t in enumerate(tests)}
+    functions = {f: tuple(index[t] for t in ts) for f, ts in sorted(by_function.items())}
+    return CoverageRecord(key, fp, tuple(tests), functions)
+
+
 def journal_records(journal: Journal, records: list[MutmutRecord], done: Records) -> int:
-    """Write the records the journal does not hold yet (the same id and verdict); how many were new."""
-    new = 0
-    for rec in records:
-        old = done.get(rec.key)
-        if isinstance(old, MutmutRecord) and old.status == rec.status and old.killed_by == rec.killed_by:
-            continue
-        journal.write(rec)
-        done[rec.key] = rec
-        new += 1
-    return new
+    """Write the records the journal does not hold yet (the same id, verdict and place in the source: code that
+    moved is described again); how many were new."""
+    new = [
+        rec
+        for rec in records
+        if not isinstance(old := done.get(rec.key), MutmutRecord)
+        or (old.status, old.killed_by, old.change) != (rec.status, rec.killed_by, rec.change)
+    ]
+    journal.write_all(new)
+    done.update((rec.key, rec) for rec in new)
+    return len(new)

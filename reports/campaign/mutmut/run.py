@@ -31,8 +31,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from reports.campaign.journal import Journal, journal_name
 from reports.campaign.mutmut.execute import run_pending
-from reports.campaign.mutmut.results import _pending_names, collect, progress_counts, reset_interrupted
+from reports.campaign.mutmut.results import (
+    _pending_names,
+    collect,
+    coverage_record,
+    progress_counts,
+    reset_interrupted,
+)
 from reports.campaign.mutmut.work_copy import (
     changed_functions,
     lay_work_copy,
@@ -45,7 +52,7 @@ from reports.campaign.named_mutants import shard_of
 from reports.campaign.options import MUTMUT_PATHS
 from reports.campaign.processes import kill_group, spawn
 from reports.campaign.progress import fmt_time
-from reports.campaign.records import BaselineRecord, MutmutRecord, Status
+from reports.campaign.records import BaselineRecord, MutmutRecord, Status, coverage_key
 from reports.campaign.runs import red_tests
 from reports.campaign.settings import MutmutEngine, Settings
 
@@ -123,7 +130,10 @@ def run_mutmut(
                 args = [n for m in owned if m in every for n in pending[m]]
                 args += [f"{m}.*" for m in owned if m not in every]
             try:
-                note = _invoke(settings, work, baseline, args, deadline=start + budget, owned=owned, ahead=ahead)
+                changed = [r for r in previous if r.endswith(".py") and r.split("/", 1)[0] in MUTMUT_PATHS]
+                note = _invoke(
+                    settings, work, baseline, args, deadline=start + budget, owned=owned, ahead=ahead, changed=changed
+                )
             except KeyboardInterrupt:
                 note, interrupted = "interrupted; the pending mutants run next time", True
             ran = True
@@ -132,6 +142,9 @@ def run_mutmut(
     every, pending = _pending_names(work)
     names = [n for m in owned for n in every.get(m, [])]
     records = collect(work, fp, {m for m in owned}, every)
+    coverage = coverage_record(work, fp, coverage_key(journal_name(shard))) if ran else None
+    if coverage is not None:  # mutmut measured it again: journaled for the report's coveredBy
+        Journal(settings.journal_dir, journal_name(shard)).write(coverage)
     left = sum(len(pending.get(m, [])) for m in owned) + sum(1 for m in owned if m not in every)
     return MutmutResult(records, names, left, ran, time.time() - start, note, interrupted)
 
@@ -144,9 +157,10 @@ def _invoke(
     deadline: float,
     owned: Sequence[str],
     ahead: Any = None,
+    changed: Sequence[str] = (),
 ) -> str:
     if settings.mutmut_engine is MutmutEngine.WARM:  # else mutmut run's own loop: a check, and to measure both
-        return run_pending(settings, work, baseline, deadline, owned, ahead)
+        return run_pending(settings, work, baseline, deadline, owned, ahead, changed)
     skip = work.parent / "skip.txt"
     skip.write_text("".join(t + "\n" for t in red_tests(baseline)), encoding="utf-8")
     env = settings.env()

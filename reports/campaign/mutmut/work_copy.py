@@ -11,9 +11,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from reports.campaign.dependency_keys import function_sources, shared_key, test_key
+from reports.campaign.dependency_keys import Coverage, function_keys, shared_key, test_key
 from reports.campaign.journal import hashed_files
-from reports.campaign.mutmut.meta import load_meta, module_of
+from reports.campaign.mutmut.meta import load_meta, module_of, mutant_name
 from reports.campaign.options import MUTMUT_PATHS
 from reports.campaign.settings import ROOT, Settings
 
@@ -102,19 +102,101 @@ def save_test_keys(settings: Settings, work: Path) -> None:
 
 
 def changed_functions(work: Path, previous: dict[str, str | None]) -> list[str]:
-    """The functions of the mutated folders whose source differs from the last run's (``module.name``)."""
+    """The functions of the mutated folders whose code differs from the last run's (``module.name``; a comment or a
+    docstring is no change)."""
     out = []
     for rel, old in sorted(previous.items()):
         if not rel.endswith(".py") or rel.split("/", 1)[0] not in MUTMUT_PATHS or old is None:
             continue
         now = (work / rel).read_text(encoding="utf-8") if (work / rel).exists() else ""
-        before, after = function_sources(old), function_sources(now)
+        before, after = function_keys(old), function_keys(now)
         out += [
             f"{module_of(rel)}.{name}"
             for name in sorted(set(before) | set(after))
             if before.get(name) != after.get(name)
         ]
     return out
+
+
+#: A mutated file's finished mutants: mutant key -> (mutmut's exit code, seconds, the key of the mutant's code).
+Verdicts = dict[str, tuple[int, float, str]]
+
+
+def verdicts(work: Path, sources: Iterable[str]) -> dict[str, Verdicts]:
+    """The finished mutants of the mutated files ``sources``, with a key of each mutant's code (read before mutmut
+    mutates them again)."""
+    out: dict[str, Verdicts] = {}
+    wanted = set(sources)
+    for source, (_, data) in load_meta(work).items():
+        if source not in wanted:
+            continue
+        codes = {k: c for k, c in data.get("exit_code_by_key", {}).items() if c is not None}
+        if codes:
+            keys = _mutant_keys(work / "mutants" / source)
+            seconds = data.get("durations_by_key", {})
+            out[source] = {k: (c, seconds.get(k, 0.0), keys.get(k.rsplit(".", 1)[-1], "")) for k, c in codes.items()}
+    return out
+
+
+def keep_verdicts(work: Path, before: dict[str, Verdicts]) -> int:
+    """After mutmut mutated changed files again: each mutant whose code reads as it did (only a comment or a
+    docstring of its function changed, which mutmut counts as a change) keeps its verdict; how many kept."""
+    kept = 0
+    for source, (meta, data) in load_meta(work).items():
+        old = before.get(source, {})
+        codes = data.get("exit_code_by_key", {})
+        pending = [k for k, c in codes.items() if c is None and old.get(k, (0, 0.0, ""))[2]]
+        if not pending:
+            continue
+        keys = _mutant_keys(work / "mutants" / source)
+        same = [k for k in pending if keys.get(k.rsplit(".", 1)[-1]) == old[k][2]]
+        for k in same:
+            codes[k] = old[k][0]
+            data.setdefault("durations_by_key", {})[k] = old[k][1]
+        if same:
+            meta.write_text(json.dumps(data, indent=4), encoding="utf-8")
+            kept += len(same)
+    return kept
+
+
+def _mutant_keys(path: Path) -> dict[str, str]:
+    """The key of each mutant function of a mutated module, by its generated name."""
+    if not path.is_file():
+        return {}
+    keys = function_keys(path.read_text(encoding="utf-8"))
+    return {name.rsplit(".", 1)[-1]: key for name, key in keys.items() if "__mutmut_" in name}
+
+
+def coverage(settings: Settings, fp: str) -> Coverage | None:
+    """Which tests call each mutated function, as mutmut's coverage run saw the code of fingerprint ``fp`` (None when
+    the work copy was last laid for other code, or holds no coverage)."""
+    work = work_dir(settings)
+    stats_path = work / "mutants" / "mutmut-stats.json"
+    if coverage_stamp(settings) != fp or not stats_path.is_file():
+        return None
+    try:
+        stats = json.loads(stats_path.read_text(encoding="utf-8")).get("tests_by_mangled_function_name", {})
+    except ValueError:
+        return None
+    tests_of = {unmangled(f): frozenset(tests) for f, tests in stats.items()}
+    traced = set(tests_of)
+    for _source, (_, data) in load_meta(work).items():
+        traced.update(unmangled(k.rsplit("__mutmut_", 1)[0]) for k in data.get("exit_code_by_key", {}))
+    return Coverage(tests_of, frozenset(traced))
+
+
+def coverage_stamp(settings: Settings) -> str | None:
+    """The fingerprint of the code the work copy was last laid for (its coverage was taken on that code)."""
+    stamp = work_dir(settings).parent / "fingerprint"
+    return stamp.read_text().strip() if stamp.is_file() else None
+
+
+def unmangled(function: str) -> str:
+    """mutmut's name of a function, ``strategies.cap.x_units`` or ``strategies.cap.xǁCapǁunits``, as
+    ``strategies.cap.units`` or ``strategies.cap.Cap.units``."""
+    module, _, name = mutant_name(function).rpartition(".")
+    name = ".".join(name[2:].split("ǁ")) if name.startswith("xǁ") else name.removeprefix("x_")
+    return f"{module}.{name}"
 
 
 def _harness_files(root: Path) -> list[Path]:

@@ -14,8 +14,9 @@ The plan is JSON: ``{"workers": N, "mutants": [{"name", "limit": seconds, and "t
 "function": F}], "functions": {F: {"tests", "first"}}, "durations": {node id: baseline seconds},
 "order_durations": {node id: seconds the tests are ordered by}, "per_test": [factor, constant]}``; a mutant named by
 its function runs that function's tests in ``reports.campaign.mutmut.test_order``'s order, and a test past its own limit
-ends the mutant as a timeout at once. Each result is a JSON line ``{"name", "exit", "seconds", "killer"}``
-with mutmut's exit codes (1 killed, 0 survived, 36 timeout, 33 no test).
+ends the mutant's child at once. A mutant that timed out runs again after the main pass with ``CONFIRM_SCALE`` times
+its limits, and only then counts as a timeout (its second run's verdict is the one written). Each result is a JSON
+line ``{"name", "exit", "seconds", "killer"}`` with mutmut's exit codes (1 killed, 0 survived, 36 timeout, 33 no test).
 """
 
 from __future__ import annotations
@@ -41,6 +42,9 @@ from reports.campaign.plugins.mutant_plugin import apply_mutant, drawn, is_prope
 from reports.campaign.records import Outcome
 
 KILLED, SURVIVED, TIMEOUT, NO_TESTS = 1, 0, 36, 33
+#: A mutant that outlives its limits in the main pass runs again after it with this many times its limits (its own
+#: and each test's), and only a second timeout is written: a loaded machine never turns a kill into a timeout.
+CONFIRM_SCALE = 3.0
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -66,12 +70,13 @@ class Executor:
         self.workers = max(1, int(plan.get("workers", 1)))
         self.out = out
         self.timing = False  # set in a mutmut mutant's child: each test's call then has its own time limit
+        self.scale = 1.0  # how many times its limits a mutant is given: CONFIRM_SCALE while timeouts are confirmed
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_call(self, item: pytest.Item) -> Any:
         """In a mutmut mutant's child, a test call past its limit ends the child as a timeout (``_timed_out``);
         setup and teardown are not timed, so a fixture the child builds anew never counts against a test."""
-        limit = self.test_limits.get(item.nodeid, 0.0) if self.timing else 0.0
+        limit = self.test_limits.get(item.nodeid, 0.0) * self.scale if self.timing else 0.0
         if limit:
             signal.signal(signal.SIGALRM, _timed_out)
             signal.setitimer(signal.ITIMER_REAL, limit)
@@ -100,8 +105,17 @@ class Executor:
     def pytest_runtestloop(self, session: pytest.Session) -> bool:
         items = {it.nodeid: it for it in session.items}
         settle()
-        queue = list(self.mutants)
+        suspects = self._run_all(list(self.mutants), items)
+        if suspects:  # a timeout is confirmed after the main pass, with CONFIRM_SCALE x its limits, before it counts
+            self.scale = CONFIRM_SCALE
+            self._run_all(suspects, items)
+        return True
+
+    def _run_all(self, queue: list[dict[str, Any]], items: dict[str, pytest.Item]) -> list[dict[str, Any]]:
+        """Run ``queue``'s mutants, ``workers`` children at a time; the ones that timed out, unless they were being
+        confirmed (then their timeout is written)."""
         running: dict[int, tuple[dict[str, Any], float]] = {}
+        suspects: list[dict[str, Any]] = []
         while queue or running:
             while queue and len(running) < self.workers:
                 mutant = queue.pop(0)
@@ -118,43 +132,39 @@ class Executor:
                     self.timing = True
                     _child(mutant["name"], tests, self.out)
                 running[pid] = (mutant, time.time())
-            self._reap(running)
-        return True
+            self._reap(running, suspects)
+        return suspects
 
-    def _reap(self, running: dict[int, tuple[dict[str, Any], float]]) -> None:
+    def _reap(self, running: dict[int, tuple[dict[str, Any], float]], suspects: list[dict[str, Any]]) -> None:
+        """Wait a moment for a child: write its result, or kill it past its limit (a suspect, or a confirmed
+        timeout when it was already one)."""
         pid, status = os.waitpid(-1, os.WNOHANG)
         now = time.time()
         if pid == 0:
             for child, (mutant, started) in list(running.items()):
-                if now - started > mutant["limit"]:
+                if now - started > mutant["limit"] * self.scale:
                     with contextlib.suppress(ProcessLookupError):
                         os.kill(child, signal.SIGKILL)
                     os.waitpid(child, 0)
                     del running[child]
-                    self._write(
-                        {
-                            "name": mutant["name"],
-                            "exit": TIMEOUT,
-                            "seconds": round(now - started, 3),
-                            "killer": None,
-                            "started": started,
-                        }
-                    )
+                    self._ended(mutant, TIMEOUT, now, started, suspects)
             time.sleep(0.002)
             return
         if pid not in running:
             return
         mutant, started = running.pop(pid)
         code = os.waitstatus_to_exitcode(status)
-        self._write(
-            {
-                "name": mutant["name"],
-                "exit": KILLED if code == KILLED else SURVIVED if code == 0 else code,
-                "seconds": round(now - started, 3),
-                "killer": None,
-                "started": started,
-            }
-        )
+        self._ended(mutant, KILLED if code == KILLED else SURVIVED if code == 0 else code, now, started, suspects)
+
+    def _ended(
+        self, mutant: dict[str, Any], code: int, now: float, started: float, suspects: list[dict[str, Any]]
+    ) -> None:
+        """A child's end: a first timeout is held back as a suspect, anything else written."""
+        if code == TIMEOUT and self.scale == 1.0:
+            suspects.append(mutant)
+            return
+        seconds = round(now - started, 3)
+        self._write({"name": mutant["name"], "exit": code, "seconds": seconds, "killer": None, "started": started})
 
 
 def _die_with(parent: int) -> None:

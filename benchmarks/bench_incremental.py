@@ -1,0 +1,127 @@
+"""The reviewer's loop: how long ``cmharness report`` takes after one small change, in a checkout whose last report was
+complete (the state folder and the journal of that run in place).
+
+For each kind of change (a docstring reworded, one line of ``strategies/`` rewritten, one test's line changed) it
+makes the change, times ``cmharness report``, shows what the run said it re-ran, and undoes the change (a run then
+finds every result journaled: timed too). With ``--cold`` it also runs each changed tree cold in a copy of its own
+and compares the outputs (``report.md``, ``matrix.csv``, ``mutation-report.json``), timings aside.
+
+    PYTHONPATH=. python benchmarks/bench_incremental.py [--project DIR] [--kinds docstring,line,test] [--cold]
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass(frozen=True)
+class Change:
+    """One edit of one file: ``old`` (found exactly once) becomes ``new``."""
+
+    kind: str
+    path: str
+    old: str
+    new: str
+
+
+CHANGES = (
+    Change(
+        "docstring",
+        "strategies/windows.py",
+        '"""One past the first index, from the newest, where the running sum exceeds the recent window."""',
+        '"""One past the first index, counted from the newest, where the running sum exceeds the recent window."""',
+    ),
+    Change("line", "strategies/windows.py", "        total += prices[i]\n", "        total = total + prices[i]\n"),
+    Change(
+        "test",
+        "tests/test_windows.py",
+        "    assert head_end(prices, head_window) == expected\n",
+        "    assert expected == head_end(prices, head_window)\n",
+    ),
+)
+#: The lines of the report's progress that say what ran.
+SAID = re.compile(r"^(baseline:|incremental:|mutmut:|witnesses:|resuming:|wrote )")
+OUTPUTS = ("report.md", "matrix.csv", "mutation-report.json")
+
+
+def report(project: Path, python: Path) -> tuple[float, int, list[str]]:
+    """One ``cmharness report`` in ``project``: wall seconds, exit code, the lines saying what ran."""
+    started = time.time()
+    run = subprocess.run(
+        [str(python), "-m", "reports.cli", "report"], cwd=project, capture_output=True, text=True, check=False
+    )
+    said = [line for line in (run.stderr + run.stdout).splitlines() if SAID.match(line)]
+    return time.time() - started, run.returncode, said
+
+
+def edit(project: Path, change: Change, forward: bool) -> None:
+    path = project / change.path
+    text = path.read_text(encoding="utf-8")
+    old, new = (change.old, change.new) if forward else (change.new, change.old)
+    if text.count(old) != 1:
+        sys.exit(f"bench_incremental: {change.path}: the {change.kind} change's text is not there exactly once")
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def outputs_differ(a: Path, b: Path) -> list[str]:
+    """The outputs whose bytes differ between two report folders, with the report's timings blanked."""
+    timing = re.compile(rb"\b\d+(\.\d+)?\s?(ms|s)\b|\d+m\d+s|\"duration\":\d+")
+    return [n for n in OUTPUTS if timing.sub(b"T", (a / n).read_bytes()) != timing.sub(b"T", (b / n).read_bytes())]
+
+
+def cold_copy(project: Path, python: Path) -> tuple[float, Path]:
+    """The project copied without its state (journal, work copy), reported cold: seconds, its output folder."""
+    target = Path(tempfile.mkdtemp(prefix="bench-incremental-")) / "project"
+    ignore = shutil.ignore_patterns(".cmharness", "out", ".hypothesis", "__pycache__", ".git")
+    shutil.copytree(project, target, ignore=ignore)
+    seconds, _, _ = report(target, python)
+    return seconds, target / "reports" / "out"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--project", type=Path, default=ROOT, help="a checkout with a complete report (default: here)")
+    parser.add_argument("--kinds", default="docstring,line,test", help="which changes, comma-separated")
+    parser.add_argument("--cold", action="store_true", help="also run each changed tree cold and compare outputs")
+    args = parser.parse_args(argv)
+    project = args.project.resolve()
+    python = project / ".venv" / "bin" / "python"
+    python = python if python.exists() else Path(sys.executable)
+    kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
+    unknown = sorted(set(kinds) - {c.kind for c in CHANGES})
+    if unknown:
+        sys.exit(f"bench_incremental: unknown kind {unknown[0]} (known: {', '.join(c.kind for c in CHANGES)})")
+    if not (project / "reports" / "out" / "journal").is_dir():
+        sys.exit(f"bench_incremental: {project} has no report journal: run `cmharness report` there first")
+    seconds, code, _ = report(project, python)
+    print(f"settle: {seconds:.1f}s, exit {code} (the checkout's own report, brought up to date)")
+    for change in (c for c in CHANGES if c.kind in kinds):
+        edit(project, change, True)
+        try:
+            seconds, code, said = report(project, python)
+            print(f"\n{change.kind} ({change.path}): {seconds:.1f}s, exit {code}")
+            for line in said:
+                print(f"  {line[:200]}")
+            if args.cold:
+                cold, out = cold_copy(project, python)
+                differ = outputs_differ(project / "reports" / "out", out)
+                print(f"  cold in a copy: {cold:.1f}s; outputs {'differ: ' + ', '.join(differ) if differ else 'equal'}")
+        finally:
+            edit(project, change, False)
+        seconds, code, _ = report(project, python)
+        print(f"  undone: {seconds:.1f}s, exit {code}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

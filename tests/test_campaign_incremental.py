@@ -1,0 +1,513 @@
+"""The reviewer's loop: after a change the campaign re-runs only what the change can reach, and a comment or a
+docstring re-runs nothing; a report's verdicts do not depend on the machine's speed."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from campaign_helpers import make_project, settings_for
+
+from reports.campaign.dependency_keys import (
+    Coverage,
+    KeyMemo,
+    baseline_sources,
+    function_keys,
+    rerun,
+    semantic,
+    spawning_modules,
+)
+from reports.campaign.journal import (
+    Journal,
+    compact,
+    fingerprint,
+    forget_journals,
+    hashed_files,
+    load_journals,
+    read_records,
+)
+from reports.campaign.mutmut.execute import UNKNOWN_DURATION, plan
+from reports.campaign.mutmut.work_copy import keep_verdicts, unmangled, verdicts
+from reports.campaign.records import BASELINE, BaselineRecord, Outcome, dumps
+from reports.campaign.records import TestRow as Row
+from reports.campaign.runs import ensure_baseline, previous_baseline
+
+pytestmark = pytest.mark.harness
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# ----------------------------------------------------------------------------- what a key sees
+
+CODE = '''
+"""A module."""
+
+LIMIT = 3  # the limit
+
+
+def f(x):
+    """Adds one."""
+    return x + 1
+
+
+class C:
+    """A class."""
+
+    def m(self):
+        return LIMIT
+'''
+
+
+def test_comments_docstrings_and_layout_change_no_key():
+    reworded = CODE.replace("Adds one.", "Adds one to x.").replace("# the limit", "# the upper limit")
+    relaid = CODE.replace("return x + 1", "return (x\n            + 1)")
+    assert semantic(reworded) == semantic(CODE) and function_keys(reworded) == function_keys(CODE)
+    assert semantic(relaid) == semantic(CODE) and function_keys(relaid) == function_keys(CODE)
+    changed = CODE.replace("x + 1", "x + 2")
+    assert semantic(changed) != semantic(CODE)
+    assert function_keys(changed)["f"] != function_keys(CODE)["f"]
+    assert function_keys(changed)["C.m"] == function_keys(CODE)["C.m"]
+    # with positions, a docstring that grows by a line moves the code after it; one that does not, moves nothing
+    longer = CODE.replace('"""Adds one."""', '"""Adds one.\n\n    To x."""')
+    assert semantic(reworded, positions=True) == semantic(CODE, positions=True)
+    assert semantic(longer, positions=True) != semantic(CODE, positions=True)
+
+
+def test_the_fingerprint_ignores_a_reworded_docstring_and_follows_code_that_moves(tmp_path):
+    root = make_project(tmp_path)
+    calc = root / "strategies" / "calc_helpers.py"
+    calc.write_text(CODE)
+    settings = settings_for(root)
+    fp = fingerprint(settings)
+    calc.write_text(CODE.replace("Adds one.", "Adds one to x.").replace("# the limit", "# the upper limit"))
+    assert fingerprint(settings) == fp
+    calc.write_text(CODE.replace('"""Adds one."""', '"""Adds one.\n\n    To x."""'))
+    assert fingerprint(settings) != fp  # the mutants' places moved: the report must say where they are now
+    calc.write_text(CODE.replace("x + 1", "x - 1"))
+    assert fingerprint(settings) != fp
+
+
+# ----------------------------------------------------------------------------- which baseline tests run again
+
+SOURCES = {
+    "settings": "s",
+    "code:strategies/calc.py": "m",
+    "code:strategies/calc.py::f": "f1",
+    "code:strategies/calc.py::C.m": "cm1",
+    "code:strategies/calc.py::untraced": "u1",
+    "test:tests/test_calc.py": "t",
+    "test:tests/test_calc.py::test_f": "tf",
+    "test:tests/test_calc.py::test_m": "tm",
+    "test:tests/test_other.py": "o",
+    "test:tests/test_other.py::test_o": "to",
+    "file:tests/helpers.py": "h",
+}
+COVERAGE = Coverage(
+    {
+        "strategies.calc.f": frozenset({"tests/test_calc.py::test_f[a]", "tests/test_calc.py::test_f[b]"}),
+        "strategies.calc.C.m": frozenset({"tests/test_calc.py::test_m"}),
+    },
+    frozenset({"strategies.calc.f", "strategies.calc.C.m"}),
+)
+TRACED = {t for tests in COVERAGE.tests_of.values() for t in tests}
+ALL = [
+    "tests/test_calc.py::test_f[a]",
+    "tests/test_calc.py::test_f[b]",
+    "tests/test_calc.py::test_m",
+    "tests/test_other.py::test_o",
+]
+
+
+def affected(now: dict[str, str], coverage: Coverage | None = COVERAGE) -> tuple[str, list[str]]:
+    plan = rerun(SOURCES, now, coverage)
+    return plan.everything, [t for t in ALL if plan.affected(t, TRACED.__contains__)]
+
+
+def test_a_changed_function_reruns_the_tests_that_call_it_and_the_untraced_ones():
+    why, tests = affected({**SOURCES, "code:strategies/calc.py::f": "f2"})
+    assert why == "" and tests == ["tests/test_calc.py::test_f[a]", "tests/test_calc.py::test_f[b]", ALL[3]]
+    why, tests = affected({**SOURCES, "code:strategies/calc.py::C.m": "cm2"})
+    assert why == "" and tests == ["tests/test_calc.py::test_m", ALL[3]]
+
+
+def test_nothing_changed_reruns_nothing():
+    assert affected(dict(SOURCES)) == ("", [])
+    plan = rerun(SOURCES, dict(SOURCES), None)  # without coverage too
+    assert plan.changed == () and not plan.everything
+
+
+@pytest.mark.parametrize(
+    ("part", "reason"),
+    [
+        ("settings", "settings changed"),
+        ("code:strategies/calc.py", "strategies/calc.py changed outside its functions"),
+        ("file:tests/helpers.py", "tests/helpers.py changed"),
+        ("code:strategies/calc.py::untraced", "strategies.calc.untraced is not traced"),
+    ],
+)
+def test_a_change_no_test_can_be_traced_to_reruns_everything(part, reason):
+    why, tests = affected({**SOURCES, part: "changed"})
+    assert reason in why and tests == ALL
+
+
+def test_a_removed_file_part_or_function_counts_as_changed():
+    gone = {k: v for k, v in SOURCES.items() if k != "file:tests/helpers.py"}
+    assert "tests/helpers.py changed" in affected(gone)[0]
+    gone = {k: v for k, v in SOURCES.items() if k != "code:strategies/calc.py::f"}
+    assert affected(gone)[1] == ["tests/test_calc.py::test_f[a]", "tests/test_calc.py::test_f[b]", ALL[3]]
+
+
+def test_a_new_function_calls_nothing_yet_and_reruns_only_the_untraced_tests():
+    why, tests = affected({**SOURCES, "code:strategies/calc.py::g": "g1"})
+    assert why == "" and tests == [ALL[3]]
+
+
+def test_a_changed_test_reruns_itself_and_a_changed_module_all_of_its_tests():
+    assert affected({**SOURCES, "test:tests/test_calc.py::test_m": "tm2"}) == ("", ["tests/test_calc.py::test_m"])
+    assert affected({**SOURCES, "test:tests/test_calc.py::test_new": "n"}) == ("", [])  # a new test: not a row yet
+    why, tests = affected({**SOURCES, "test:tests/test_calc.py": "t2"})
+    assert why == "" and tests == ALL[:3]
+    # test changes need no coverage; a function change does
+    assert affected({**SOURCES, "test:tests/test_calc.py::test_m": "tm2"}, None) == ("", ["tests/test_calc.py::test_m"])
+    assert "no per-function coverage" in affected({**SOURCES, "code:strategies/calc.py::f": "f2"}, None)[0]
+
+
+def test_a_test_module_that_runs_the_project_in_another_process_is_untraced(tmp_path):
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "spawner.py").write_text("import sys\nCMD = [sys.executable, '-m', 'reports.cli']\n")
+    (tmp_path / "tests" / "test_a.py").write_text("from spawner import CMD\n")
+    (tmp_path / "tests" / "test_b.py").write_text("import subprocess, sys\nsubprocess.run([sys.executable])\n")
+    (tmp_path / "tests" / "test_c.py").write_text("import json\n")
+    assert spawning_modules(tmp_path) == {"tests/test_a.py", "tests/test_b.py"}
+
+
+def test_the_sources_name_every_part(tmp_path):
+    root = make_project(tmp_path)
+    (root / "strategies" / "calc.py").write_text(CODE)
+    (root / "tests" / "data.json").write_text("{}")
+    parts = baseline_sources(root, hashed_files(root, ("strategies", "tests", "docs")), "settings")
+    assert {"code:strategies/calc.py", "code:strategies/calc.py::f", "code:strategies/calc.py::C.m"} <= set(parts)
+    assert {"test:tests/test_calc.py", "test:tests/test_calc.py::test_add", "file:tests/data.json"} <= set(parts)
+    assert "settings" in parts and not any(p.startswith("docs") for p in parts)
+
+
+def test_mutmuts_names_unmangled():
+    assert unmangled("strategies.cap.x_units") == "strategies.cap.units"
+    assert unmangled("strategies.cap.x__units") == "strategies.cap._units"
+    assert unmangled("strategies.cap.xǁCapǁunits") == "strategies.cap.Cap.units"
+    assert unmangled("invariants.__init__.x_find") == "invariants.find"
+
+
+# ----------------------------------------------------------------------------- the baseline, run again in part
+
+HELPER = '''
+def double(x):
+    """Twice x."""
+    return 2 * x
+
+
+def unused(x):
+    return x
+'''
+
+MORE_TESTS = """
+from strategies.helper import double
+
+
+def test_double():
+    assert double(2) == 4
+
+
+def test_double_zero():
+    assert double(0) == 0
+"""
+
+
+def fake_coverage(settings, fp: str, tests_of: dict[str, list[str]]) -> None:
+    """A mutmut work copy laid for fingerprint ``fp`` whose coverage run saw ``tests_of`` (mangled names)."""
+    work = settings.mutmut_dir / "project"
+    (work / "mutants").mkdir(parents=True, exist_ok=True)
+    (settings.mutmut_dir / "fingerprint").write_text(fp + "\n")
+    stats = {"tests_by_mangled_function_name": tests_of}
+    (work / "mutants" / "mutmut-stats.json").write_text(json.dumps(stats))
+
+
+@pytest.fixture
+def project(tmp_path):
+    root = make_project(tmp_path / "p")
+    (root / "strategies" / "helper.py").write_text(HELPER)
+    (root / "tests" / "test_helper.py").write_text(MORE_TESTS)
+    # runs the project in another process (as a test of the command line does): what it calls there is not traced
+    (root / "tests" / "test_spawn.py").write_text("import sys\n\n\ndef test_spawn():\n    assert sys.executable\n")
+    settings = settings_for(root)
+    fp = fingerprint(settings)
+    journal = Journal(settings.journal_dir)
+    first = ensure_baseline(settings, fp, journal, {})
+    assert first.reused == 0 and first.sources
+    calc = [r.nodeid for r in first.tests if "test_calc" in r.nodeid]
+    doubles = [f"tests/test_helper.py::{t}" for t in ("test_double", "test_double_zero")]
+    # the calc tests call no function of strategies/: traced under one they never reach, but for the last one
+    traced = [*calc[:-1], "tests/test_spawn.py::test_spawn"]
+    fake_coverage(settings, fp, {"strategies.helper.x_double": doubles, "strategies.helper.x_unused": traced})
+    return settings, journal, first
+
+
+def baseline_after(settings, journal) -> BaselineRecord:
+    fp = fingerprint(settings)
+    return ensure_baseline(settings, fp, journal, load_journals(settings.journal_dir, fp))
+
+
+def test_a_changed_function_reruns_only_its_tests_and_keeps_the_rest(project):
+    settings, journal, first = project
+    helper = settings.root / "strategies" / "helper.py"
+    helper.write_text(HELPER.replace("return 2 * x", "return x + x + 1"))
+    again = baseline_after(settings, journal)
+    outcomes = {r.nodeid: r.outcome for r in again.tests}
+    assert outcomes["tests/test_helper.py::test_double"] == Outcome.FAILED  # run again: it sees the change
+    assert outcomes["tests/test_helper.py::test_double_zero"] == Outcome.FAILED
+    assert again.reused == len(first.tests) - 4  # its two tests, the one no coverage traces, the one that spawns
+    assert [r.nodeid for r in again.tests] == sorted(r.nodeid for r in first.tests)
+    calc = sorted(r.nodeid for r in first.tests if "test_calc" in r.nodeid)
+    untraced = {calc[-1], "tests/test_spawn.py::test_spawn"}
+    kept = {r.nodeid: r for r in first.tests if "test_helper" not in r.nodeid and r.nodeid not in untraced}
+    assert kept and all(r.t == kept[r.nodeid].t for r in again.tests if r.nodeid in kept)
+    assert all(r.t > first.finished for r in again.tests if r.nodeid in untraced)
+    assert all(r == kept[r.nodeid] for r in again.tests if r.nodeid in kept)  # carried over as they were
+    assert "4 test(s) run again" in settings.progress.getvalue()
+
+
+def test_a_docstring_or_comment_change_runs_no_test(project):
+    settings, journal, first = project
+    helper = settings.root / "strategies" / "helper.py"
+    helper.write_text(HELPER.replace('"""Twice x."""', '"""Twice x.\n\n    Doubled."""').replace("2 * x", "2 * x  # !"))
+    assert fingerprint(settings) != first.fingerprint  # the code below the docstring moved
+    started = time.time()
+    again = baseline_after(settings, journal)
+    assert again.reused == len(first.tests) and again.wall == 0.0
+    assert [(r.nodeid, r.outcome) for r in again.tests] == [(r.nodeid, r.outcome) for r in first.tests]
+    assert time.time() - started < 5  # no pytest session was started
+    assert "no test or function changed" in settings.progress.getvalue()
+
+
+def test_a_new_test_and_a_changed_test_run_and_nothing_else(project):
+    settings, journal, first = project
+    tests = settings.root / "tests" / "test_helper.py"
+    tests.write_text(
+        MORE_TESTS.replace("assert double(0) == 0", "assert double(0) == 1")
+        + "\n\ndef test_double_one():\n    assert double(1) == 2\n"
+    )
+    again = baseline_after(settings, journal)
+    outcomes = {r.nodeid: r.outcome for r in again.tests}
+    assert outcomes["tests/test_helper.py::test_double_zero"] == Outcome.FAILED
+    assert outcomes["tests/test_helper.py::test_double_one"] == Outcome.PASSED
+    assert again.reused == len(first.tests) - 1
+    assert BASELINE in load_journals(settings.journal_dir, again.fingerprint)
+
+
+def test_a_change_to_an_untraced_function_reruns_the_whole_baseline(project):
+    settings, journal, first = project
+    (settings.root / "strategies" / "defects.py").write_text(
+        (settings.root / "strategies" / "defects.py").read_text() + "\n\ndef extra():\n    return 1\n"
+    )
+    again = baseline_after(settings, journal)  # defects.py changed outside its functions (a new def is module code)
+    assert again.reused == 0 and len(again.tests) == len(first.tests)
+
+
+def test_without_coverage_of_the_last_baselines_code_a_function_change_reruns_everything(project):
+    settings, journal, _ = project
+    (settings.mutmut_dir / "fingerprint").write_text("another\n")
+    helper = settings.root / "strategies" / "helper.py"
+    helper.write_text(HELPER.replace("return x\n", "return -x\n"))
+    again = baseline_after(settings, journal)
+    assert again.reused == 0
+    assert "no per-function coverage" in settings.progress.getvalue()
+
+
+# ----------------------------------------------------------------------------- mutmut's verdicts of unchanged code
+
+MUTATED = '''
+def x_f__mutmut_orig(x):
+    """Adds one."""
+    return x + 1
+
+
+def x_f__mutmut_1(x):
+    """Adds one."""
+    return x - 1
+
+
+def x_f__mutmut_2(x):
+    """Adds one."""
+    return x + 2
+'''
+
+
+def test_a_mutant_whose_code_reads_as_before_keeps_its_verdict(tmp_path):
+    work = tmp_path / "project"
+    (work / "mutants" / "strategies").mkdir(parents=True)
+    module, meta = work / "mutants" / "strategies" / "m.py", work / "mutants" / "strategies" / "m.py.meta"
+    module.write_text(MUTATED)
+    codes = {"strategies.m.x_f__mutmut_1": 1, "strategies.m.x_f__mutmut_2": 0}
+    meta.write_text(json.dumps({"exit_code_by_key": codes, "durations_by_key": {"strategies.m.x_f__mutmut_1": 0.5}}))
+    before = verdicts(work, ["strategies/m.py"])
+    assert verdicts(work, ["strategies/other.py"]) == {}
+    # mutmut mutates the file again after a docstring change (its hash moved) and forgets both verdicts; the second
+    # mutant's code changed for real
+    module.write_text(MUTATED.replace("Adds one.", "Adds one to x.").replace("x + 2", "x * 2"))
+    meta.write_text(json.dumps({"exit_code_by_key": dict.fromkeys(codes)}))
+    assert keep_verdicts(work, before) == 1
+    data = json.loads(meta.read_text())
+    assert data["exit_code_by_key"] == {"strategies.m.x_f__mutmut_1": 1, "strategies.m.x_f__mutmut_2": None}
+    assert data["durations_by_key"] == {"strategies.m.x_f__mutmut_1": 0.5}
+
+
+# ----------------------------------------------------------------------------- the same verdicts on any machine
+
+
+def test_a_mutants_test_order_reads_no_time_measured_in_this_run(tmp_path):
+    """The order's durations come from the hints alone: a test they do not know is ordered by a fixed time, whatever
+    this run's baseline measured (the limits do follow this run's times)."""
+    work = tmp_path / "project"
+    (work / "mutants" / "strategies").mkdir(parents=True)
+    tests = ["tests/test_new.py::test_a", "tests/test_new.py::test_b"]
+    stats = {"tests_by_mangled_function_name": {"strategies.new.x_f": tests}}
+    (work / "mutants" / "mutmut-stats.json").write_text(json.dumps(stats))
+    meta = {"exit_code_by_key": {"strategies.new.x_f__mutmut_1": None}}
+    (work / "mutants" / "strategies" / "new.py.meta").write_text(json.dumps(meta))
+    rows = tuple(
+        Row(n, Outcome.PASSED, d, 0.0, n, "tests/test_new.py", None) for n, d in zip(tests, (0.001, 9.0), strict=True)
+    )
+    the_plan = plan(work, ["strategies.new"], BaselineRecord("fp", 1.0, 0.1, 0, rows, 0.0))
+    assert [m["name"] for m in the_plan["mutants"]] == ["strategies.new.x_f__mutmut_1"]
+    assert the_plan["order_durations"] == dict.fromkeys(tests, UNKNOWN_DURATION)
+    assert the_plan["durations"] == {tests[0]: 0.001, tests[1]: 9.0}
+
+
+def test_a_timeout_is_confirmed_with_longer_limits_before_it_counts(pytester, monkeypatch):
+    """A test slowed down once (a loaded machine) times out in the main pass; run again with longer limits it
+    fails, and the mutant is recorded killed by it, not timed out. A test that never ends is still a timeout."""
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    marker = pytester.path / "slowed-once"
+    pytester.makepyfile(
+        test_load=textwrap.dedent(f"""
+            import time
+            from pathlib import Path
+
+            MARKER = Path({str(marker)!r})
+
+            def test_slowed_once():
+                if not MARKER.exists():
+                    MARKER.write_text("slowed")
+                    time.sleep(3)
+                assert False, "killed"
+
+            def test_hangs():
+                time.sleep(60)
+        """)
+    )
+    plan_path, out = pytester.path / "plan.json", pytester.path / "out.jsonl"
+    plan_path.write_text(
+        json.dumps(
+            {
+                "workers": 1,
+                "per_test": [10.0, 0.5],
+                "durations": {"test_load.py::test_slowed_once": 0.05, "test_load.py::test_hangs": 0.05},
+                "mutants": [
+                    {"name": "m.x_f__mutmut_1", "tests": ["test_load.py::test_slowed_once"], "limit": 50.0},
+                    {"name": "m.x_g__mutmut_1", "tests": ["test_load.py::test_hangs"], "limit": 50.0},
+                ],
+            }
+        )
+    )
+    pytester.runpytest_subprocess(
+        "-p", "reports.campaign.plugins.warm_session", f"--cm-execute={plan_path}", f"--cm-execute-out={out}"
+    )
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    ends = {r["name"]: r["exit"] for r in rows if "exit" in r}
+    assert ends == {"m.x_f__mutmut_1": 1, "m.x_g__mutmut_1": 36}
+    assert [r["exit"] for r in rows if "exit" in r].count(36) == 1  # no timeout written before it was confirmed
+    assert {"name": "m.x_f__mutmut_1", "killer": "test_load.py::test_slowed_once"} in rows
+
+
+def test_the_kill_matrix_columns_are_sorted(campaign):
+    from campaign_helpers import MUTANTS
+
+    from reports.render.report_model import build
+
+    _, fp, records = campaign
+    report = build(records, fp, MUTANTS, equivalents={})
+    assert list(report.kills.tests) == sorted(report.kills.tests) and report.kills.tests
+
+
+def test_the_baseline_rows_are_sorted_by_node_id(campaign):
+    records = campaign[2]
+    nodeids = [r.nodeid for r in records[BASELINE].tests]
+    assert nodeids == sorted(nodeids) and len(nodeids) > 3
+
+
+def test_a_copied_project_keeps_its_fingerprint(tmp_path):
+    root = make_project(tmp_path / "a")
+    other = tmp_path / "b"
+    shutil.copytree(root, other)
+    assert fingerprint(settings_for(root)) == fingerprint(settings_for(other))
+
+
+# ----------------------------------------------------------------------------- the journal, read and kept small
+
+
+def baseline_record(fp: str, finished: float, sources: dict[str, str] | None = None) -> BaselineRecord:
+    return BaselineRecord(fp, 1.0, 0.1, 0, (), finished, sources={"settings": "s"} if sources is None else sources)
+
+
+def test_a_journal_read_again_sees_what_was_added_and_a_line_only_once_whole(tmp_path):
+    journal = Journal(tmp_path)
+    journal.write(baseline_record("a", 1.0))
+    assert [r.fingerprint for r in read_records(tmp_path)] == ["a"]
+    journal.write_all([baseline_record("b", 2.0), baseline_record("c", 3.0)])
+    line = dumps(baseline_record("d", 3.5)) + "\n"
+    with open(journal.path, "a", encoding="utf-8") as fh:
+        fh.write(line[:25])  # a line still being written
+    assert [r.fingerprint for r in read_records(tmp_path)] == ["a", "b", "c"]
+    with open(journal.path, "a", encoding="utf-8") as fh:
+        fh.write(line[25:])
+    journal.write(baseline_record("e", 4.0))
+    assert [r.fingerprint for r in read_records(tmp_path)] == ["a", "b", "c", "d", "e"]
+
+
+def test_compacting_keeps_the_last_record_of_each_key_of_one_fingerprint(tmp_path):
+    journal = Journal(tmp_path)
+    journal.write_all([baseline_record("old", 1.0), baseline_record("new", 2.0), baseline_record("new", 3.0)])
+    assert len(list(read_records(tmp_path))) == 3
+    compact(tmp_path, "all", "new")
+    assert [(r.fingerprint, r.finished) for r in read_records(tmp_path)] == [("new", 3.0)]
+    assert load_journals(tmp_path, "new")[BASELINE].finished == 3.0
+    forget_journals(tmp_path)
+    assert list(read_records(tmp_path)) == [] and not journal.path.exists()
+
+
+def test_the_next_baseline_starts_from_the_one_the_coverage_was_taken_on(tmp_path):
+    journal = Journal(tmp_path)
+    journal.write_all(
+        [baseline_record("covered", 1.0), baseline_record("later", 2.0), baseline_record("bare", 3.0, {})]
+    )
+    assert previous_baseline(tmp_path, "covered").fingerprint == "covered"
+    assert previous_baseline(tmp_path, "unknown").fingerprint == "later"  # the last with its sources
+    assert previous_baseline(tmp_path / "none") is None
+
+
+def test_the_key_memo_is_kept_between_runs_and_answers_without_working(tmp_path):
+    memo = KeyMemo()
+    memo.load(tmp_path / "keys.json")  # none yet: empty
+    assert memo.get("s", "x = 1", lambda t: "worked") == "worked"
+    memo.save()
+    again = KeyMemo()
+    again.load(tmp_path / "keys.json")
+    assert again.get("s", "x = 1", lambda t: "worked again") == "worked"
+    assert again.get("s", "x = 2", lambda t: "new") == "new"
+    (tmp_path / "keys.json").write_text("not json")
+    broken = KeyMemo()
+    broken.load(tmp_path / "keys.json")
+    assert broken.known == {}
