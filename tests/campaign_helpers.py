@@ -4,6 +4,7 @@ tests and named mutants, and the settings to run them; ``conftest.py``'s ``campa
 from __future__ import annotations
 
 import io
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -131,3 +132,19 @@ def as_records(raw: dict[str, dict[str, Any]]) -> Records:
             obj = {"base": key.removeprefix("witness:"), **obj}
         out[key] = decode(obj)
     return out
+
+
+# ----------------------------------------------------------------------------- a headless browser
+
+#: Chromium, where the distribution's package is installed (the report's browser tests skip without it).
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+#: The flags every headless run of it takes: no sandbox (root in CI), no GPU, nothing fetched, nothing remembered.
+HEADLESS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+)

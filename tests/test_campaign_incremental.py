@@ -31,10 +31,22 @@ from reports.campaign.journal import (
     read_records,
 )
 from reports.campaign.mutmut.execute import UNKNOWN_DURATION, plan
+from reports.campaign.mutmut.results import described
 from reports.campaign.mutmut.work_copy import keep_verdicts, unmangled, verdicts
-from reports.campaign.records import BASELINE, BaselineRecord, Outcome, dumps
+from reports.campaign.mutmut.work_copy import test_keys as keys_of_tests
+from reports.campaign.records import (
+    BASELINE,
+    NO_CODE,
+    BaselineRecord,
+    MutantChange,
+    Outcome,
+    WitnessRecord,
+    dumps,
+    witness_key,
+)
 from reports.campaign.records import TestRow as Row
 from reports.campaign.runs import ensure_baseline, previous_baseline
+from reports.cli.report import kept_witnesses
 
 pytestmark = pytest.mark.harness
 
@@ -511,3 +523,47 @@ def test_the_key_memo_is_kept_between_runs_and_answers_without_working(tmp_path)
     broken = KeyMemo()
     broken.load(tmp_path / "keys.json")
     assert broken.known == {}
+
+
+def test_a_files_mutants_are_described_once_until_what_describing_reads_changes(tmp_path, monkeypatch):
+    work = tmp_path / "project"
+    (work / "strategies").mkdir(parents=True)
+    (work / "mutants" / "strategies").mkdir(parents=True)
+    (work / "strategies" / "m.py").write_text("def f(x):\n    return x + 1\n")
+    (work / "mutants" / "strategies" / "m.py").write_text(MUTATED)
+    calls: list[list[str]] = []
+
+    def counting(w: Path, source: str, names):
+        calls.append(list(names))
+        return {n: MutantChange(source, "f", mutator=f"seen {len(calls)}") for n in names}
+
+    monkeypatch.setattr("reports.campaign.mutmut.results.describe", counting)
+    names = ["strategies.m.x_f__mutmut_1", "strategies.m.x_f__mutmut_2"]
+    first = described(work, "strategies/m.py", names)
+    assert described(work, "strategies/m.py", names[:1]) == {names[0]: first[names[0]]}
+    assert len(calls) == 1
+    (work / "mutants" / "strategies" / "m.py").write_text(MUTATED.replace("x + 2", "x * 2"))
+    assert described(work, "strategies/m.py", names)[names[1]].mutator == "seen 2"
+    assert described(work, "strategies/m.py", [*names, "strategies.m.x_f__mutmut_3"])  # one it never saw
+    assert len(calls) == 3
+
+
+def test_a_test_that_calls_no_mutated_function_keeps_that_finding_while_only_traced_functions_change(tmp_path):
+    root = make_project(tmp_path / "p")
+    settings = settings_for(root)
+    plain, gone = "tests/test_calc.py::test_plain", "tests/test_calc.py::test_table"
+    keys = keys_of_tests(settings, [plain, gone])
+    journal = Journal(settings.journal_dir)
+    found = [
+        WitnessRecord(witness_key(plain), "old", plain, plain, None, reason=NO_CODE, deps=keys[plain]),
+        WitnessRecord(witness_key(gone), "old", gone, gone, None, reason=NO_CODE, deps="another"),
+    ]
+    journal.write_all(found)
+    pending = {plain, gone}
+
+    def kept(reused: int) -> list[str]:
+        done = {BASELINE: BaselineRecord("new", 1.0, 0.1, 0, (), 1.0, reused=reused)}
+        return [r.base for r in kept_witnesses(settings, done, pending, "new")]
+
+    assert kept(reused=5) == [plain]  # its sources unchanged; the other's changed
+    assert kept(reused=0) == []  # the whole baseline ran again: something outside the traced functions changed

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from campaign_helpers import MUTANTS
+from campaign_helpers import CHROMIUM, HEADLESS, MUTANTS
 
 from reports.campaign.equivalents import Equivalent, load_equivalents
 from reports.campaign.records import Record, Status, decode
@@ -212,19 +211,12 @@ def test_a_complete_report_with_nothing_alive_exits_zero(campaign):
 # ----------------------------------------------------------------------------- the report in a browser, the schema
 
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 SCHEMA = ROOT / "reports" / "render" / "schema" / "mutation-testing-report-schema.json"
 
 
 def headless(page: Path, profile: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     flags = [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
+        *HEADLESS,
         f"--user-data-dir={profile}",
         "--enable-logging=stderr",
         "--v=0",

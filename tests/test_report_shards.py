@@ -78,6 +78,20 @@ def test_merged_shards_give_the_report_of_one_run(project: Path, n: int, monkeyp
     assert outputs(merged) == outputs(project / "single")
 
 
+def test_a_run_stopped_by_its_budget_and_resumed_gives_the_report_of_one_run(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another copy of the project (another clone of the commit), stopped with named mutants pending, then resumed:
+    byte for byte the report of the single run, timings aside."""
+    root = tmp_path / "clone"
+    shutil.copytree(project, root, ignore=shutil.ignore_patterns("single", "merged-*", "shard-*", ".state", ".work"))
+    pointed_at(root, monkeypatch)
+    stopped = report("--out", str(root / "out"), "--budget", "21", "--workers", "1")  # 1 s past the reserve
+    assert stopped == 3 and "pending" in (root / "out" / "report.md").read_text(encoding="utf-8")
+    assert report("--out", str(root / "out")) in (0, 1)
+    assert outputs(root / "out") == outputs(project / "single")
+
+
 @pytest.mark.slow  # mutmut's preparation in every run: a few minutes (run with --cm-slow)
 def test_merged_shards_with_mutmut_give_the_report_of_one_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = make_project(tmp_path / "project")

@@ -13,7 +13,6 @@ import json
 import os
 import re
 import select
-import shutil
 import subprocess
 import time
 from collections.abc import Callable, Iterator
@@ -22,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from campaign_helpers import MUTANTS, make_project
+from campaign_helpers import CHROMIUM, HEADLESS, MUTANTS, make_project
 
 from reports.campaign.records import (
     BaselineRecord,
@@ -44,7 +43,6 @@ pytestmark = pytest.mark.harness
 
 VIEWER_DIR = Path(os.environ.get("CMHARNESS_VIEWER_DIR", "/opt/cmharness-viewer"))
 VIEWER_JS = VIEWER_DIR / "node_modules" / "mutation-testing-elements" / "dist" / "mutation-test-elements.js"
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 HERE = Path(__file__).parent / "viewer"
 
 # ----------------------------------------------------------------------------- the fixture: the fake project's report
@@ -177,13 +175,7 @@ class Browser:
         a, b = (fcntl.fcntl(fd, fcntl.F_DUPFD, 10) for fd in (to_child, from_child))
         os.close(to_child), os.close(from_child)
         flags = [
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
+            *HEADLESS,
             "--hide-scrollbars",
             "--remote-debugging-pipe",
             f"--user-data-dir={profile}",

@@ -38,6 +38,8 @@ from reports.campaign.processes import terminate_as_interrupt
 from reports.campaign.progress import fmt_time
 from reports.campaign.records import (
     BASELINE,
+    NO_CODE,
+    BaselineRecord,
     InventoryRecord,
     MutantRecord,
     MutmutRecord,
@@ -176,21 +178,31 @@ def witnesses(settings: Settings, fp: str, done: Records, journal: str, deadline
 
 
 def kept_witnesses(settings: Settings, done: Records, pending: set[str], fp: str) -> list[WitnessRecord]:
-    """Witnesses of earlier runs still good: the test's sources unchanged and its witness still killed."""
+    """Witnesses of earlier runs still good: the test's sources unchanged and its witness still killed. So is a test's
+    finding that it calls no mutated function, when its sources are unchanged and the baseline was carried over in
+    part: then only functions the coverage traces changed, and a test that calls none of them runs the same code."""
+    partial = isinstance(base := done.get(BASELINE), BaselineRecord) and base.reused > 0
     previous = {
         rec.base: rec
         for rec in read_records(settings.journal_dir)
-        if isinstance(rec, WitnessRecord) and rec.witness and rec.test and rec.base in pending
+        if isinstance(rec, WitnessRecord)
+        and rec.test
+        and rec.base in pending
+        and (rec.witness or (partial and rec.reason == NO_CODE))
     }
     keys = test_keys(settings, [r.test for r in previous.values() if r.test])
     return [
         replace(rec, fingerprint=fp)
         for rec in previous.values()
         if rec.test
-        and rec.witness
         and keys.get(rec.test) == rec.deps
-        and isinstance(witness := done.get(rec.witness), MutantRecord | MutmutRecord)
-        and witness.status == Status.KILLED
+        and (
+            rec.witness is None
+            or (
+                isinstance(witness := done.get(rec.witness), MutantRecord | MutmutRecord)
+                and witness.status == Status.KILLED
+            )
+        )
     ]
 
 
