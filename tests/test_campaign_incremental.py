@@ -34,6 +34,7 @@ from reports.campaign.mutmut.execute import UNKNOWN_DURATION, plan
 from reports.campaign.mutmut.results import described
 from reports.campaign.mutmut.work_copy import keep_verdicts, unmangled, verdicts
 from reports.campaign.mutmut.work_copy import test_keys as keys_of_tests
+from reports.campaign.processes import run_pytest
 from reports.campaign.records import (
     BASELINE,
     NO_CODE,
@@ -567,3 +568,32 @@ def test_a_test_that_calls_no_mutated_function_keeps_that_finding_while_only_tra
 
     assert kept(reused=5) == [plain]  # its sources unchanged; the other's changed
     assert kept(reused=0) == []  # the whole baseline ran again: something outside the traced functions changed
+
+
+def test_a_partial_baseline_of_many_tests_runs_on_several_workers_and_records_each_test_once(project, monkeypatch):
+    settings, journal, first = project
+    calls: list[list[str]] = []
+
+    def recording(settings, args, timeout, env=None):
+        calls.append(list(args))
+        return run_pytest(settings, args, timeout, env)
+
+    monkeypatch.setattr("reports.campaign.runs.run_pytest", recording)
+    monkeypatch.setattr("reports.campaign.runs.XDIST_FROM", 2)
+    helper = settings.root / "strategies" / "helper.py"
+    helper.write_text(HELPER.replace("return 2 * x", "return x + x + 1"))
+    calc = settings.root / "tests" / "test_calc.py"
+    calc.write_text(calc.read_text() + "\n\nLIMIT = 1\n")  # its module changed: every test of it runs again
+    again = baseline_after(settings, journal)
+    assert calls and calls[0][:2] == ["-n", "2"]
+    assert [r.nodeid for r in again.tests] == [r.nodeid for r in first.tests]  # each once, none lost
+    outcomes = {r.nodeid: r.outcome for r in again.tests}
+    assert outcomes["tests/test_helper.py::test_double"] == Outcome.FAILED
+    assert outcomes["tests/test_spawn.py::test_spawn"] == Outcome.PASSED
+    variant = next(r for r in again.tests if r.nodeid == "tests/test_calc.py::test_add[sound]")
+    assert variant.t > first.finished  # run again, and recorded by the worker that ran it, not by xdist's controller
+    assert (variant.variant, variant.base, variant.variants_used) == (
+        "sound",
+        "tests/test_calc.py::test_add",
+        ("sound",),
+    )

@@ -10,6 +10,7 @@ import importlib.metadata
 import json
 import os
 import shutil
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,11 +20,13 @@ from test_campaign_report_golden import DATA, EQUIVALENTS, FIXTURE_MUTANTS, FP
 from reports.campaign.journal import load_journals
 from reports.campaign.mutmut.describe import describe
 from reports.campaign.records import (
+    BaselineRecord,
     CoverageRecord,
     Kind,
     MutantChange,
     MutantRecord,
     MutmutRecord,
+    Outcome,
     Status,
     WitnessRecord,
     coverage_key,
@@ -298,6 +301,23 @@ def test_covered_by_killed_by_and_the_tests_locations(tmp_path: Path) -> None:
             assert lines[line - 1].strip().startswith(f"def {name}("), (t, lines[line - 1])
     given = {t["name"]: t["location"]["start"]["line"] for t in doc["testFiles"]["tests/test_calc.py"]["tests"]}
     assert given["test_given"] == 18  # the module's, not the class's method of the same name
+
+
+def test_the_test_view_lists_the_tests_a_mutant_can_run(tmp_path: Path) -> None:
+    """A test skipped on the baseline, or an expected red there, never runs under a mutant: listed, the viewer would
+    show it covering nothing; every other test of the baseline is listed."""
+    records = dict(load_journals(DATA / "journal", FP))
+    base = records["baseline"]
+    assert isinstance(base, BaselineRecord)
+    extra = [
+        replace(base.tests[0], nodeid="tests/test_calc.py::test_skipped", outcome=Outcome.SKIPPED),
+        replace(base.tests[0], nodeid="tests/test_calc.py::test_expected_red[main]", outcome=Outcome.XFAILED),
+    ]
+    records["baseline"] = replace(base, tests=(*base.tests, *extra))
+    doc = mte_json(build(records, FP, FIXTURE_MUTANTS, EQUIVALENTS), DATA / "root")
+    listed = {f"{f}::{t['name']}" for f, e in doc["testFiles"].items() for t in e["tests"]}
+    ran = {r.nodeid for r in base.tests if r.outcome not in (Outcome.SKIPPED, Outcome.XFAILED)}
+    assert listed == ran and ran
 
 
 def test_the_json_names_no_absolute_path_and_no_placeholder_homepage(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@ that can kill it, its quickest Hypothesis killer shrunk again."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import tempfile
 import time
@@ -65,7 +66,7 @@ def rerun_baseline(
     if not (plan.functions or plan.modules or plan.defs):
         rows, wall, overhead = kept, 0.0, previous.overhead
     else:
-        run = _run_all_but(settings, [r.nodeid for r in kept])
+        run = _run_all_but(settings, [r.nodeid for r in kept], len(previous.tests) - len(kept))
         if run.returncode not in (0, 1, 5):
             raise CampaignError(f"the baseline run failed (pytest exit {run.returncode}):\n{run.stderr_tail}")
         rows, wall = [*kept, *run.rows], run.wall
@@ -83,13 +84,22 @@ def rerun_baseline(
     )
 
 
-def _run_all_but(settings: Settings, nodeids: Sequence[str]) -> RunOutcome:
-    """The selection less ``nodeids`` (deselected through the recording plugin's skip list)."""
+#: A partial baseline expected to run this many tests or more runs them on ``Settings.workers`` pytest-xdist workers
+#: (nothing runs beside it then; the first, whole baseline shares the machine with mutmut's preparation).
+XDIST_FROM = 100
+#: Whether pytest-xdist is installed (the test extra has it).
+XDIST = importlib.util.find_spec("xdist") is not None
+
+
+def _run_all_but(settings: Settings, nodeids: Sequence[str], expected: int) -> RunOutcome:
+    """The selection less ``nodeids`` (deselected through the recording plugin's skip list), on several workers when
+    ``expected`` tests are many and pytest-xdist is installed."""
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False, encoding="utf-8") as fh:
         fh.write("".join(n + "\n" for n in nodeids))
         skip = fh.name
+    spread = ["-n", str(settings.workers)] if expected >= XDIST_FROM and settings.workers > 1 and XDIST else []
     try:
-        return run_pytest(settings, list(settings.selection), timeout=None, env={SKIP_ENV: skip})
+        return run_pytest(settings, [*spread, *settings.selection], timeout=None, env={SKIP_ENV: skip})
     finally:
         os.unlink(skip)
 

@@ -14,9 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from reports.campaign.records import Kind, MutantChange, MutantRecord, Status
+from reports.campaign.records import Kind, MutantChange, MutantRecord, Outcome, Status
 from reports.render.report_model import NamedRow, Report, module_file
 
+#: Baseline outcomes of the tests no mutant runs.
+NOT_RUN_UNDER_MUTANTS = frozenset({Outcome.SKIPPED, Outcome.XFAILED})
 MTE_STATUS = {
     Status.KILLED: "Killed",
     Status.SURVIVED: "Survived",
@@ -325,7 +327,9 @@ def mte_json(report: Report, root: Path) -> dict[str, Any]:
             entry["duration"] = round(float(row.duration) * 1000)
         file_entry(path)["mutants"].append(entry)
     test_files: dict[str, dict[str, Any]] = {}
-    for t in sorted(report.tests, key=lambda t: t.nodeid):
+    # the tests a mutant can run: one skipped or an expected red on the unmutated code never runs under a mutant (the
+    # report's own tables show those), so the viewer would list it as covering nothing
+    for t in sorted((t for t in report.tests if t.outcome not in NOT_RUN_UNDER_MUTANTS), key=lambda t: t.nodeid):
         if t.file not in test_files:
             source = _source(root / t.file)
             test_files[t.file] = {

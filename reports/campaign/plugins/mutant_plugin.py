@@ -132,11 +132,16 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(QuickKillers(spec or ""), "cmharness-quick-killers")
     path = config.getoption("--cm-results")
     killers = os.environ.get(KILLERS_ENV)
-    if path or killers:
+    if (path or killers) and not _xdist_controller(config):  # under pytest-xdist each worker records its own tests
         recorder = _Recorder(path, killers)
         if path:
             watch_variants(recorder.looked_up)
         config.pluginmanager.register(recorder, "cmharness-mutant-recorder")
+
+
+def _xdist_controller(config: pytest.Config) -> bool:
+    """Whether this session hands its tests to pytest-xdist's workers (``-n N``) rather than running them."""
+    return bool(getattr(config.option, "numprocesses", None)) and not hasattr(config, "workerinput")
 
 
 class _Watched(dict):  # type: ignore[type-arg]
