@@ -1,12 +1,13 @@
 """The reviewer's loop: how long ``cmharness report`` takes after one small change, in a checkout whose last report was
 complete (the state folder and the journal of that run in place).
 
-For each kind of change (a docstring reworded, one line of ``strategies/`` rewritten, one test's line changed) it
+For each kind of change (a docstring reworded, one line of ``strategies/`` rewritten in three functions called by many,
+median and few tests, one test's line changed) it
 makes the change, times ``cmharness report``, shows what the run said it re-ran, and undoes the change (a run then
 finds every result journaled: timed too). With ``--cold`` it also runs each changed tree cold in a copy of its own
 and compares the outputs (``report.md``, ``matrix.csv``, ``mutation-report.json``), timings aside.
 
-    PYTHONPATH=. python benchmarks/bench_incremental.py [--project DIR] [--kinds docstring,line,test] [--cold]
+    PYTHONPATH=. python benchmarks/bench_incremental.py [--project DIR] [--kinds docstring,line,...] [--cold]
 """
 
 from __future__ import annotations
@@ -41,7 +42,21 @@ CHANGES = (
         '"""One past the first index, from the newest, where the running sum exceeds the recent window."""',
         '"""One past the first index, counted from the newest, where the running sum exceeds the recent window."""',
     ),
+    # one line of a function nearly half the suite calls (``recent_start``: 1,253 tests), of one at the median of
+    # strategies/ (``cleared_by``: 653) and of one in the lowest quarter (``cap.marker``: 135)
     Change("line", "strategies/windows.py", "        total += prices[i]\n", "        total = total + prices[i]\n"),
+    Change(
+        "line-median",
+        "strategies/clearing.py",
+        "    return COMPRESSION if compression_work_queued(store, within, defects) else NOTHING\n",
+        "    return NOTHING if not compression_work_queued(store, within, defects) else COMPRESSION\n",
+    ),
+    Change(
+        "line-leaf",
+        "strategies/cap.py",
+        '    return f"\\n\\n[truncated — original was {js_ceil(len16(original) / CHARS_PER_TOKEN)} tokens]"\n',
+        '    return "\\n\\n" + f"[truncated — original was {js_ceil(len16(original) / CHARS_PER_TOKEN)} tokens]"\n',
+    ),
     Change(
         "test",
         "tests/test_windows.py",
@@ -91,7 +106,7 @@ def cold_copy(project: Path, python: Path) -> tuple[float, Path]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--project", type=Path, default=ROOT, help="a checkout with a complete report (default: here)")
-    parser.add_argument("--kinds", default="docstring,line,test", help="which changes, comma-separated")
+    parser.add_argument("--kinds", default=",".join(c.kind for c in CHANGES), help="which changes, comma-separated")
     parser.add_argument("--cold", action="store_true", help="also run each changed tree cold and compare outputs")
     args = parser.parse_args(argv)
     project = args.project.resolve()

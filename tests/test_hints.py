@@ -299,8 +299,8 @@ def test_reviewed_equivalents_are_not_run_unless_their_line_changed(tmp_path, mo
     }
     monkeypatch.setattr(
         mutmut_exec,
-        "describe",
-        lambda work, source, names: {n: MutantChange("", "", replacement=lines[n]) for n in names},
+        "described",
+        lambda work, source, names: {n: MutantChange("", "", replacement=lines.get(n, "z = 0")) for n in names},
     )
     monkeypatch.setattr(mutmut_exec, "load_equivalents", lambda: listed)
     work = _fake_work(

@@ -22,8 +22,8 @@ from typing import Any, TextIO
 from reports.campaign.equivalents import load_equivalents
 from reports.campaign.hints import function_of
 from reports.campaign.hints import read as read_hints
-from reports.campaign.mutmut.describe import describe
 from reports.campaign.mutmut.meta import load_meta, module_of, mutant_name
+from reports.campaign.mutmut.results import described
 from reports.campaign.mutmut.work_copy import keep_verdicts, read_selection, verdicts
 from reports.campaign.plugins.mutant_plugin import SKIP_ENV
 from reports.campaign.processes import kill_group, spawn
@@ -88,7 +88,8 @@ def plan(work: Path, owned: Sequence[str], baseline: BaselineRecord) -> dict[str
         if module_of(source) not in mine:
             continue
         codes = data.get("exit_code_by_key", {})
-        equivalent = reviewed_equivalents(work, source, [k for k, c in codes.items() if c in (None, SKIPPED)], listed)
+        unrun = [k for k, c in codes.items() if c in (None, SKIPPED)]
+        equivalent = reviewed_equivalents(work, source, unrun, listed, list(codes))
         for key, code in codes.items():
             if code is not None and not (code == SKIPPED and key not in equivalent):
                 continue
@@ -124,19 +125,18 @@ def files_of_tests(the_plan: dict[str, Any]) -> list[str]:
     return sorted({t.split("::", 1)[0] for t in tests})
 
 
-def reviewed_equivalents(work: Path, source: str, keys: Sequence[str], listed: dict[str, Any]) -> set[str]:
+def reviewed_equivalents(
+    work: Path, source: str, keys: Sequence[str], listed: dict[str, Any], every: Sequence[str]
+) -> set[str]:
     """The ``keys`` listed in ``listed`` (``mutation/equivalent_mutants.toml``) whose mutated line is still the one
     reviewed: no test can tell them from the original, so they are not run (mutmut's "skipped"; the report counts
-    them as equivalent). An entry whose line changed is stale: that mutant runs."""
+    them as equivalent). An entry whose line changed is stale: that mutant runs. ``every`` is all the file's mutants:
+    they are described once (``described``), and the report reads the same descriptions."""
     names = {mutant_name(k): k for k in keys if f"mutmut:{mutant_name(k)}" in listed}
     if not names:
         return set()
-    described = describe(work, source, names)
-    return {
-        key
-        for name, key in names.items()
-        if listed[f"mutmut:{name}"].replacement in (None, described[name].replacement)
-    }
+    info = described(work, source, every)
+    return {key for name, key in names.items() if listed[f"mutmut:{name}"].replacement in (None, info[key].replacement)}
 
 
 def read_results(path: Path) -> dict[str, dict[str, Any]]:
