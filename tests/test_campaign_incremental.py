@@ -17,6 +17,7 @@ from reports.campaign.dependency_keys import (
     KeyMemo,
     baseline_sources,
     function_keys,
+    named_at_import,
     rerun,
     semantic,
     spawning_modules,
@@ -632,3 +633,45 @@ def test_mutmuts_session_collects_only_the_files_of_the_tests_its_mutants_run():
         "mutants": [{"name": "m.x_g__mutmut_1", "tests": ["tests/test_c.py::C::t3"]}, {"name": "m.x_f__mutmut_1"}],
     }
     assert files_of_tests(the_plan) == ["tests/test_a.py", "tests/test_b.py", "tests/test_c.py"]
+
+
+IMPORT_TIME = """
+from dataclasses import dataclass, field
+
+
+def _build(x):
+    return x * 2
+
+
+def _check(f):
+    return f
+
+
+def used_later(x):
+    return x
+
+
+@_check
+def decorated():
+    return 1
+
+
+TABLE = tuple(map(_build, (1, 2)))
+
+
+@dataclass
+class Holder:
+    used_later: int = 0  # a field of that name: no call
+    items: tuple = field(default_factory=tuple)
+"""
+
+
+def test_a_function_run_at_import_reruns_every_test_when_it_changes():
+    assert set(named_at_import(IMPORT_TIME)) >= {"_build", "_check", "map", "tuple", "field", "dataclass"}
+    assert "used_later" not in named_at_import(IMPORT_TIME) and "decorated" not in named_at_import(IMPORT_TIME)
+    imported = frozenset(named_at_import(IMPORT_TIME))
+    changed = {**SOURCES, "code:strategies/calc.py::f": "f2"}
+    assert rerun(SOURCES, changed, COVERAGE, frozenset({"f"})).everything == (
+        "strategies.calc.f may run at import (called outside any function)"
+    )
+    assert rerun(SOURCES, changed, COVERAGE, imported).everything == ""

@@ -216,13 +216,8 @@ def function_keys(text: str) -> dict[str, str]:
     )
 
 
-def module_rest(text: str) -> str:
-    """A module less its functions' and methods' bodies, read as the interpreter reads it: what a change outside
-    every function changes (a constant, an import, a class attribute, a decorator)."""
-    try:
-        tree = _without_docstrings(ast.parse(text))
-    except (SyntaxError, ValueError):
-        return text
+def _hollowed(tree: ast.Module) -> ast.Module:
+    """``tree`` with every function's and method's body replaced by ``pass``."""
 
     def hollow(body: list[ast.stmt]) -> None:
         for node in body:
@@ -232,7 +227,17 @@ def module_rest(text: str) -> str:
                 hollow(node.body)
 
     hollow(tree.body)
-    return ast.dump(tree)
+    return tree
+
+
+def module_rest(text: str) -> str:
+    """A module less its functions' and methods' bodies, read as the interpreter reads it: what a change outside
+    every function changes (a constant, an import, a class attribute, a decorator)."""
+    try:
+        tree = _without_docstrings(ast.parse(text))
+    except (SyntaxError, ValueError):
+        return text
+    return ast.dump(_hollowed(tree))
 
 
 def switch_sites(root: Path, defect: str) -> str:
@@ -344,8 +349,48 @@ def dotted(rel: str, name: str) -> str:
     return rel[: -len(".py")].replace("/", ".").removesuffix(".__init__") + "." + name
 
 
-def rerun(before: Mapping[str, str], now: Mapping[str, str], coverage: Coverage | None) -> Rerun:
-    """What changed between two baselines' sources, and so which tests run again."""
+def named_at_import(text: str) -> list[str]:
+    """The functions a module may run when it is imported, before any test (where no test's coverage sees them), by
+    name: those called, used as decorators, or passed to a call outside every function's body (module code, class
+    bodies, decorators, default values)."""
+    try:
+        tree = _hollowed(ast.parse(text))
+    except (SyntaxError, ValueError):
+        return []
+
+    def name_of(node: ast.AST) -> str | None:
+        node = node.func if isinstance(node, ast.Call) else node
+        return node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else None
+
+    names: set[str | None] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            names.add(name_of(node))
+            names.update(
+                name_of(a) for a in [*node.args, *(k.value for k in node.keywords)] if not isinstance(a, ast.Call)
+            )
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.update(name_of(d) for d in node.decorator_list)
+    return sorted(n for n in names if n)
+
+
+def at_import(files: Iterable[Path]) -> frozenset[str]:
+    """The functions the code under test's modules (``files``) may run at import (``named_at_import``), by name."""
+    out: set[str] = set()
+    for path in files:
+        if path.suffix == ".py":
+            out.update(MEMO.get("n", path.read_text(encoding="utf-8", errors="surrogateescape"), named_at_import))
+    return frozenset(out)
+
+
+def rerun(
+    before: Mapping[str, str],
+    now: Mapping[str, str],
+    coverage: Coverage | None,
+    imported: frozenset[str] = frozenset(),
+) -> Rerun:
+    """What changed between two baselines' sources, and so which tests run again. A changed function the modules may
+    run at import (``imported``, by name: before any test, where no coverage sees it) re-runs everything."""
     changed = tuple(sorted(k for k in before.keys() | now.keys() if before.get(k) != now.get(k)))
     everything = ""
     functions: list[str] = []
@@ -360,6 +405,8 @@ def rerun(before: Mapping[str, str], now: Mapping[str, str], coverage: Coverage 
             everything = everything or f"{file} changed"
         elif kind == "code" and not name:
             everything = everything or f"{file} changed outside its functions"
+        elif kind == "code" and name.rsplit(".", 1)[-1] in imported:
+            everything = everything or f"{dotted(file, name)} may run at import (called outside any function)"
         elif kind == "code":
             functions.append(dotted(file, name))
         elif kind == "test" and not name:

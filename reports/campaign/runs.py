@@ -10,7 +10,15 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from reports.campaign.dependency_keys import Rerun, baseline_sources, rerun, settings_part, spawning_modules
+from reports.campaign.dependency_keys import (
+    CODE,
+    Rerun,
+    at_import,
+    baseline_sources,
+    rerun,
+    settings_part,
+    spawning_modules,
+)
 from reports.campaign.journal import Journal, hashed_files, read_records
 from reports.campaign.mutmut.work_copy import coverage, coverage_stamp
 from reports.campaign.named_mutants import Mutant, tests_for
@@ -256,14 +264,14 @@ def ensure_baseline(settings: Settings, fp: str, journal: Journal, done: Records
     """The baseline of fingerprint ``fp``: journaled, or run again for what changed since the last one, or run."""
     if isinstance(found := done.get(BASELINE), BaselineRecord):
         return found
+    files = hashed_files(settings.root, settings.hashed)
     sources = baseline_sources(
-        settings.root,
-        hashed_files(settings.root, settings.hashed),
-        settings_part(settings.selection, settings.profile, settings.all_variants),
+        settings.root, files, settings_part(settings.selection, settings.profile, settings.all_variants)
     )
     previous = previous_baseline(settings.journal_dir, coverage_stamp(settings))
     cover = coverage(settings, previous.fingerprint) if previous is not None else None
-    plan = rerun(previous.sources, sources, cover) if previous is not None else None
+    code = [f for f in files if f.relative_to(settings.root).parts[0] in CODE]
+    plan = rerun(previous.sources, sources, cover, at_import(code)) if previous is not None else None
     started = time.time()
     if previous is not None and plan is not None and not plan.everything:
         traced = {t for tests in cover.tests_of.values() for t in tests} if cover is not None else set()
