@@ -31,7 +31,7 @@ from reports.campaign.journal import (
     load_journals,
     read_records,
 )
-from reports.campaign.mutmut.execute import UNKNOWN_DURATION, files_of_tests, plan
+from reports.campaign.mutmut.execute import UNKNOWN_DURATION, plan
 from reports.campaign.mutmut.results import described
 from reports.campaign.mutmut.work_copy import keep_verdicts, unmangled, verdicts
 from reports.campaign.mutmut.work_copy import test_keys as keys_of_tests
@@ -47,7 +47,7 @@ from reports.campaign.records import (
     witness_key,
 )
 from reports.campaign.records import TestRow as Row
-from reports.campaign.runs import ensure_baseline, narrowed, previous_baseline
+from reports.campaign.runs import ensure_baseline, previous_baseline
 from reports.cli.report import kept_witnesses
 
 pytestmark = pytest.mark.harness
@@ -598,41 +598,6 @@ def test_a_partial_baseline_of_many_tests_runs_on_several_workers_and_records_ea
         "tests/test_calc.py::test_add",
         ("sound",),
     )
-
-
-def test_a_partial_baseline_collects_only_the_test_files_it_runs(project, monkeypatch):
-    settings, journal, first = project
-    calls: list[list[str]] = []
-
-    def recording(settings, args, timeout, env=None):
-        calls.append(list(args))
-        return run_pytest(settings, args, timeout, env)
-
-    monkeypatch.setattr("reports.campaign.runs.run_pytest", recording)
-    tests = settings.root / "tests" / "test_helper.py"
-    tests.write_text(MORE_TESTS.replace("assert double(2) == 4", "assert double(2) == 4.0"))
-    again = baseline_after(settings, journal)
-    assert calls == [["tests/test_helper.py"]]  # the selection ("tests") narrowed to the one file
-    assert again.reused == len(first.tests) - 1
-
-
-def test_narrowing_a_selection_keeps_its_options():
-    files = ["tests/test_a.py", "tests/sub/test_b.py", "other/test_c.py"]
-    assert narrowed(("tests", "-m", "not harness"), files, ROOT) == [
-        "tests/test_a.py",
-        "tests/sub/test_b.py",
-        "-m",
-        "not harness",
-    ]
-    assert narrowed(("-k", "tests", "tests/test_a.py"), files, ROOT) == ["-k", "tests", "tests/test_a.py"]
-
-
-def test_mutmuts_session_collects_only_the_files_of_the_tests_its_mutants_run():
-    the_plan = {
-        "functions": {"m.x_f": {"tests": ["tests/test_a.py::t1", "tests/test_b.py::t2[x]"], "first": []}},
-        "mutants": [{"name": "m.x_g__mutmut_1", "tests": ["tests/test_c.py::C::t3"]}, {"name": "m.x_f__mutmut_1"}],
-    }
-    assert files_of_tests(the_plan) == ["tests/test_a.py", "tests/test_b.py", "tests/test_c.py"]
 
 
 IMPORT_TIME = """

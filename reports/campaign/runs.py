@@ -72,13 +72,12 @@ def rerun_baseline(
 
     kept = [r for r in previous.tests if not plan.affected(r.nodeid, is_traced)]
     again = {r.nodeid.split("::", 1)[0] for r in previous.tests if plan.affected(r.nodeid, is_traced)}
-    files = sorted(again | plan.modules | {d.split("::", 1)[0] for d in plan.defs})  # where a test may run again
+    files = sorted(again | plan.modules | {d.split("::", 1)[0] for d in plan.defs})  # where a test may run
     files = [f for f in files if (settings.root / f).is_file()]
     if not files:
         rows, wall, overhead = kept, 0.0, previous.overhead
     else:
-        skip = [r.nodeid for r in kept if r.nodeid.split("::", 1)[0] in set(files)]
-        run = _run_all_but(settings, skip, len(previous.tests) - len(kept), files)
+        run = _run_all_but(settings, [r.nodeid for r in kept], len(previous.tests) - len(kept))
         if run.returncode not in (0, 1, 5):
             raise CampaignError(f"the baseline run failed (pytest exit {run.returncode}):\n{run.stderr_tail}")
         rows, wall = [*kept, *run.rows], run.wall
@@ -99,37 +98,22 @@ def rerun_baseline(
 #: A partial baseline expected to run this many tests or more runs them on ``Settings.workers`` pytest-xdist workers
 #: (nothing runs beside it then; the first, whole baseline shares the machine with mutmut's preparation).
 XDIST_FROM = 100
-#: pytest's options in a selection that take the next word as their value (never a path to narrow).
-VALUED_OPTIONS = frozenset({"-m", "-k", "-p", "--deselect", "--ignore", "--rootdir", "-c"})
 #: Whether pytest-xdist is installed (the test extra has it).
 XDIST = importlib.util.find_spec("xdist") is not None
 
 
-def _run_all_but(settings: Settings, nodeids: Sequence[str], expected: int, files: Sequence[str]) -> RunOutcome:
-    """The selection narrowed to the test ``files`` (collecting the whole suite costs seconds), less ``nodeids``
-    (deselected through the recording plugin's skip list); on several workers when ``expected`` tests are many and
-    pytest-xdist is installed."""
+def _run_all_but(settings: Settings, nodeids: Sequence[str], expected: int) -> RunOutcome:
+    """The whole selection, collected as the first baseline collects it (a test module's import can change what
+    another test sees), less ``nodeids`` (deselected through the recording plugin's skip list); on several workers
+    when ``expected`` tests are many and pytest-xdist is installed."""
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False, encoding="utf-8") as fh:
         fh.write("".join(n + "\n" for n in nodeids))
         skip = fh.name
     spread = ["-n", str(settings.workers)] if expected >= XDIST_FROM and settings.workers > 1 and XDIST else []
     try:
-        args = [*spread, *narrowed(settings.selection, files, settings.root)]
-        return run_pytest(settings, args, timeout=None, env={SKIP_ENV: skip})
+        return run_pytest(settings, [*spread, *settings.selection], timeout=None, env={SKIP_ENV: skip})
     finally:
         os.unlink(skip)
-
-
-def narrowed(selection: Sequence[str], files: Sequence[str], root: Path) -> list[str]:
-    """``selection`` with each folder or file it names replaced by the ``files`` under it (its options kept)."""
-    out: list[str] = []
-    for arg in selection:
-        path = root / arg
-        if arg.startswith("-") or not path.exists() or (out and out[-1] in VALUED_OPTIONS):
-            out.append(arg)
-            continue
-        out += [f for f in files if (root / f).resolve().is_relative_to(path.resolve())]
-    return out
 
 
 def previous_baseline(directory: Path, prefer: str | None = None) -> BaselineRecord | None:

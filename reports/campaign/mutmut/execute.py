@@ -29,7 +29,7 @@ from reports.campaign.plugins.mutant_plugin import SKIP_ENV
 from reports.campaign.processes import kill_group, spawn
 from reports.campaign.progress import fmt_time
 from reports.campaign.records import BaselineRecord, Status
-from reports.campaign.runs import narrowed, red_tests
+from reports.campaign.runs import red_tests
 from reports.campaign.settings import Settings
 
 LIMIT_FACTOR, LIMIT_CONST = 3.0, 10.0
@@ -116,13 +116,6 @@ def plan(work: Path, owned: Sequence[str], baseline: BaselineRecord) -> dict[str
         # changes which test runs first, nor so which test a report names as a mutant's first killer
         "order_durations": {t: hints.durations.get(t, UNKNOWN_DURATION) for t in sorted(used)},
     }
-
-
-def files_of_tests(the_plan: dict[str, Any]) -> list[str]:
-    """The test files the plan's mutants run tests of: the session collects only these (after a change, a few)."""
-    tests = [t for fn in the_plan["functions"].values() for t in fn["tests"]]
-    tests += [t for m in the_plan["mutants"] for t in m.get("tests", ())]
-    return sorted({t.split("::", 1)[0] for t in tests})
 
 
 def reviewed_equivalents(
@@ -300,7 +293,7 @@ def run_pending(
         "reports.campaign.plugins.warm_session",
         f"--cm-execute={plan_path}",
         f"--cm-execute-out={out}",
-        *narrowed(read_selection(work), files_of_tests(the_plan), work / "mutants"),
+        *read_selection(work),
     ]
     try:
         _, stopped = _run(cmd, work / "mutants", _env(settings, work / "mutants"), log, deadline, poll)
