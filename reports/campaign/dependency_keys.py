@@ -8,7 +8,7 @@
   ``Defect.NAME``, and the lines of ``strategies/defects.py`` naming it), the keys of the tests it runs
   and the run's settings (``Settings.selection``, the profile).
 - The *baseline's sources* (``baseline_sources``): every part a baseline test's outcome can depend on, by name;
-  the next baseline re-runs only the tests an changed part reaches (``affected_tests``).
+  the next baseline re-runs only the tests a changed part reaches (``rerun``).
 
 Python is hashed as the interpreter reads it (``semantic``): a change to a comment, a docstring or the layout
 changes no key, so it re-runs nothing. Hashes are 16 hex digits of SHA-256 over the parts' text.
@@ -296,12 +296,10 @@ def baseline_sources(root: Path, files: Iterable[Path], settings: str) -> dict[s
             text = path.read_text(encoding="utf-8", errors="surrogateescape")
             parts[f"code:{rel}"] = MEMO.get("r", text, lambda t: digest(module_rest(t)))
             parts.update({f"code:{rel}::{name}": key for name, key in function_keys(text).items()})
-        elif (
-            top == "tests" and "/" not in rel[len("tests/") :] and path.name.startswith("test_") and rel.endswith(".py")
-        ):
-            defs, rest = _module_parts(path, path.stat().st_mtime)
-            parts[f"test:{rel}"] = digest(rest)
-            parts.update({f"test:{rel}::{name}": digest(src) for name, src in defs.items()})
+        elif path.parent == root / "tests" and path.name.startswith("test_") and path.suffix == ".py":
+            defs, rest = _module_parts(path, path.stat().st_mtime)  # already keys
+            parts[f"test:{rel}"] = rest
+            parts.update({f"test:{rel}::{name}": key for name, key in defs.items()})
         else:
             parts[f"file:{rel}"] = file_key(path)
     return parts
@@ -394,6 +392,7 @@ def rerun(
     changed = tuple(sorted(k for k in before.keys() | now.keys() if before.get(k) != now.get(k)))
     everything = ""
     functions: list[str] = []
+    existed: list[str] = []
     modules: set[str] = set()
     defs: set[str] = set()
     for part in changed:
@@ -409,6 +408,8 @@ def rerun(
             everything = everything or f"{dotted(file, name)} may run at import (called outside any function)"
         elif kind == "code":
             functions.append(dotted(file, name))
+            if part in before:  # a function added since calls nothing yet that a changed caller would not show
+                existed.append(dotted(file, name))
         elif kind == "test" and not name:
             modules.add(file)
         elif kind == "test":
@@ -416,7 +417,7 @@ def rerun(
     if functions and not everything:
         if coverage is None:
             everything = "no per-function coverage of the last baseline's code"
-        elif untraced := [f for f in functions if f not in coverage.traced and _existed(f, before)]:
+        elif untraced := [f for f in existed if f not in coverage.traced]:
             everything = f"{untraced[0]} is not traced by the coverage"
     tests = frozenset(t for f in functions for t in (coverage.tests_of.get(f, ()) if coverage else ()))
     return Rerun(
@@ -427,14 +428,6 @@ def rerun(
         frozenset(modules),
         frozenset(defs),
         untracked=bool(functions),
-    )
-
-
-def _existed(function: str, before: Mapping[str, str]) -> bool:
-    """Whether ``function`` (dotted) was a part of the earlier sources (a function added since calls nothing yet
-    that a changed caller would not show)."""
-    return any(
-        k.startswith("code:") and "::" in k and dotted(*k[len("code:") :].split("::", 1)) == function for k in before
     )
 
 

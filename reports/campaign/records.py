@@ -104,7 +104,7 @@ class BaselineRecord:
     tests: tuple[TestRow, ...]
     finished: float
     key: str = BASELINE
-    #: What the baseline's results depended on, part by part (``reports.campaign.dependency_keys.BaselineSources``):
+    #: What the baseline's results depended on, part by part (``reports.campaign.dependency_keys.baseline_sources``):
     #: the next baseline re-runs only the tests whose parts changed.
     sources: Mapping[str, str] = field(default_factory=dict)
     reused: int = 0  # the rows carried over from an earlier baseline (their parts unchanged)

@@ -70,11 +70,10 @@ def rerun_baseline(
     def is_traced(nodeid: str) -> bool:
         return nodeid in traced and nodeid.split("::", 1)[0] not in spawning
 
-    kept = [r for r in previous.tests if not plan.affected(r.nodeid, is_traced)]
-    again = {r.nodeid.split("::", 1)[0] for r in previous.tests if plan.affected(r.nodeid, is_traced)}
-    files = sorted(again | plan.modules | {d.split("::", 1)[0] for d in plan.defs})  # where a test may run
-    files = [f for f in files if (settings.root / f).is_file()]
-    if not files:
+    again = {r.nodeid for r in previous.tests if plan.affected(r.nodeid, is_traced)}
+    kept = [r for r in previous.tests if r.nodeid not in again]
+    files = {n.split("::", 1)[0] for n in again} | plan.modules | {d.split("::", 1)[0] for d in plan.defs}
+    if not any((settings.root / f).is_file() for f in files):  # no test of the selection can run again
         rows, wall, overhead = kept, 0.0, previous.overhead
     else:
         run = _run_all_but(settings, [r.nodeid for r in kept], len(previous.tests) - len(kept))
@@ -257,7 +256,7 @@ def ensure_baseline(settings: Settings, fp: str, journal: Journal, done: Records
     code = [f for f in files if f.relative_to(settings.root).parts[0] in CODE]
     plan = rerun(previous.sources, sources, cover, at_import(code)) if previous is not None else None
     started = time.time()
-    if previous is not None and plan is not None and not plan.everything:
+    if plan is not None and previous is not None and not plan.everything:
         traced = {t for tests in cover.tests_of.values() for t in tests} if cover is not None else set()
         baseline = rerun_baseline(settings, fp, sources, previous, plan, traced)
         if settings.progress:

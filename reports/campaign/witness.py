@@ -29,7 +29,7 @@ from typing import Any
 from reports.campaign.hints import NAME as HINTS_NAME
 from reports.campaign.hints import function_of
 from reports.campaign.hints import read as read_hints
-from reports.campaign.mutmut.meta import load_meta, mutant_name
+from reports.campaign.mutmut.meta import load_meta, mutant_name, tests_by_function
 from reports.campaign.plugins.witness_plugin import DISCOVER
 from reports.campaign.processes import _run_process, read_rows
 from reports.campaign.records import (
@@ -82,11 +82,7 @@ def never_red(records: Records) -> dict[str, str]:
 
 def load_coverage(work: Path | None) -> dict[str, set[str]]:
     """mutmut's stats: the tests that call each mutated function, by its mangled name."""
-    path = (work / "mutants" / "mutmut-stats.json") if work else None
-    if path is None or not path.exists():
-        return {}
-    data = json.loads(path.read_text(encoding="utf-8"))
-    return {k: set(v) for k, v in data.get("tests_by_mangled_function_name", {}).items()}
+    return {k: set(v) for k, v in ((tests_by_function(work) if work else None) or {}).items()}
 
 
 def unrun_by_function(work: Path | None, records: Records) -> dict[str, list[str]]:

@@ -52,3 +52,12 @@ def load_meta(work: Path, repair: bool = False) -> dict[str, tuple[Path, dict[st
             continue
         out[source] = (meta, data)
     return out
+
+
+def tests_by_function(work: Path) -> dict[str, list[str]] | None:
+    """mutmut's per-function coverage (``mutants/mutmut-stats.json``): the tests that call each mutated function, by
+    its mangled name (``reference.ops.x_f``); None when mutmut has not measured it (or the file does not parse)."""
+    with contextlib.suppress(OSError, ValueError):
+        stats = json.loads((work / "mutants" / "mutmut-stats.json").read_text(encoding="utf-8"))
+        return {str(f): list(tests) for f, tests in stats.get("tests_by_mangled_function_name", {}).items()}
+    return None

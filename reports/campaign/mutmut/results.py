@@ -12,7 +12,7 @@ from pathlib import Path
 from reports.campaign.dependency_keys import digest
 from reports.campaign.journal import Journal
 from reports.campaign.mutmut.describe import describe
-from reports.campaign.mutmut.meta import load_meta, module_of
+from reports.campaign.mutmut.meta import load_meta, module_of, tests_by_function
 from reports.campaign.records import (
     CoverageRecord,
     MutantChange,
@@ -159,12 +159,10 @@ def described(work: Path, source: str, names: Sequence[str]) -> dict[str, Mutant
 def coverage_record(work: Path, fp: str, key: str) -> CoverageRecord | None:
     """mutmut's per-function coverage (``mutants/mutmut-stats.json``) as a journal record, so
     the report, built from the journal alone, lists the tests that cover each mutant (None: no stats yet)."""
-    path = work / "mutants" / "mutmut-stats.json"
-    try:
-        stats = json.loads(path.read_text(encoding="utf-8")).get("tests_by_mangled_function_name", {})
-    except (OSError, json.JSONDecodeError):
+    covered = tests_by_function(work)
+    if covered is None:
         return None
-    by_function = {f: sorted(set(t)) for f, t in stats.items()}
+    by_function = {f: sorted(set(t)) for f, t in covered.items()}
     tests = sorted({t for ts in by_function.values() for t in ts})
     index = {t: k for k, t in enumerate(tests)}
     functions = {f: tuple(index[t] for t in ts) for f, ts in sorted(by_function.items())}

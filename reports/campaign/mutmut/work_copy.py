@@ -13,7 +13,7 @@ from typing import Any
 
 from reports.campaign.dependency_keys import Coverage, function_keys, shared_key, test_key
 from reports.campaign.journal import hashed_files
-from reports.campaign.mutmut.meta import load_meta, module_of, mutant_name
+from reports.campaign.mutmut.meta import load_meta, module_of, mutant_name, tests_by_function
 from reports.campaign.options import MUTMUT_PATHS
 from reports.campaign.settings import ROOT, Settings
 
@@ -69,15 +69,14 @@ def test_keys(settings: Settings, nodeids: Iterable[str]) -> dict[str, str]:
 def reset_for_changed_tests(settings: Settings, work: Path) -> list[str]:
     """Make the mutants of every function a changed test covers pending again (mutmut keys its results by the
     function's source alone); the functions so reset."""
-    stats_path = work / "mutants" / "mutmut-stats.json"
+    covered = tests_by_function(work)
     keys_path = work.parent / "test-keys.json"
-    if not stats_path.exists() or not keys_path.exists():
+    if covered is None or not keys_path.exists():
         return []
-    tests_by_function = json.loads(stats_path.read_text(encoding="utf-8")).get("tests_by_mangled_function_name", {})
     old = json.loads(keys_path.read_text(encoding="utf-8"))
     new = test_keys(settings, old)
     changed = {n for n, k in old.items() if new.get(n) != k}
-    functions = sorted(f for f, tests in tests_by_function.items() if changed & set(tests))
+    functions = sorted(f for f, tests in covered.items() if changed & set(tests))
     if not functions:
         return []
     wanted = set(functions)
@@ -92,10 +91,9 @@ def reset_for_changed_tests(settings: Settings, work: Path) -> list[str]:
 
 
 def save_test_keys(settings: Settings, work: Path) -> None:
-    stats_path = work / "mutants" / "mutmut-stats.json"
-    if stats_path.exists():
-        stats = json.loads(stats_path.read_text(encoding="utf-8"))
-        nodeids = {t for tests in stats.get("tests_by_mangled_function_name", {}).values() for t in tests}
+    covered = tests_by_function(work)
+    if covered is not None:
+        nodeids = {t for tests in covered.values() for t in tests}
         (work.parent / "test-keys.json").write_text(
             json.dumps(test_keys(settings, sorted(nodeids)), indent=0), encoding="utf-8"
         )
@@ -171,14 +169,10 @@ def coverage(settings: Settings, fp: str) -> Coverage | None:
     """Which tests call each mutated function, as mutmut's coverage run saw the code of fingerprint ``fp`` (None when
     the work copy was last laid for other code, or holds no coverage)."""
     work = work_dir(settings)
-    stats_path = work / "mutants" / "mutmut-stats.json"
-    if coverage_stamp(settings) != fp or not stats_path.is_file():
+    covered = tests_by_function(work) if coverage_stamp(settings) == fp else None
+    if covered is None:
         return None
-    try:
-        stats = json.loads(stats_path.read_text(encoding="utf-8")).get("tests_by_mangled_function_name", {})
-    except ValueError:
-        return None
-    tests_of = {unmangled(f): frozenset(tests) for f, tests in stats.items()}
+    tests_of = {unmangled(f): frozenset(tests) for f, tests in covered.items()}
     traced = set(tests_of)
     for _source, (_, data) in load_meta(work).items():
         traced.update(unmangled(k.rsplit("__mutmut_", 1)[0]) for k in data.get("exit_code_by_key", {}))
