@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.bench_compile import WORDS, _tree
+from benchmarks.bench_compile import WORDS, summary_tree
 from reference.model import Budget, Config, Message, Store, Text, Thinking, ToolResult, ToolUse
 from reference.scenario import Scenario, save_scenario
 
@@ -41,7 +41,7 @@ def _message(rng: random.Random, i: int) -> Message:
 def build(n: int, seed: int = 7) -> Scenario:
     rng = random.Random(seed)
     messages = tuple(_message(rng, i) for i in range(n))
-    store = Store(messages=messages, summaries=_tree(messages, rng))
+    store = Store(messages=messages, summaries=summary_tree(messages, rng))
     config = Config(
         head_window_tokens=2000,
         recent_window_tokens=20000,

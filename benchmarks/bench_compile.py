@@ -38,7 +38,7 @@ def _message(rng: random.Random, i: int) -> Message:
     return Message(f"m{i}", "user" if i % 2 else "assistant", content)
 
 
-def _tree(messages: tuple[Message, ...], rng: random.Random) -> tuple[Summary, ...]:
+def summary_tree(messages: tuple[Message, ...], rng: random.Random) -> tuple[Summary, ...]:
     """L1 over each 10 messages, L2 over each 5 L1s, L3 over each 4 L2s; the newest 30 messages unsummarized."""
     ids = [m.id for m in messages[: max(0, len(messages) - 30)]]
     levels: list[list[tuple[str, tuple[str, str], tuple[str, ...]]]] = []
@@ -74,7 +74,7 @@ def _tree(messages: tuple[Message, ...], rng: random.Random) -> tuple[Summary, .
 def build(n: int, seed: int = 7) -> Store:
     rng = random.Random(seed)
     messages = tuple(_message(rng, i) for i in range(n))
-    return Store(messages=messages, summaries=_tree(messages, rng))
+    return Store(messages=messages, summaries=summary_tree(messages, rng))
 
 
 def best(fn: Callable[[], object], repeat: int) -> float:

@@ -38,10 +38,11 @@ from hypothesis.errors import Flaky
 from invariants.counterexample_file import counterexample_section
 from invariants.database import DATABASE_ENV, DatabaseError, open_database
 from invariants.scenario_items import ScenarioFile, is_scenario_file
+from reference.variant_names import SEED_VARIANTS
 from strategies.defects import Defect, parse_variant
 from strategies.errors import InvalidConfigError, OverBudgetError, UncoveredDropError
 
-VARIANT_NAMES: tuple[str, ...] = ("main-48bb87a1", "pr-8bb01ab8", "sound")
+VARIANT_NAMES: tuple[str, ...] = SEED_VARIANTS
 PROFILE_ENV = "CMHARNESS_PROFILE"
 VARIANTS_ENV = "CMHARNESS_VARIANTS"
 DEFAULT_PROFILE = "ci"
@@ -226,13 +227,16 @@ def _already_parametrized(metafunc: pytest.Metafunc, name: str) -> bool:
 
 
 #: The suite's order, learnt by ``cmharness report``: test functions by the mutants they killed, most first; the
-#: project's state folder holds the last report's, ``mutation/`` the reviewed one (paths from the rootdir).
-ORDER_FILES = (Path(".cmharness", "test-order.json"), Path("mutation", "test-order.json"))
+#: state folder holds the last report's (``$CMHARNESS_STATE``, set by the campaign, else ``.cmharness`` in the
+#: rootdir), ``mutation/`` the reviewed one.
+ORDER_NAME = "test-order.json"
+STATE_ENV = "CMHARNESS_STATE"
 
 
 def order_file(root: Path) -> Path | None:
     """The suite's order file of the project at ``root``: the last report's, else the reviewed one, else none."""
-    return next((root / f for f in ORDER_FILES if (root / f).is_file()), None)
+    state = Path(os.environ[STATE_ENV]) if os.environ.get(STATE_ENV) else root / ".cmharness"
+    return next((f for f in (state / ORDER_NAME, root / "mutation" / ORDER_NAME) if f.is_file()), None)
 
 
 def suite_order(items: list[pytest.Item], ranked: list[str]) -> None:

@@ -17,13 +17,13 @@ class InvalidStoreError(ModelError, ValueError):
     """A structural error in the store's data; the message names the culprit."""
 
 
-def _need(ok: bool, what: str, expected: str, value: object) -> None:
+def require(ok: bool, what: str, expected: str, value: object) -> None:
     if not ok:
         raise InvalidStoreError(f"{what} must be {expected}, got {value!r}")
 
 
 def _str(value: object, what: str, *, optional: bool = False) -> None:
-    _need(
+    require(
         isinstance(value, str) or (optional and value is None),
         what,
         "a string or None" if optional else "a string",
@@ -34,7 +34,7 @@ def _str(value: object, what: str, *, optional: bool = False) -> None:
 def _stamp(block: object, what: str) -> None:
     """A block's ``token_estimate``: a number (kept as JavaScript reads it) or None."""
     value = block.token_estimate  # type: ignore[attr-defined]
-    _need(value is None or is_number(value), what, "a number or None", value)
+    require(value is None or is_number(value), what, "a number or None", value)
     if value is not None:
         object.__setattr__(block, "token_estimate", js_number(value))
 
@@ -95,7 +95,7 @@ class ToolResult:
 
     def __post_init__(self) -> None:
         _str(self.tool_use_id, "ToolResult.tool_use_id")
-        _need(
+        require(
             isinstance(self.content, (str, tuple)), "ToolResult.content", "a string or a tuple of blocks", self.content
         )
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from reference.blocks import Content
 from reference.numerics import Number
+from reference.variant_names import FAITHFUL, SEED_VARIANTS, VARIANT_NAMES
 
 __all__ = [
     "ERRORS",
@@ -29,16 +30,6 @@ __all__ = [
     "variants_named",
 ]
 
-VARIANT_NAMES: tuple[str, ...] = (
-    "main-48bb87a1",
-    "pr-8bb01ab8",
-    "sound",
-    "hysteresis-a95eb55b",
-    "raw-forms-cbe7032a",
-)
-FAITHFUL: tuple[str, ...] = ("main-48bb87a1", "pr-8bb01ab8")
-#: The seed's variants, which ``all`` names: a newer line's variant is named by its own key.
-SEED_VARIANTS: tuple[str, ...] = ("main-48bb87a1", "pr-8bb01ab8", "sound")
 GROUPS: Mapping[str, tuple[str, ...]] = {"faithful": FAITHFUL, "all": SEED_VARIANTS}
 #: Where an over-budget refusal happens: a head message, a raw middle message, a recall pair, the combined pair.
 SITES: tuple[str, ...] = ("head", "middle-raw", "positioned-pair", "combined-pair")

@@ -31,7 +31,7 @@ from reference.blocks import (
     Thinking,
     ToolResult,
     ToolUse,
-    _need,
+    require,
 )
 from reference.config import Budget, CarrierPolicy, Config, EnvelopeKind, InvalidConfigError
 from reference.names import suggest_fields
@@ -81,9 +81,9 @@ class Message:
     content: Content
 
     def __post_init__(self) -> None:
-        _need(isinstance(self.id, str), "Message.id", "a string", self.id)
+        require(isinstance(self.id, str), "Message.id", "a string", self.id)
         where = f"message {self.id!r}"
-        _need(isinstance(self.participant, str), f"{where}: participant", "a string", self.participant)
+        require(isinstance(self.participant, str), f"{where}: participant", "a string", self.participant)
 
 
 @suggest_fields
@@ -273,9 +273,9 @@ def json_depth(value: object) -> int:
 def _check_summary_fields(s: Summary) -> None:
     if not isinstance(s, Summary):
         _fail(f"summaries: not a Summary: {s!r}")
-    _need(isinstance(s.id, str), "Summary.id", "a string", s.id)
+    require(isinstance(s.id, str), "Summary.id", "a string", s.id)
     where = f"summary {s.id!r}"
-    _need(s.parent_id is None or isinstance(s.parent_id, str), f"{where}: parent_id", "a string or None", s.parent_id)
+    require(s.parent_id is None or isinstance(s.parent_id, str), f"{where}: parent_id", "a string or None", s.parent_id)
     if not isinstance(s.level, int) or isinstance(s.level, bool) or s.level < 1:
         _fail(f"{where}: level must be an integer >= 1, got {s.level!r}")
     if not isinstance(s.source_level, int) or isinstance(s.source_level, bool) or s.source_level < 0:

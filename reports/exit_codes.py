@@ -25,7 +25,7 @@ class Exit(IntEnum):
     FAILURE_FOUND = 1  # fuzz: a property test failed that should pass
     # what a subcommand means by SEVERE
     SOUND_BROKE = 3  # check: the variant with no defect breaks an invariant
-    INCOMPLETE = 3  # report: mutants pending (budget, Ctrl-C, SIGTERM)
+    INCOMPLETE = 3  # report: mutants pending (budget, Ctrl-C, SIGTERM), or the campaign could not go on
 
 
 #: What each code means for each subcommand (the README's table, "Exit codes").
@@ -55,7 +55,7 @@ MEANINGS: dict[str, dict[Exit, str]] = {
         Exit.OK: "complete, nothing survived, every test shown red",
         Exit.SURVIVORS: "survivors or red-first gaps",
         Exit.USAGE: "a bad option",
-        Exit.INCOMPLETE: "incomplete: mutants pending",
+        Exit.INCOMPLETE: "incomplete: mutants pending, or the baseline could not run",
     },
     "every other command": {
         Exit.OK: "done",

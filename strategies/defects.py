@@ -15,6 +15,7 @@ from enum import Enum
 
 from reference.errors import UnknownNameError
 from reference.names import closest, did_you_mean, lookup
+from reference.variant_names import HYSTERESIS, MAIN, PR, RAW_FORMS, SOUND
 
 
 class Defect(Enum):
@@ -192,11 +193,11 @@ class Behaviour(Enum):
 #: 71654488230; applyImageStripping, maybeAdvanceImageWatermark, belowImageWatermark, postStripEstimates,
 #: pruneToolEntries read there), with every known defect: the seed's change never reached this line (its
 #: selectHierarchical, read there, has main's combined pair and refusals).
-HYSTERESIS_A95EB55B = "hysteresis-a95eb55b"
+HYSTERESIS_A95EB55B = HYSTERESIS
 #: The raw-forms line: the TypeScript at cbe7032a (autobiographical.ts, stored id 71528811339; applyImageStripping,
 #: postStripEstimates and pruneToolEntries, copy-on-write there, read at that version); every known defect, as on
 #: the hysteresis line (selectHierarchical read there too).
-RAW_FORMS_CBE7032A = "raw-forms-cbe7032a"
+RAW_FORMS_CBE7032A = RAW_FORMS
 
 #: The image behaviours both newer lines share.
 _NEWER_IMAGES: frozenset[Behaviour] = frozenset(
@@ -204,9 +205,9 @@ _NEWER_IMAGES: frozenset[Behaviour] = frozenset(
 )
 
 VARIANTS: Mapping[str, frozenset[Defect]] = {
-    "main-48bb87a1": KNOWN,
-    "pr-8bb01ab8": SEED_LEFT,
-    "sound": frozenset(),
+    MAIN: KNOWN,
+    PR: SEED_LEFT,
+    SOUND: frozenset(),
     HYSTERESIS_A95EB55B: KNOWN | {Defect.DEPTH_RULE_OFF_BY_ONE, Defect.PRUNE_WRITES_STORE},
     RAW_FORMS_CBE7032A: KNOWN | {Defect.DEPTH_RULE_OFF_BY_ONE},
 }

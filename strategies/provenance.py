@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from reference.variant_names import HYSTERESIS, MAIN, PR, RAW_FORMS, SOUND
 from strategies.defects import VARIANTS, Defect
 
 
@@ -177,7 +178,7 @@ _RAW_FORMS_READINGS = _replacing(
 #: Every variant's model; one whose name ``VARIANTS`` does not hold is left out of ``MODELS``.
 _ALL_MODELS: tuple[VariantModel, ...] = (
     VariantModel(
-        "main-48bb87a1",
+        MAIN,
         "main",
         ("48bb87a1",),
         "the TypeScript main before the combined-pair grace pull request",
@@ -189,7 +190,7 @@ _ALL_MODELS: tuple[VariantModel, ...] = (
         ),
     ),
     VariantModel(
-        "pr-8bb01ab8",
+        PR,
         "main, with the combined-pair grace pull request",
         ("8bb01ab8", "48bb87a1"),
         "the TypeScript with the combined-pair grace pull request",
@@ -203,20 +204,20 @@ _ALL_MODELS: tuple[VariantModel, ...] = (
         ),
     ),
     VariantModel(
-        "sound",
+        SOUND,
         "",
         (),
         "models no commit: every price is the reference price of exactly what is sent",
     ),
     VariantModel(
-        "hysteresis-a95eb55b",
+        HYSTERESIS,
         "image-strip hysteresis",
         ("a95eb55b",),
         "the image-strip hysteresis line's tip",
         _HYSTERESIS_READINGS,
     ),
     VariantModel(
-        "raw-forms-cbe7032a",
+        RAW_FORMS,
         "raw forms",
         ("cbe7032a",),
         "the raw-forms line's tip",

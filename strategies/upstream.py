@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from itertools import zip_longest
 
 from strategies.defects import Defect
 from strategies.provenance import VERSIONS
@@ -65,10 +64,13 @@ def _read(version: str, function: str, at: str) -> Presence:
     return Presence(version, function, at, True)
 
 
-def _all_tips(function: str, *offsets: str) -> tuple[Presence, ...]:
-    """Present at every tip of ``TIPS``; ``offsets[i]``, when given, is where it was read at ``TIPS[i]``, and a tip
-    without one is taken from the research notes."""
-    return tuple(_at(t, function, at, read=bool(at)) for t, at in zip_longest(TIPS, offsets, fillvalue=""))
+def _all_tips(function: str, read_at: Mapping[str, str] | None = None) -> tuple[Presence, ...]:
+    """Present at every tip of ``TIPS``; ``read_at`` names, tip by tip, where it was read there (a tip it leaves out is
+    taken from the research notes). A name that is not a tip is an error: offsets cannot slide to another tip."""
+    read_at = dict(read_at or {})
+    if unknown := sorted(set(read_at) - set(TIPS)):
+        raise ValueError(f"presence in {function}: {unknown[0]!r} is not a tip (TIPS: {', '.join(TIPS)})")
+    return tuple(_at(t, function, read_at.get(t, ""), read=bool(read_at.get(t))) for t in TIPS)
 
 
 _D = Defect
@@ -76,9 +78,9 @@ _END = "selectHierarchical (end: tally, assertFullCoverage, postProcessToolEntri
 _TAIL = "selectHierarchical (its emitRecentNewestFirst call passes no estimates)"
 _COMBINED = "selectHierarchical (combined pair: rsSummary for every selected summary)"
 _POSITIONED = "selectHierarchical (positioned pairs) and recallPairCost"
-#: Where the end of selectHierarchical and the combined pair were read, tip by tip (TIPS order).
-_END_AT = ("~474.3k", "~474.3k", "~474.5k", "~474.6k", "~475k")
-_COMBINED_AT = ("~470.3k", "~470.5k", "~470.2k", "~471.4k", "~472.4k")
+#: Where the end of selectHierarchical and the combined pair were read, tip by tip.
+_END_AT = {"AB-H": "~474.3k", "AB-R": "~474.3k", "AB-BODY": "~474.5k", "AB-B": "~474.6k", "AB": "~475k"}
+_COMBINED_AT = {"AB-H": "~470.3k", "AB-R": "~470.5k", "AB-BODY": "~470.2k", "AB-B": "~471.4k", "AB": "~472.4k"}
 _SEED_REFUSALS = "selectHierarchical (positioned pair, positioned raw, raw after the combined pair)"
 _SEED_COMBINED = "selectHierarchical (combined pair: estimate of question plus answer, no grace check)"
 #: The seed's defects that the newer lines still carry: the pull request that fixes them was made against main.
@@ -96,7 +98,7 @@ BUGS: Mapping[Defect, UpstreamBug] = {
             "Hierarchical select: tool-pairing stubs and moved results are added after the budget check, unpriced",
             "Price what the tool passes add and remove before the grace check (or run the passes before the "
             "tally), so that RenderStats.total and the refusal decision are about the context actually sent.",
-            _all_tips(_END, *_END_AT),
+            _all_tips(_END, _END_AT),
             upstream_says="The comment before applyImageStripping at the end of selectHierarchical says stats "
             "are committed after stripping so RenderStats.total reflects the context sent; the tool passes "
             "run at the same place and their additions reach neither the stats nor the grace check.",
@@ -109,7 +111,7 @@ BUGS: Mapping[Defect, UpstreamBug] = {
             (
                 _read("AB-H", "trimOrphanedToolUse (inside postProcessToolEntries)", "~523.5k"),
                 _read("AB-H", "assertFullCoverage (its doc comment)", "~222k"),
-                *_all_tips(_END, *_END_AT),
+                *_all_tips(_END, _END_AT),
             ),
             upstream_says="assertFullCoverage's doc comment puts the tool-pairing, orphan and image passes out "
             "of its scope on purpose: they make structural edits for the API's shape, not budget loss. The case "
@@ -128,7 +130,7 @@ BUGS: Mapping[Defect, UpstreamBug] = {
             "parameter allows, so a placeholder is priced as a placeholder.",
             (
                 _read("AB-H", "emitRecentNewestFirst (optional post-strip estimates)", "~236.9k"),
-                *_all_tips(_TAIL, *_END_AT),
+                *_all_tips(_TAIL, _END_AT),
             ),
             upstream_says="emitRecentNewestFirst's own comment says eviction must price a message the way "
             "the stripped render will; this caller never gives it the estimates. On the hysteresis, raw-forms, "
@@ -144,7 +146,7 @@ BUGS: Mapping[Defect, UpstreamBug] = {
                 _read("AB", "selectHierarchical (raw middle priced with the post-strip estimates)", "~470.6k, ~473.2k"),
                 _at("AB", "postStripEstimates (whole store) against applyImageStripping (entries sent)"),
                 _at("AB-H", "postStripEstimates against applyImageStripping", "~502-511.5k"),
-                *(_at(t, "postStripEstimates against applyImageStripping") for t in TIPS[1:4]),
+                *(_at(t, "postStripEstimates against applyImageStripping") for t in ("AB-R", "AB-BODY", "AB-B")),
             ),
             sure="certain on the membrane line, where the raw middle is priced with the post-strip estimates "
             "(read); on the other tips the two counts differ the same way but the estimates feed only the "
@@ -155,7 +157,7 @@ BUGS: Mapping[Defect, UpstreamBug] = {
             "buildRecallHeader: chained String.replace expands $ patterns and re-substitutes placeholders in ids",
             "Fill the four placeholders in one pass, inserting each value literally (a replacer function, or "
             "split/join), so an id or message id holding $&, $', $` or {level} is sent as it is.",
-            _all_tips("buildRecallHeader", "~483.1k", "", "", "", "~484.9k"),
+            _all_tips("buildRecallHeader", {"AB-H": "~483.1k", "AB": "~484.9k"}),
         ),
         UpstreamBug(
             _D.BLANK_SUMMARIES_SELECTED,
@@ -164,7 +166,7 @@ BUGS: Mapping[Defect, UpstreamBug] = {
             "messages are claimed by another summary or sent raw.",
             (
                 _read("AB-H", "getAntiRedundantSummaries (no blank filter)", "~241.6k"),
-                *_all_tips(_COMBINED, *_COMBINED_AT),
+                *_all_tips(_COMBINED, _COMBINED_AT),
             ),
             upstream_says="Upstream refuses blank summaries when they are pushed and drops them at load, and "
             "the positioned branch skips them with a comment that a legacy empty summary may already be in a "
@@ -176,21 +178,25 @@ BUGS: Mapping[Defect, UpstreamBug] = {
             _D.QUESTION_PRICED_AS_LABEL,
             "Positioned recall pairs are priced with the context label, not the header that is sent (#305)",
             "Price the question as the header buildRecallHeader returns, and key the price memo on the template.",
-            _all_tips(_POSITIONED, "~466.9k, ~443.6k", "~467k", "~467.2k", "~467.3k"),
+            _all_tips(
+                _POSITIONED, {"AB-H": "~466.9k, ~443.6k", "AB-R": "~467k", "AB-BODY": "~467.2k", "AB-B": "~467.3k"}
+            ),
             scenario="tests/scenarios/reports/305-question-priced-as-label.scenario.json",
         ),
         UpstreamBug(
             _D.ANSWER_PRICED_UNCAPPED,
             "Positioned recall answers are sent capped but priced uncapped (#305)",
             "Price the answer as summaryAnswerContentCapped returns it under maxMessageTokens.",
-            _all_tips(_POSITIONED, "~466.9k, ~443.9k", "~467k", "~467.2k", "~467.3k"),
+            _all_tips(
+                _POSITIONED, {"AB-H": "~466.9k, ~443.9k", "AB-R": "~467k", "AB-BODY": "~467.2k", "AB-B": "~467.3k"}
+            ),
             scenario="tests/scenarios/reports/305-answer-priced-uncapped.scenario.json",
         ),
         UpstreamBug(
             _D.ENVELOPE_ABSORBED,
             "recallPairCost: the recall envelope's tags are not charged when the measured tokens win (#305)",
             "Add the envelope's own price to the measured tokens when the floor wins.",
-            _all_tips("recallPairCost", "~443.9k"),
+            _all_tips("recallPairCost", {"AB-H": "~443.9k"}),
             scenario="tests/scenarios/reports/305-envelope-absorbed.scenario.json",
         ),
         UpstreamBug(
@@ -199,7 +205,7 @@ BUGS: Mapping[Defect, UpstreamBug] = {
             "Record as emitted only the summaries the combined answer holds, so assertFullCoverage refuses.",
             (
                 _read("AB-H", "assertFullCoverage (expands the emitted ids)", "~222.6k"),
-                *_all_tips(_COMBINED, *_COMBINED_AT),
+                *_all_tips(_COMBINED, _COMBINED_AT),
             ),
             scenario="tests/scenarios/reports/307-coverage-counts-left-out.scenario.json",
         ),
@@ -209,11 +215,13 @@ BUGS: Mapping[Defect, UpstreamBug] = {
             "Price the content truncateContent returns (an image or a tool block it keeps whole included).",
             _all_tips(
                 "selectHierarchical (head, raw middle) and emitRecentNewestFirst",
-                "~450.9k, ~467.6k, ~238.6k",
-                "~468.3k",
-                "~467.9k",
-                "~468.6k",
-                "~470.6k",
+                {
+                    "AB-H": "~450.9k, ~467.6k, ~238.6k",
+                    "AB-R": "~468.3k",
+                    "AB-BODY": "~467.9k",
+                    "AB-B": "~468.6k",
+                    "AB": "~470.6k",
+                },
             ),
         ),
         UpstreamBug(
@@ -227,25 +235,25 @@ BUGS: Mapping[Defect, UpstreamBug] = {
             _D.COMBINED_STATS_TOKENS,
             "Combined recall pair: render stats record each summary's measured tokens, not the pair's price",
             "Record the price the pair was charged (question and answer) in the stats.",
-            _all_tips(_COMBINED, *_COMBINED_AT),
+            _all_tips(_COMBINED, _COMBINED_AT),
         ),
         UpstreamBug(
             _D.UNCHECKED_BAD_VALUES,
             "Hierarchical select: NaN or negative budgets, grace ratios and windows are used unchecked",
             "Refuse a budget, reserve, grace ratio or window that is not a finite number >= 0, naming the field.",
-            _all_tips("selectHierarchical (graceLimit)", "~449.5k"),
+            _all_tips("selectHierarchical (graceLimit)", {"AB-H": "~449.5k"}),
         ),
         UpstreamBug(
             _D.EMPTY_CARRIERS_FLOOR,
             "recallPairCost: an empty responseContent list still floors the answer at the measured tokens",
             "Floor only when responseContent holds at least one block.",
-            _all_tips("recallPairCost", "~443.9k"),
+            _all_tips("recallPairCost", {"AB-H": "~443.9k"}),
         ),
         UpstreamBug(
             _D.DEEP_WINDOW_CANDIDATES,
             "getAntiRedundantSummaries: L2 and L3 summaries over the head or recent window stay candidates",
             "Apply the window exclusion to every level, so no summary recalls messages that are sent raw.",
-            _all_tips("getAntiRedundantSummaries", "~241.6k"),
+            _all_tips("getAntiRedundantSummaries", {"AB-H": "~241.6k"}),
         ),
         UpstreamBug(
             _D.DRY_RUN_FILLS_MEMO,

@@ -145,8 +145,36 @@ def test_only_the_command_line_imports_the_command_line():
 
 
 def test_errors_and_exit_codes_import_nothing_of_the_tool():
-    for m in ("reports.errors", "reports.exit_codes"):
-        assert graph(REPORTS)[m] == set(), m
+    """The exit codes import nothing; the error root only them (each error class carries its code)."""
+    assert graph(REPORTS)["reports.exit_codes"] == set()
+    assert graph(REPORTS)["reports.errors"] <= {"reports.exit_codes"}
+
+
+def private_imports(path: Path) -> list[str]:
+    """The private names (``_x``, not dunders) ``path`` imports from a module of its own project."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] in PROJECT:
+            found += [f"{node.module}.{a.name}" for a in node.names if a.name.startswith("_") and a.name[1:2] != "_"]
+    return found
+
+
+#: The project's own top-level packages (a private name of a third-party package is its business).
+PROJECT = ("reports", "strategies", "reference", "invariants", "benchmarks")
+
+
+@pytest.mark.parametrize("top", PROJECT)
+def test_no_private_name_is_imported_across_modules(top):
+    """A name with a leading underscore is its module's own: another module that needs it needs a public one."""
+    bad = {
+        str(p.relative_to(ROOT)): private_imports(p) for p in (ROOT / top).rglob("*.py") if "__pycache__" not in p.parts
+    }
+    assert {p: names for p, names in bad.items() if names} == {}
+
+
+def test_the_private_import_check_sees_one(tmp_path):
+    (tmp_path / "m.py").write_text("from reports.campaign.runs import _hidden, visible\nfrom os import _exit\n")
+    assert private_imports(tmp_path / "m.py") == ["reports.campaign.runs._hidden"]
 
 
 def test_function_level_imports_of_the_tool_only_in_the_plugins():
@@ -175,3 +203,21 @@ def test_every_subcommand_is_a_module_with_configure_and_run():
     for name in SUBCOMMANDS:
         module = importlib.import_module(f"reports.cli.{name}")
         assert callable(module.configure) and callable(module.run), name
+
+
+def test_each_variant_name_is_spelt_once_and_names_the_variant_table():
+    """The variants' names live in ``reference/variant_names.py``; the code names them through it (a docstring's
+    example aside), and ``strategies.defects.VARIANTS`` holds exactly those."""
+    from reference.variant_names import VARIANT_NAMES
+    from strategies.defects import VARIANTS
+
+    assert set(VARIANTS) == set(VARIANT_NAMES)
+    spelt = []
+    for top in ("reference", "strategies", "invariants", "reports"):
+        for path in (ROOT / top).rglob("*.py"):
+            if "__pycache__" in path.parts or path.name == "variant_names.py":
+                continue
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.Constant) and node.value in VARIANT_NAMES and node.value != "sound":
+                    spelt.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert spelt == []

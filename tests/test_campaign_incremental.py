@@ -7,6 +7,7 @@ import json
 import shutil
 import textwrap
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,7 @@ from reports.campaign.dependency_keys import (
     semantic,
     spawning_modules,
 )
+from reports.campaign.hints import Hints
 from reports.campaign.journal import (
     Journal,
     compact,
@@ -49,6 +51,7 @@ from reports.campaign.records import (
 from reports.campaign.records import TestRow as Row
 from reports.campaign.runs import ensure_baseline, previous_baseline
 from reports.cli.report import kept_witnesses
+from reports.errors import CampaignError
 
 pytestmark = pytest.mark.harness
 
@@ -111,7 +114,8 @@ SOURCES = {
     "code:strategies/calc.py": "m",
     "code:strategies/calc.py::f": "f1",
     "code:strategies/calc.py::C.m": "cm1",
-    "code:strategies/calc.py::untraced": "u1",
+    "code:strategies/calc.py::cached": "c1",
+    "code:strategies/other.py::g": "g1",
     "test:tests/test_calc.py": "t",
     "test:tests/test_calc.py::test_f": "tf",
     "test:tests/test_calc.py::test_m": "tm",
@@ -123,9 +127,12 @@ COVERAGE = Coverage(
     {
         "strategies.calc.f": frozenset({"tests/test_calc.py::test_f[a]", "tests/test_calc.py::test_f[b]"}),
         "strategies.calc.C.m": frozenset({"tests/test_calc.py::test_m"}),
+        "strategies.calc.cached": frozenset({"tests/test_calc.py::test_m"}),
     },
-    frozenset({"strategies.calc.f", "strategies.calc.C.m"}),
+    modules=frozenset({"strategies.calc"}),  # strategies.other was imported before the recording began
+    shared=frozenset({"strategies.calc.cached"}),
 )
+#: The last test runs the project in another process: what it calls there is not seen.
 TRACED = {t for tests in COVERAGE.tests_of.values() for t in tests}
 ALL = [
     "tests/test_calc.py::test_f[a]",
@@ -159,7 +166,8 @@ def test_nothing_changed_reruns_nothing():
         ("settings", "settings changed"),
         ("code:strategies/calc.py", "strategies/calc.py changed outside its functions"),
         ("file:tests/helpers.py", "tests/helpers.py changed"),
-        ("code:strategies/calc.py::untraced", "strategies.calc.untraced is not traced"),
+        ("code:strategies/other.py::g", "did not see strategies.other.g's calls"),
+        ("code:strategies/calc.py::cached", "strategies.calc.cached's result outlives a test"),
     ],
 )
 def test_a_change_no_test_can_be_traced_to_reruns_everything(part, reason):
@@ -240,15 +248,6 @@ def test_double_zero():
 """
 
 
-def fake_coverage(settings, fp: str, tests_of: dict[str, list[str]]) -> None:
-    """A mutmut work copy laid for fingerprint ``fp`` whose coverage run saw ``tests_of`` (mangled names)."""
-    work = settings.mutmut_dir / "project"
-    (work / "mutants").mkdir(parents=True, exist_ok=True)
-    (settings.mutmut_dir / "fingerprint").write_text(fp + "\n")
-    stats = {"tests_by_mangled_function_name": tests_of}
-    (work / "mutants" / "mutmut-stats.json").write_text(json.dumps(stats))
-
-
 @pytest.fixture
 def project(tmp_path):
     root = make_project(tmp_path / "p")
@@ -260,12 +259,7 @@ def project(tmp_path):
     fp = fingerprint(settings)
     journal = Journal(settings.journal_dir)
     first = ensure_baseline(settings, fp, journal, {})
-    assert first.reused == 0 and first.sources
-    calc = [r.nodeid for r in first.tests if "test_calc" in r.nodeid]
-    doubles = [f"tests/test_helper.py::{t}" for t in ("test_double", "test_double_zero")]
-    # the calc tests call no function of strategies/: traced under one they never reach, but for the last one
-    traced = [*calc[:-1], "tests/test_spawn.py::test_spawn"]
-    fake_coverage(settings, fp, {"strategies.helper.x_double": doubles, "strategies.helper.x_unused": traced})
+    assert first.reused == 0 and first.sources and first.calls is not None
     return settings, journal, first
 
 
@@ -282,15 +276,74 @@ def test_a_changed_function_reruns_only_its_tests_and_keeps_the_rest(project):
     outcomes = {r.nodeid: r.outcome for r in again.tests}
     assert outcomes["tests/test_helper.py::test_double"] == Outcome.FAILED  # run again: it sees the change
     assert outcomes["tests/test_helper.py::test_double_zero"] == Outcome.FAILED
-    assert again.reused == len(first.tests) - 4  # its two tests, the one no coverage traces, the one that spawns
+    assert again.reused == len(first.tests) - 3  # its two tests and the one that spawns
     assert [r.nodeid for r in again.tests] == sorted(r.nodeid for r in first.tests)
-    calc = sorted(r.nodeid for r in first.tests if "test_calc" in r.nodeid)
-    untraced = {calc[-1], "tests/test_spawn.py::test_spawn"}
+    untraced = {"tests/test_spawn.py::test_spawn"}
     kept = {r.nodeid: r for r in first.tests if "test_helper" not in r.nodeid and r.nodeid not in untraced}
     assert kept and all(r.t == kept[r.nodeid].t for r in again.tests if r.nodeid in kept)
     assert all(r.t > first.finished for r in again.tests if r.nodeid in untraced)
     assert all(r == kept[r.nodeid] for r in again.tests if r.nodeid in kept)  # carried over as they were
-    assert "4 test(s) run again" in settings.progress.getvalue()
+    assert "3 test(s) run again" in settings.progress.getvalue()
+    assert again.calls is not None and again.calls.by_test([r.nodeid for r in again.tests]) == first.calls.by_test(
+        [r.nodeid for r in first.tests]
+    )  # the rows kept keep their calls; those run again recorded theirs
+
+
+SHARING = """
+import functools
+
+import pytest
+
+from strategies.helper import double, triple, unused
+
+
+@functools.cache
+def _memo():
+    return triple(1)
+
+
+@pytest.fixture(scope="module")
+def wide():
+    return unused(7)
+
+
+def test_memo_first():
+    assert _memo() == 3
+
+
+def test_memo_again():
+    assert _memo() == 3
+
+
+def test_wide(wide):
+    assert wide == 7
+
+
+def test_double_plain():
+    assert double(1) == 2
+"""
+
+
+@pytest.mark.parametrize(
+    ("function", "why"),
+    [("triple", "outlives a test"), ("unused", "outlives a test"), ("double", "")],
+)
+def test_a_function_whose_result_outlives_a_test_reruns_every_test_when_it_changes(tmp_path, function, why):
+    root = make_project(tmp_path / "p")
+    (root / "strategies" / "helper.py").write_text(HELPER + "\n\ndef triple(x):\n    return 3 * x\n")
+    (root / "tests" / "test_sharing.py").write_text(SHARING.replace("_memo", "memo"))  # cached in the test module
+    settings = settings_for(root)
+    journal = Journal(settings.journal_dir)
+    first = ensure_baseline(settings, fingerprint(settings), journal, {})
+    helper = root / "strategies" / "helper.py"
+    body = {"triple": "return 3 * x\n", "unused": "return x\n", "double": "return 2 * x\n"}[function]
+    helper.write_text(helper.read_text().replace(body, body.rstrip() + " + 0\n"))
+    again = baseline_after(settings, journal)
+    if why:  # a cached result (the second test never calls it) or a module fixture's value (one test set it up)
+        assert again.reused == 0 and why in settings.progress.getvalue()
+    else:
+        rerun_now = {r.nodeid for r in again.tests if r.t > first.finished}
+        assert rerun_now == {"tests/test_sharing.py::test_double_plain"}  # the only test that calls it
 
 
 def test_a_docstring_or_comment_change_runs_no_test(project):
@@ -330,9 +383,9 @@ def test_a_change_to_an_untraced_function_reruns_the_whole_baseline(project):
     assert again.reused == 0 and len(again.tests) == len(first.tests)
 
 
-def test_without_coverage_of_the_last_baselines_code_a_function_change_reruns_everything(project):
-    settings, journal, _ = project
-    (settings.mutmut_dir / "fingerprint").write_text("another\n")
+def test_a_baseline_that_recorded_no_calls_lets_a_function_change_rerun_everything(project):
+    settings, journal, first = project
+    journal.write(replace(first, calls=None, finished=time.time()))
     helper = settings.root / "strategies" / "helper.py"
     helper.write_text(HELPER.replace("return x\n", "return -x\n"))
     again = baseline_after(settings, journal)
@@ -394,7 +447,7 @@ def test_a_mutants_test_order_reads_no_time_measured_in_this_run(tmp_path):
     rows = tuple(
         Row(n, Outcome.PASSED, d, 0.0, n, "tests/test_new.py", None) for n, d in zip(tests, (0.001, 9.0), strict=True)
     )
-    the_plan = plan(work, ["strategies.new"], BaselineRecord("fp", 1.0, 0.1, 0, rows, 0.0))
+    the_plan = plan(work, ["strategies.new"], BaselineRecord("fp", 1.0, 0.1, 0, rows, 0.0), Hints())
     assert [m["name"] for m in the_plan["mutants"]] == ["strategies.new.x_f__mutmut_1"]
     assert the_plan["order_durations"] == dict.fromkeys(tests, UNKNOWN_DURATION)
     assert the_plan["durations"] == {tests[0]: 0.001, tests[1]: 9.0}
@@ -502,13 +555,12 @@ def test_compacting_keeps_the_last_record_of_each_key_of_one_fingerprint(tmp_pat
     assert list(read_records(tmp_path)) == [] and not journal.path.exists()
 
 
-def test_the_next_baseline_starts_from_the_one_the_coverage_was_taken_on(tmp_path):
+def test_the_next_baseline_starts_from_the_last_one_journaled_with_its_sources(tmp_path):
     journal = Journal(tmp_path)
     journal.write_all(
-        [baseline_record("covered", 1.0), baseline_record("later", 2.0), baseline_record("bare", 3.0, {})]
+        [baseline_record("later", 2.0), baseline_record("covered", 1.0), baseline_record("bare", 3.0, {})]
     )
-    assert previous_baseline(tmp_path, "covered").fingerprint == "covered"
-    assert previous_baseline(tmp_path, "unknown").fingerprint == "later"  # the last with its sources
+    assert previous_baseline(tmp_path).fingerprint == "later"
     assert previous_baseline(tmp_path / "none") is None
 
 
@@ -580,7 +632,7 @@ def test_a_partial_baseline_of_many_tests_runs_on_several_workers_and_records_ea
         return run_pytest(settings, args, timeout, env)
 
     monkeypatch.setattr("reports.campaign.runs.run_pytest", recording)
-    monkeypatch.setattr("reports.campaign.runs.XDIST_FROM", 2)
+    monkeypatch.setattr("reports.campaign.runs.XDIST_FROM", 0.0)  # seconds of the tests run again
     helper = settings.root / "strategies" / "helper.py"
     helper.write_text(HELPER.replace("return 2 * x", "return x + x + 1"))
     calc = settings.root / "tests" / "test_calc.py"
@@ -640,3 +692,15 @@ def test_a_function_run_at_import_reruns_every_test_when_it_changes():
         "strategies.calc.f may run at import (called outside any function)"
     )
     assert rerun(SOURCES, changed, COVERAGE, imported).everything == ""
+
+
+def test_a_baseline_that_cannot_run_is_a_one_line_campaign_error_with_its_output_kept(tmp_path):
+    root = make_project(tmp_path / "p")
+    (root / "tests" / "test_broken.py").write_text("def test_x(:\n    pass\n")  # the suite does not collect
+    settings = settings_for(root, state_dir=tmp_path / "state")
+    with pytest.raises(CampaignError) as err:
+        ensure_baseline(settings, fingerprint(settings), Journal(settings.journal_dir), {})
+    message = str(err.value)
+    assert "\n" not in message and message.startswith("the baseline run failed (exit 2:")
+    log = tmp_path / "state" / "baseline-run-failure.log"
+    assert str(log) in message and "SyntaxError" in log.read_text()

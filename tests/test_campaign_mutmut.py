@@ -84,7 +84,7 @@ def test_mutmut_runs_in_its_own_copy_and_is_read_back(tmp_path):
     from reports.campaign.mutmut.work_copy import lay_work_copy
 
     settings.progress = io.StringIO()
-    ahead = PreparedAhead(settings, lay_work_copy(settings, fp)[0], time.time() + 240)  # as beside a baseline
+    ahead = PreparedAhead(settings, lay_work_copy(settings)[0], time.time() + 240)  # as beside a baseline
     first = run_mutmut(settings, fp, baseline, budget=240, paths=("strategies",), ahead=ahead)
     assert first.pending == 0 and first.names, first.note
     said = settings.progress.getvalue()

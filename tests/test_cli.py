@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from importlib import metadata
 from pathlib import Path
 
@@ -121,3 +123,26 @@ def test_subcommands_are_registered():
     assert "price" in cli.SUBCOMMANDS
     parser = cli.build_parser()
     assert parser.parse_args(["price", "x.json"]).file == "x.json"
+
+
+@pytest.mark.harness
+def test_price_loads_only_what_it_runs():
+    """A command configures and imports its own module only: ``price`` loads no campaign, render, fuzz or compare
+    module (``cmharness --help`` still lists every command)."""
+    probe = (
+        "import contextlib, io, sys\n"
+        "from reports.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    assert main(['price', {str(EXAMPLE)!r}]) == 0\n"
+        "print(' '.join(sorted(m for m in sys.modules if m.startswith('reports'))))\n"
+    )
+    run_ = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    loaded = run_.stdout.split()
+    assert "reports.cli.price" in loaded
+    heavy = [m for m in loaded if m.split(".")[1:2] in (["campaign"], ["render"], ["fuzz"], ["compare"], ["frames"])]
+    assert heavy == []
+    assert [m for m in loaded if m.startswith("reports.cli.") and m != "reports.cli.price"] == [
+        "reports.cli.scenario_files",
+        "reports.cli.terminal",
+    ]
+    assert set(cli.SUBCOMMANDS) <= set(cli.build_parser("price")._subparsers._group_actions[0].choices)

@@ -200,3 +200,23 @@ def test_the_engines_are_settings_chosen_by_flags(monkeypatch):
     assert settings.named_engine is NamedEngine.WARM and settings.mutmut_engine is MutmutEngine.MUTMUT
     args = cli.build_parser().parse_args(["report", "--named-engine", "process", "--mutmut-engine", "warm"])
     assert (args.named_engine, args.mutmut_engine) == ("process", "warm")
+
+
+def test_a_campaign_that_cannot_go_on_answers_in_one_line_with_exit_3(capsys, monkeypatch, tmp_path):
+    """Every error a command can meet is under the error root: a failed baseline is one line, not a traceback."""
+    import reports.cli.report
+    from reports.errors import CampaignError, HarnessError, UsageError
+
+    def failing(*args, **kwargs):
+        raise CampaignError("the baseline run failed (exit 2: 1 error in 0.3s); its output is in x.log")
+
+    monkeypatch.setattr(reports.cli.report, "run_campaign", failing)
+    code = cli.main(["report", "--no-mutmut", "--state-dir", str(tmp_path / "state"), "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert code == Exit.SEVERE and err.count("\n") == 1 and "baseline run failed" in err and "Traceback" not in err
+    from reports.campaign.records import RecordError
+    from reports.cli.defect_report import ReportError
+    from reports.fuzz.engine import CollectionError
+
+    assert all(issubclass(e, UsageError) for e in (RecordError, ReportError, CollectionError))
+    assert issubclass(CampaignError, HarnessError) and not issubclass(CampaignError, UsageError)

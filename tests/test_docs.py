@@ -163,3 +163,70 @@ def test_every_test_the_model_names_exists(model_text: str) -> None:
         defined |= set(re.findall(r"^\s*def (test_\w+)", path.read_text(encoding="utf-8"), re.M))
     named = set(re.findall(r"`(?:tests/)?(?:test_\w+\.py::)?(test_\w+)`", model_text))
     assert sorted(named - defined) == []
+
+
+#: Number words the contract writes counts in.
+NUMBERS = {
+    w: n
+    for n, w in enumerate(
+        [
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+            "thirteen",
+            "fourteen",
+            "fifteen",
+            "sixteen",
+            "seventeen",
+            "eighteen",
+            "nineteen",
+            "twenty",
+        ]
+    )
+}
+
+
+def counts_of(text: str, noun: str) -> list[int]:
+    """Every count the text gives of ``noun`` ("the fourteen invariants", "All 15 hold"), as numbers."""
+    words = "|".join(NUMBERS)
+    found = re.findall(rf"\b(?:the|all|its)\s+(\d+|{words})\s+{noun}\b", text, re.I)
+    found += re.findall(rf"\ball\s+(\d+|{words})\s+hold\b", text, re.I) if noun == "invariants" else []
+    return [int(w) if w.isdigit() else NUMBERS[w.lower()] for w in found]
+
+
+def test_the_counts_the_model_gives_are_the_registries(model_text: str) -> None:
+    """ "the fourteen invariants" once stayed after the fifteenth was added: a count is checked against its registry."""
+    from reports.campaign.named_mutants import named_mutants
+
+    removals = sum(1 for m in named_mutants() if m.kind == "removal")
+    assert counts_of(model_text, "invariants") and set(counts_of(model_text, "invariants")) == {len(INVARIANTS)}
+    assert set(counts_of(model_text, "removals")) <= {removals}
+
+
+def test_a_wrong_count_is_caught() -> None:
+    assert counts_of("the fourteen invariants; All fourteen hold", "invariants") == [14, 14]
+    assert counts_of("its 3 removals", "removals") == [3]
+
+
+def test_every_path_the_model_names_exists(model_text: str) -> None:
+    """A backticked path with a folder (``strategies/cap.py``, ``invariants/properties/``) names a file or folder of
+    the project, optionally followed by ``: symbol`` or ``::test``."""
+    named = set(
+        re.findall(
+            r"`((?:docs|strategies|reference|invariants|reports|tests|examples|mutation|benchmarks)"
+            r"/[\w./-]*)`",
+            model_text,
+        )
+    )
+    missing = sorted(p for p in named if not (ROOT / p.split("::")[0]).exists())
+    assert missing == []

@@ -315,12 +315,12 @@ def test_reviewed_equivalents_are_not_run_unless_their_line_changed(tmp_path, mo
     baseline = as_records({"baseline": {"tests": [{"nodeid": "tests/test_ops.py::test_f", "duration": 0.01}]}})[
         "baseline"
     ]
-    planned = mutmut_exec.plan(work, ["reference.ops"], baseline)
+    planned = mutmut_exec.plan(work, ["reference.ops"], baseline, Hints())
     assert [m["name"] for m in planned["reviewed"]] == ["reference.ops.x_f__mutmut_1"]  # 4 was skipped already
     assert [m["name"] for m in planned["mutants"]] == ["reference.ops.x_f__mutmut_2", "reference.ops.x_f__mutmut_3"]
     assert planned["functions"]["reference.ops.x_f"]["tests"] == ["tests/test_ops.py::test_f"]
     del listed["mutmut:reference.ops.x_f__mutmut_4"]  # an entry taken out: the mutant it skipped runs again
-    again = mutmut_exec.plan(work, ["reference.ops"], baseline)
+    again = mutmut_exec.plan(work, ["reference.ops"], baseline, Hints())
     assert "reference.ops.x_f__mutmut_4" in [m["name"] for m in again["mutants"]]
 
 

@@ -60,18 +60,24 @@ def test_at_and_read_say_where_and_whether_it_was_read() -> None:
     assert _read("AB-B", "h", "~2k").read is True
 
 
-@given(offsets=st.lists(st.sampled_from(("", "~1k", "~3k", "~474.3k")), max_size=len(TIPS)))
-@example(offsets=["~1k", "", "~3k"])
-@example(offsets=[])
-def test_all_tips_is_every_tip_read_where_an_offset_is_given(offsets: list[str]) -> None:
-    """``_all_tips(function, *offsets)``: one presence per tip in ``TIPS`` order; a tip with an offset was read there,
-    one without (missing or empty) is taken from the research notes."""
+@given(read_at=st.dictionaries(st.sampled_from(TIPS), st.sampled_from(("~1k", "~3k", "~474.3k")), max_size=len(TIPS)))
+@example(read_at={"AB-H": "~1k", "AB-BODY": "~3k"})
+@example(read_at={})
+def test_all_tips_is_every_tip_read_where_an_offset_is_named(read_at: dict[str, str]) -> None:
+    """``_all_tips(function, read_at)``: one presence per tip in ``TIPS`` order; a tip ``read_at`` names was read at
+    that offset, one it leaves out is taken from the research notes."""
     assert TIPS == ("AB-H", "AB-R", "AB-BODY", "AB-B", "AB")
-    found = _all_tips("f", *offsets)
+    found = _all_tips("f", read_at)
     assert [p.version for p in found] == list(TIPS) and {p.function for p in found} == {"f"}
-    for k, p in enumerate(found):
-        at = offsets[k] if k < len(offsets) else ""
-        assert (p.at, p.read) == (at, at != ""), (k, offsets)
+    for p in found:
+        assert (p.at, p.read) == (read_at.get(p.version, ""), p.version in read_at), (p, read_at)
+
+
+def test_an_offset_keyed_by_a_name_that_is_no_tip_is_refused() -> None:
+    """Offsets are keyed by tip, so a tip added to ``TIPS`` cannot shift another tip's offsets onto it; a key that
+    names no tip (a typo, a tip renamed) fails at import, not in a report."""
+    with pytest.raises(ValueError, match="'AB-X' is not a tip"):
+        _all_tips("f", {"AB-H": "~1k", "AB-X": "~2k"})
 
 
 def test_typescript_bugs_lists_every_report_once_in_the_order_of_defect() -> None:

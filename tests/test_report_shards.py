@@ -130,3 +130,21 @@ def test_merged_shards_with_mutmut_give_the_report_of_one_run(tmp_path: Path, mo
     shutil.rmtree(root / ".work", ignore_errors=True)
     assert full("--merge", "--out", str(merged)) == full("--merge", "--out", str(single))
     assert outputs(merged) == outputs(single)
+
+
+def test_a_report_with_its_state_and_outputs_elsewhere_writes_nothing_in_the_project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_project(tmp_path / "project")
+    monkeypatch.setattr(report_cmd, "Settings", lambda: settings_for(root))  # its state folder: root/.cmharness
+    monkeypatch.setattr(report_cmd, "named_mutants", lambda: list(QUICK))
+
+    def tree() -> dict[str, bytes]:
+        return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+    before = tree()
+    state, out = tmp_path / "state", tmp_path / "out"
+    assert report("--state-dir", str(state), "--out", str(out)) in (0, 1)
+    assert (out / "report.md").is_file() and state.is_dir(), sorted(p.name for p in tmp_path.iterdir())
+    assert tree() == before  # no state, no journal, no bytecode, no Hypothesis database
+    assert not any(p.is_dir() for p in root.rglob("__pycache__"))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from invariants.plugin import order_file
+from invariants.plugin import STATE_ENV, order_file
 from reports.campaign import settings as campaign_settings
 from reports.campaign.hints import Hints, read, write
 
@@ -42,7 +42,8 @@ def test_a_learnt_file_is_read_from_the_state_folder_before_the_committed_copy(t
     assert read(campaign_settings.learnt("hints.json", state)).witnesses == {"t": "fresh"}
 
 
-def test_the_suite_order_is_found_from_the_rootdir_not_from_a_module(tmp_path):
+def test_the_suite_order_is_found_from_the_rootdir_not_from_a_module(tmp_path, monkeypatch):
+    monkeypatch.delenv(STATE_ENV, raising=False)
     assert order_file(tmp_path) is None
     (tmp_path / "mutation").mkdir()
     (tmp_path / "mutation" / "test-order.json").write_text('{"tests": []}')
@@ -50,3 +51,19 @@ def test_the_suite_order_is_found_from_the_rootdir_not_from_a_module(tmp_path):
     (tmp_path / ".cmharness").mkdir()
     (tmp_path / ".cmharness" / "test-order.json").write_text('{"tests": []}')
     assert order_file(tmp_path) == tmp_path / ".cmharness" / "test-order.json"
+
+
+def test_a_campaign_tells_its_pytest_sessions_where_its_state_folder_is(tmp_path, monkeypatch):
+    """``--state-dir`` holds in the child sessions too: the suite's order is read from the campaign's state folder."""
+    state = tmp_path / "elsewhere"
+    settings = campaign_settings.Settings(root=tmp_path, state_dir=state)
+    env = settings.env()
+    assert campaign_settings.STATE_ENV == STATE_ENV and env[STATE_ENV] == str(state)
+    assert env["PYTHONPYCACHEPREFIX"].startswith(str(state))  # bytecode goes there too, not into the project
+    monkeypatch.setenv(STATE_ENV, env[STATE_ENV])
+    (tmp_path / ".cmharness").mkdir()
+    (tmp_path / ".cmharness" / "test-order.json").write_text('{"tests": []}')
+    assert order_file(tmp_path) is None  # the project's own state folder is not the campaign's
+    state.mkdir()
+    (state / "test-order.json").write_text('{"tests": []}')
+    assert order_file(tmp_path) == state / "test-order.json"

@@ -15,6 +15,7 @@ from invariants.edges.results import EdgeResult, Witness, confirm, edge_result
 from invariants.edges.solver import int_value, ints, minimize_lex
 from reference.estimator import content_tokens
 from reference.model import Budget, Config, Message, Store, Summary, Text
+from reference.variant_names import PR, SOUND
 from strategies.cap import truncate
 from strategies.pricing import grace_limit
 from strategies.recall import combined_answer
@@ -91,7 +92,7 @@ def _raw_cap_witness(kind: str, cap_max: int) -> Witness:
     confirm(faithful < e_sent and e_sent == int_value(model, sent), f"cap {c}, L {size}: {faithful} vs {e_sent}")
     budget = exact_budget(faithful, config)
     outcomes = {name: compile_outcome(store, config, Budget(max_tokens=budget), name) for name in VARIANT_NAMES}
-    confirm(outcomes["pr-8bb01ab8"] == "sends" and outcomes["sound"] == "OverBudgetError", f"{kind}: {outcomes}")
+    confirm(outcomes[PR] == "sends" and outcomes[SOUND] == "OverBudgetError", f"{kind}: {outcomes}")
     return {
         "kind": kind,
         "cap": c,

@@ -5,10 +5,11 @@ from __future__ import annotations
 import math
 
 from reference.model import Budget, Config, Store
+from reference.variant_names import SEED_VARIANTS
 from strategies import HierarchicalStrategy, InvalidConfigError, OverBudgetError, UncoveredDropError
 from strategies.pricing import grace_limit
 
-VARIANT_NAMES: tuple[str, ...] = ("main-48bb87a1", "pr-8bb01ab8", "sound")
+VARIANT_NAMES: tuple[str, ...] = SEED_VARIANTS
 
 
 def compile_outcome(store: Store, config: Config, budget: Budget, variant: str = "sound") -> str:

@@ -18,6 +18,7 @@ from invariants.edges.results import EdgeResult, Witness, confirm, edge_result
 from invariants.edges.solver import int_value, ints, minimize, minimize_lex
 from reference.model import Budget, Config, Message, Store, Summary, Text, Thinking
 from reference.price import reference_price
+from reference.variant_names import MAIN
 from strategies import HierarchicalStrategy
 from strategies.pricing import grace_limit
 
@@ -213,17 +214,17 @@ def _main_fallback_witness(block: Witness) -> Witness:
     """``main`` at its own exact budget sends a recall pair the reference prices over the grace limit."""
     store = main_fallback_store(block["thinking_units"], block["signature_units"])
     config = Config()
-    unlimited = HierarchicalStrategy(config, "main-48bb87a1")
+    unlimited = HierarchicalStrategy(config, MAIN)
     unlimited.initialize(store)
     charged = unlimited.compile(Budget(max_tokens=math.inf), dry_run=True).stats.total.tokens
     budget = exact_budget(charged, config)
     outcomes = {name: compile_outcome(store, config, Budget(max_tokens=budget), name) for name in VARIANT_NAMES}
-    strategy = HierarchicalStrategy(config, "main-48bb87a1")
+    strategy = HierarchicalStrategy(config, MAIN)
     strategy.initialize(store)
     sent = strategy.compile(Budget(max_tokens=budget), dry_run=True)
     price = reference_price(sent.entries, store, config)
     confirm(
-        outcomes["main-48bb87a1"] == "sends" and price > grace_limit(budget, config),
+        outcomes[MAIN] == "sends" and price > grace_limit(budget, config),
         f"main's fallback: {outcomes}, reference price {price}",
     )
     return {

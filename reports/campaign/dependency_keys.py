@@ -28,6 +28,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from reports.campaign.records import BaselineRecord
+
 #: Files every test depends on besides its own module (relative to the project root; folders walked).
 SHARED = (
     "pyproject.toml",
@@ -307,11 +309,25 @@ def baseline_sources(root: Path, files: Iterable[Path], settings: str) -> dict[s
 
 @dataclass(frozen=True)
 class Coverage:
-    """Which tests call each traced function of the code under test (``module.name`` or ``module.Class.name``),
-    from the last per-function coverage run; ``traced`` are the functions the tracing can see at all."""
+    """Which tests call each function of the code under test (``module.name`` or ``module.Class.name``), as the last
+    baseline recorded them; ``modules`` are those whose calls it could see, ``shared`` the functions whose calls
+    outlive a test (a change to one reaches every test)."""
 
     tests_of: Mapping[str, frozenset[str]]
-    traced: frozenset[str]
+    modules: frozenset[str]
+    shared: frozenset[str] = frozenset()
+
+
+def coverage_of(baseline: BaselineRecord) -> Coverage | None:
+    """The coverage ``baseline`` recorded (None where it recorded none)."""
+    if baseline.calls is None:
+        return None
+    nodeids = [r.nodeid for r in baseline.tests]
+    return Coverage(
+        {f: frozenset(nodeids[i] for i in ix) for f, ix in baseline.calls.functions.items()},
+        frozenset(baseline.calls.modules),
+        frozenset(baseline.calls.shared),
+    )
 
 
 @dataclass(frozen=True)
@@ -341,10 +357,14 @@ class Rerun:
         )
 
 
+def module_of(rel: str) -> str:
+    """``strategies/cap.py`` -> ``strategies.cap`` (a package's ``__init__`` as the package)."""
+    return rel[: -len(".py")].replace("/", ".").removesuffix(".__init__")
+
+
 def dotted(rel: str, name: str) -> str:
-    """``strategies/cap.py`` and ``Cap.units`` -> ``strategies.cap.Cap.units`` (a package's ``__init__`` as the
-    package)."""
-    return rel[: -len(".py")].replace("/", ".").removesuffix(".__init__") + "." + name
+    """``strategies/cap.py`` and ``Cap.units`` -> ``strategies.cap.Cap.units``."""
+    return module_of(rel) + "." + name
 
 
 def named_at_import(text: str) -> list[str]:
@@ -392,7 +412,7 @@ def rerun(
     changed = tuple(sorted(k for k in before.keys() | now.keys() if before.get(k) != now.get(k)))
     everything = ""
     functions: list[str] = []
-    existed: list[str] = []
+    existed: list[tuple[str, str]] = []  # (module, function)
     modules: set[str] = set()
     defs: set[str] = set()
     for part in changed:
@@ -409,7 +429,7 @@ def rerun(
         elif kind == "code":
             functions.append(dotted(file, name))
             if part in before:  # a function added since calls nothing yet that a changed caller would not show
-                existed.append(dotted(file, name))
+                existed.append((module_of(file), dotted(file, name)))
         elif kind == "test" and not name:
             modules.add(file)
         elif kind == "test":
@@ -417,8 +437,10 @@ def rerun(
     if functions and not everything:
         if coverage is None:
             everything = "no per-function coverage of the last baseline's code"
-        elif untraced := [f for f in existed if f not in coverage.traced]:
-            everything = f"{untraced[0]} is not traced by the coverage"
+        elif unseen := [f for m, f in existed if m not in coverage.modules]:
+            everything = f"the last baseline did not see {unseen[0]}'s calls (its module was not instrumented)"
+        elif shared := [f for _, f in existed if f in coverage.shared]:
+            everything = f"{shared[0]}'s result outlives a test (cached, or called outside every test)"
     tests = frozenset(t for f in functions for t in (coverage.tests_of.get(f, ()) if coverage else ()))
     return Rerun(
         changed,

@@ -23,7 +23,7 @@ from reports.campaign.dependency_keys import digest, tests_key
 from reports.campaign.journal import hashed_files
 from reports.campaign.named_mutants import Mutant
 from reports.campaign.records import FAILING, BaselineRecord, Kind, MutantRecord, Outcome, Status
-from reports.campaign.runs import _run_only, timeout_for
+from reports.campaign.runs import run_only, timeout_for
 from reports.campaign.settings import Settings
 
 _FILE = re.compile(r"^\+\+\+ (?:b/)?(\S+)", re.M)
@@ -116,7 +116,7 @@ def run_extra(mutant: Mutant, patch: Path, baseline: BaselineRecord, settings: S
         if problem:
             return replace(record, status=Status.ERROR, reason=f"does not apply: {problem}", finished=time.time())
         local = replace(settings, root=tree)
-        run = _run_only(
+        run = run_only(
             local,
             [*settings.selection, "--cm-no-shrink", "--cm-quick-killers"],
             [r.nodeid for r in rows],

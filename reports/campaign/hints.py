@@ -100,10 +100,8 @@ def write(hints: Hints, path: Path) -> Path:
     return path
 
 
-def read(path: Path | None = None) -> Hints:
-    """The hints on file (by default the state folder's, else the committed ones); none when the file is missing
-    or unreadable."""
-    path = learnt(NAME) if path is None else path
+def read(path: Path) -> Hints:
+    """The hints in ``path``; none when the file is missing or unreadable."""
     with contextlib.suppress(OSError, ValueError, TypeError, AttributeError):
         data = json.loads(path.read_text(encoding="utf-8"))
         return Hints(
@@ -113,3 +111,8 @@ def read(path: Path | None = None) -> Hints:
             {str(t): float(d) for t, d in data.get("durations", {}).items()},
         )
     return Hints()
+
+
+def learnt_hints(state_dir: Path) -> Hints:
+    """The hints the last complete report learnt: the state folder's, else the committed ones."""
+    return read(learnt(NAME, state_dir))

@@ -20,11 +20,12 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from reference.variant_names import PR as SEED_PR
 from reports.campaign.records import BaselineRecord, Kind, Outcome, TestRow
 from strategies.defects import KNOWN, Defect
 
 SOUND = "sound"
-PR = "pr-8bb01ab8"
+PR = SEED_PR
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from reports.campaign.named_mutants import Mutant, tests_for
-from reports.campaign.processes import PYTEST_ARGS, RunOutcome, kill_group, spawn
+from reports.campaign.processes import PYTEST_ARGS, RunOutcome, kill_group, run_failed, spawn
 from reports.campaign.records import FAILING, BaselineRecord, MutantRecord, Status, decode_row
 from reports.campaign.runs import mutant_record, not_covered, timeout_for
 from reports.campaign.settings import Settings
@@ -84,7 +84,7 @@ def run_warm(
             proc.wait()
         if len(seen) < len(planned) and (deadline is None or time.time() < deadline):
             tail = log.read_text(encoding="utf-8", errors="replace")[-2000:]
-            raise RuntimeError(f"the warm named-mutant session ended early (exit {proc.returncode}):\n{tail}")
+            raise run_failed(settings, "the warm named-mutant session", proc.returncode, tail)
 
 
 def _read(

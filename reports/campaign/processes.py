@@ -13,12 +13,14 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from reports.campaign.plugins.mutant_plugin import CALLS_EVENT
 from reports.campaign.records import TestRow, decode_row
 from reports.campaign.settings import Settings
+from reports.errors import CampaignError
 
 try:
     _PRCTL = ctypes.CDLL(None, use_errno=True).prctl
@@ -73,6 +75,10 @@ class RunOutcome:
     timed_out: bool
     stderr_tail: str
     started: float
+    #: With ``--cm-calls``: each finished test's calls, the shared calls and the modules instrumented (every process).
+    calls: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    shared: frozenset[str] = frozenset()
+    modules: frozenset[str] | None = None
 
 
 PYTEST_ARGS = ("-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-p", "reports.campaign.plugins.mutant_plugin")
@@ -88,16 +94,20 @@ def run_pytest(
         log = Path(tmp) / "output.log"
         full = [*PYTEST_ARGS, f"--cm-results={results}", *args]
         started = time.time()
-        returncode, timed_out = _run_process([settings.python, "-m", "pytest", *full], settings, log, timeout, env)
+        returncode, timed_out = run_process([settings.python, "-m", "pytest", *full], settings, log, timeout, env)
         wall = time.time() - started
-        rows = read_rows(results)
+        rows, events = read_rows(results)
         tail = log.read_text(encoding="utf-8", errors="replace")[-4000:] if log.exists() else ""
     finished = [decode_row(r) for r in rows if r["outcome"] != "running"]
     running = [r["nodeid"] for r in rows if r["outcome"] == "running"]
-    return RunOutcome(finished, running, returncode, wall, timed_out, tail, started)
+    calls = {r["nodeid"]: tuple(r["calls"]) for r in rows if "calls" in r and r["outcome"] != "running"}
+    shared = frozenset(f for e in events for f in e.get("shared", ()))
+    modules = [frozenset(e.get("modules", ())) for e in events]
+    instrumented = frozenset.intersection(*modules) if modules else None
+    return RunOutcome(finished, running, returncode, wall, timed_out, tail, started, calls, shared, instrumented)
 
 
-def _run_process(
+def run_process(
     cmd: Sequence[str], settings: Settings, log: Path, timeout: float | None, env: Mapping[str, str] | None = None
 ) -> tuple[int | None, bool]:
     with open(log, "wb") as out:
@@ -116,14 +126,28 @@ def _run_process(
     return proc.returncode, False
 
 
-def read_rows(path: Path) -> list[dict[str, Any]]:
-    """The finished tests' rows; a test started and never finished (the run was killed) has outcome ``running``."""
+def run_failed(settings: Settings, what: str, returncode: int | None, output: str) -> CampaignError:
+    """The error of a run the campaign cannot go on without: its last line of output, the rest kept in the state
+    folder (``what``: the run, in words)."""
+    log = settings.state_dir / (what.removeprefix("the ").replace(" ", "-") + "-failure.log")
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text(output, encoding="utf-8")
+    last = next((line.strip() for line in reversed(output.splitlines()) if line.strip()), "no output")
+    return CampaignError(f"{what} failed (exit {returncode}: {last[:200]}); its output is in {log}")
+
+
+def read_rows(path: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The finished tests' rows (a test started and never finished, the run was killed, has outcome ``running``), and
+    each process's closing ``calls`` line."""
     rows: dict[str, dict[str, Any]] = {}
+    events: list[dict[str, Any]] = []
     if path.exists():
         for line in path.read_text(encoding="utf-8").splitlines():
             with contextlib.suppress(json.JSONDecodeError):
                 row = json.loads(line)
-                if row.get("event") == "start":
+                if row.get("event") == CALLS_EVENT:
+                    events.append(row)
+                elif row.get("event") == "start":
                     rows[row["nodeid"]] = {
                         "nodeid": row["nodeid"],
                         "outcome": "running",
@@ -132,7 +156,7 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
                     }
                 else:
                     rows[row["nodeid"]] = row
-    return list(rows.values())
+    return list(rows.values()), events
 
 
 @contextlib.contextmanager

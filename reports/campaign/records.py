@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from reports.errors import UsageError
+
 
 class Status(StrEnum):
     """What became of a mutant."""
@@ -94,6 +96,36 @@ class TestRow:
 
 
 @dataclass(frozen=True)
+class TestCalls:
+    """Which functions of the code under test the baseline's tests called (``reports.campaign.plugins.call_recorder``):
+    each function's tests as indexes into the baseline's rows (sorted by node id); the functions whose calls outlive a
+    test (``shared``: a change to one re-runs every test); the modules instrumented (a function elsewhere is unseen)."""
+
+    functions: Mapping[str, tuple[int, ...]]
+    shared: tuple[str, ...] = ()
+    modules: tuple[str, ...] = ()
+
+    @staticmethod
+    def of(
+        nodeids: Sequence[str], calls: Mapping[str, Sequence[str]], shared: Sequence[str], modules: Sequence[str]
+    ) -> TestCalls:
+        """From each test's calls by node id (``nodeids``: the rows, in their order)."""
+        functions: dict[str, list[int]] = {}
+        for i, nodeid in enumerate(nodeids):
+            for f in calls.get(nodeid, ()):
+                functions.setdefault(f, []).append(i)
+        return TestCalls({f: tuple(ix) for f, ix in sorted(functions.items())}, tuple(sorted(shared)), tuple(modules))
+
+    def by_test(self, nodeids: Sequence[str]) -> dict[str, set[str]]:
+        """Each test's calls by node id (``nodeids``: the rows these indexes point into)."""
+        out: dict[str, set[str]] = {n: set() for n in nodeids}
+        for f, ix in self.functions.items():
+            for i in ix:
+                out[nodeids[i]].add(f)
+        return out
+
+
+@dataclass(frozen=True)
 class BaselineRecord:
     """Phase 1: every selected test once on the unmutated code."""
 
@@ -108,6 +140,7 @@ class BaselineRecord:
     #: the next baseline re-runs only the tests whose parts changed.
     sources: Mapping[str, str] = field(default_factory=dict)
     reused: int = 0  # the rows carried over from an earlier baseline (their parts unchanged)
+    calls: TestCalls | None = None  # which functions each test called (None: not recorded)
 
     @property
     def kind(self) -> Kind:
@@ -276,8 +309,9 @@ def coverage_key(journal: str) -> str:
 JSON = dict[str, Any]
 
 
-class RecordError(ValueError):
-    """A journal line that is not a record this code knows (skipped by the journal's reader)."""
+class RecordError(UsageError, ValueError):
+    """A journal line that is not a record this code knows (skipped by the journal's reader; given to a command, a
+    bad input)."""
 
 
 def encode(record: Record) -> JSON:
@@ -294,6 +328,7 @@ def encode(record: Record) -> JSON:
             "finished": record.finished,
             **({"sources": dict(record.sources)} if record.sources else {}),
             **({"reused": record.reused} if record.reused else {}),
+            **({"test_calls": _encode_calls(record.calls)} if record.calls is not None else {}),
         }
     if isinstance(record, MutantRecord):
         out: JSON = {
@@ -398,6 +433,22 @@ def encode_row(row: TestRow) -> JSON:
     return out | ({"text": row.text} if row.text else {})
 
 
+def _encode_calls(calls: TestCalls) -> JSON:
+    return {
+        "functions": {f: list(ix) for f, ix in calls.functions.items()},
+        "shared": list(calls.shared),
+        "modules": list(calls.modules),
+    }
+
+
+def _decode_calls(o: Mapping[str, Any]) -> TestCalls:
+    return TestCalls(
+        {str(f): tuple(int(i) for i in ix) for f, ix in o["functions"].items()},
+        tuple(o.get("shared") or ()),
+        tuple(o.get("modules") or ()),
+    )
+
+
 def decode(obj: Mapping[str, Any]) -> Record:
     """The record a journal's JSON object holds; ``RecordError`` if it is none this code knows."""
     try:
@@ -420,6 +471,7 @@ def _decode(o: Mapping[str, Any]) -> Record:
             finished=o.get("finished", 0.0),
             sources={str(k): str(v) for k, v in (o.get("sources") or {}).items()},
             reused=int(o.get("reused", 0)),
+            calls=_decode_calls(o["test_calls"]) if o.get("test_calls") is not None else None,
         )
     if kind in (Kind.DEFECT, Kind.REMOVAL, Kind.EXTRA):
         return MutantRecord(

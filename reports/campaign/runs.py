@@ -15,15 +15,15 @@ from reports.campaign.dependency_keys import (
     Rerun,
     at_import,
     baseline_sources,
+    coverage_of,
     rerun,
     settings_part,
     spawning_modules,
 )
 from reports.campaign.journal import Journal, hashed_files, read_records
-from reports.campaign.mutmut.work_copy import coverage, coverage_stamp
 from reports.campaign.named_mutants import Mutant, tests_for
 from reports.campaign.plugins.mutant_plugin import SKIP_ENV
-from reports.campaign.processes import RunOutcome, run_pytest
+from reports.campaign.processes import RunOutcome, run_failed, run_pytest
 from reports.campaign.records import (
     BASELINE,
     FAILING,
@@ -33,6 +33,7 @@ from reports.campaign.records import (
     Outcome,
     Records,
     Status,
+    TestCalls,
     TestRow,
 )
 from reports.campaign.settings import Settings
@@ -43,93 +44,122 @@ def red_tests(baseline: BaselineRecord) -> list[str]:
     return [r.nodeid for r in baseline.tests if r.outcome in RED - {Outcome.XFAILED}]
 
 
+#: The baseline records which functions each test calls (``reports.campaign.plugins.call_recorder``).
+CALLS = "--cm-calls"
+
+
 def run_baseline(settings: Settings, fp: str, sources: Mapping[str, str] | None = None) -> BaselineRecord:
     """Every selected test once on the unmutated code (rows sorted by node id: the order they ran in varies)."""
-    run = run_pytest(settings, list(settings.selection), timeout=None)
+    run = run_pytest(settings, [CALLS, *settings.selection], timeout=None)
     if run.returncode not in (0, 1) or not run.rows:
-        raise CampaignError(f"the baseline run failed (pytest exit {run.returncode}):\n{run.stderr_tail}")
+        raise run_failed(settings, "the baseline run", run.returncode, run.stderr_tail)
     measured = sum(r.duration for r in run.rows)
+    rows = tuple(sorted(run.rows, key=lambda r: r.nodeid))
     return BaselineRecord(
         fingerprint=fp,
         wall=round(run.wall, 3),
         overhead=round(max(0.0, run.wall - measured), 3),
         exit=run.returncode,
-        tests=tuple(sorted(run.rows, key=lambda r: r.nodeid)),
+        tests=rows,
         finished=time.time(),
         sources=dict(sources or {}),
+        calls=_calls(rows, run, None),
     )
 
 
+def _calls(rows: Sequence[TestRow], run: RunOutcome | None, previous: BaselineRecord | None) -> TestCalls | None:
+    """The baseline's calls: the run's for the tests it ran, ``previous``'s for the rows it kept (None where either
+    did not record them)."""
+    nodeids = [r.nodeid for r in rows]
+    by_test: dict[str, set[str]] = {}
+    shared: set[str] = set()
+    modules: frozenset[str] | None = None
+    if previous is not None:
+        if previous.calls is None:
+            return None
+        by_test = previous.calls.by_test([r.nodeid for r in previous.tests])
+        shared.update(previous.calls.shared)
+        modules = frozenset(previous.calls.modules)
+    if run is not None:
+        if run.modules is None:
+            return None
+        by_test.update({n: set(c) for n, c in run.calls.items()})
+        shared.update(run.shared)
+        modules = run.modules if modules is None else modules & run.modules
+    if any(n not in by_test for n in nodeids):
+        return None
+    return TestCalls.of(nodeids, {n: sorted(by_test[n]) for n in nodeids}, sorted(shared), sorted(modules or ()))
+
+
 def rerun_baseline(
-    settings: Settings, fp: str, sources: Mapping[str, str], previous: BaselineRecord, plan: Rerun, traced: set[str]
+    settings: Settings, fp: str, sources: Mapping[str, str], previous: BaselineRecord, plan: Rerun
 ) -> BaselineRecord:
     """The baseline after a change: ``previous``'s rows of the tests ``plan`` leaves alone, and the others run again
     (with any new test); no pytest at all when no test and no function changed."""
     spawning = spawning_modules(settings.root)
 
     def is_traced(nodeid: str) -> bool:
-        return nodeid in traced and nodeid.split("::", 1)[0] not in spawning
+        return nodeid.split("::", 1)[0] not in spawning
 
     again = {r.nodeid for r in previous.tests if plan.affected(r.nodeid, is_traced)}
     kept = [r for r in previous.tests if r.nodeid not in again]
     files = {n.split("::", 1)[0] for n in again} | plan.modules | {d.split("::", 1)[0] for d in plan.defs}
+    run: RunOutcome | None = None
     if not any((settings.root / f).is_file() for f in files):  # no test of the selection can run again
         rows, wall, overhead = kept, 0.0, previous.overhead
     else:
-        run = _run_all_but(settings, [r.nodeid for r in kept], len(previous.tests) - len(kept))
+        took = sum(r.duration for r in previous.tests if r.nodeid in again)
+        run = _run_all_but(settings, [r.nodeid for r in kept], took)
         if run.returncode not in (0, 1, 5):
-            raise CampaignError(f"the baseline run failed (pytest exit {run.returncode}):\n{run.stderr_tail}")
+            raise run_failed(settings, "the baseline run", run.returncode, run.stderr_tail)
         rows, wall = [*kept, *run.rows], run.wall
         overhead = max(0.0, run.wall - sum(r.duration for r in run.rows))
+    rows = sorted(rows, key=lambda r: r.nodeid)
     red = any(r.outcome in FAILING for r in rows)
     return BaselineRecord(
         fingerprint=fp,
         wall=round(wall, 3),
         overhead=round(overhead, 3),
         exit=1 if red else 0,
-        tests=tuple(sorted(rows, key=lambda r: r.nodeid)),
+        tests=tuple(rows),
         finished=time.time(),
         sources=dict(sources),
         reused=len(kept),
+        calls=_calls(rows, run, previous),
     )
 
 
-#: A partial baseline expected to run this many tests or more runs them on ``Settings.workers`` pytest-xdist workers
-#: (nothing runs beside it then; the first, whole baseline shares the machine with mutmut's preparation).
-XDIST_FROM = 100
+#: A partial baseline whose tests took this many seconds or more on the last baseline runs them on ``Settings.workers``
+#: pytest-xdist workers (nothing runs beside it then; the first, whole baseline shares the machine with mutmut's
+#: preparation). Below it, starting the workers costs more than they save.
+XDIST_FROM = 4.0
 #: Whether pytest-xdist is installed (the test extra has it).
 XDIST = importlib.util.find_spec("xdist") is not None
 
 
-def _run_all_but(settings: Settings, nodeids: Sequence[str], expected: int) -> RunOutcome:
+def _run_all_but(settings: Settings, nodeids: Sequence[str], expected: float) -> RunOutcome:
     """The whole selection, collected as the first baseline collects it (a test module's import can change what
-    another test sees), less ``nodeids`` (deselected through the recording plugin's skip list); on several workers
-    when ``expected`` tests are many and pytest-xdist is installed."""
+    another test sees), less ``nodeids`` (deselected through the recording plugin's skip list), recording calls; on
+    several workers when the tests are expected to take ``expected`` seconds or more and pytest-xdist is installed."""
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False, encoding="utf-8") as fh:
         fh.write("".join(n + "\n" for n in nodeids))
         skip = fh.name
     spread = ["-n", str(settings.workers)] if expected >= XDIST_FROM and settings.workers > 1 and XDIST else []
     try:
-        return run_pytest(settings, [*spread, *settings.selection], timeout=None, env={SKIP_ENV: skip})
+        return run_pytest(settings, [*spread, CALLS, *settings.selection], timeout=None, env={SKIP_ENV: skip})
     finally:
         os.unlink(skip)
 
 
-def previous_baseline(directory: Path, prefer: str | None = None) -> BaselineRecord | None:
-    """The baseline the next one starts from (journaled with its sources, any fingerprint): the last one of
-    fingerprint ``prefer`` (the code the per-function coverage was taken on) where there is one, else the last."""
+def previous_baseline(directory: Path) -> BaselineRecord | None:
+    """The baseline the next one starts from: the last one journaled with its sources, of any fingerprint."""
     found: BaselineRecord | None = None
     for record in read_records(directory):
         if not isinstance(record, BaselineRecord) or not record.sources:
             continue
-        rank = (record.fingerprint == prefer, record.finished)
-        if found is None or rank >= (found.fingerprint == prefer, found.finished):
+        if found is None or record.finished >= found.finished:
             found = record
     return found
-
-
-class CampaignError(Exception):
-    """The campaign cannot go on (the baseline did not run)."""
 
 
 def timeout_for(rows: Sequence[TestRow], baseline: BaselineRecord, settings: Settings) -> float:
@@ -157,7 +187,7 @@ def run_named(mutant: Mutant, baseline: BaselineRecord, settings: Settings, fp: 
         return not_covered(mutant, settings, fp)
     timeout = timeout_for(rows, baseline, settings)
     mutant_args = [*settings.selection, f"--cm-mutant={mutant.spec}"]
-    run = _run_only(settings, [*mutant_args, "--cm-no-shrink", "--cm-quick-killers"], [r.nodeid for r in rows], timeout)
+    run = run_only(settings, [*mutant_args, "--cm-no-shrink", "--cm-quick-killers"], [r.nodeid for r in rows], timeout)
     if any(r.outcome in FAILING for r in run.rows):
         status = Status.KILLED
     elif run.timed_out:
@@ -218,7 +248,7 @@ def mutant_record(
     )
 
 
-def _run_only(settings: Settings, args: list[str], nodeids: Sequence[str], timeout: float | None) -> RunOutcome:
+def run_only(settings: Settings, args: list[str], nodeids: Sequence[str], timeout: float | None) -> RunOutcome:
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False, encoding="utf-8") as fh:
         fh.write("\n".join(nodeids) + "\n")
         only = fh.name
@@ -238,7 +268,7 @@ def _shrink_one(settings: Settings, args: list[str], failed: list[TestRow], base
     if not found:
         return {}
     nodeid = min(found, key=lambda r: durations.get(r.nodeid, 0.0)).nodeid
-    again = _run_only(settings, args, [nodeid], settings.shrink_timeout)
+    again = run_only(settings, args, [nodeid], settings.shrink_timeout)
     texts = {r.nodeid: r.text for r in again.rows if r.outcome in FAILING}
     return {nodeid: texts[nodeid]} if nodeid in texts else {}
 
@@ -251,14 +281,12 @@ def ensure_baseline(settings: Settings, fp: str, journal: Journal, done: Records
     sources = baseline_sources(
         settings.root, files, settings_part(settings.selection, settings.profile, settings.all_variants)
     )
-    previous = previous_baseline(settings.journal_dir, coverage_stamp(settings))
-    cover = coverage(settings, previous.fingerprint) if previous is not None else None
+    previous = previous_baseline(settings.journal_dir)
     code = [f for f in files if f.relative_to(settings.root).parts[0] in CODE]
-    plan = rerun(previous.sources, sources, cover, at_import(code)) if previous is not None else None
+    plan = rerun(previous.sources, sources, coverage_of(previous), at_import(code)) if previous is not None else None
     started = time.time()
     if plan is not None and previous is not None and not plan.everything:
-        traced = {t for tests in cover.tests_of.values() for t in tests} if cover is not None else set()
-        baseline = rerun_baseline(settings, fp, sources, previous, plan, traced)
+        baseline = rerun_baseline(settings, fp, sources, previous, plan)
         if settings.progress:
             settings.progress.write(
                 f"baseline: {len(baseline.tests) - baseline.reused} test(s) run again, {baseline.reused} kept "

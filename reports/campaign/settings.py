@@ -21,6 +21,9 @@ COMMITTED = ROOT / "mutation"
 #: What the tool writes at run time (``--state-dir``): mutmut's work copy, and what the last complete report
 #: learnt (its suite order and hints), read before the committed copies.
 STATE = ROOT / ".cmharness"
+#: The environment variable naming the state folder to the campaign's pytest sessions (``invariants.plugin`` reads
+#: the learnt test order there).
+STATE_ENV = "CMHARNESS_STATE"
 
 
 class NamedEngine(StrEnum):
@@ -51,7 +54,7 @@ def engine_from_environment(variable: str) -> StrEnum:
         raise UsageError(unknown(f"value of {variable}", value, [e.value for e in kind])) from None
 
 
-def learnt(name: str, state: Path = STATE) -> Path:
+def learnt(name: str, state: Path) -> Path:
     """The run-time copy of a learnt file (``test-order.json``, ``hints.json``) when a report wrote one, else the
     committed copy."""
     fresh = state / name
@@ -117,4 +120,8 @@ class Settings:
         env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
         env["CMHARNESS_PROFILE"] = self.profile
         env["PYTHONHASHSEED"] = "0"  # set orders (a failure's repr of a frozenset) the same in every run
+        env[STATE_ENV] = str(self.state_dir)  # where the suite's plugin finds the learnt test order
+        # the runs write nothing into the project: bytecode and Hypothesis's own files go to the state folder
+        env["PYTHONPYCACHEPREFIX"] = str(self.state_dir / "pycache")
+        env["HYPOTHESIS_STORAGE_DIRECTORY"] = str(self.state_dir / "hypothesis")
         return env

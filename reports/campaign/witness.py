@@ -26,12 +26,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from reports.campaign.hints import NAME as HINTS_NAME
-from reports.campaign.hints import function_of
-from reports.campaign.hints import read as read_hints
+from reports.campaign.hints import function_of, learnt_hints
 from reports.campaign.mutmut.meta import load_meta, mutant_name, tests_by_function
 from reports.campaign.plugins.witness_plugin import DISCOVER
-from reports.campaign.processes import _run_process, read_rows
+from reports.campaign.processes import read_rows, run_process
 from reports.campaign.records import (
     NO_CODE,
     ONLY_EQUIVALENT,
@@ -47,7 +45,7 @@ from reports.campaign.records import (
     baseline_of,
     witness_key,
 )
-from reports.campaign.settings import Settings, learnt
+from reports.campaign.settings import Settings
 
 MAX_CANDIDATES = 400
 
@@ -193,7 +191,7 @@ def search(settings: Settings, records: Records, fp: str, work: Path | None, dea
     """Journal records ``witness:<base>`` for the never-red tests: the witness found, or the reason there is none."""
     killed = killed_by_function(records)
     unrun = unrun_by_function(work, records)
-    hints = read_hints(learnt(HINTS_NAME, settings.state_dir))
+    hints = learnt_hints(settings.state_dir)
     todo, reasons = plan(
         records,
         load_coverage(work),
@@ -294,5 +292,5 @@ def _run_part(settings: Settings, cwd: Path, part: dict[str, Any], deadline: flo
             "--tb=native",
             *nodeids,
         ]
-        _run_process(cmd, local, log, timeout=max(1.0, deadline - time.time()))
-        return [r for r in read_rows(results) if r.get("outcome") != "running"]
+        run_process(cmd, local, log, timeout=max(1.0, deadline - time.time()))
+        return [r for r in read_rows(results)[0] if r.get("outcome") != "running"]

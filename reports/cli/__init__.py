@@ -5,8 +5,8 @@ Each subcommand is a module of this package with ``configure(parser)`` and ``run
 built (a lazy import for the command's start-up time, never to dodge a cycle: docs/architecture.md).
 Shared by the subcommands: ``scenario_files`` (the one scenario reader) and ``terminal`` (the printer).
 
-``main`` is the error boundary: a ``reports.errors.UsageError`` raised anywhere below is printed as one line
-on stderr, exit 2 (``reports.exit_codes``).
+``main`` is the error boundary: a ``reports.errors.HarnessError`` raised anywhere below is printed as one line
+on stderr, with its class's exit code (``UsageError`` 2, ``CampaignError`` 3: ``reports.exit_codes``).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import NoReturn, TextIO
 
 from reports.cli.terminal import Terminal, printable
-from reports.errors import UsageError
+from reports.errors import HarnessError
 from reports.exit_codes import Exit
 
 PROG = "cmharness"
@@ -121,20 +121,30 @@ class Parser(argparse.ArgumentParser):
         self.exit(Exit.USAGE, f"{self.prog}: error: {printable(message)} (see {self.prog} --help)\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every subcommand; with ``command``, only that one's options are configured (the others are
+    listed, not imported: ``cmharness price`` loads no campaign module)."""
     parser = Parser(prog=PROG, description="Verification harness for the hierarchical compile.")
     parser.add_argument("--version", action="version", version=f"{PROG} {version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for cmd in SUBCOMMANDS.values():
         p = sub.add_parser(cmd.name, help=cmd.help, description=cmd.help)
-        cmd.configure(p)
+        if command is None or cmd.name == command:
+            cmd.configure(p)
         p.set_defaults(_run=cmd.run)
     return parser
 
 
+def command_named(argv: Sequence[str]) -> str:
+    """The subcommand ``argv`` names (its first word that is not an option: the top level takes no values), or
+    "" when it names none."""
+    return next((a for a in argv if not a.startswith("-")), "")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``cmharness`` with ``argv`` (default ``sys.argv[1:]``); returns the exit code."""
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(command_named(argv))
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version and usage errors
@@ -144,6 +154,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             stream.reconfigure(errors="backslashreplace")
     try:
         return args._run(args, Terminal(sys.stdout))
-    except UsageError as err:
+    except HarnessError as err:
         print(f"{PROG}: error: {printable(str(err))}", file=sys.stderr)
-        return Exit.USAGE
+        return err.exit

@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SOUND = "sound"
 
 
-class ReportError(ValueError):
+class ReportError(UsageError):
     """A report that cannot be written: an unknown defect name, or one with no upstream report."""
 
 
@@ -286,10 +286,7 @@ def run_report(name: str | None, out: Path | None, stdout: TextIO) -> int:
     """``--report NAME|all [--out DIR]``: the report(s) on stdout, or written into DIR (one line each)."""
     if name is None:
         raise UsageError("--out needs --report NAME (or --report all)")
-    try:
-        bugs = typescript_bugs() if name.strip().lower() == "all" else (find_bug(name),)
-    except ReportError as err:
-        raise UsageError(str(err)) from err
+    bugs = typescript_bugs() if name.strip().lower() == "all" else (find_bug(name),)
     if out is None:
         stdout.write("\n---\n\n".join(render(b, facts(b)) for b in bugs))
         return Exit.OK

@@ -16,7 +16,7 @@ from invariants.database import DatabaseError, open_database
 from reports.campaign.settings import STATE
 from reports.errors import UsageError
 from reports.exit_codes import Exit
-from reports.fuzz.engine import ROOT, TARGET_FILES, CollectionError, Outcome, Plan
+from reports.fuzz.engine import ROOT, TARGET_FILES, Outcome, Plan
 from reports.fuzz.engine import run as fuzz
 from strategies.defects import parse_variant
 
@@ -133,10 +133,7 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
 
     stdout.write(f"fuzz: collecting {' '.join(plan.files)} ...\n")
     stdout.flush()
-    try:
-        outcome = fuzz(plan, on_progress=progress)
-    except CollectionError as err:
-        raise UsageError(str(err)) from None
+    outcome = fuzz(plan, on_progress=progress)
     if tty:
         stdout.write("\n")
     if not outcome.targets:

@@ -144,7 +144,7 @@ def prepare_ahead(settings: Settings, fp: str, deadline: float) -> Any:
     one (an incremental run) is brought up to date where mutmut runs, after the baseline."""
     if (work_dir(settings) / "mutants").is_dir() or settings.mutmut_engine is MutmutEngine.MUTMUT:
         return None
-    work, _ = lay_work_copy(settings, fp)
+    work, _ = lay_work_copy(settings)
     if settings.progress:
         settings.progress.write("mutmut: generating the mutants and their coverage beside the baseline\n")
     return PreparedAhead(settings, work, deadline)

@@ -19,12 +19,13 @@ from reference.json_input import JsonLimitError, parse_json
 from reference.model import Budget, Config, Store
 from reference.price import reference_price
 from reference.scenario import Scenario, ScenarioError, load_scenario, save_scenario
+from reference.variant_names import MAIN, PR
 from reports.compare import corpus
 from reports.compare.classify import CellClass, Side, classify, detail, differences, side_of
 from strategies.defects import Behaviour, Defect, Defects, parse_variant
 from strategies.hierarchical import HierarchicalStrategy
 
-DEFAULT_BASE, DEFAULT_HEAD = "main-48bb87a1", "pr-8bb01ab8"
+DEFAULT_BASE, DEFAULT_HEAD = MAIN, PR
 #: The most defects the greedy search switches together; with at most ``EXHAUSTIVE`` defects differing,
 #: every subset is tried when it fails.
 MAX_TOGETHER = 4

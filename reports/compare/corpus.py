@@ -38,6 +38,7 @@ from reference.model import (
 )
 from reference.numerics import Number
 from reference.price import excess, reference_price
+from reference.variant_names import MAIN, PR
 from strategies.hierarchical import HierarchicalStrategy
 
 ESTIMATORS = ("default", "custom", "calibrated")
@@ -58,7 +59,7 @@ BUDGETS = (
     "double",
 )
 #: The faithful pricings whose charge at an unlimited budget is an edge of the store (``main``, ``pr``).
-FAITHFUL_EDGES = {"main": "main-48bb87a1", "pr": "pr-8bb01ab8"}
+FAITHFUL_EDGES = {"main": MAIN, "pr": PR}
 CALIBRATION = 1.3
 #: The hosts' settings, cycled over the templates so that every eight meet each combination of cap, envelope
 #: and header once or twice (a header longer than the label, and shorter: #305's question either way).

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from invariants.database import DATABASE_ENV, open_database
 from invariants.plugin import PROFILE_ENV, VARIANTS_ENV
+from reports.errors import UsageError
 
 #: The checkout the tests live in (the fuzzer runs them from there).
 ROOT = Path(__file__).resolve().parents[2]
@@ -103,7 +104,7 @@ class Outcome:
     stopped_by: str = "time"
 
 
-class CollectionError(Exception):
+class CollectionError(UsageError):
     """The plan's test files could not be collected; the message is one line."""
 
 

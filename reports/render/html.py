@@ -16,13 +16,13 @@ from reports.campaign.records import Kind, Status
 from reports.render.report_model import Report, score
 from reports.render.summary import (
     GLOSSARY,
-    _example_title,
-    _mutmut_by_file,
-    _secs,
     by_file,
+    example_title,
     in_folder,
+    mutmut_by_file,
     mutmut_folders,
     plain_headline,
+    seconds_text,
     summary_lines,
     variant_matrix,
 )
@@ -164,7 +164,7 @@ def _named(report: Report, h: list[str]) -> None:
                 + "".join(f"<div><code>{_e(t)}</code></div>" for t in r.killed_by)
                 + (f"<div class='small'>first failure: {_e(r.failure)}</div>" if r.failure else "")
                 + (
-                    f"<div class='small'>{_e(_example_title(r.shrunk))}</div><pre>{_e(r.counterexample)}</pre>"
+                    f"<div class='small'>{_e(example_title(r.shrunk))}</div><pre>{_e(r.counterexample)}</pre>"
                     if r.counterexample
                     else ""
                 )
@@ -178,7 +178,7 @@ def _named(report: Report, h: list[str]) -> None:
         h.append(
             f"<tr data-status='{_e(r.status)}'><td><code>{_e(r.id)}</code></td><td><code>{_e(r.spec)}</code></td>"
             f"<td>{_e(r.wording)}</td><td class='{_e(r.status)}'>{_e(r.status)}</td><td>{detail}</td>"
-            f"<td>{_secs(r.time_to_kill)}</td><td>{_secs(r.duration)}</td></tr>"
+            f"<td>{seconds_text(r.time_to_kill)}</td><td>{seconds_text(r.duration)}</td></tr>"
         )
     h.append("</table>")
 
@@ -211,7 +211,7 @@ def _mutmut(report: Report, h: list[str]) -> None:
         "<h2>mutmut's mutants by file</h2><table id='files'><tr><th>file</th><th>killed</th><th>survived</th>"
         "<th>timeout</th><th>no coverage</th><th>equivalent</th><th>pending</th><th>score</th></tr>"
     )
-    for row in _mutmut_by_file(report):
+    for row in mutmut_by_file(report):
         h.append("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in row) + "</tr>")
     h.append("</table>")
     for path, group in by_file(report).items():

@@ -10,10 +10,10 @@ from reports.campaign.records import Kind, Status
 from reports.render.report_model import Report
 from reports.render.summary import (
     GLOSSARY,
-    _example_title,
-    _mutmut_by_file,
-    _secs,
+    example_title,
+    mutmut_by_file,
     plain_headline,
+    seconds_text,
     summary_lines,
     variant_matrix,
 )
@@ -55,7 +55,10 @@ def render(report: Report) -> str:
     out += ["## Named mutants", ""]
     out += _md_table(
         ["mutant", "what it undoes", "status", "killing tests", "time to kill", "run"],
-        [[r.id, r.wording, r.status, len(r.killed_by), _secs(r.time_to_kill), _secs(r.duration)] for r in report.named],
+        [
+            [r.id, r.wording, r.status, len(r.killed_by), seconds_text(r.time_to_kill), seconds_text(r.duration)]
+            for r in report.named
+        ],
     )
     for r in report.named:
         if r.killed_by:
@@ -63,7 +66,7 @@ def render(report: Report) -> str:
             if r.failure:
                 out += [f"First failure: `{r.failure}`", ""]
             if r.counterexample:
-                out += [_example_title(r.shrunk) + ":", "", "```", r.counterexample, "```", ""]
+                out += [example_title(r.shrunk) + ":", "", "```", r.counterexample, "```", ""]
     out += ["## mutmut", ""]
     out += _md_table(
         [
@@ -76,7 +79,7 @@ def render(report: Report) -> str:
             Status.PENDING,
             "score",
         ],
-        _mutmut_by_file(report),
+        mutmut_by_file(report),
     )
     surv = [r for r in report.mutmut if r.status in (Status.SURVIVED, Status.TIMEOUT, Status.NO_COVERAGE, Status.ERROR)]
     if surv:

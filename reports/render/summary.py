@@ -7,11 +7,12 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from reference.variant_names import SEED_VARIANTS
 from reports.campaign.records import ALIVE, Kind, Outcome, Status, TestRow
 from reports.exit_codes import Exit
 from reports.render.report_model import MutmutRow, Report, Score, score
 
-VARIANT_ORDER = ("main-48bb87a1", "pr-8bb01ab8", "sound")
+VARIANT_ORDER = SEED_VARIANTS
 
 
 # ----------------------------------------------------------------------------- the variant matrix
@@ -411,7 +412,7 @@ def summary_lines(report: Report) -> list[str]:
     return lines + [f"note: {n}" for n in report.notes]
 
 
-def _example_title(shrunk: bool) -> str:
+def example_title(shrunk: bool) -> str:
     return (
         "Minimal counterexample (Hypothesis shrank it)"
         if shrunk
@@ -419,7 +420,7 @@ def _example_title(shrunk: bool) -> str:
     )
 
 
-def _secs(x: float | None) -> str:
+def seconds_text(x: float | None) -> str:
     return "" if x is None else f"{float(x):.1f}s"
 
 
@@ -431,7 +432,7 @@ def by_file(report: Report) -> dict[str, list[MutmutRow]]:
     return dict(sorted(files.items()))
 
 
-def _mutmut_by_file(report: Report) -> list[list[object]]:
+def mutmut_by_file(report: Report) -> list[list[object]]:
     rows: list[list[object]] = []
     for path, group in by_file(report).items():
         s = score(r.status for r in group)

@@ -20,8 +20,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from reports.campaign.equivalents import load_equivalents
-from reports.campaign.hints import function_of
-from reports.campaign.hints import read as read_hints
+from reports.campaign.hints import Hints, function_of, learnt_hints
 from reports.campaign.mutmut.meta import load_meta, module_of, mutant_name
 from reports.campaign.mutmut.results import described
 from reports.campaign.mutmut.work_copy import keep_verdicts, read_selection, verdicts
@@ -70,14 +69,14 @@ def _run(
     return proc.returncode, False
 
 
-def plan(work: Path, owned: Sequence[str], baseline: BaselineRecord) -> dict[str, Any]:
+def plan(work: Path, owned: Sequence[str], baseline: BaselineRecord, hints: Hints) -> dict[str, Any]:
     """The executor's plan: the pending mutants of the owned modules (each with its function and time limit),
-    each function's covering tests and known killers, and the tests' per-test time limits."""
+    each function's covering tests and known killers (``hints``: what the last complete report learnt), and the
+    tests' per-test time limits."""
     stats = json.loads((work / "mutants" / "mutmut-stats.json").read_text(encoding="utf-8"))
     covering = stats.get("tests_by_mangled_function_name", {})
     durations = {r.nodeid: r.duration for r in baseline.tests}
     red = set(red_tests(baseline))
-    hints = read_hints()
     killers = hints.killers
     listed = load_equivalents()
     mine = set(owned)
@@ -238,7 +237,7 @@ def run_pending(
             tail = log.read_text(encoding="utf-8", errors="replace")[-300:].strip()
             return f"mutmut's preparation exited {code}; see {log}: {tail}"
     prepared = time.time()
-    the_plan = plan(work, owned, baseline)
+    the_plan = plan(work, owned, baseline, learnt_hints(settings.state_dir))
     planned = the_plan["mutants"]
     merge(work, the_plan["reviewed"], {m["name"]: {"exit": SKIPPED, "seconds": 0.0} for m in the_plan["reviewed"]})
     if stream is not None:

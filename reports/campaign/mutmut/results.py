@@ -79,7 +79,7 @@ def killers(work: Path) -> dict[str, str]:
     return out
 
 
-def _pending_names(work: Path) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+def pending_names(work: Path) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
     """(all mutant names, names without a result) by module."""
     every: dict[str, list[str]] = {}
     pending: dict[str, list[str]] = {}

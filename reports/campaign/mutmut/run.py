@@ -34,9 +34,9 @@ from typing import Any
 from reports.campaign.journal import Journal, journal_name
 from reports.campaign.mutmut.execute import run_pending
 from reports.campaign.mutmut.results import (
-    _pending_names,
     collect,
     coverage_record,
+    pending_names,
     progress_counts,
     reset_interrupted,
 )
@@ -55,6 +55,7 @@ from reports.campaign.progress import fmt_time
 from reports.campaign.records import BaselineRecord, MutmutRecord, Status, coverage_key
 from reports.campaign.runs import red_tests
 from reports.campaign.settings import MutmutEngine, Settings
+from reports.errors import CampaignError
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,7 @@ def mutmut_executable(python: str) -> str:
         return str(candidate)
     found = shutil.which("mutmut")
     if not found:
-        raise FileNotFoundError("mutmut is not installed (pip install -e '.[mutation]')")
+        raise CampaignError("mutmut is not installed (pip install -e '.[mutation]'), or run with --no-mutmut")
     return found
 
 
@@ -99,7 +100,7 @@ def run_mutmut(
     if ahead is not None:
         ahead.ok()  # the preparation beside the baseline has finished with the work copy
     warm = (work_dir(settings) / "mutants").is_dir() and ahead is None
-    work, previous = lay_work_copy(settings, fp)
+    work, previous = lay_work_copy(settings)
     reset_interrupted(work)
     touched = changed_functions(work, previous) if warm else []
     retest = reset_for_changed_tests(settings, work) if warm else []
@@ -115,7 +116,7 @@ def run_mutmut(
     owned = [
         m for m in modules(work) if m.split(".", 1)[0] in paths and (shard is None or shard_of(m, shard[1]) == shard[0])
     ]
-    every, pending = _pending_names(work)
+    every, pending = pending_names(work)
     known = all(m in every for m in owned)
     todo = [n for m in owned for n in pending.get(m, [])] if known else []
     ran = False
@@ -139,7 +140,7 @@ def run_mutmut(
             ran = True
             reset_interrupted(work)
             save_test_keys(settings, work)
-    every, pending = _pending_names(work)
+    every, pending = pending_names(work)
     names = [n for m in owned for n in every.get(m, [])]
     records = collect(work, fp, {m for m in owned}, every)
     coverage = coverage_record(work, fp, coverage_key(journal_name(shard))) if ran else None

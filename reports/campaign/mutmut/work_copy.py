@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from reports.campaign.dependency_keys import Coverage, function_keys, shared_key, test_key
+from reports.campaign.dependency_keys import function_keys, shared_key, test_key
 from reports.campaign.journal import hashed_files
 from reports.campaign.mutmut.meta import load_meta, module_of, mutant_name, tests_by_function
 from reports.campaign.options import MUTMUT_PATHS
@@ -22,12 +22,11 @@ def work_dir(settings: Settings) -> Path:
     return settings.mutmut_dir / "project"
 
 
-def lay_work_copy(settings: Settings, fp: str) -> tuple[Path, dict[str, str | None]]:
+def lay_work_copy(settings: Settings) -> tuple[Path, dict[str, str | None]]:
     """The project's hashed files in the work folder: copied whole the first time, then brought up to date file
     by file, so that mutmut keeps the results of every function that did not change (it re-mutates a changed
     file and re-runs the mutants of its changed functions; ``reset_for_changed_tests`` does the tests' part)."""
     previous = sync_work_copy(settings)
-    (work_dir(settings).parent / "fingerprint").write_text(fp + "\n")
     return work_dir(settings), previous
 
 
@@ -163,26 +162,6 @@ def _mutant_keys(path: Path) -> dict[str, str]:
         return {}
     keys = function_keys(path.read_text(encoding="utf-8"))
     return {name.rsplit(".", 1)[-1]: key for name, key in keys.items() if "__mutmut_" in name}
-
-
-def coverage(settings: Settings, fp: str) -> Coverage | None:
-    """Which tests call each mutated function, as mutmut's coverage run saw the code of fingerprint ``fp`` (None when
-    the work copy was last laid for other code, or holds no coverage)."""
-    work = work_dir(settings)
-    covered = tests_by_function(work) if coverage_stamp(settings) == fp else None
-    if covered is None:
-        return None
-    tests_of = {unmangled(f): frozenset(tests) for f, tests in covered.items()}
-    traced = set(tests_of)
-    for _source, (_, data) in load_meta(work).items():
-        traced.update(unmangled(k.rsplit("__mutmut_", 1)[0]) for k in data.get("exit_code_by_key", {}))
-    return Coverage(tests_of, frozenset(traced))
-
-
-def coverage_stamp(settings: Settings) -> str | None:
-    """The fingerprint of the code the work copy was last laid for (its coverage was taken on that code)."""
-    stamp = work_dir(settings).parent / "fingerprint"
-    return stamp.read_text().strip() if stamp.is_file() else None
 
 
 def unmangled(function: str) -> str:

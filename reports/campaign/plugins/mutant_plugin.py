@@ -22,6 +22,9 @@ Load it with ``-p reports.campaign.plugins.mutant_plugin``. It does nothing unle
 - ``--cm-only PATH``: run only the tests whose node ids PATH lists (one a line); the rest are
   deselected. The environment variable ``CMHARNESS_SKIP`` names a file of node ids to deselect
   (how the campaign keeps mutmut off the tests that are red on the unmutated code).
+- ``--cm-calls`` (with ``--cm-results``): each row also names the functions of the code under test the test called
+  (``calls``), and each process ends its results with a line ``{"event": "calls", "shared": [...], "modules":
+  [...]}``: the calls that outlive a test and the modules instrumented (``call_recorder``; the baseline's coverage).
 - ``--cm-quick-killers``: example tests run first, and once one has failed the property tests are
   skipped (how a named mutant finds every failing example test without paying for the property
   searches; a property test kills only when no example test does).
@@ -52,19 +55,25 @@ from typing import Any
 import pytest
 
 from reports.campaign.mutmut import trampoline
+from reports.campaign.plugins import call_recorder
 from reports.campaign.records import Outcome
 
 MAX_TEXT = 20_000
+#: The results line, written last, naming the shared calls and the instrumented modules (``--cm-calls``).
+CALLS_EVENT = "calls"
 KILLERS_ENV = "CMHARNESS_KILLERS"
 SKIP_ENV = "CMHARNESS_SKIP"
 DURATIONS_ENV = "CMHARNESS_DURATIONS"
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_load_initial_conftests() -> None:
+def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     """Before the conftests import the model: mutmut's trampolines become the leaner ones of
-    ``reports.campaign.mutmut.trampoline`` (nothing where mutmut is not installed)."""
+    ``reports.campaign.mutmut.trampoline`` (nothing where mutmut is not installed); with ``--cm-calls`` the code under
+    test is imported instrumented (``call_recorder``)."""
     trampoline.install()
+    if getattr(early_config.known_args_namespace, "cm_calls", False):
+        call_recorder.install()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -84,6 +93,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--cm-only", default=None, metavar="PATH", help="run only the tests whose node ids PATH lists, one a line"
+    )
+    group.addoption(
+        "--cm-calls",
+        action="store_true",
+        default=False,
+        help="record which functions of the code under test each test calls (with --cm-results)",
     )
     group.addoption(
         "--cm-quick-killers",
@@ -133,7 +148,9 @@ def pytest_configure(config: pytest.Config) -> None:
     path = config.getoption("--cm-results")
     killers = os.environ.get(KILLERS_ENV)
     if (path or killers) and not _xdist_controller(config):  # under pytest-xdist each worker records its own tests
-        recorder = _Recorder(path, killers)
+        recorder = _Recorder(path, killers, calls=bool(path) and config.getoption("--cm-calls"))
+        if recorder.calls:
+            config.pluginmanager.register(WideFixtures(), "cmharness-wide-fixtures")
         if path:
             watch_variants(recorder.looked_up)
         config.pluginmanager.register(recorder, "cmharness-mutant-recorder")
@@ -341,8 +358,21 @@ def base_id(nodeid: str, variant: str | None) -> str:
     return nodeid
 
 
+class WideFixtures:
+    """The calls a fixture wider than one test makes while set up are shared: later tests use its value too."""
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_fixture_setup(self, fixturedef: pytest.FixtureDef[Any]) -> Any:
+        if fixturedef.scope == "function":
+            yield
+            return
+        with call_recorder.shared():
+            yield
+
+
 class _Recorder:
-    def __init__(self, path: str | None, killers: str | None) -> None:
+    def __init__(self, path: str | None, killers: str | None, *, calls: bool = False) -> None:
+        self.calls = calls
         self.path = path
         self.killers = killers
         self.meta: dict[str, dict[str, Any]] = {}
@@ -370,6 +400,8 @@ class _Recorder:
 
     def pytest_runtest_logstart(self, nodeid: str) -> None:
         self.current = nodeid
+        if self.calls:
+            call_recorder.start_test()
         if self.fh is not None:  # so that a run killed at its timeout tells which test it was in
             self.fh.write(json.dumps({"event": "start", "nodeid": nodeid, "t": time.time()}) + "\n")
             self.fh.flush()
@@ -404,10 +436,15 @@ class _Recorder:
         }
         if text:
             row["text"] = text[-MAX_TEXT:] if len(text) > MAX_TEXT else text
+        if self.calls:
+            row["calls"] = call_recorder.end_test()
         self.fh.write(json.dumps(row) + "\n")
         self.fh.flush()
 
     def pytest_unconfigure(self) -> None:
+        if self.fh is not None and self.calls:
+            shared = {"shared": call_recorder.shared_names(), "modules": call_recorder.instrumented_modules()}
+            self.fh.write(json.dumps({"event": CALLS_EVENT, **shared}) + "\n")
         if self.fh is not None:
             self.fh.close()
             self.fh = None

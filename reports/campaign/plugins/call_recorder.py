@@ -1,0 +1,203 @@
+"""Which functions of the code under test each test calls: the baseline's per-test coverage, cheap enough for every run.
+
+An import hook compiles the modules of the code under test (the packages ``CODE`` names) with one statement added at
+the top of every function's body: a C-level ``set.add`` of the function's index. A function nested in another counts
+as its outermost function or method, the granularity of ``reports.campaign.dependency_keys.function_keys``. The
+recording plugin empties that set at each test's start and takes it at the test's end.
+
+Calls whose result can outlive the test that made them are *shared*: those made outside any test (imports,
+collection), while a fixture wider than one test is set up, or inside a cached function (``functools.cache``,
+``lru_cache`` and ``cached_property`` are replaced by ones that mark their misses, for every module imported after
+``install``, the tests' included: a later test gets the result without the calls). A change to a shared function
+re-runs every test. A module imported before the hook was installed is not instrumented; ``modules`` lists those that
+were, so that a change elsewhere is known to be unseen.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import importlib.abc
+import importlib.machinery
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from types import CodeType
+from typing import Any
+
+from reports.campaign.dependency_keys import CODE
+
+HIT = "__cm_hit__"
+_REAL_LRU_CACHE = functools.lru_cache
+_REAL_CACHED_PROPERTY = functools.cached_property
+
+_HITS: set[int] = set()
+_SHARED: set[int] = set()
+_SAVED: list[set[int]] = []
+_NAMES: list[str] = []
+_INDEX: dict[str, int] = {}
+_MODULES: set[str] = set()
+
+
+def _index(name: str) -> int:
+    if name not in _INDEX:
+        _INDEX[name] = len(_NAMES)
+        _NAMES.append(name)
+    return _INDEX[name]
+
+
+def shared_enter() -> None:
+    """From here the calls are shared too (a cached function's body, a wide fixture's set-up)."""
+    _SAVED.append(set(_HITS))
+    _HITS.clear()
+
+
+def shared_leave() -> None:
+    _SHARED.update(_HITS)
+    _HITS.update(_SAVED.pop())
+
+
+@contextmanager
+def shared() -> Iterator[None]:
+    shared_enter()
+    try:
+        yield
+    finally:
+        shared_leave()
+
+
+def _sharing(function: Any) -> Any:
+    """``function``, its calls shared (what a cache runs on a miss)."""
+
+    @functools.wraps(function)
+    def shared_call(*args: Any, **kwargs: Any) -> Any:
+        with shared():
+            return function(*args, **kwargs)
+
+    return shared_call
+
+
+def lru_cache(maxsize: Any = 128, typed: bool = False) -> Any:
+    """``functools.lru_cache`` (and so ``functools.cache``) whose misses are shared."""
+    if callable(maxsize) and not isinstance(maxsize, bool):  # used bare: @lru_cache
+        return _REAL_LRU_CACHE(_sharing(maxsize))
+    decorate = _REAL_LRU_CACHE(maxsize, typed)
+    return lambda function: decorate(_sharing(function))
+
+
+class cached_property(_REAL_CACHED_PROPERTY):  # functools' name
+    """``functools.cached_property`` whose first computation is shared."""
+
+    def __init__(self, func: Any) -> None:
+        super().__init__(_sharing(func))
+
+
+def start_test() -> None:
+    """A test starts: what was called since the last test's end (imports, collection) is shared."""
+    _SHARED.update(_HITS)
+    _HITS.clear()
+
+
+def end_test() -> list[str]:
+    """A test ends: the functions it called, by dotted name, sorted."""
+    names = sorted(_NAMES[i] for i in _HITS)
+    _HITS.clear()
+    return names
+
+
+def shared_names() -> list[str]:
+    return sorted({_NAMES[i] for i in _SHARED | _HITS})
+
+
+def instrumented_modules() -> list[str]:
+    return sorted(_MODULES)
+
+
+class _Instrument(ast.NodeTransformer):
+    """Adds the hit to every function of one module."""
+
+    def __init__(self, module: str) -> None:
+        self.module = module
+        self.owner: int | None = None
+        self.prefix = ""
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> ast.AST:
+        if self.owner is not None:
+            return self.generic_visit(node)
+        outer, self.prefix = self.prefix, f"{self.prefix}{node.name}."
+        try:
+            return self.generic_visit(node)
+        finally:
+            self.prefix = outer
+
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.AST:
+        top = self.owner is None
+        if top:
+            self.owner = _index(f"{self.module}.{self.prefix}{node.name}")
+        try:
+            self.generic_visit(node)
+        finally:
+            owner = self.owner
+            if top:
+                self.owner = None
+        assert owner is not None
+        _prepend(node, owner)
+        return node
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+
+def _prepend(node: ast.FunctionDef | ast.AsyncFunctionDef, owner: int) -> None:
+    """``__cm_hit__(owner)`` first in the body (after its docstring), where its first statement is."""
+    body = node.body
+    first = body[0]
+    doc = body[:1] if isinstance(first, ast.Expr) and isinstance(getattr(first.value, "value", None), str) else []
+    rest = body[len(doc) :] or [ast.copy_location(ast.Pass(), first)]
+    hit = ast.Expr(ast.Call(ast.Name(HIT, ast.Load()), [ast.Constant(owner)], []))
+    node.body = [*doc, ast.copy_location(hit, rest[0]), *rest]
+
+
+def recording_globals() -> dict[str, Any]:
+    """What an instrumented module's code calls, by the names the instrumentation gave it."""
+    return {HIT: _HITS.add}
+
+
+def instrumented(source: str | bytes, path: str, module: str) -> CodeType:
+    """``source`` compiled with the hits added (positions kept: tracebacks and line numbers read as the file)."""
+    tree = _Instrument(module).visit(ast.parse(source, path))
+    ast.fix_missing_locations(tree)
+    return compile(tree, path, "exec", dont_inherit=True)
+
+
+class _Loader(importlib.machinery.SourceFileLoader):
+    """Loads a module of the code under test instrumented, never through (or into) the bytecode cache."""
+
+    def get_code(self, fullname: str) -> CodeType:
+        path = self.get_filename(fullname)
+        code = instrumented(self.get_data(path), path, fullname)
+        _MODULES.add(fullname)
+        return code
+
+    def exec_module(self, module: Any) -> None:
+        module.__dict__.update(recording_globals())
+        super().exec_module(module)
+
+
+class _Finder(importlib.abc.MetaPathFinder):
+    def find_spec(self, fullname: str, path: Sequence[str] | None, target: Any = None) -> Any:
+        if fullname.partition(".")[0] not in CODE:
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+        if spec is None or not isinstance(spec.loader, importlib.machinery.SourceFileLoader):
+            return spec
+        spec.loader = _Loader(fullname, spec.origin)
+        return spec
+
+
+def install() -> None:
+    """From now on the modules of the code under test are imported instrumented (those already imported stay as
+    they are, and are not listed by ``instrumented_modules``), and functools' caches share their misses."""
+    if not any(isinstance(f, _Finder) for f in sys.meta_path):
+        sys.meta_path.insert(0, _Finder())
+    functools.lru_cache = lru_cache  # type: ignore[assignment]  # this process only
+    functools.cached_property = cached_property  # type: ignore[misc]

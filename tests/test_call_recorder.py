@@ -1,0 +1,149 @@
+"""The baseline's per-test calls: every function of the code under test counts once per test that runs it, a nested
+function as its outermost one, and calls whose result outlives a test (cached, or made outside every test) are
+shared."""
+
+from __future__ import annotations
+
+import functools
+import traceback
+
+import pytest
+
+from reports.campaign.plugins import call_recorder as cr
+
+pytestmark = pytest.mark.harness
+
+SOURCE = '''
+import functools
+
+
+def leaf(x):
+    """Returns x."""
+    return x
+
+
+def outer(x):
+    def inner(y):
+        return leaf(y)
+
+    return inner(x)
+
+
+class Shape:
+    class Part:
+        def size(self):
+            return leaf(2)
+
+    def area(self):
+        return self.Part().size() * 2
+
+
+@functools.cache
+def table():
+    return leaf(3)
+
+
+def boom():
+    x = 1
+    raise ValueError(x)
+'''
+
+
+def load(source: str = SOURCE, module: str = "strategies.fake") -> dict:
+    """``source`` compiled as the recording plugin's import hook compiles a module of the code under test (and a
+    test started)."""
+    cr.start_test()
+    namespace = {"__name__": module, **cr.recording_globals()}
+    exec(cr.instrumented(source, "fake.py", module), namespace)
+    return namespace
+
+
+@pytest.fixture
+def ns(monkeypatch):
+    monkeypatch.setattr(functools, "lru_cache", cr.lru_cache)  # as ``install`` does in the baseline's process
+    namespace = load()
+    cr._SHARED.clear()
+    yield namespace
+    cr.end_test()
+
+
+def test_each_function_counts_under_its_own_dotted_name(ns):
+    assert ns["leaf"](1) == 1 and ns["leaf"].__doc__ == "Returns x."  # the docstring stays the docstring
+    assert cr.end_test() == ["strategies.fake.leaf"]
+    assert ns["Shape"]().area() == 4
+    assert cr.end_test() == ["strategies.fake.Shape.Part.size", "strategies.fake.Shape.area", "strategies.fake.leaf"]
+
+
+def test_a_nested_function_counts_as_its_outermost_one(ns):
+    inner_only = ns["outer"]  # a closure built here and called later still names its owner
+    assert inner_only(5) == 5
+    assert cr.end_test() == ["strategies.fake.leaf", "strategies.fake.outer"]
+
+
+def test_a_cached_functions_calls_are_shared_and_a_later_test_sees_none(ns):
+    assert ns["table"]() == 3
+    first = cr.end_test()
+    assert first == ["strategies.fake.leaf", "strategies.fake.table"]  # the test that filled the cache saw them
+    cr.start_test()
+    assert ns["table"]() == 3
+    assert cr.end_test() == []  # the next gets the result without a call...
+    assert cr.shared_names() == ["strategies.fake.leaf", "strategies.fake.table"]  # ...so a change reruns all
+
+
+def test_calls_outside_a_test_are_shared(ns):
+    cr.end_test()
+    ns["leaf"](0)  # as at import, or in a module-wide fixture: before the next test starts
+    cr.start_test()
+    assert cr.end_test() == [] and cr.shared_names() == ["strategies.fake.leaf"]
+    with cr.shared():
+        ns["outer"](1)
+    assert cr.end_test() == ["strategies.fake.leaf", "strategies.fake.outer"]  # the test made them too
+    assert "strategies.fake.outer" in cr.shared_names()
+
+
+def test_line_numbers_read_as_the_file():
+    namespace = load()
+    with pytest.raises(ValueError) as err:
+        namespace["boom"]()
+    frame = traceback.extract_tb(err.value.__traceback__)[-1]
+    assert (frame.name, frame.lineno) == ("boom", SOURCE.splitlines().index("    raise ValueError(x)") + 1)
+    cr.end_test()
+
+
+def test_a_function_without_a_body_beyond_its_docstring_compiles():
+    namespace = load('def f():\n    """Only this."""\n', "strategies.empty")
+    assert namespace["f"]() is None and namespace["f"].__doc__ == "Only this."
+    assert cr.end_test() == ["strategies.empty.f"]
+
+
+CACHES = """
+import functools
+
+
+def leaf(x):
+    return x
+
+
+@functools.lru_cache(maxsize=4)
+def sized(x):
+    return leaf(x)
+
+
+class Box:
+    @functools.cached_property
+    def content(self):
+        return leaf(5)
+"""
+
+
+def test_every_form_of_functools_caching_shares_its_misses(monkeypatch):
+    monkeypatch.setattr(functools, "lru_cache", cr.lru_cache)
+    monkeypatch.setattr(functools, "cached_property", cr.cached_property)
+    namespace = load(CACHES, "strategies.caches")
+    cr._SHARED.clear()
+    box = namespace["Box"]()
+    assert namespace["sized"](1) == 1 and box.content == 5 and box.content == 5
+    assert namespace["sized"].cache_info().misses == 1 and namespace["Box"].content.__doc__ is None
+    made = ["strategies.caches.Box.content", "strategies.caches.leaf", "strategies.caches.sized"]
+    assert cr.end_test() == made  # the test that filled the caches saw the calls, and so will every later test
+    assert cr.shared_names() == made
