@@ -103,10 +103,10 @@ def settings_for(root: Path, **kw: Any) -> Settings:
     """Settings running the fake project at ``root`` quickly (two workers, short timeouts); ``kw`` overrides."""
     kw.setdefault("progress", io.StringIO())
     kw.setdefault("hashed", FAKE_HASHED)
+    kw.setdefault("state_dir", root / ".state")  # the fake project's own (mutmut's work copy in it)
     return Settings(
         root=root,
         out=root / "out",
-        mutmut_dir=root / ".work",
         selection=("tests",),
         workers=2,
         timeout_factor=1.0,

@@ -5,6 +5,7 @@ shared."""
 from __future__ import annotations
 
 import functools
+import sys
 import traceback
 
 import pytest
@@ -15,6 +16,7 @@ pytestmark = pytest.mark.harness
 
 SOURCE = '''
 import functools
+import sys
 
 
 def leaf(x):
@@ -118,6 +120,7 @@ def test_a_function_without_a_body_beyond_its_docstring_compiles():
 
 CACHES = """
 import functools
+import sys
 
 
 def leaf(x):
@@ -147,3 +150,16 @@ def test_every_form_of_functools_caching_shares_its_misses(monkeypatch):
     made = ["strategies.caches.Box.content", "strategies.caches.leaf", "strategies.caches.sized"]
     assert cr.end_test() == made  # the test that filled the caches saw the calls, and so will every later test
     assert cr.shared_names() == made
+
+
+def test_a_test_that_starts_a_python_process_is_marked_and_one_that_runs_another_program_is_not():
+    cr.start_test()
+    cr._audit("subprocess.Popen", ("/bin/true", ["true"], None, None))
+    assert not cr.spawned()
+    cr._audit("subprocess.Popen", (None, ["/usr/bin/python3.11", "-c", "pass"], None, None))
+    assert cr.spawned()
+    cr.start_test()  # the next test starts unmarked
+    assert not cr.spawned()
+    cr._audit("subprocess.Popen", (sys.executable, "-m reports.cli", None, None))
+    assert cr.spawned()
+    cr.end_test()

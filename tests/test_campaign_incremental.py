@@ -21,7 +21,6 @@ from reports.campaign.dependency_keys import (
     named_at_import,
     rerun,
     semantic,
-    spawning_modules,
 )
 from reports.campaign.hints import Hints
 from reports.campaign.journal import (
@@ -197,15 +196,6 @@ def test_a_changed_test_reruns_itself_and_a_changed_module_all_of_its_tests():
     assert "no per-function coverage" in affected({**SOURCES, "code:strategies/calc.py::f": "f2"}, None)[0]
 
 
-def test_a_test_module_that_runs_the_project_in_another_process_is_untraced(tmp_path):
-    (tmp_path / "tests").mkdir()
-    (tmp_path / "tests" / "spawner.py").write_text("import sys\nCMD = [sys.executable, '-m', 'reports.cli']\n")
-    (tmp_path / "tests" / "test_a.py").write_text("from spawner import CMD\n")
-    (tmp_path / "tests" / "test_b.py").write_text("import subprocess, sys\nsubprocess.run([sys.executable])\n")
-    (tmp_path / "tests" / "test_c.py").write_text("import json\n")
-    assert spawning_modules(tmp_path) == {"tests/test_a.py", "tests/test_b.py"}
-
-
 def test_the_sources_name_every_part(tmp_path):
     root = make_project(tmp_path)
     (root / "strategies" / "calc.py").write_text(CODE)
@@ -248,13 +238,27 @@ def test_double_zero():
 """
 
 
+SPAWNING = """
+import subprocess
+import sys
+
+
+def test_spawn():
+    assert subprocess.run([sys.executable, "-c", "import calc"], check=False).returncode == 0
+
+
+def test_no_python_spawned():
+    assert subprocess.run(["true"], check=False).returncode == 0
+"""
+
+
 @pytest.fixture
 def project(tmp_path):
     root = make_project(tmp_path / "p")
     (root / "strategies" / "helper.py").write_text(HELPER)
     (root / "tests" / "test_helper.py").write_text(MORE_TESTS)
     # runs the project in another process (as a test of the command line does): what it calls there is not traced
-    (root / "tests" / "test_spawn.py").write_text("import sys\n\n\ndef test_spawn():\n    assert sys.executable\n")
+    (root / "tests" / "test_spawn.py").write_text(SPAWNING)
     settings = settings_for(root)
     fp = fingerprint(settings)
     journal = Journal(settings.journal_dir)
@@ -276,6 +280,8 @@ def test_a_changed_function_reruns_only_its_tests_and_keeps_the_rest(project):
     outcomes = {r.nodeid: r.outcome for r in again.tests}
     assert outcomes["tests/test_helper.py::test_double"] == Outcome.FAILED  # run again: it sees the change
     assert outcomes["tests/test_helper.py::test_double_zero"] == Outcome.FAILED
+    # a test that started a Python process is seen doing so (the other one ran only a program that is not Python)
+    assert [first.tests[i].nodeid for i in first.calls.spawned] == ["tests/test_spawn.py::test_spawn"]
     assert again.reused == len(first.tests) - 3  # its two tests and the one that spawns
     assert [r.nodeid for r in again.tests] == sorted(r.nodeid for r in first.tests)
     untraced = {"tests/test_spawn.py::test_spawn"}

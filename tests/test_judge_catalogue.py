@@ -244,3 +244,21 @@ def test_every_invariant_that_compiles_reports_a_crash_as_its_own_violation(case
         found = judged(name, case)
     compiles = name != "exact-budget" or case.config.enforce_budget
     assert found == ([Violation(name, f"{CRASH_SITES[name]} {CRASHED}")] if compiles else [])
+
+
+def test_an_invariant_is_declared_once_with_its_name_and_cost(monkeypatch):
+    """Name and cost live on the invariant's function (``running.invariant``); the catalogue, ``check``'s order and
+    the command line read them. A second declaration of a name or a cost, or a name the contract's vocabulary
+    (``reference.expect.INVARIANT_NAMES``) lacks, fails at import, not in a run."""
+    from invariants.properties import catalogue, running
+
+    assert {d.name: d.cost for d in running.DECLARED.values()} == {
+        name: k + 1 for k, name in enumerate(catalogue.CHEAP_FIRST)
+    }
+    with pytest.raises(ValueError, match="declared twice"):
+        running.invariant("never-over", cost=99)(lambda *a: [])
+    with pytest.raises(ValueError, match="declared twice"):
+        running.invariant("brand-new", cost=1)(lambda *a: [])
+    monkeypatch.setitem(running.DECLARED, "brand-new", running.Declared("brand-new", lambda *a: [], 16))
+    with pytest.raises(ValueError, match="'brand-new' is declared in one of"):
+        catalogue._catalogue()

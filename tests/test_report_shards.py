@@ -84,7 +84,7 @@ def test_a_run_stopped_by_its_budget_and_resumed_gives_the_report_of_one_run(
     """Another copy of the project (another clone of the commit), stopped with named mutants pending, then resumed:
     byte for byte the report of the single run, timings aside."""
     root = tmp_path / "clone"
-    shutil.copytree(project, root, ignore=shutil.ignore_patterns("single", "merged-*", "shard-*", ".state", ".work"))
+    shutil.copytree(project, root, ignore=shutil.ignore_patterns("single", "merged-*", "shard-*", ".state"))
     pointed_at(root, monkeypatch)
     stopped = report("--out", str(root / "out"), "--budget", "21", "--workers", "1")  # 1 s past the reserve
     assert stopped == 3 and "pending" in (root / "out" / "report.md").read_text(encoding="utf-8")
@@ -110,7 +110,10 @@ def test_merged_shards_with_mutmut_give_the_report_of_one_run(tmp_path: Path, mo
     (root / "pyproject.toml").write_text(MUTMUT_CONFIG)
     hashed = ("pyproject.toml", "strategies", "reference", "calc.py", "tests")
     # A complete report rewrites the suite's order and the hints: in the fake project's state folder.
-    monkeypatch.setattr(report_cmd, "Settings", lambda: settings_for(root, hashed=hashed, state_dir=root / ".state"))
+    said = io.StringIO()
+    monkeypatch.setattr(
+        report_cmd, "Settings", lambda: settings_for(root, hashed=hashed, state_dir=root / ".state", progress=said)
+    )
     monkeypatch.setattr(report_cmd, "named_mutants", lambda: list(QUICK))
 
     def full(*argv: str) -> int:
@@ -123,20 +126,25 @@ def test_merged_shards_with_mutmut_give_the_report_of_one_run(tmp_path: Path, mo
     (merged / "journal").mkdir(parents=True)
     for i in (1, 2):
         shard = root / f"shard-{i}"
-        shutil.rmtree(root / ".work", ignore_errors=True)  # another machine: no mutmut work copy
+        shutil.rmtree(root / ".state", ignore_errors=True)  # another machine: no mutmut work copy
         assert full("--shard", f"{i}/2", "--out", str(shard)) in (0, 1, 3)
         for journal in (shard / "journal").glob("*.jsonl"):
             shutil.copy(journal, merged / "journal" / journal.name)
-    shutil.rmtree(root / ".work", ignore_errors=True)
+    shutil.rmtree(root / ".state", ignore_errors=True)  # the merge's machine: a fresh checkout with the journals
+    said.seek(0)
+    said.truncate()
     assert full("--merge", "--out", str(merged)) == full("--merge", "--out", str(single))
     assert outputs(merged) == outputs(single)
+    # the merge ran no mutant: every verdict came from the shards' journals (mutmut prepared for the witness search)
+    assert re.search(r"\b0 mutant\(s\) to run\b.*\b\d+ verdict\(s\) taken from the journal", said.getvalue())
+    assert "mutant(s) to run" in said.getvalue() and not re.search(r"\b[1-9]\d* mutant\(s\) to run", said.getvalue())
 
 
 def test_a_report_with_its_state_and_outputs_elsewhere_writes_nothing_in_the_project(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = make_project(tmp_path / "project")
-    monkeypatch.setattr(report_cmd, "Settings", lambda: settings_for(root))  # its state folder: root/.cmharness
+    monkeypatch.setattr(report_cmd, "Settings", lambda: settings_for(root))  # its state folder: root/.state
     monkeypatch.setattr(report_cmd, "named_mutants", lambda: list(QUICK))
 
     def tree() -> dict[str, bytes]:

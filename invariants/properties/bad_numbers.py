@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-from invariants.properties.running import Variant, Violation, compile_once, grace_limit
+from invariants.properties.running import Variant, Violation, compile_once, grace_limit, invariant
 from reference.model import Block, Budget, Config, Content, Image, RedactedThinking, Store, Text, Thinking, ToolResult
 from reference.numerics import is_finite_nonneg, is_number
 from reference.price import reference_price
@@ -97,6 +97,7 @@ def _unlimited_by_request(budget: Budget, config: Config) -> bool:
     return not config.enforce_budget or (budget.max_tokens == math.inf and math.isfinite(budget.reserve_for_response))
 
 
+@invariant("bad-values", cost=5)
 def bad_values_invariant(store: Store, config: Config, budget: Budget, variant: Variant) -> list[Violation]:
     """With bad values the compile refuses with a clear error, or sends a finite price under a real limit."""
     name = "bad-values"

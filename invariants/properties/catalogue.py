@@ -1,58 +1,30 @@
-"""The catalogue of the fifteen invariants by name, the order ``check`` judges them in, and running them
-over one case (compiles shared between the invariants of one ``check`` call)."""
+"""The catalogue of the invariants by name (each declared once, with ``running.invariant``), the order ``check`` judges
+them in, and running them over one case (compiles shared between the invariants of one ``check`` call)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from invariants.properties.bad_numbers import bad_values_invariant
-from invariants.properties.prices import exact_budget, never_over, nothing_lost, stats_total
-from invariants.properties.refusals import diagnostics, diagnostics_full
-from invariants.properties.repeatability import determinism, store_unchanged
-from invariants.properties.running import SHARED_COMPILES, InvariantViolation, Variant, Violation
-from invariants.properties.tool_pairs import well_formed
-from invariants.properties.what_is_sent import chronological, exactly_once, rendering, selection_rule, tail_suffix
+# The modules whose invariants declare themselves (``running.invariant``) when imported.
+from invariants.properties import bad_numbers, prices, refusals, repeatability, tool_pairs, what_is_sent  # noqa: F401
+from invariants.properties.running import DECLARED, SHARED_COMPILES, InvariantViolation, Variant, Violation
+from reference.expect import INVARIANT_NAMES
 from reference.model import Budget, Config, Store
 
 Property = Callable[[Store, Config, Budget, Variant], list[Violation]]
 
-INVARIANTS: dict[str, Property] = {
-    "stats-total": stats_total,
-    "exact-budget": exact_budget,
-    "never-over": never_over,
-    "nothing-lost": nothing_lost,
-    "diagnostics": diagnostics,
-    "bad-values": bad_values_invariant,
-    "determinism": determinism,
-    "well-formed": well_formed,
-    "rendering": rendering,
-    "selection": selection_rule,
-    "exactly-once": exactly_once,
-    "chronological": chronological,
-    "tail-suffix": tail_suffix,
-    "diagnostics-full": diagnostics_full,
-    "store-unchanged": store_unchanged,
-}
+
+def _catalogue() -> dict[str, Property]:
+    """Every declared invariant, in the contract's order (``reference.expect.INVARIANT_NAMES``, the names a scenario's
+    ``breaks`` may give); a name declared on one side only is an error here, at import."""
+    if missing := sorted(set(INVARIANT_NAMES) ^ set(DECLARED)):
+        raise ValueError(f"invariant {missing[0]!r} is declared in one of reference.expect and invariants only")
+    return {name: DECLARED[name].judge for name in INVARIANT_NAMES}
 
 
-#: The invariants from the cheapest to judge to the dearest (the first four share one compile).
-CHEAP_FIRST = (
-    "stats-total",
-    "never-over",
-    "nothing-lost",
-    "well-formed",
-    "bad-values",
-    "diagnostics",
-    "rendering",
-    "exactly-once",
-    "chronological",
-    "tail-suffix",
-    "selection",
-    "diagnostics-full",
-    "exact-budget",
-    "determinism",
-    "store-unchanged",
-)
+INVARIANTS: dict[str, Property] = _catalogue()
+#: The invariants from the cheapest to judge to the dearest (the first four share one compile), by declared cost.
+CHEAP_FIRST: tuple[str, ...] = tuple(sorted(INVARIANTS, key=lambda name: DECLARED[name].cost))
 
 
 def check(

@@ -17,6 +17,7 @@ from invariants.properties.running import (
     entries_text,
     first_difference,
     grace_limit,
+    invariant,
     judges_what_is_sent,
 )
 from reference.model import Budget, Config, Entry, Store
@@ -27,7 +28,7 @@ from strategies.errors import InvalidConfigError
 # ----------------------------------------------------------------------------- 1. stats total
 
 
-@judges_what_is_sent("stats-total")
+@judges_what_is_sent("stats-total", cost=1)
 def stats_total(
     name: str, out: Outcome, store: Store, config: Config, budget: Budget, variant: Variant
 ) -> list[Violation]:
@@ -90,6 +91,7 @@ def entry_prices(entries: tuple[Entry, ...], store: Store, config: Config, shown
 # ----------------------------------------------------------------------------- 2. exact budget
 
 
+@invariant("exact-budget", cost=13)
 def exact_budget(store: Store, config: Config, budget: Budget, variant: Variant) -> list[Violation]:
     """With large level budgets: at the smallest input budget whose grace limit covers P it sends the same
     entries as at an unlimited budget; one token less and it refuses. (``budget`` is not used.)"""
@@ -162,7 +164,7 @@ def exact_budget(store: Store, config: Config, budget: Budget, variant: Variant)
 # ----------------------------------------------------------------------------- 3. never over
 
 
-@judges_what_is_sent("never-over")
+@judges_what_is_sent("never-over", cost=2)
 def never_over(
     name: str, out: Outcome, store: Store, config: Config, budget: Budget, variant: Variant
 ) -> list[Violation]:
@@ -197,7 +199,7 @@ def sent_ids(store: Store, entries: Iterable[Entry]) -> frozenset[str]:
     return frozenset(got)
 
 
-@judges_what_is_sent("nothing-lost")
+@judges_what_is_sent("nothing-lost", cost=3)
 def nothing_lost(
     name: str, out: Outcome, store: Store, config: Config, budget: Budget, variant: Variant
 ) -> list[Violation]:

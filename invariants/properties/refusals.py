@@ -77,7 +77,7 @@ def refused_prefix(
     return None
 
 
-@judges_refusals("diagnostics")
+@judges_refusals("diagnostics", cost=6)
 def diagnostics(
     name: str, out: Outcome, store: Store, config: Config, budget: Budget, variant: Variant
 ) -> list[Violation]:
@@ -163,7 +163,7 @@ def refusal_site(err: OverBudgetError, items: list) -> int | None:
     return None
 
 
-@judges_refusals("diagnostics-full")
+@judges_refusals("diagnostics-full", cost=12)
 def diagnostics_full(
     name: str, out: Outcome, store: Store, config: Config, budget: Budget, variant: Variant
 ) -> list[Violation]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from invariants.generators import NamedEstimator
-from invariants.properties.running import Variant, Violation, attempt, crash
+from invariants.properties.running import Variant, Violation, attempt, crash, invariant
 from reference.model import Budget, Config, Store, Text
 from reference.numerics import len16
 from strategies.hierarchical import HierarchicalStrategy
@@ -51,6 +51,7 @@ def _history_store(store: Store) -> Store:
     )
 
 
+@invariant("determinism", cost=14)
 def determinism(store: Store, config: Config, budget: Budget, variant: Variant) -> list[Violation]:
     """Same inputs, same outcome: fresh, repeated, after a dry run, and after another store; the state is restored."""
     name = "determinism"
@@ -114,6 +115,7 @@ def determinism(store: Store, config: Config, budget: Budget, variant: Variant) 
     return found
 
 
+@invariant("store-unchanged", cost=15)
 def store_unchanged(store: Store, config: Config, budget: Budget, variant: Variant) -> list[Violation]:
     """Two compiles in a row on one strategy send the same bytes (or refuse alike) and leave its store as it was."""
     name = "store-unchanged"

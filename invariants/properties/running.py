@@ -130,30 +130,59 @@ Judge = Callable[[str, Outcome, Store, Config, Budget, Variant], list[Violation]
 Invariant = Callable[[Store, Config, Budget, Variant], list[Violation]]
 
 
-def _judging(name: str, judged: Callable[[Outcome], bool]) -> Callable[[Judge], Invariant]:
-    """An invariant that compiles once, reports a crash, and judges only the outcomes ``judged`` accepts."""
+@dataclass(frozen=True)
+class Declared:
+    """One invariant as its module declares it: its name (docs/model.md, Invariants), its function, and its cost: its
+    place in ``check``'s order, from the cheapest to judge (1) to the dearest (a new one between two takes a fraction,
+    ``cost=7.5``, so that no other moves)."""
+
+    name: str
+    judge: Invariant
+    cost: float
+
+
+#: Every invariant, by name, as declared with ``invariant`` (``catalogue`` orders them).
+DECLARED: dict[str, Declared] = {}
+
+
+def invariant(name: str, *, cost: float) -> Callable[[Invariant], Invariant]:
+    """Declare the invariant ``name`` (its name and cost here only: the catalogue, ``check``'s order and the command
+    line read them from ``DECLARED``)."""
+
+    def declare(judge: Invariant) -> Invariant:
+        if name in DECLARED or any(d.cost == cost for d in DECLARED.values()):
+            raise ValueError(f"invariant {name!r} (cost {cost}): its name or its cost is declared twice")
+        DECLARED[name] = Declared(name, judge, cost)
+        return judge
+
+    return declare
+
+
+def _judging(name: str, cost: float | None, judged: Callable[[Outcome], bool]) -> Callable[[Judge], Invariant]:
+    """The invariant ``name`` that compiles once, reports a crash, and judges only the outcomes ``judged`` accepts;
+    declared with its ``cost`` (None: a judge built for a test, not one of the catalogue's)."""
 
     def wrap(judge: Judge) -> Invariant:
         @functools.wraps(judge)
-        def invariant(store: Store, config: Config, budget: Budget, variant: Variant) -> list[Violation]:
+        def judged_invariant(store: Store, config: Config, budget: Budget, variant: Variant) -> list[Violation]:
             out = compile_once(store, config, budget, variant)
             if out.crashed:
                 return [crash(name, out)]
             return judge(name, out, store, config, budget, variant) if judged(out) else []
 
-        return invariant
+        return judged_invariant if cost is None else invariant(name, cost=cost)(judged_invariant)
 
     return wrap
 
 
-def judges_what_is_sent(name: str) -> Callable[[Judge], Invariant]:
+def judges_what_is_sent(name: str, *, cost: float | None) -> Callable[[Judge], Invariant]:
     """The invariant ``name``, judging what a compile sends (a refusal sends nothing to judge)."""
-    return _judging(name, lambda out: out.sent)
+    return _judging(name, cost, lambda out: out.sent)
 
 
-def judges_refusals(name: str) -> Callable[[Judge], Invariant]:
+def judges_refusals(name: str, *, cost: float | None) -> Callable[[Judge], Invariant]:
     """The invariant ``name``, judging a compile's ``OverBudgetError`` (anything else has no diagnostics)."""
-    return _judging(name, lambda out: isinstance(out.error, OverBudgetError))
+    return _judging(name, cost, lambda out: isinstance(out.error, OverBudgetError))
 
 
 def grace_limit(budget: Budget, config: Config) -> Number:

@@ -42,7 +42,7 @@ def pairing_faults(entries: tuple[Entry, ...]) -> list[str]:
     return faults
 
 
-@judges_what_is_sent("well-formed")
+@judges_what_is_sent("well-formed", cost=4)
 def well_formed(
     name: str, out: Outcome, store: Store, config: Config, budget: Budget, variant: Variant
 ) -> list[Violation]:

@@ -14,6 +14,7 @@ from invariants.properties.running import (
     crash,
     entries_text,
     first_difference,
+    invariant,
     judges_what_is_sent,
 )
 from reference.model import Budget, Config, Entry, Store
@@ -24,7 +25,7 @@ from reference.selection import select as reference_select
 from strategies.errors import UncoveredDropError
 
 
-@judges_what_is_sent("rendering")
+@judges_what_is_sent("rendering", cost=7)
 def rendering(
     name: str, out: Outcome, store: Store, config: Config, budget: Budget, variant: Variant
 ) -> list[Violation]:
@@ -44,7 +45,7 @@ def rendering(
     ]
 
 
-@judges_what_is_sent("selection")
+@judges_what_is_sent("selection", cost=11)
 def selection_rule(
     name: str, out: Outcome, store: Store, config: Config, budget: Budget, variant: Variant
 ) -> list[Violation]:
@@ -72,7 +73,7 @@ def _represented(store: Store, entries: Iterable[Entry]) -> list[tuple[int, froz
     return out
 
 
-@judges_what_is_sent("exactly-once")
+@judges_what_is_sent("exactly-once", cost=8)
 def exactly_once(
     name: str, out: Outcome, store: Store, config: Config, budget: Budget, variant: Variant
 ) -> list[Violation]:
@@ -160,7 +161,7 @@ def _combined_as_one(
     return [(k, frozenset(merged)) if k == answer else (k, u) for k, u in kept]
 
 
-@judges_what_is_sent("chronological")
+@judges_what_is_sent("chronological", cost=9)
 def chronological(
     name: str, out: Outcome, store: Store, config: Config, budget: Budget, variant: Variant
 ) -> list[Violation]:
@@ -204,6 +205,7 @@ def chronological(
     return []
 
 
+@invariant("tail-suffix", cost=10)
 def tail_suffix(store: Store, config: Config, budget: Budget, variant: Variant) -> list[Violation]:
     """The tail sent is a contiguous run of the newest messages; what is evicted is the oldest part of it."""
     name = "tail-suffix"

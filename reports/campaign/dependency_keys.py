@@ -20,7 +20,6 @@ import ast
 import contextlib
 import hashlib
 import json
-import re
 import textwrap
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -278,9 +277,6 @@ def settings_part(selection: Iterable[str], profile: str, all_variants: bool) ->
 CODE = ("strategies", "reference", "invariants")
 #: What no baseline test reads (only the harness's own tests read the documents): a change there re-runs none.
 UNREAD = ("docs", "README.md")
-#: In a test module, what shows that it runs the project's code in another process, where no per-function coverage
-#: reaches: its tests depend on every function.
-SPAWNS = "sys.executable"
 
 
 def baseline_sources(root: Path, files: Iterable[Path], settings: str) -> dict[str, str]:
@@ -451,19 +447,3 @@ def rerun(
         frozenset(defs),
         untracked=bool(functions),
     )
-
-
-def spawning_modules(root: Path) -> frozenset[str]:
-    """The test modules (``tests/test_x.py``) that run the project's code in another process, themselves or through
-    a ``tests/`` helper they import."""
-    folder = root / "tests"
-    if not folder.is_dir():
-        return frozenset()
-    helpers = {p.stem for p in folder.glob("*.py") if not p.name.startswith("test_") and SPAWNS in p.read_text("utf-8")}
-    out = set()
-    for path in folder.glob("test_*.py"):
-        text = path.read_text(encoding="utf-8")
-        imported = {n.split(".")[0] for n in re.findall(r"^\s*(?:from|import)\s+([\w.]+)", text, re.M)}
-        if SPAWNS in text or imported & helpers:
-            out.add(path.relative_to(root).as_posix())
-    return frozenset(out)

@@ -79,6 +79,7 @@ class RunOutcome:
     calls: dict[str, tuple[str, ...]] = field(default_factory=dict)
     shared: frozenset[str] = frozenset()
     modules: frozenset[str] | None = None
+    spawned: frozenset[str] = frozenset()  # the tests that started a Python process
 
 
 PYTEST_ARGS = ("-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-p", "reports.campaign.plugins.mutant_plugin")
@@ -104,7 +105,10 @@ def run_pytest(
     shared = frozenset(f for e in events for f in e.get("shared", ()))
     modules = [frozenset(e.get("modules", ())) for e in events]
     instrumented = frozenset.intersection(*modules) if modules else None
-    return RunOutcome(finished, running, returncode, wall, timed_out, tail, started, calls, shared, instrumented)
+    spawned = frozenset(r["nodeid"] for r in rows if r.get("spawned") and r["outcome"] != "running")
+    return RunOutcome(
+        finished, running, returncode, wall, timed_out, tail, started, calls, shared, instrumented, spawned
+    )
 
 
 def run_process(

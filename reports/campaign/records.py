@@ -8,7 +8,7 @@ is a frozen dataclass, and ``encode``/``decode`` below are the only place a jour
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -104,17 +104,27 @@ class TestCalls:
     functions: Mapping[str, tuple[int, ...]]
     shared: tuple[str, ...] = ()
     modules: tuple[str, ...] = ()
+    spawned: tuple[int, ...] = ()  # the tests that started a Python process: what they call there is not seen
 
     @staticmethod
     def of(
-        nodeids: Sequence[str], calls: Mapping[str, Sequence[str]], shared: Sequence[str], modules: Sequence[str]
+        nodeids: Sequence[str],
+        calls: Mapping[str, Sequence[str]],
+        shared: Sequence[str],
+        modules: Sequence[str],
+        spawned: Collection[str] = (),
     ) -> TestCalls:
         """From each test's calls by node id (``nodeids``: the rows, in their order)."""
         functions: dict[str, list[int]] = {}
         for i, nodeid in enumerate(nodeids):
             for f in calls.get(nodeid, ()):
                 functions.setdefault(f, []).append(i)
-        return TestCalls({f: tuple(ix) for f, ix in sorted(functions.items())}, tuple(sorted(shared)), tuple(modules))
+        return TestCalls(
+            {f: tuple(ix) for f, ix in sorted(functions.items())},
+            tuple(sorted(shared)),
+            tuple(modules),
+            tuple(i for i, nodeid in enumerate(nodeids) if nodeid in spawned),
+        )
 
     def by_test(self, nodeids: Sequence[str]) -> dict[str, set[str]]:
         """Each test's calls by node id (``nodeids``: the rows these indexes point into)."""
@@ -438,6 +448,7 @@ def _encode_calls(calls: TestCalls) -> JSON:
         "functions": {f: list(ix) for f, ix in calls.functions.items()},
         "shared": list(calls.shared),
         "modules": list(calls.modules),
+        "spawned": list(calls.spawned),
     }
 
 
@@ -446,6 +457,7 @@ def _decode_calls(o: Mapping[str, Any]) -> TestCalls:
         {str(f): tuple(int(i) for i in ix) for f, ix in o["functions"].items()},
         tuple(o.get("shared") or ()),
         tuple(o.get("modules") or ()),
+        tuple(int(i) for i in o.get("spawned") or ()),
     )
 
 

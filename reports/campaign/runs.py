@@ -18,7 +18,6 @@ from reports.campaign.dependency_keys import (
     coverage_of,
     rerun,
     settings_part,
-    spawning_modules,
 )
 from reports.campaign.journal import Journal, hashed_files, read_records
 from reports.campaign.named_mutants import Mutant, tests_for
@@ -73,22 +72,27 @@ def _calls(rows: Sequence[TestRow], run: RunOutcome | None, previous: BaselineRe
     nodeids = [r.nodeid for r in rows]
     by_test: dict[str, set[str]] = {}
     shared: set[str] = set()
+    spawned: set[str] = set()
     modules: frozenset[str] | None = None
     if previous is not None:
         if previous.calls is None:
             return None
-        by_test = previous.calls.by_test([r.nodeid for r in previous.tests])
+        before = [r.nodeid for r in previous.tests]
+        by_test = previous.calls.by_test(before)
         shared.update(previous.calls.shared)
+        spawned.update(before[i] for i in previous.calls.spawned)
         modules = frozenset(previous.calls.modules)
     if run is not None:
         if run.modules is None:
             return None
         by_test.update({n: set(c) for n, c in run.calls.items()})
         shared.update(run.shared)
+        spawned = (spawned - set(run.calls)) | run.spawned
         modules = run.modules if modules is None else modules & run.modules
     if any(n not in by_test for n in nodeids):
         return None
-    return TestCalls.of(nodeids, {n: sorted(by_test[n]) for n in nodeids}, sorted(shared), sorted(modules or ()))
+    calls = {n: sorted(by_test[n]) for n in nodeids}
+    return TestCalls.of(nodeids, calls, sorted(shared), sorted(modules or ()), spawned)
 
 
 def rerun_baseline(
@@ -96,10 +100,11 @@ def rerun_baseline(
 ) -> BaselineRecord:
     """The baseline after a change: ``previous``'s rows of the tests ``plan`` leaves alone, and the others run again
     (with any new test); no pytest at all when no test and no function changed."""
-    spawning = spawning_modules(settings.root)
+    before = [r.nodeid for r in previous.tests]
+    spawned = {before[i] for i in previous.calls.spawned} if previous.calls is not None else set(before)
 
-    def is_traced(nodeid: str) -> bool:
-        return nodeid.split("::", 1)[0] not in spawning
+    def is_traced(nodeid: str) -> bool:  # a test that started a Python process may call anything there
+        return nodeid not in spawned
 
     again = {r.nodeid for r in previous.tests if plan.affected(r.nodeid, is_traced)}
     kept = [r for r in previous.tests if r.nodeid not in again]

@@ -92,10 +92,8 @@ class Settings:
     mutmut_engine: MutmutEngine = field(
         default_factory=lambda: MutmutEngine(engine_from_environment("CMHARNESS_MUTMUT_ENGINE"))
     )
-    #: The state folder: what the tool writes at run time (gitignored).
+    #: The state folder: what the tool writes at run time (gitignored); every run-time folder is derived from it.
     state_dir: Path = STATE
-    #: mutmut's work folder (a copy of the project, and mutmut's mutants/ inside it), in the state folder.
-    mutmut_dir: Path = STATE / "mutmut"
     selection: Sequence[str] = DEFAULT_SELECTION
     profile: str = "ci"
     workers: int = field(default_factory=lambda: os.cpu_count() or 1)
@@ -109,6 +107,11 @@ class Settings:
     pythonpath: Sequence[Path] = ()
     hashed: Sequence[str] = HASHED
     progress: TextIO | None = field(default_factory=lambda: sys.stderr)
+
+    @property
+    def mutmut_dir(self) -> Path:
+        """mutmut's work folder (a copy of the project, and mutmut's mutants/ inside it), in the state folder."""
+        return self.state_dir / "mutmut"
 
     @property
     def journal_dir(self) -> Path:

@@ -95,8 +95,16 @@ def run_campaign(
                 settings, named_mutants() + extras, shard=shard, fp=fp, deadline=deadline, patches=patches
             )
             if mutmut:
+                journaled = [r for r in done.values() if isinstance(r, MutmutRecord)]
                 result = run_mutmut(
-                    settings, fp, baseline_of(done), deadline - time.time(), shard, mutmut_paths, ahead=ahead
+                    settings,
+                    fp,
+                    baseline_of(done),
+                    deadline - time.time(),
+                    shard,
+                    mutmut_paths,
+                    ahead=ahead,
+                    journaled=journaled,
                 )
         finally:
             if ahead is not None:
@@ -244,7 +252,6 @@ def run(args: Any, stdout: TextIO) -> int:
         settings.mutmut_engine = MutmutEngine(args.mutmut_engine)
     if getattr(args, "state_dir", None):
         settings.state_dir = Path(args.state_dir).resolve()
-        settings.mutmut_dir = settings.state_dir / "mutmut"
     if args.out:
         settings.out = Path(args.out).resolve()
     if args.workers:

@@ -22,12 +22,12 @@ from typing import Any, TextIO
 from reports.campaign.equivalents import load_equivalents
 from reports.campaign.hints import Hints, function_of, learnt_hints
 from reports.campaign.mutmut.meta import load_meta, module_of, mutant_name
-from reports.campaign.mutmut.results import described
+from reports.campaign.mutmut.results import described, seed_from_journal
 from reports.campaign.mutmut.work_copy import keep_verdicts, read_selection, verdicts
 from reports.campaign.plugins.mutant_plugin import SKIP_ENV
 from reports.campaign.processes import kill_group, spawn
 from reports.campaign.progress import fmt_time
-from reports.campaign.records import BaselineRecord, Status
+from reports.campaign.records import BaselineRecord, MutmutRecord, Status
 from reports.campaign.runs import red_tests
 from reports.campaign.settings import Settings
 
@@ -218,10 +218,11 @@ def run_pending(
     owned: Sequence[str],
     ahead: PreparedAhead | None = None,
     changed: Sequence[str] = (),
+    journaled: Sequence[MutmutRecord] = (),
 ) -> str:
     """Prepare (mutmut; not again when ``ahead`` did it with no test red) and run every pending mutant of the
     owned modules (the executor) until the deadline; the mutants of the ``changed`` source files whose code reads as
-    before keep their verdicts."""
+    before keep their verdicts, and those the journal holds a verdict of for this code (``journaled``) take it."""
     stream: TextIO | None = settings.progress
     log = work.parent / "mutmut.log"
     started = time.time()
@@ -237,6 +238,7 @@ def run_pending(
             tail = log.read_text(encoding="utf-8", errors="replace")[-300:].strip()
             return f"mutmut's preparation exited {code}; see {log}: {tail}"
     prepared = time.time()
+    seeded = seed_from_journal(work, journaled)
     the_plan = plan(work, owned, baseline, learnt_hints(settings.state_dir))
     planned = the_plan["mutants"]
     merge(work, the_plan["reviewed"], {m["name"]: {"exit": SKIPPED, "seconds": 0.0} for m in the_plan["reviewed"]})
@@ -244,7 +246,9 @@ def run_pending(
         when = "beside the baseline" if beside else f"in {fmt_time(prepared - started)}"
         stream.write(
             f"mutmut: prepared {when} (mutants and per-function coverage); "
-            f"{len(planned)} mutant(s) to run, {len(the_plan['reviewed'])} reviewed equivalent(s) not run\n"
+            f"{len(planned)} mutant(s) to run, {len(the_plan['reviewed'])} reviewed equivalent(s) not run"
+            + (f", {seeded} verdict(s) taken from the journal" if seeded else "")
+            + "\n"
         )
         stream.flush()
     if not planned:

@@ -67,6 +67,35 @@ def reset_interrupted(work: Path) -> None:
             meta.write_text(json.dumps(data, indent=4), encoding="utf-8")
 
 
+#: The killers file ``seed_from_journal`` writes (read with the executor's own, which name the same mutants never).
+JOURNALED_KILLERS = "journaled.jsonl"
+
+
+def seed_from_journal(work: Path, journaled: Iterable[MutmutRecord]) -> int:
+    """Each pending mutant whose verdict the journal holds for this code (the shards' journals gathered for a merge,
+    a report resumed on a fresh work copy) takes it, with its duration and killer: what another machine ran is not
+    run again. How many."""
+    known = {r.key: r for r in journaled if mutmut_status(r.exit) != Status.PENDING}
+    seeded: list[MutmutRecord] = []
+    for _source, (meta, data) in load_meta(work).items():
+        codes = data.get("exit_code_by_key", {})
+        found = [known[mutmut_key(k)] for k, c in codes.items() if c is None and mutmut_key(k) in known]
+        for rec in found:
+            name = rec.key.removeprefix(mutmut_key(""))
+            codes[name] = rec.exit
+            data.setdefault("durations_by_key", {})[name] = rec.duration
+        if found:
+            meta.write_text(json.dumps(data, indent=4), encoding="utf-8")
+            seeded += found
+    killed = [r for r in seeded if r.killed_by]
+    if killed:
+        (work / "killers").mkdir(parents=True, exist_ok=True)
+        with open(work / "killers" / JOURNALED_KILLERS, "a", encoding="utf-8") as fh:
+            for rec in killed:
+                fh.write(json.dumps({"mutant": rec.key.removeprefix(mutmut_key("")), "test": rec.killed_by[0]}) + "\n")
+    return len(seeded)
+
+
 def killers(work: Path) -> dict[str, str]:
     out: dict[str, str] = {}
     folder = work / "killers"

@@ -91,6 +91,7 @@ def run_mutmut(
     shard: tuple[int, int] | None = None,
     paths: Sequence[str] = MUTMUT_PATHS,
     ahead: Any = None,
+    journaled: Sequence[MutmutRecord] = (),
 ) -> MutmutResult:
     """Run (or resume) mutmut over the modules under ``paths`` for at most ``budget`` seconds; the records of
     every finished mutant of those modules. ``ahead`` (``reports.campaign.mutmut.execute.PreparedAhead``) prepared a
@@ -133,7 +134,15 @@ def run_mutmut(
             try:
                 changed = [r for r in previous if r.endswith(".py") and r.split("/", 1)[0] in MUTMUT_PATHS]
                 note = _invoke(
-                    settings, work, baseline, args, deadline=start + budget, owned=owned, ahead=ahead, changed=changed
+                    settings,
+                    work,
+                    baseline,
+                    args,
+                    deadline=start + budget,
+                    owned=owned,
+                    ahead=ahead,
+                    changed=changed,
+                    journaled=journaled,
                 )
             except KeyboardInterrupt:
                 note, interrupted = "interrupted; the pending mutants run next time", True
@@ -159,9 +168,10 @@ def _invoke(
     owned: Sequence[str],
     ahead: Any = None,
     changed: Sequence[str] = (),
+    journaled: Sequence[MutmutRecord] = (),
 ) -> str:
     if settings.mutmut_engine is MutmutEngine.WARM:  # else mutmut run's own loop: a check, and to measure both
-        return run_pending(settings, work, baseline, deadline, owned, ahead, changed)
+        return run_pending(settings, work, baseline, deadline, owned, ahead, changed, journaled)
     skip = work.parent / "skip.txt"
     skip.write_text("".join(t + "\n" for t in red_tests(baseline)), encoding="utf-8")
     env = settings.env()

@@ -9,8 +9,9 @@ Calls whose result can outlive the test that made them are *shared*: those made 
 collection), while a fixture wider than one test is set up, or inside a cached function (``functools.cache``,
 ``lru_cache`` and ``cached_property`` are replaced by ones that mark their misses, for every module imported after
 ``install``, the tests' included: a later test gets the result without the calls). A change to a shared function
-re-runs every test. A module imported before the hook was installed is not instrumented; ``modules`` lists those that
-were, so that a change elsewhere is known to be unseen.
+re-runs every test. A test that starts a Python process (``spawned``, seen by an audit hook) may run any function
+there, unseen: a change to any function re-runs it. A module imported before the hook was installed is not
+instrumented; ``modules`` lists those that were, so that a change elsewhere is known to be unseen.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import importlib.machinery
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from types import CodeType
 from typing import Any
 
@@ -37,6 +39,7 @@ _SAVED: list[set[int]] = []
 _NAMES: list[str] = []
 _INDEX: dict[str, int] = {}
 _MODULES: set[str] = set()
+_SPAWNED: list[bool] = [False]
 
 
 def _index(name: str) -> int:
@@ -96,6 +99,20 @@ def start_test() -> None:
     """A test starts: what was called since the last test's end (imports, collection) is shared."""
     _SHARED.update(_HITS)
     _HITS.clear()
+    _SPAWNED[0] = False
+
+
+def spawned() -> bool:
+    """Whether the test running (or the last one) started a Python process."""
+    return _SPAWNED[0]
+
+
+def _audit(event: str, args: tuple[Any, ...]) -> None:
+    """``subprocess.Popen``'s audit event: a Python child marks the test (its calls there are not seen)."""
+    if event == "subprocess.Popen" and not _SPAWNED[0]:
+        executable, argv = args[0], args[1]
+        words = [str(executable or "")] + ([str(a) for a in argv] if isinstance(argv, list | tuple) else [str(argv)])
+        _SPAWNED[0] = any(w == sys.executable or Path(w).name.startswith("python") for w in words[:2])
 
 
 def end_test() -> list[str]:
@@ -199,5 +216,6 @@ def install() -> None:
     they are, and are not listed by ``instrumented_modules``), and functools' caches share their misses."""
     if not any(isinstance(f, _Finder) for f in sys.meta_path):
         sys.meta_path.insert(0, _Finder())
+        sys.addaudithook(_audit)
     functools.lru_cache = lru_cache  # type: ignore[assignment]  # this process only
     functools.cached_property = cached_property  # type: ignore[misc]

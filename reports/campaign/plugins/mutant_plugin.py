@@ -23,8 +23,9 @@ Load it with ``-p reports.campaign.plugins.mutant_plugin``. It does nothing unle
   deselected. The environment variable ``CMHARNESS_SKIP`` names a file of node ids to deselect
   (how the campaign keeps mutmut off the tests that are red on the unmutated code).
 - ``--cm-calls`` (with ``--cm-results``): each row also names the functions of the code under test the test called
-  (``calls``), and each process ends its results with a line ``{"event": "calls", "shared": [...], "modules":
-  [...]}``: the calls that outlive a test and the modules instrumented (``call_recorder``; the baseline's coverage).
+  (``calls``; ``spawned`` when it started a Python process, whose calls are not seen), and each process ends its
+  results with a line ``{"event": "calls", "shared": [...], "modules": [...]}``: the calls that outlive a test and
+  the modules instrumented (``call_recorder``; the baseline's coverage).
 - ``--cm-quick-killers``: example tests run first, and once one has failed the property tests are
   skipped (how a named mutant finds every failing example test without paying for the property
   searches; a property test kills only when no example test does).
@@ -438,6 +439,8 @@ class _Recorder:
             row["text"] = text[-MAX_TEXT:] if len(text) > MAX_TEXT else text
         if self.calls:
             row["calls"] = call_recorder.end_test()
+            if call_recorder.spawned():
+                row["spawned"] = True
         self.fh.write(json.dumps(row) + "\n")
         self.fh.flush()
 
