@@ -34,7 +34,7 @@ from reports.campaign.journal import (
 )
 from reports.campaign.mutmut.execute import UNKNOWN_DURATION, plan
 from reports.campaign.mutmut.results import described
-from reports.campaign.mutmut.work_copy import keep_verdicts, unmangled, verdicts
+from reports.campaign.mutmut.work_copy import complete_stats, keep_verdicts, unmangled, verdicts
 from reports.campaign.mutmut.work_copy import test_keys as keys_of_tests
 from reports.campaign.processes import run_pytest
 from reports.campaign.records import (
@@ -710,3 +710,25 @@ def test_a_baseline_that_cannot_run_is_a_one_line_campaign_error_with_its_output
     assert "\n" not in message and message.startswith("the baseline run failed (exit 2:")
     log = tmp_path / "state" / "baseline-run-failure.log"
     assert str(log) in message and "SyntaxError" in log.read_text()
+
+
+def test_mutmuts_coverage_of_a_renamed_function_is_completed_from_the_baselines_calls(tmp_path):
+    """After a rename mutmut measures again only the tests of the functions it knew: the new name held 2 of the 1,715
+    tests that call it, and its mutants survived an incremental run that a cold one kills."""
+    work = tmp_path / "project"
+    (work / "mutants" / "reference").mkdir(parents=True)
+    stats = {
+        "tests_by_mangled_function_name": {"reference.blocks.x_require": ["t::a"]},
+        "duration_by_test": {"t::a": 0.1, "t::b": 0.1, "t::c": 0.1},
+    }
+    (work / "mutants" / "mutmut-stats.json").write_text(json.dumps(stats))
+    codes = {"reference.blocks.x_require__mutmut_1": None, "reference.blocks.xǁBoxǁsize__mutmut_1": None}
+    (work / "mutants" / "reference" / "blocks.py.meta").write_text(json.dumps({"exit_code_by_key": codes}))
+    calls = {
+        "reference.blocks.require": {"t::a", "t::b", "t::outside"},  # t::outside: not in mutmut's selection
+        "reference.blocks.Box.size": {"t::c"},
+    }
+    assert complete_stats(work, calls) == 2
+    covered = json.loads((work / "mutants" / "mutmut-stats.json").read_text())["tests_by_mangled_function_name"]
+    assert covered == {"reference.blocks.x_require": ["t::a", "t::b"], "reference.blocks.xǁBoxǁsize": ["t::c"]}
+    assert complete_stats(work, calls) == 0  # complete already

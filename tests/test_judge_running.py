@@ -214,3 +214,35 @@ def test_a_shared_compile_is_reused_only_for_the_very_same_store_and_config():
             assert compile_once(case.store, case.config, case.budget, "sound").sent
         finally:
             SHARED_COMPILES.reset(token)
+
+
+@pytest.mark.parametrize("judges", [judges_what_is_sent, judges_refusals])
+def test_a_judge_with_a_cost_is_declared_and_one_without_is_not(monkeypatch, judges):
+    """``cost=None`` builds a judge for a test; a cost declares it in ``DECLARED`` under its name, with that cost."""
+    from invariants.properties import running
+
+    monkeypatch.setattr(running, "DECLARED", {})
+    _probe(judges)
+    assert running.DECLARED == {}
+    declared = judges("probe", cost=7.5)(lambda name, out, *case: [Violation(name, "judged")])
+    assert {"probe": running.Declared("probe", declared, 7.5)} == running.DECLARED
+    assert declared(*known.ONE_PAIR, "sound") == (
+        [Violation("probe", "judged")] if judges is judges_what_is_sent else []
+    )
+
+
+def test_a_plain_invariant_is_declared_with_its_name_its_function_and_its_cost(monkeypatch):
+    from invariants.properties import running
+
+    monkeypatch.setattr(running, "DECLARED", {})
+
+    def judge(store, config, budget, variant):
+        return []
+
+    assert running.invariant("plain", cost=3.25)(judge) is judge
+    assert {"plain": running.Declared("plain", judge, 3.25)} == running.DECLARED
+    with pytest.raises(ValueError, match=r"^invariant 'other' \(cost 3.25\): its name or its cost is declared twice$"):
+        running.invariant("other", cost=3.25)(judge)
+    with pytest.raises(ValueError, match=r"^invariant 'plain' \(cost 9\): its name or its cost is declared twice$"):
+        running.invariant("plain", cost=9)(judge)
+    assert list(running.DECLARED) == ["plain"]

@@ -76,7 +76,9 @@ def test_all_tips_is_every_tip_read_where_an_offset_is_named(read_at: dict[str, 
 def test_an_offset_keyed_by_a_name_that_is_no_tip_is_refused() -> None:
     """Offsets are keyed by tip, so a tip added to ``TIPS`` cannot shift another tip's offsets onto it; a key that
     names no tip (a typo, a tip renamed) fails at import, not in a report."""
-    with pytest.raises(ValueError, match="'AB-X' is not a tip"):
+    with pytest.raises(
+        ValueError, match=r"^presence in f: 'AB-X' is not a tip \(TIPS: AB-H, AB-R, AB-BODY, AB-B, AB\)$"
+    ):
         _all_tips("f", {"AB-H": "~1k", "AB-X": "~2k"})
 
 

@@ -92,7 +92,7 @@ def test_a_run_stopped_by_its_budget_and_resumed_gives_the_report_of_one_run(
     assert outputs(root / "out") == outputs(project / "single")
 
 
-@pytest.mark.slow  # mutmut's preparation in every run: a few minutes (run with --cm-slow)
+@pytest.mark.slow  # mutmut's preparation in each of five runs: about 45 s (run with --cm-slow)
 def test_merged_shards_with_mutmut_give_the_report_of_one_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = make_project(tmp_path / "project")
     (root / "reference").mkdir()
@@ -101,14 +101,18 @@ def test_merged_shards_with_mutmut_give_the_report_of_one_run(tmp_path: Path, mo
         "def double(x):\n    return x * 2\n\n\ndef half(x):\n    return x // 2\n"
     )
     (root / "strategies" / "step.py").write_text("def inc(x):\n    return x + 1\n")
+    (root / "invariants").mkdir()  # the default scope mutates the judges too
+    (root / "invariants" / "__init__.py").write_text("")
+    (root / "invariants" / "judge.py").write_text("def positive(x):\n    return x > 0\n")
     (root / "tests" / "test_ops.py").write_text(
-        "from reference.ops import double, half\nfrom strategies.step import inc\n\n\n"
+        "from invariants.judge import positive\nfrom reference.ops import double, half\n"
+        "from strategies.step import inc\n\n\n"
         "def test_double():\n    assert double(3) == 6\n\n\ndef test_half():\n    assert half(4) == 2\n\n\n"
-        "def test_inc():\n    assert inc(3) == 4\n"
+        "def test_inc():\n    assert inc(3) == 4\n\n\ndef test_positive():\n    assert positive(1) and not positive(0)\n"
     )
     shutil.copytree(ROOT / "reports", root / "reports", ignore=shutil.ignore_patterns("__pycache__"))
-    (root / "pyproject.toml").write_text(MUTMUT_CONFIG)
-    hashed = ("pyproject.toml", "strategies", "reference", "calc.py", "tests")
+    (root / "pyproject.toml").write_text(MUTMUT_CONFIG.replace('"reference/"]', '"reference/", "invariants/"]', 1))
+    hashed = ("pyproject.toml", "strategies", "reference", "invariants", "calc.py", "tests")
     # A complete report rewrites the suite's order and the hints: in the fake project's state folder.
     said = io.StringIO()
     monkeypatch.setattr(
@@ -117,8 +121,11 @@ def test_merged_shards_with_mutmut_give_the_report_of_one_run(tmp_path: Path, mo
     monkeypatch.setattr(report_cmd, "named_mutants", lambda: list(QUICK))
 
     def full(*argv: str) -> int:
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            return main(["report", *argv])
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(["report", *argv])
+        print(out.getvalue(), err.getvalue())  # shown when the test fails
+        return code
 
     single = root / "single"
     assert full("--out", str(single)) in (0, 1)

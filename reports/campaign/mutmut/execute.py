@@ -19,11 +19,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from reports.campaign.dependency_keys import coverage_of
 from reports.campaign.equivalents import load_equivalents
 from reports.campaign.hints import Hints, function_of, learnt_hints
 from reports.campaign.mutmut.meta import load_meta, module_of, mutant_name
 from reports.campaign.mutmut.results import described, seed_from_journal
-from reports.campaign.mutmut.work_copy import keep_verdicts, read_selection, verdicts
+from reports.campaign.mutmut.work_copy import complete_stats, keep_verdicts, read_selection, verdicts
 from reports.campaign.plugins.mutant_plugin import SKIP_ENV
 from reports.campaign.processes import kill_group, spawn
 from reports.campaign.progress import fmt_time
@@ -239,6 +240,9 @@ def run_pending(
             return f"mutmut's preparation exited {code}; see {log}: {tail}"
     prepared = time.time()
     seeded = seed_from_journal(work, journaled)
+    cover = coverage_of(baseline)
+    if cover is not None:
+        complete_stats(work, cover.tests_of)
     the_plan = plan(work, owned, baseline, learnt_hints(settings.state_dir))
     planned = the_plan["mutants"]
     merge(work, the_plan["reviewed"], {m["name"]: {"exit": SKIPPED, "seconds": 0.0} for m in the_plan["reviewed"]})

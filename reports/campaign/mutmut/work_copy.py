@@ -7,7 +7,7 @@ import fnmatch
 import json
 import shutil
 import tomllib
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -162,6 +162,33 @@ def _mutant_keys(path: Path) -> dict[str, str]:
         return {}
     keys = function_keys(path.read_text(encoding="utf-8"))
     return {name.rsplit(".", 1)[-1]: key for name, key in keys.items() if "__mutmut_" in name}
+
+
+def complete_stats(work: Path, tests_of: Mapping[str, Collection[str]]) -> int:
+    """mutmut's per-function coverage completed with the baseline's (``tests_of``: the tests that call each function,
+    ``strategies.cap.Cap.units``): after a change mutmut measures again only the tests of the functions it knew, so a
+    renamed or new function would be covered by a few tests and its mutants would survive a run that a cold one kills.
+    A test mutmut's selection leaves out is not added. How many functions gained tests."""
+    path = work / "mutants" / "mutmut-stats.json"
+    try:
+        stats = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return 0
+    covered = stats.setdefault("tests_by_mangled_function_name", {})
+    selected = set(stats.get("duration_by_test", {}))
+    functions = set(covered)
+    for _source, (_, data) in load_meta(work).items():
+        functions.update(k.rsplit("__mutmut_", 1)[0] for k in data.get("exit_code_by_key", {}))
+    grown = 0
+    for mangled in sorted(functions):
+        have = set(covered.get(mangled, ()))
+        more = (set(tests_of.get(unmangled(mangled), ())) & selected) - have
+        if more:
+            covered[mangled] = sorted(have | more)
+            grown += 1
+    if grown:
+        path.write_text(json.dumps(stats), encoding="utf-8")
+    return grown
 
 
 def unmangled(function: str) -> str:
