@@ -722,13 +722,15 @@ def test_mutmuts_coverage_of_a_renamed_function_is_completed_from_the_baselines_
         "duration_by_test": {"t::a": 0.1, "t::b": 0.1, "t::c": 0.1},
     }
     (work / "mutants" / "mutmut-stats.json").write_text(json.dumps(stats))
-    codes = {"reference.blocks.x_require__mutmut_1": None, "reference.blocks.xǁBoxǁsize__mutmut_1": None}
+    codes = {"reference.blocks.x_require__mutmut_1": 0, "reference.blocks.xǁBoxǁsize__mutmut_1": None}  # 0: survived
     (work / "mutants" / "reference" / "blocks.py.meta").write_text(json.dumps({"exit_code_by_key": codes}))
     calls = {
         "reference.blocks.require": {"t::a", "t::b", "t::outside"},  # t::outside: not in mutmut's selection
         "reference.blocks.Box.size": {"t::c"},
     }
-    assert complete_stats(work, calls) == 2
+    assert complete_stats(work, calls) == ["reference.blocks.x_require", "reference.blocks.xǁBoxǁsize"]
     covered = json.loads((work / "mutants" / "mutmut-stats.json").read_text())["tests_by_mangled_function_name"]
     assert covered == {"reference.blocks.x_require": ["t::a", "t::b"], "reference.blocks.xǁBoxǁsize": ["t::c"]}
-    assert complete_stats(work, calls) == 0  # complete already
+    meta = json.loads((work / "mutants" / "reference" / "blocks.py.meta").read_text())
+    assert meta["exit_code_by_key"]["reference.blocks.x_require__mutmut_1"] is None  # survived too few tests: again
+    assert complete_stats(work, calls) == []  # complete already

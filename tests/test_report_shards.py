@@ -108,7 +108,8 @@ def test_merged_shards_with_mutmut_give_the_report_of_one_run(tmp_path: Path, mo
         "from invariants.judge import positive\nfrom reference.ops import double, half\n"
         "from strategies.step import inc\n\n\n"
         "def test_double():\n    assert double(3) == 6\n\n\ndef test_half():\n    assert half(4) == 2\n\n\n"
-        "def test_inc():\n    assert inc(3) == 4\n\n\ndef test_positive():\n    assert positive(1) and not positive(0)\n"
+        "def test_inc():\n    assert inc(3) == 4\n\n\n"
+        "def test_positive():\n    assert positive(1) and not positive(0)\n"
     )
     shutil.copytree(ROOT / "reports", root / "reports", ignore=shutil.ignore_patterns("__pycache__"))
     (root / "pyproject.toml").write_text(MUTMUT_CONFIG.replace('"reference/"]', '"reference/", "invariants/"]', 1))

@@ -241,8 +241,7 @@ def run_pending(
     prepared = time.time()
     seeded = seed_from_journal(work, journaled)
     cover = coverage_of(baseline)
-    if cover is not None:
-        complete_stats(work, cover.tests_of)
+    completed = complete_stats(work, cover.tests_of) if cover is not None else []
     the_plan = plan(work, owned, baseline, learnt_hints(settings.state_dir))
     planned = the_plan["mutants"]
     merge(work, the_plan["reviewed"], {m["name"]: {"exit": SKIPPED, "seconds": 0.0} for m in the_plan["reviewed"]})
@@ -252,6 +251,11 @@ def run_pending(
             f"mutmut: prepared {when} (mutants and per-function coverage); "
             f"{len(planned)} mutant(s) to run, {len(the_plan['reviewed'])} reviewed equivalent(s) not run"
             + (f", {seeded} verdict(s) taken from the journal" if seeded else "")
+            + (
+                f"; the coverage of {len(completed)} function(s) completed from the baseline's calls"
+                if completed
+                else ""
+            )
             + "\n"
         )
         stream.flush()

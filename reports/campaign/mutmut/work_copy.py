@@ -76,9 +76,15 @@ def reset_for_changed_tests(settings: Settings, work: Path) -> list[str]:
     new = test_keys(settings, old)
     changed = {n for n, k in old.items() if new.get(n) != k}
     functions = sorted(f for f, tests in covered.items() if changed & set(tests))
-    if not functions:
-        return []
+    reopen(work, functions)
+    return functions
+
+
+def reopen(work: Path, functions: Iterable[str]) -> None:
+    """Make every finished mutant of ``functions`` (mangled names) pending again."""
     wanted = set(functions)
+    if not wanted:
+        return
     for _source, (meta, data) in load_meta(work).items():
         codes = data.get("exit_code_by_key", {})
         hit = [k for k in codes if k.rsplit("__mutmut_", 1)[0] in wanted and codes[k] is not None]
@@ -86,7 +92,6 @@ def reset_for_changed_tests(settings: Settings, work: Path) -> list[str]:
             for k in hit:
                 codes[k] = None
             meta.write_text(json.dumps(data, indent=4), encoding="utf-8")
-    return functions
 
 
 def save_test_keys(settings: Settings, work: Path) -> None:
@@ -164,30 +169,32 @@ def _mutant_keys(path: Path) -> dict[str, str]:
     return {name.rsplit(".", 1)[-1]: key for name, key in keys.items() if "__mutmut_" in name}
 
 
-def complete_stats(work: Path, tests_of: Mapping[str, Collection[str]]) -> int:
+def complete_stats(work: Path, tests_of: Mapping[str, Collection[str]]) -> list[str]:
     """mutmut's per-function coverage completed with the baseline's (``tests_of``: the tests that call each function,
     ``strategies.cap.Cap.units``): after a change mutmut measures again only the tests of the functions it knew, so a
     renamed or new function would be covered by a few tests and its mutants would survive a run that a cold one kills.
-    A test mutmut's selection leaves out is not added. How many functions gained tests."""
+    A test mutmut's selection leaves out is not added. The functions that gained tests (mangled), their mutants
+    pending again: their verdicts came from too few tests."""
     path = work / "mutants" / "mutmut-stats.json"
     try:
         stats = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return 0
+        return []
     covered = stats.setdefault("tests_by_mangled_function_name", {})
     selected = set(stats.get("duration_by_test", {}))
     functions = set(covered)
     for _source, (_, data) in load_meta(work).items():
         functions.update(k.rsplit("__mutmut_", 1)[0] for k in data.get("exit_code_by_key", {}))
-    grown = 0
+    grown = []
     for mangled in sorted(functions):
         have = set(covered.get(mangled, ()))
         more = (set(tests_of.get(unmangled(mangled), ())) & selected) - have
         if more:
             covered[mangled] = sorted(have | more)
-            grown += 1
+            grown.append(mangled)
     if grown:
         path.write_text(json.dumps(stats), encoding="utf-8")
+        reopen(work, grown)
     return grown
 
 
