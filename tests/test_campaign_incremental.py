@@ -34,7 +34,15 @@ from reports.campaign.journal import (
 )
 from reports.campaign.mutmut.execute import UNKNOWN_DURATION, plan
 from reports.campaign.mutmut.results import described
-from reports.campaign.mutmut.work_copy import complete_stats, keep_verdicts, unmangled, verdicts
+from reports.campaign.mutmut.work_copy import (
+    COVERING,
+    complete_stats,
+    covering_digests,
+    keep_verdicts,
+    reopen_recovered,
+    unmangled,
+    verdicts,
+)
 from reports.campaign.mutmut.work_copy import test_keys as keys_of_tests
 from reports.campaign.processes import run_pytest
 from reports.campaign.records import (
@@ -734,3 +742,31 @@ def test_mutmuts_coverage_of_a_renamed_function_is_completed_from_the_baselines_
     meta = json.loads((work / "mutants" / "reference" / "blocks.py.meta").read_text())
     assert meta["exit_code_by_key"]["reference.blocks.x_require__mutmut_1"] is None  # survived too few tests: again
     assert complete_stats(work, calls) == []  # complete already
+
+
+def test_a_functions_mutants_run_again_when_its_covering_tests_change(tmp_path):
+    """A test added after a mutant survived would kill it in a cold run: the mutants of a function whose covering set
+    changed since their verdicts run again; a work copy with no record of it reopens its survivors."""
+    work = tmp_path / "project"
+    (work / "mutants" / "reference").mkdir(parents=True)
+
+    def lay(tests: list[str]) -> None:
+        stats = {"tests_by_mangled_function_name": {"reference.ops.x_f": tests, "reference.ops.x_g": ["t::a"]}}
+        (work / "mutants" / "mutmut-stats.json").write_text(json.dumps(stats))
+
+    codes = {"reference.ops.x_f__mutmut_1": 0, "reference.ops.x_f__mutmut_2": 1, "reference.ops.x_g__mutmut_1": 1}
+    meta = work / "mutants" / "reference" / "ops.py.meta"
+    meta.write_text(json.dumps({"exit_code_by_key": codes}))
+    lay(["t::a"])
+    assert reopen_recovered(work) == ["reference.ops.x_f"]  # no record yet: the survivor's function
+    assert json.loads(meta.read_text())["exit_code_by_key"]["reference.ops.x_f__mutmut_1"] is None
+    meta.write_text(json.dumps({"exit_code_by_key": codes}))
+    (tmp_path / COVERING).write_text(json.dumps(covering_digests(work)))
+    assert reopen_recovered(work) == []  # nothing changed since
+    lay(["t::a", "t::new"])
+    assert reopen_recovered(work) == ["reference.ops.x_f"]
+    assert json.loads(meta.read_text())["exit_code_by_key"] == {
+        "reference.ops.x_f__mutmut_1": None,
+        "reference.ops.x_f__mutmut_2": None,
+        "reference.ops.x_g__mutmut_1": 1,
+    }

@@ -24,7 +24,13 @@ from reports.campaign.equivalents import load_equivalents
 from reports.campaign.hints import Hints, function_of, learnt_hints
 from reports.campaign.mutmut.meta import load_meta, module_of, mutant_name
 from reports.campaign.mutmut.results import described, seed_from_journal
-from reports.campaign.mutmut.work_copy import complete_stats, keep_verdicts, read_selection, verdicts
+from reports.campaign.mutmut.work_copy import (
+    complete_stats,
+    keep_verdicts,
+    read_selection,
+    reopen_recovered,
+    verdicts,
+)
 from reports.campaign.plugins.mutant_plugin import SKIP_ENV
 from reports.campaign.processes import kill_group, spawn
 from reports.campaign.progress import fmt_time
@@ -239,9 +245,10 @@ def run_pending(
             tail = log.read_text(encoding="utf-8", errors="replace")[-300:].strip()
             return f"mutmut's preparation exited {code}; see {log}: {tail}"
     prepared = time.time()
-    seeded = seed_from_journal(work, journaled)
     cover = coverage_of(baseline)
     completed = complete_stats(work, cover.tests_of) if cover is not None else []
+    completed += [f for f in reopen_recovered(work) if f not in completed]
+    seeded = seed_from_journal(work, journaled)  # last: what the journal holds for this code stands
     the_plan = plan(work, owned, baseline, learnt_hints(settings.state_dir))
     planned = the_plan["mutants"]
     merge(work, the_plan["reviewed"], {m["name"]: {"exit": SKIPPED, "seconds": 0.0} for m in the_plan["reviewed"]})
@@ -252,7 +259,7 @@ def run_pending(
             f"{len(planned)} mutant(s) to run, {len(the_plan['reviewed'])} reviewed equivalent(s) not run"
             + (f", {seeded} verdict(s) taken from the journal" if seeded else "")
             + (
-                f"; the coverage of {len(completed)} function(s) completed from the baseline's calls"
+                f"; the mutants of {len(completed)} function(s) whose covering tests changed run again"
                 if completed
                 else ""
             )

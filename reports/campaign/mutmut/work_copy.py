@@ -11,10 +11,12 @@ from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from reports.campaign.dependency_keys import function_keys, shared_key, test_key
+from reports.campaign.dependency_keys import digest, function_keys, shared_key, test_key
 from reports.campaign.journal import hashed_files
 from reports.campaign.mutmut.meta import load_meta, module_of, mutant_name, tests_by_function
+from reports.campaign.mutmut.results import mutmut_status
 from reports.campaign.options import MUTMUT_PATHS
+from reports.campaign.records import Status
 from reports.campaign.settings import ROOT, Settings
 
 
@@ -94,7 +96,40 @@ def reopen(work: Path, functions: Iterable[str]) -> None:
             meta.write_text(json.dumps(data, indent=4), encoding="utf-8")
 
 
+#: Each function's covering tests when its mutants' verdicts were given (a hash of the sorted node ids).
+COVERING = "covering.json"
+
+
+def covering_digests(work: Path) -> dict[str, str]:
+    """Each mutated function's covering tests, hashed: what a verdict of its mutants was given against."""
+    covered = tests_by_function(work) or {}
+    return {f: digest(*sorted(tests)) for f, tests in covered.items()}
+
+
+def reopen_recovered(work: Path) -> list[str]:
+    """The functions whose covering tests changed since their mutants' verdicts (a test added or gone: a cold run would
+    run the new set, and may name another first killer or kill a survivor), their mutants pending again. A work copy
+    with verdicts but no record of what they were given against reopens the functions of its survivors."""
+    saved = work.parent / COVERING
+    if saved.exists():
+        before = json.loads(saved.read_text(encoding="utf-8"))
+        changed = sorted(f for f, d in covering_digests(work).items() if f in before and before[f] != d)
+    else:
+        changed = sorted(
+            {
+                k.rsplit("__mutmut_", 1)[0]
+                for _source, (_, data) in load_meta(work).items()
+                for k, code in data.get("exit_code_by_key", {}).items()
+                if mutmut_status(code) in (Status.SURVIVED, Status.NO_COVERAGE)
+            }
+        )
+    reopen(work, changed)
+    return changed
+
+
 def save_test_keys(settings: Settings, work: Path) -> None:
+    """What the next run compares to find what changed: each covering test's key, and each function's covering set."""
+    (work.parent / COVERING).write_text(json.dumps(covering_digests(work), indent=0), encoding="utf-8")
     covered = tests_by_function(work)
     if covered is not None:
         nodeids = {t for tests in covered.values() for t in tests}
