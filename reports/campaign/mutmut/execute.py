@@ -246,8 +246,9 @@ def run_pending(
             return f"mutmut's preparation exited {code}; see {log}: {tail}"
     prepared = time.time()
     cover = coverage_of(baseline)
-    completed = complete_stats(work, cover.tests_of) if cover is not None else []
-    completed += [f for f in reopen_recovered(work) if f not in completed]
+    if cover is not None:
+        complete_stats(work, cover.tests_of)
+    reopened = reopen_recovered(work)
     seeded = seed_from_journal(work, journaled)  # last: what the journal holds for this code stands
     the_plan = plan(work, owned, baseline, learnt_hints(settings.state_dir))
     planned = the_plan["mutants"]
@@ -259,8 +260,8 @@ def run_pending(
             f"{len(planned)} mutant(s) to run, {len(the_plan['reviewed'])} reviewed equivalent(s) not run"
             + (f", {seeded} verdict(s) taken from the journal" if seeded else "")
             + (
-                f"; the mutants of {len(completed)} function(s) whose covering tests changed run again"
-                if completed
+                f"; the mutants of {len(reopened)} function(s) whose covering tests changed run again"
+                if reopened
                 else ""
             )
             + "\n"

@@ -208,8 +208,9 @@ def complete_stats(work: Path, tests_of: Mapping[str, Collection[str]]) -> list[
     """mutmut's per-function coverage completed with the baseline's (``tests_of``: the tests that call each function,
     ``strategies.cap.Cap.units``): after a change mutmut measures again only the tests of the functions it knew, so a
     renamed or new function would be covered by a few tests and its mutants would survive a run that a cold one kills.
-    A test mutmut's selection leaves out is not added. The functions that gained tests (mangled), their mutants
-    pending again: their verdicts came from too few tests."""
+    A test mutmut's selection leaves out is not added. The functions that gained tests (mangled); whether their
+    mutants run again is ``reopen_recovered``'s question (mutmut measures a changed file's functions again with few
+    tests each time, and the completed set is what their verdicts were given against)."""
     path = work / "mutants" / "mutmut-stats.json"
     try:
         stats = json.loads(path.read_text(encoding="utf-8"))
@@ -229,7 +230,6 @@ def complete_stats(work: Path, tests_of: Mapping[str, Collection[str]]) -> list[
             grown.append(mangled)
     if grown:
         path.write_text(json.dumps(stats), encoding="utf-8")
-        reopen(work, grown)
     return grown
 
 
