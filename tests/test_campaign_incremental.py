@@ -33,6 +33,7 @@ from reports.campaign.journal import (
     read_records,
 )
 from reports.campaign.mutmut.execute import UNKNOWN_DURATION, plan
+from reports.campaign.mutmut.meta import tests_by_function as covered_by
 from reports.campaign.mutmut.results import described
 from reports.campaign.mutmut.work_copy import (
     COVERING,
@@ -761,7 +762,7 @@ def test_a_functions_mutants_run_again_when_its_covering_tests_change(tmp_path):
     assert reopen_recovered(work) == ["reference.ops.x_f"]  # no record yet: the survivor's function
     assert json.loads(meta.read_text())["exit_code_by_key"]["reference.ops.x_f__mutmut_1"] is None
     meta.write_text(json.dumps({"exit_code_by_key": codes}))
-    (tmp_path / COVERING).write_text(json.dumps(covering_digests(work)))
+    (tmp_path / COVERING).write_text(json.dumps(covering_digests(covered_by(work))))
     assert reopen_recovered(work) == []  # nothing changed since
     lay(["t::a", "t::new"])
     assert reopen_recovered(work) == ["reference.ops.x_f"]

@@ -76,23 +76,21 @@ def seed_from_journal(work: Path, journaled: Iterable[MutmutRecord]) -> int:
     a report resumed on a fresh work copy) takes it, with its duration and killer: what another machine ran is not
     run again. How many."""
     known = {r.key: r for r in journaled if mutmut_status(r.exit) != Status.PENDING}
-    seeded: list[MutmutRecord] = []
+    seeded: list[tuple[str, MutmutRecord]] = []
     for _source, (meta, data) in load_meta(work).items():
         codes = data.get("exit_code_by_key", {})
-        found = [known[mutmut_key(k)] for k, c in codes.items() if c is None and mutmut_key(k) in known]
-        for rec in found:
-            name = rec.key.removeprefix(mutmut_key(""))
+        found = [(k, known[mutmut_key(k)]) for k, c in codes.items() if c is None and mutmut_key(k) in known]
+        for name, rec in found:
             codes[name] = rec.exit
             data.setdefault("durations_by_key", {})[name] = rec.duration
         if found:
             meta.write_text(json.dumps(data, indent=4), encoding="utf-8")
             seeded += found
-    killed = [r for r in seeded if r.killed_by]
+    killed = [(name, rec.killed_by[0]) for name, rec in seeded if rec.killed_by]
     if killed:
         (work / "killers").mkdir(parents=True, exist_ok=True)
         with open(work / "killers" / JOURNALED_KILLERS, "a", encoding="utf-8") as fh:
-            for rec in killed:
-                fh.write(json.dumps({"mutant": rec.key.removeprefix(mutmut_key("")), "test": rec.killed_by[0]}) + "\n")
+            fh.writelines(json.dumps({"mutant": name, "test": test}) + "\n" for name, test in killed)
     return len(seeded)
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from reports.campaign.dependency_keys import digest, function_keys, shared_key, test_key
+from reports.campaign.hints import function_of
 from reports.campaign.journal import hashed_files
 from reports.campaign.mutmut.meta import load_meta, module_of, mutant_name, tests_by_function
 from reports.campaign.mutmut.results import mutmut_status
@@ -89,7 +90,7 @@ def reopen(work: Path, functions: Iterable[str]) -> None:
         return
     for _source, (meta, data) in load_meta(work).items():
         codes = data.get("exit_code_by_key", {})
-        hit = [k for k in codes if k.rsplit("__mutmut_", 1)[0] in wanted and codes[k] is not None]
+        hit = [k for k in codes if function_of(k) in wanted and codes[k] is not None]
         if hit:
             for k in hit:
                 codes[k] = None
@@ -100,9 +101,9 @@ def reopen(work: Path, functions: Iterable[str]) -> None:
 COVERING = "covering.json"
 
 
-def covering_digests(work: Path) -> dict[str, str]:
-    """Each mutated function's covering tests, hashed: what a verdict of its mutants was given against."""
-    covered = tests_by_function(work) or {}
+def covering_digests(covered: Mapping[str, Iterable[str]]) -> dict[str, str]:
+    """Each mutated function's covering tests (``meta.tests_by_function``), hashed: what a verdict of its mutants was
+    given against."""
     return {f: digest(*sorted(tests)) for f, tests in covered.items()}
 
 
@@ -113,11 +114,12 @@ def reopen_recovered(work: Path) -> list[str]:
     saved = work.parent / COVERING
     if saved.exists():
         before = json.loads(saved.read_text(encoding="utf-8"))
-        changed = sorted(f for f, d in covering_digests(work).items() if f in before and before[f] != d)
+        now = covering_digests(tests_by_function(work) or {})
+        changed = sorted(f for f, d in now.items() if f in before and before[f] != d)
     else:
         changed = sorted(
             {
-                k.rsplit("__mutmut_", 1)[0]
+                function_of(k)
                 for _source, (_, data) in load_meta(work).items()
                 for k, code in data.get("exit_code_by_key", {}).items()
                 if mutmut_status(code) in (Status.SURVIVED, Status.NO_COVERAGE)
@@ -129,8 +131,8 @@ def reopen_recovered(work: Path) -> list[str]:
 
 def save_test_keys(settings: Settings, work: Path) -> None:
     """What the next run compares to find what changed: each covering test's key, and each function's covering set."""
-    (work.parent / COVERING).write_text(json.dumps(covering_digests(work), indent=0), encoding="utf-8")
     covered = tests_by_function(work)
+    (work.parent / COVERING).write_text(json.dumps(covering_digests(covered or {}), indent=0), encoding="utf-8")
     if covered is not None:
         nodeids = {t for tests in covered.values() for t in tests}
         (work.parent / "test-keys.json").write_text(
@@ -220,7 +222,7 @@ def complete_stats(work: Path, tests_of: Mapping[str, Collection[str]]) -> list[
     selected = set(stats.get("duration_by_test", {}))
     functions = set(covered)
     for _source, (_, data) in load_meta(work).items():
-        functions.update(k.rsplit("__mutmut_", 1)[0] for k in data.get("exit_code_by_key", {}))
+        functions.update(function_of(k) for k in data.get("exit_code_by_key", {}))
     grown = []
     for mangled in sorted(functions):
         have = set(covered.get(mangled, ()))

@@ -35,7 +35,6 @@ _REAL_CACHED_PROPERTY = functools.cached_property
 
 _HITS: set[int] = set()
 _SHARED: set[int] = set()
-_SAVED: list[set[int]] = []
 _NAMES: list[str] = []
 _INDEX: dict[str, int] = {}
 _MODULES: set[str] = set()
@@ -49,27 +48,18 @@ def _index(name: str) -> int:
     return _INDEX[name]
 
 
-def shared_enter() -> None:
-    """From here the calls are shared too (a cached function's body, a wide fixture's set-up)."""
-    _SAVED.append(set(_HITS))
-    _HITS.clear()
-
-
-def shared_leave() -> None:
-    """The shared extent ends: its calls count as shared only (which test fills a cache depends on the order the tests
-    ran in, so the test's own calls leave them out and read the same in any order)."""
-    _SHARED.update(_HITS)
-    _HITS.clear()
-    _HITS.update(_SAVED.pop())
-
-
 @contextmanager
 def shared() -> Iterator[None]:
-    shared_enter()
+    """The calls made inside count as shared only (a cache's miss, a wide fixture's set-up): which test fills a cache
+    depends on the order the tests ran in, so a test's own calls leave them out and read the same in any order."""
+    saved = set(_HITS)
+    _HITS.clear()
     try:
         yield
     finally:
-        shared_leave()
+        _SHARED.update(_HITS)
+        _HITS.clear()
+        _HITS.update(saved)
 
 
 def _sharing(function: Any) -> Any:
