@@ -124,16 +124,18 @@ def one_run(project: str, argv: list[str]) -> int:
     can start (the baseline done) and how long mutmut's preparation took and was waited for (read by ``Run``)."""
     t0 = time.perf_counter()
     sys.path.insert(0, str(ROOT / "tests"))
-    from reports.campaign import named_scheduler
+    from reports.campaign import pipeline
     from reports.campaign.mutmut import execute
+    from reports.campaign.phases import baseline as baseline_phase
+    from reports.campaign.phases import mutmut as mutmut_phase
     from reports.cli import main
     from reports.cli import report as report_cmd
 
     def say(text: str) -> None:
         print(f"bench: {text}", file=sys.stderr, flush=True)
 
-    prepare, ok, baseline = execute._prepare, execute.PreparedAhead.ok, named_scheduler.ensure_baseline
-    run_mutmut = report_cmd.run_mutmut
+    prepare, ok, baseline = execute._prepare, execute.PreparedAhead.ok, baseline_phase.run
+    run_mutmut = mutmut_phase.run_mutmut
 
     def timed_mutmut(*args, **kw):
         start = time.perf_counter()
@@ -163,7 +165,7 @@ def one_run(project: str, argv: list[str]) -> int:
             say(f"mutants start at {time.perf_counter() - t0:.1f} s")
 
     execute._prepare, execute.PreparedAhead.ok = timed_prepare, timed_ok
-    named_scheduler.ensure_baseline, report_cmd.run_mutmut = timed_baseline, timed_mutmut
+    baseline_phase.run, mutmut_phase.run_mutmut = timed_baseline, timed_mutmut
     if project != "real":
         from campaign_helpers import MUTANTS, settings_for
 
@@ -172,7 +174,7 @@ def one_run(project: str, argv: list[str]) -> int:
         report_cmd.Settings = lambda: settings_for(
             root, hashed=FIXTURE_HASHED, state_dir=root / ".state", progress=sys.stderr
         )
-        report_cmd.named_mutants = lambda: list(quick)
+        pipeline.named_mutants = lambda: list(quick)
     return main(["report", *argv])
 
 

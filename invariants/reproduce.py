@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, is_dataclass, replace
 
@@ -73,6 +74,10 @@ def _refusal(err: Exception) -> Refuses:
             configured_budget=d.configured_budget,
             reserve_for_response=d.reserve_for_response,
             input_budget=d.input_budget,
+            middle_count=d.middle_count,
+            deepest_available_level=d.deepest_available_level,
+            summary_counts_by_level=None if d.summary_counts_by_level is None else dict(d.summary_counts_by_level),
+            message=str(err),
         )
     if isinstance(err, UncoveredDropError):
         return Refuses(error=name, dropped=tuple(err.dropped), categories=dict(err.categories))
@@ -200,12 +205,29 @@ def _parts(expected: Sends | Refuses, actual: Sends | Refuses | None, prefix: st
         want = getattr(expected, f.name)
         if want is None:
             continue
+        if f.name == "message_matches":
+            out += _matches(want, actual, prefix)
+            continue
         got = None if actual is None else getattr(actual, f.name)
         if f.name == "cleared_by" and got is not None:
             want = tuple(sorted(want))
         ok = got is not None and same(want, got)
         out.append(Line(f"{prefix}.{f.name}", *shown_apart(want, got), ok))
     return out
+
+
+def _matches(patterns: Sequence[str], actual: Sends | Refuses | None, prefix: str) -> list[Line]:
+    """One line per pattern the refusal's message must match (searched, as JavaScript's ``assert.match``)."""
+    message = getattr(actual, "message", None)
+    return [
+        Line(
+            f"{prefix}.message_matches",
+            f"a message matching /{p}/",
+            fmt(message),
+            message is not None and re.search(p, message) is not None,
+        )
+        for p in patterns
+    ]
 
 
 def compare(expectation: Expectation, observed: Observed) -> tuple[Line, ...]:
@@ -287,7 +309,9 @@ def expectation_of(observed: Observed) -> Expectation:
     sends = None if observed.sends is None else replace(observed.sends, images=None, content=None)
     refuses = observed.refuses
     if refuses is not None:
-        refuses = replace(refuses, budget=None, configured_budget=None, reserve_for_response=None, input_budget=None)
+        refuses = replace(
+            refuses, budget=None, configured_budget=None, reserve_for_response=None, input_budget=None, message=None
+        )
     return Expectation(
         sends=sends,
         refuses=refuses,

@@ -41,7 +41,8 @@ class Budget:
 
     @property
     def input_budget(self) -> Number:
-        return self.max_tokens - self.reserve_for_response
+        """``max_tokens - reserve_for_response`` as a double: past 2**53 the difference rounds as JavaScript's does."""
+        return js_number(self.max_tokens - self.reserve_for_response)
 
 
 @suggest_fields

@@ -87,6 +87,15 @@ class Refuses:
     configured_budget: Number | None = None
     reserve_for_response: Number | None = None
     input_budget: Number | None = None
+    #: How many middle items (``unit``) the refusal counts (the TypeScript's ``middleChunkCount``).
+    middle_count: int | None = None
+    #: The summary inventory a line with the budget diagnostics reports (docs/model.md, Emission and the grace
+    #: check): the highest stored level, and the number of stored summaries per level.
+    deepest_available_level: int | None = None
+    summary_counts_by_level: Mapping[int, int] | None = None
+    #: The error's message, whole; ``message_matches``: patterns (Python ``re``, searched) it must each match.
+    message: str | None = None
+    message_matches: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any
 
@@ -61,6 +62,42 @@ def _categories(raw: object) -> Any:
     return dict(raw)
 
 
+def _counts_by_level(raw: object) -> Any:
+    """``{"1": 2, "3": 1}``: a count (an integer >= 0) per level (a key of digits, a level >= 1)."""
+    if not isinstance(raw, Mapping):
+        return fail(f"expected an object, got {show(raw)}")
+    counts: dict[int, int] = {}
+    for key, value in raw.items():
+        where = f".{show(key).strip(chr(34))}"
+        if not (isinstance(key, str) and key.isascii() and key.isdigit() and int(key) >= 1 and len(key) < 10):
+            fail(f"expected a level (an integer >= 1 written as a key), got {show(key)}", where)
+        if not (isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**53):
+            fail(f"expected a count (an integer >= 0), got {show(value)}", where)
+        counts[int(key)] = value
+    return counts
+
+
+def _patterns(raw: object) -> Any:
+    """One pattern or an array of them, each a regular expression Python's ``re`` compiles."""
+    items = [raw] if isinstance(raw, str) else raw
+    if not isinstance(items, (list, tuple)):
+        return fail(f"expected a pattern or an array of patterns, got {show(raw)}")
+    for k, p in enumerate(items):
+        where = "" if isinstance(raw, str) else f"[{k}]"
+        if not isinstance(p, str):
+            fail(f"expected a string, got {show(p)}", where)
+        try:
+            re.compile(p)
+        except re.error as err:
+            fail(f"not a regular expression ({err}): {show(p)}", where)
+    return tuple(items)
+
+
+COUNTS_SCHEMA = {"type": "object", "patternProperties": {"^[1-9][0-9]*$": {"type": "integer", "minimum": 0}}}
+COUNTS_SCHEMA["additionalProperties"] = False
+PATTERNS_SCHEMA = {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]}
+
+
 class RefusesModel(Strict):
     """The compile refuses; each field given is checked against the error it raises."""
 
@@ -81,6 +118,13 @@ class RefusesModel(Strict):
     configured_budget: Num | None = None
     reserve_for_response: Num | None = None
     input_budget: Num | None = None
+    middle_count: Int | None = Field(
+        None, validation_alias=AliasChoices("middle_count", "middleCount", "middleChunkCount")
+    )
+    deepest_available_level: Int | None = None
+    summary_counts_by_level: scalar(_counts_by_level, COUNTS_SCHEMA) = None
+    message: Str | None = None
+    message_matches: scalar(_patterns, PATTERNS_SCHEMA) = None
 
     def build(self) -> Refuses:
         def tup(x: list[str] | None) -> tuple[str, ...] | None:
@@ -102,6 +146,11 @@ class RefusesModel(Strict):
             configured_budget=self.configured_budget,
             reserve_for_response=self.reserve_for_response,
             input_budget=self.input_budget,
+            middle_count=self.middle_count,
+            deepest_available_level=self.deepest_available_level,
+            summary_counts_by_level=self.summary_counts_by_level,
+            message=self.message,
+            message_matches=self.message_matches,
         )
 
 

@@ -123,18 +123,34 @@ def js_round(x: Number) -> Number:
     return f + 1 if x - f >= 0.5 else f
 
 
+def _is_nan(x: Number) -> bool:
+    return isinstance(x, float) and math.isnan(x)
+
+
+def _signed_zero(x: Number) -> int:
+    """1 for +0 (an int 0 included), -1 for -0, 0 for any other number."""
+    return 0 if x != 0 else int(math.copysign(1, x))
+
+
 def js_max(*xs: Number) -> Number:
-    """``Math.max``: NaN when any argument is NaN."""
-    if any(math.isnan(x) for x in xs):
+    """``Math.max``: NaN when any argument is NaN (Python's ``max`` keeps whichever comes first), -Infinity with
+    none, and +0 above -0."""
+    if any(_is_nan(x) for x in xs):
         return math.nan
-    return max(xs)
+    if not xs:
+        return -math.inf
+    best = max(xs)
+    return next((x for x in xs if _signed_zero(x) > 0), best) if best == 0 else best
 
 
 def js_min(*xs: Number) -> Number:
-    """``Math.min``: NaN when any argument is NaN."""
-    if any(math.isnan(x) for x in xs):
+    """``Math.min``: NaN when any argument is NaN, +Infinity with none, and -0 below +0."""
+    if any(_is_nan(x) for x in xs):
         return math.nan
-    return min(xs)
+    if not xs:
+        return math.inf
+    best = min(xs)
+    return next((x for x in xs if _signed_zero(x) < 0), best) if best == 0 else best
 
 
 def js_trim(s: str) -> str:

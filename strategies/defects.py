@@ -173,6 +173,15 @@ class Behaviour(Enum):
         "at or below it stay stripped",
     )
 
+    BUDGET_DIAGNOSTICS = (
+        "a95eb55b, cbe7032a",
+        "the budget diagnostics of 57b92494: overBudgetError (summaryInventoryDiagnostics) adds the "
+        "summary inventory to every refusal's diagnostics (deepestAvailableLevel: the highest level among "
+        "all stored summaries, merged ones included, 0 when none; summaryCountsByLevel: how many per "
+        "level), and OverBudgetError's message takes its labelled wording: the unit's count, the "
+        "attempted level, the inventory and configured/response reserve/input budget",
+    )
+
     RAW_FORMS_RELEASED = (
         "cbe7032a",
         "an edit (the message cap, pairing's drop or move, pruning's cap or marker) releases every raw "
@@ -203,6 +212,10 @@ RAW_FORMS_CBE7032A = RAW_FORMS
 _NEWER_IMAGES: frozenset[Behaviour] = frozenset(
     {Behaviour.LIVE_IMAGE_BYTE_WALL, Behaviour.IMAGE_PLACEHOLDER_DROPPED, Behaviour.IMAGES_FIRST_BLOCK_FIRST}
 )
+#: What both newer lines share besides: the budget diagnostics of 57b92494 (summaryInventoryDiagnostics and
+#: overBudgetError at a95eb55b ~375.3k and cbe7032a ~375.5k; the hierarchical throw sites at a95eb55b ~450.6k and
+#: ~466-470k name each refusal's unit and the attempted level).
+_NEWER_SHARED: frozenset[Behaviour] = _NEWER_IMAGES | {Behaviour.BUDGET_DIAGNOSTICS}
 
 VARIANTS: Mapping[str, frozenset[Defect]] = {
     MAIN: KNOWN,
@@ -214,8 +227,8 @@ VARIANTS: Mapping[str, frozenset[Defect]] = {
 
 #: Each variant's line behaviours (a variant not listed has none).
 LINE_BEHAVIOURS: Mapping[str, frozenset[Behaviour]] = {
-    HYSTERESIS_A95EB55B: _NEWER_IMAGES | {Behaviour.IMAGE_STRIP_HYSTERESIS},
-    RAW_FORMS_CBE7032A: _NEWER_IMAGES | {Behaviour.RAW_FORMS_RELEASED},
+    HYSTERESIS_A95EB55B: _NEWER_SHARED | {Behaviour.IMAGE_STRIP_HYSTERESIS},
+    RAW_FORMS_CBE7032A: _NEWER_SHARED | {Behaviour.RAW_FORMS_RELEASED},
 }
 
 

@@ -5,13 +5,14 @@ Each item is checked *before* it is added: ``T + price > grace_limit`` refuses.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from reference.model import Budget, Config, Entry, Store, Summary, Text
 from reference.numerics import Number, js_blank
 from strategies.clearing import cleared_by, head_cleared_by, leaves_of, refused_prefix
-from strategies.defects import Defect, Defects
+from strategies.defects import Behaviour, Defect, Defects
 from strategies.errors import EMISSION_STAGE, Diagnostics, MiddleUnit, OverBudgetError, UncoveredDropError
 from strategies.pricing import Prices, owned_by
 from strategies.recall import QUESTION_PARTICIPANT, combined_answer, header, positioned_answer
@@ -117,6 +118,7 @@ def combined_item(selected: Sequence[Summary], ordered: Sequence[Summary], confi
 def _diagnostics(
     run: Running,
     price: Number,
+    store: Store,
     budget: Budget,
     *,
     head: bool,
@@ -133,6 +135,7 @@ def _diagnostics(
         head_tokens = 0 if defects.on(Defect.HEAD_AS_MIDDLE) else run.head_total
         middle_tokens = actual - head_tokens
         count, unit = site.count, site.unit
+    deepest, counts = inventory(store) if defects.on(Behaviour.BUDGET_DIAGNOSTICS) else (None, None)
     return Diagnostics(
         head_tokens=head_tokens,
         tail_tokens=0,
@@ -144,7 +147,16 @@ def _diagnostics(
         reserve_for_response=budget.reserve_for_response,
         input_budget=budget.input_budget,
         cleared_by=cleared,
+        deepest_available_level=deepest,
+        summary_counts_by_level=counts,
     )
+
+
+def inventory(store: Store) -> tuple[int, dict[int, int]]:
+    """The summary inventory (``BUDGET_DIAGNOSTICS``): the highest level stored (0 with none) and how many
+    summaries each level holds, merged ones included (summaryInventoryDiagnostics, a95eb55b)."""
+    counts = Counter(s.level for s in store.summaries)
+    return max(counts, default=0), dict(sorted(counts.items()))
 
 
 def _refuse(run: Running, item: Item, diagnostics: Diagnostics) -> OverBudgetError:
@@ -163,6 +175,7 @@ def emit_head(run: Running, item: Item, store: Store, budget: Budget, defects: D
         diag = _diagnostics(
             run,
             item.price,
+            store,
             budget,
             head=True,
             site=None,
@@ -181,6 +194,7 @@ def middle_refusal(
     diag = _diagnostics(
         run,
         item.price,
+        store,
         budget,
         head=False,
         site=site,

@@ -212,10 +212,11 @@ class Prices:
 
 
 def grace_limit(input_budget: Number, config: Config) -> Number:
-    """``floor(B * (1 + max(0, g)))`` in doubles; unlimited when the budget is not enforced."""
+    """``floor(B * (1 + max(0, g)))`` in doubles (each step rounded as JavaScript rounds it past 2**53);
+    unlimited when the budget is not enforced."""
     if not config.enforce_budget:
         return math.inf
-    limit = input_budget * (1 + js_max(0, config.over_budget_grace_ratio))
+    limit = js_number(input_budget * js_number(1 + js_max(0, config.over_budget_grace_ratio)))
     return limit if not math.isfinite(limit) else math.floor(limit)
 
 

@@ -1,9 +1,11 @@
 """What each variant models of the TypeScript, and where each behaviour was read (docs/model.md, Variants).
 
 ``VERSIONS`` names every stored copy of the TypeScript the model was read from; ``MODELS`` gives, per
-variant of ``VARIANTS``, the line of development and the commits it models and, behaviour by
-behaviour, the functions read and the version they were read at. A new variant adds one
-``VariantModel`` here (its readings may reuse ``FAITHFUL_READINGS``) and one row to docs/model.md's
+variant of ``VARIANTS``, the line of development and the commits it models, behaviour by behaviour the
+functions read and the version they were read at, and the upstream tests it reproduces: each test file at
+its commit with the scenario files under ``tests/scenarios/typescript/`` that transcribe it and hold on
+the variant (``tests/test_upstream_tests_declared.py`` keeps them and the files' citations in step). A new
+variant adds one ``VariantModel`` here (its readings may reuse ``FAITHFUL_READINGS``) and one row to docs/model.md's
 Variants table; ``tests/test_variants_cmd.py`` keeps the three in step.
 """
 
@@ -68,15 +70,39 @@ class Reading:
             raise ValueError(f"reading {self.behaviour!r}: unknown version {self.version!r}")
 
 
+#: Where the transcribed upstream tests are (the conformance corpus).
+CONFORMANCE_DIR = "tests/scenarios/typescript"
+
+
+@dataclass(frozen=True)
+class UpstreamTest:
+    """An upstream test file at a commit, and the scenario files of ``CONFORMANCE_DIR`` (names without the
+    ``.scenario.json`` suffix) that transcribe its assertions."""
+
+    commit: str
+    test_file: str
+    scenarios: tuple[str, ...]
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        return tuple(f"{CONFORMANCE_DIR}/{name}.scenario.json" for name in self.scenarios)
+
+
 @dataclass(frozen=True)
 class VariantModel:
-    """A variant and the TypeScript it models; ``line`` and ``commits`` are empty for a model of no commit."""
+    """A variant and the TypeScript it models; ``line`` and ``commits`` are empty for a model of no commit.
+
+    ``reproduces``: the upstream tests whose transcribed assertions hold on the variant (it reproduces the tests of
+    those commits, which is not to say it models them). ``contrasts``: upstream tests whose scenario files name the
+    variant only to pin that it lacks the behaviour tested (its own expectation differs)."""
 
     name: str
     line: str
     commits: tuple[str, ...]
     summary: str
     readings: tuple[Reading, ...] = ()
+    reproduces: tuple[UpstreamTest, ...] = ()
+    contrasts: tuple[UpstreamTest, ...] = ()
 
     @property
     def defects(self) -> frozenset[Defect]:
@@ -142,6 +168,11 @@ def _replacing(readings: tuple[Reading, ...], *new: Reading) -> tuple[Reading, .
 #: What the two newer lines read at their own tip; the rest is the seed-era code they share.  Neither has the
 #: seed's change: the combined pair and the refusals' head are as on main.
 _NO_SEED = "without the seed's change (no combined-pair check or floor, refusals' head 0, no view bound)"
+#: The budget diagnostics both newer lines carry (``Behaviour.BUDGET_DIAGNOSTICS``): the inventory and the budget each
+#: refusal reports, read at the tip; the message's labelled wording is ``OverBudgetError``'s at 731e2707, whose fields
+#: the tip's ``overBudgetError`` requires.
+_BUDGET_DIAGNOSTICS = "the refusals' summary inventory and budget (57b92494)"
+_LABELLED_MESSAGE = Reading("the refusals' labelled message", ("OverBudgetError",), "AB-731")
 _NEWER_END = Reading(
     "the end of the select: tally, coverage check, tool passes, image stripping", ("selectHierarchical",), "AB-H"
 )
@@ -164,6 +195,8 @@ _HYSTERESIS_READINGS = _replacing(
     Reading("tool pruning", ("pruneToolEntries",), "AB-H"),
     _NEWER_END,
     Reading(_NO_SEED, ("selectHierarchical", "recallPairCost"), "AB-H"),
+    Reading(_BUDGET_DIAGNOSTICS, ("overBudgetError", "summaryInventoryDiagnostics", "selectHierarchical"), "AB-H"),
+    _LABELLED_MESSAGE,
 )
 _RAW_FORMS_READINGS = _replacing(
     FAITHFUL_READINGS,
@@ -173,7 +206,72 @@ _RAW_FORMS_READINGS = _replacing(
         "the end of the select: tally, coverage check, tool passes, image stripping", ("selectHierarchical",), "AB-R"
     ),
     Reading(_NO_SEED, ("selectHierarchical",), "AB-R"),
+    Reading(_BUDGET_DIAGNOSTICS, ("overBudgetError", "summaryInventoryDiagnostics"), "AB-R"),
+    _LABELLED_MESSAGE,
 )
+
+
+def _numbered(stem: str, first: int, last: int) -> tuple[str, ...]:
+    return tuple(f"{stem}-{n}" for n in range(first, last + 1))
+
+
+#: The upstream tests transcribed under ``CONFORMANCE_DIR``, each at the commit its files cite.
+HYSTERESIS_TEST = UpstreamTest(
+    "a95eb55b",
+    "test/image-strip-hysteresis.test.ts",
+    (
+        *_numbered("hysteresis-byte-cap", 4, 6),
+        *_numbered("hysteresis-count-cap", 4, 8),
+        *_numbered("hysteresis-off", 5, 6),
+        "hysteresis-reopen-again",
+        "hysteresis-reopen-first",
+    ),
+)
+RAW_FORMS_TEST = UpstreamTest(
+    "cbe7032a",
+    "test/raw-forms.test.ts",
+    tuple(f"raw-forms-{n}" for n in ("input-truncation", "last-n-marker", "message-cap", "second-compile")),
+)
+STRUCTURAL_ORDER_TEST = UpstreamTest(
+    "2615289f",
+    "test/structural-render-order.test.ts",
+    tuple(
+        f"structural-order-{n}"
+        for n in (
+            "displaced-result",
+            "duplicate-result",
+            "marker-text-a",
+            "marker-text-b",
+            "missing-result-stub",
+            "tail-result-stub",
+        )
+    ),
+)
+RECALL_POSITIONING_TEST = UpstreamTest(
+    "ccc74a5e",
+    "test/recall-positioning.test.ts",
+    (
+        "recall-positioning-chronological",
+        "recall-positioning-combined",
+        "recall-positioning-custom-header",
+        "recall-positioning-default-header",
+        "recall-positioning-grace",
+        "recall-positioning-refuses",
+    ),
+)
+#: Upstream's tests of the budget diagnostics (``Behaviour.BUDGET_DIAGNOSTICS``), their hierarchical cases: the
+#: budget and the empty inventory at 57b92494, the labelled wording at 731e2707; both hold on the newer lines only.
+BUDGET_DIAGNOSTICS_TEST = UpstreamTest(
+    "57b92494", "test/overbudget-diagnostics.test.ts", ("overbudget-diagnostics-hierarchical",)
+)
+BUDGET_LABELS_TEST = UpstreamTest(
+    "731e2707",
+    "test/overbudget-diagnostics.test.ts",
+    tuple(f"overbudget-diagnostics-{n}" for n in ("combined", "hierarchical-labels", "positioned")),
+)
+_DIAGNOSTICS_TESTS = (BUDGET_DIAGNOSTICS_TEST, BUDGET_LABELS_TEST)
+#: The older tests whose assertions hold on main's line and on both newer lines, which keep main's code there.
+_MAIN_LINE_TESTS = (STRUCTURAL_ORDER_TEST, RECALL_POSITIONING_TEST)
 
 #: Every variant's model; one whose name ``VARIANTS`` does not hold is left out of ``MODELS``.
 _ALL_MODELS: tuple[VariantModel, ...] = (
@@ -188,6 +286,7 @@ _ALL_MODELS: tuple[VariantModel, ...] = (
                 "without the seed's change (no combined-pair check, floor or view)", ("selectHierarchical",), "seed"
             ),
         ),
+        reproduces=_MAIN_LINE_TESTS,
     ),
     VariantModel(
         PR,
@@ -202,6 +301,7 @@ _ALL_MODELS: tuple[VariantModel, ...] = (
                 "seed",
             ),
         ),
+        reproduces=_MAIN_LINE_TESTS,
     ),
     VariantModel(
         SOUND,
@@ -212,16 +312,19 @@ _ALL_MODELS: tuple[VariantModel, ...] = (
     VariantModel(
         HYSTERESIS,
         "image-strip hysteresis",
-        ("a95eb55b",),
+        ("a95eb55b", "57b92494"),
         "the image-strip hysteresis line's tip",
         _HYSTERESIS_READINGS,
+        reproduces=(HYSTERESIS_TEST, *_MAIN_LINE_TESTS, *_DIAGNOSTICS_TESTS),
+        contrasts=(RAW_FORMS_TEST,),
     ),
     VariantModel(
         RAW_FORMS,
         "raw forms",
-        ("cbe7032a",),
+        ("cbe7032a", "57b92494"),
         "the raw-forms line's tip",
         _RAW_FORMS_READINGS,
+        reproduces=(RAW_FORMS_TEST, *_MAIN_LINE_TESTS, *_DIAGNOSTICS_TESTS),
     ),
 )
 

@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import io
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from reports.campaign.journal import fingerprint, load_journals
 from reports.campaign.named_mutants import Mutant
-from reports.campaign.records import BASELINE, MutantChange, MutmutRecord, Records, Status, decode
+from reports.campaign.phases import baseline, named
+from reports.campaign.records import BASELINE, MutantChange, MutantRecord, MutmutRecord, Records, Status, decode
+from reports.campaign.run_context import RunContext
 from reports.campaign.settings import Settings
 
 FAKE_DEFECTS = """
@@ -97,6 +101,24 @@ def make_project(root: Path) -> Path:
     (root / "tests").mkdir()
     (root / "tests" / "test_calc.py").write_text(FAKE_TESTS)
     return root
+
+
+def run_named_mutants(
+    settings: Settings,
+    mutants: list[Mutant],
+    *,
+    shard: tuple[int, int] | None = None,
+    fp: str | None = None,
+    deadline: float | None = None,
+    on_record: Callable[[MutantRecord], None] | None = None,
+    patches: dict[str, Path] | None = None,
+) -> Records:
+    """The campaign's first two phases, as the pipeline runs them: the baseline (unless journaled), then the named
+    mutants of the shard; every journaled record of the fingerprint."""
+    ctx = RunContext.start(settings, fp or fingerprint(settings), shard, deadline)
+    done = load_journals(settings.journal_dir, ctx.fp)
+    base = baseline.run(settings, ctx, done)
+    return named.run(settings, ctx, mutants, base, done, on_record=on_record, patches=patches)
 
 
 def settings_for(root: Path, **kw: Any) -> Settings:

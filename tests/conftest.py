@@ -29,10 +29,9 @@ pytest_plugins = ["pytester", "invariants.plugin"]
 def campaign(tmp_path_factory: pytest.TempPathFactory) -> tuple[Settings, str, dict[str, dict[str, Any]]]:
     """One campaign over the fake project: (settings, fingerprint, records); run once (about 20 s) for every
     ``test_campaign_*`` module, its imports here so that no other session pays for them."""
-    from campaign_helpers import MUTANTS, make_project, settings_for
+    from campaign_helpers import MUTANTS, make_project, run_named_mutants, settings_for
 
     from reports.campaign.journal import fingerprint
-    from reports.campaign.named_scheduler import run_named_mutants
 
     root = make_project(tmp_path_factory.mktemp("fake"))
     settings = settings_for(root)

@@ -36,6 +36,29 @@ function cutBefore(s, end) {
   return s.slice(0, unit >= 0xdc00 && unit <= 0xdfff ? end - 1 : end);
 }
 
+// The judges' budget arithmetic (docs/model.md, Config and budget), written from the contract's words: the grace
+// limit floor((max - reserve) * (1 + max(0, g))), and the smallest integer budget B >= 0 whose limit
+// floor(B * (1 + max(0, g))) reaches a price, found by bisection (null when the price or the ratio is not
+// finite, or the price reaches 2**53).
+function graceLimit(maxTokens, reserve, g) {
+  return Math.floor((maxTokens - reserve) * (1 + Math.max(0, g)));
+}
+
+function budgetFor(price, g) {
+  const factor = 1 + Math.max(0, g);
+  if (!Number.isFinite(price) || !Number.isFinite(factor) || price >= 2 ** 53) return null;
+  const reaches = (b) => Math.floor(b * factor) >= price;
+  let low = 0;
+  let high = Math.max(1, Math.ceil(price));
+  if (reaches(low)) return low;
+  while (high - low > 1) {
+    const mid = Math.floor((low + high) / 2);
+    if (reaches(mid)) high = mid;
+    else low = mid;
+  }
+  return high;
+}
+
 // The positioned question as four chained replaces with replacement strings.
 function header(template, id, level, first, last) {
   let text = template;
@@ -50,6 +73,13 @@ const OPS = {
   ceil: (x) => out(Math.ceil(num(x))),
   floor: (x) => out(Math.floor(num(x))),
   string: (x) => String(num(x)),
+  max: (...xs) => out(Math.max(...xs.map(num))),
+  min: (...xs) => out(Math.min(...xs.map(num))),
+  grace: (maxTokens, reserve, g) => out(graceLimit(num(maxTokens), num(reserve), num(g))),
+  budget_for: (price, g) => {
+    const b = budgetFor(num(price), num(g));
+    return b === null ? null : out(b);
+  },
   stringify: (value) => JSON.stringify(value),
   length: (s) => s.length,
   slice: (s, end) => s.slice(0, end),

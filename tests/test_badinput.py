@@ -283,9 +283,9 @@ def test_an_error_naming_a_lone_surrogate_is_one_printable_line(tmp_path):
     ],
 )
 def test_bad_report_options_are_refused_at_parsing(capsys, monkeypatch, argv):
-    import reports.cli.report
+    import reports.campaign.pipeline
 
-    monkeypatch.setattr(reports.cli.report, "run_campaign", lambda *a, **k: pytest.fail("the campaign started"))
+    monkeypatch.setattr(reports.campaign.pipeline, "run", lambda *a, **k: pytest.fail("the campaign started"))
     assert cli.main(["report", *argv]) == 2
     err = capsys.readouterr().err
     assert f"error: argument {argv[0]}:" in err and "Traceback" not in err
@@ -294,9 +294,9 @@ def test_bad_report_options_are_refused_at_parsing(capsys, monkeypatch, argv):
 
 @pytest.mark.harness
 def test_an_out_folder_naming_a_regular_file_is_refused(capsys, monkeypatch, tmp_path):
-    import reports.cli.report
+    import reports.campaign.pipeline
 
-    monkeypatch.setattr(reports.cli.report, "run_campaign", lambda *a, **k: pytest.fail("the campaign started"))
+    monkeypatch.setattr(reports.campaign.pipeline, "run", lambda *a, **k: pytest.fail("the campaign started"))
     regular = tmp_path / "report.txt"
     regular.write_text("not a folder")
     assert cli.main(["report", "--out", str(regular)]) == 2

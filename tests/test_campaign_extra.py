@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from campaign_helpers import MUTANTS, settings_for
+from campaign_helpers import MUTANTS, run_named_mutants, settings_for
 
 from reports.campaign.journal import Journal
-from reports.campaign.named_scheduler import run_named_mutants
 from reports.campaign.records import BASELINE
 from reports.render.mutation_testing_elements import mte_json
 from reports.render.report_model import build

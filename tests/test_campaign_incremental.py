@@ -45,6 +45,9 @@ from reports.campaign.mutmut.work_copy import (
     verdicts,
 )
 from reports.campaign.mutmut.work_copy import test_keys as keys_of_tests
+from reports.campaign.phases import baseline as baseline_phase
+from reports.campaign.phases.baseline import previous_baseline
+from reports.campaign.phases.witness import kept_witnesses
 from reports.campaign.processes import run_pytest
 from reports.campaign.records import (
     BASELINE,
@@ -57,11 +60,16 @@ from reports.campaign.records import (
     witness_key,
 )
 from reports.campaign.records import TestRow as Row
-from reports.campaign.runs import ensure_baseline, previous_baseline
-from reports.cli.report import kept_witnesses
+from reports.campaign.run_context import RunContext
 from reports.errors import CampaignError
 
 pytestmark = pytest.mark.harness
+
+
+def ensure_baseline(settings, fp: str, journal: Journal, done) -> BaselineRecord:
+    """The baseline phase as a run of fingerprint ``fp`` writing to ``journal`` meets it."""
+    return baseline_phase.run(settings, RunContext(fp, journal), done)
+
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -646,8 +654,8 @@ def test_a_partial_baseline_of_many_tests_runs_on_several_workers_and_records_ea
         calls.append(list(args))
         return run_pytest(settings, args, timeout, env)
 
-    monkeypatch.setattr("reports.campaign.runs.run_pytest", recording)
-    monkeypatch.setattr("reports.campaign.runs.XDIST_FROM", 0.0)  # seconds of the tests run again
+    monkeypatch.setattr("reports.campaign.phases.baseline.run_pytest", recording)
+    monkeypatch.setattr("reports.campaign.phases.baseline.XDIST_FROM", 0.0)  # seconds of the tests run again
     helper = settings.root / "strategies" / "helper.py"
     helper.write_text(HELPER.replace("return 2 * x", "return x + x + 1"))
     calc = settings.root / "tests" / "test_calc.py"

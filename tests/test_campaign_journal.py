@@ -9,11 +9,10 @@ import shutil
 import time
 
 import pytest
-from campaign_helpers import FAKE_HASHED, FAKE_TESTS, MUTANTS, make_project, settings_for
+from campaign_helpers import FAKE_HASHED, FAKE_TESTS, MUTANTS, make_project, run_named_mutants, settings_for
 
 from reports.campaign.journal import Journal, _harness_only, fingerprint, hashed_files, load_journals
 from reports.campaign.named_mutants import in_shard, named_mutants, parse_shard, shard_of
-from reports.campaign.named_scheduler import run_named_mutants
 from reports.campaign.records import BASELINE, dumps
 from reports.campaign.settings import ROOT
 

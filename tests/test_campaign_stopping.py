@@ -26,9 +26,9 @@ def _hanging_campaign(root: Path, tmp: Path) -> subprocess.Popen:
     script = textwrap.dedent(f"""
         import signal, sys
         signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C as in a terminal, even if started ignored
-        sys.path[:0] = [{str(ROOT)!r}]
+        sys.path[:0] = [{str(ROOT)!r}, {str(ROOT / "tests")!r}]
         from pathlib import Path
-        from reports.campaign.named_scheduler import run_named_mutants
+        from campaign_helpers import run_named_mutants
         from reports.campaign.settings import Settings
         from reports.campaign.named_mutants import Mutant
         s = Settings(root=Path({str(root)!r}), out=Path({str(root / "out")!r}), selection=("tests",),

@@ -38,7 +38,7 @@ def test_the_suite_runs_the_ranked_tests_in_rank_order_then_the_others_file_by_f
 
 
 def test_the_order_file_ranks_test_functions_by_mutants_killed(campaign):
-    from reports.cli.report import order_by_kills
+    from reports.campaign.suite_order import order_file
 
     _, fp, records = campaign
 
@@ -57,7 +57,7 @@ def test_the_order_file_ranks_test_functions_by_mutants_killed(campaign):
             for row in records["baseline"].tests
         )
         timed = {**records, "baseline": replace(records["baseline"], tests=rows)}
-        return order_by_kills(build(timed, fp, MUTANTS, equivalents={}), timed)
+        return order_file(timed, build(timed, fp, MUTANTS, equivalents={}).fp)
 
     order = ranked(0.01)
     assert order["tests"][0] == "tests/test_calc.py::test_add"  # kills OFF_BY_ONE

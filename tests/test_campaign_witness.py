@@ -22,7 +22,7 @@ pytestmark = pytest.mark.harness
 
 def test_a_never_red_test_gets_a_killed_mutant_of_its_code_as_witness_or_a_reason(campaign):
     from reports.campaign.records import NO_CODE, REAL_GAP
-    from reports.campaign.witness import never_red, search
+    from reports.campaign.witness_search import never_red, search
 
     settings, fp, records = campaign
     records = dict(records)
@@ -144,7 +144,7 @@ def test_a_test_mutmuts_coverage_misses_finds_its_witness_by_recording_its_calls
     pytest.importorskip("mutmut", reason="mutmut is not installed (the mutation extra)")
     from reports.campaign.plugins.witness_plugin import DISCOVER
     from reports.campaign.records import NO_CODE, ONLY_EQUIVALENT, REAL_GAP
-    from reports.campaign.witness import _reason
+    from reports.campaign.witness_search import _reason
 
     pytester.makepyfile(
         calc=DISCOVERED,
@@ -195,7 +195,7 @@ def test_a_test_mutmuts_coverage_misses_finds_its_witness_by_recording_its_calls
 
 def test_the_witness_plan_reads_mutmuts_coverage_for_candidates(campaign):
     from reports.campaign.records import ONLY_EQUIVALENT
-    from reports.campaign.witness import plan
+    from reports.campaign.witness_search import plan
 
     _, _, records = campaign
     records = {k: v for k, v in records.items() if k == BASELINE}
@@ -216,7 +216,7 @@ def test_the_witness_plan_tries_first_the_mutants_of_what_a_test_killed_in_the_l
     """A test that killed ``calc.x_sub``'s mutants last time on ``pr-8bb01ab8`` and is never red now (another test
     killed them first) tries them before the mutants of the other code it covers, on whichever variant it is
     searched."""
-    from reports.campaign.witness import never_red, plan
+    from reports.campaign.witness_search import never_red, plan
 
     _, _, records = campaign
     records = {k: v for k, v in records.items() if k == BASELINE}
@@ -235,7 +235,7 @@ def test_the_witness_plan_tries_first_the_mutants_of_what_a_test_killed_in_the_l
 def test_the_witness_plan_tries_first_the_mutant_a_test_killed_first_in_the_last_report(campaign):
     """A test that killed ``calc.x_sub__mutmut_1`` first last time, on ``pr-8bb01ab8``, and is never red now tries
     that mutant first on ``sound``."""
-    from reports.campaign.witness import never_red, plan
+    from reports.campaign.witness_search import never_red, plan
 
     _, _, records = campaign
     records = {k: v for k, v in records.items() if k == BASELINE}
@@ -253,7 +253,7 @@ def test_a_mutant_outside_the_runs_scope_is_a_candidate_after_the_killed_ones(ca
     """A test of a judge, in a run over the model only: the judge's mutants have no result in the journal, yet a
     run of the test under one of them is a witness; they come after the killed mutants of its code, and a test
     they alone cover is searched instead of called one that covers no mutated code."""
-    from reports.campaign.witness import plan
+    from reports.campaign.witness_search import plan
 
     _, _, records = campaign
     records = {k: v for k, v in records.items() if k == BASELINE}
@@ -274,7 +274,7 @@ def test_a_mutant_outside_the_runs_scope_is_a_candidate_after_the_killed_ones(ca
 
 
 def test_the_mutants_no_run_tried_are_read_from_mutmuts_work_copy(tmp_path):
-    from reports.campaign.witness import unrun_by_function
+    from reports.campaign.witness_search import unrun_by_function
 
     meta = tmp_path / "mutants" / "invariants" / "properties" / "prices.py.meta"
     meta.parent.mkdir(parents=True)

@@ -183,9 +183,9 @@ def test_reproduce_cuts_a_long_description_at_a_word(capsys, tmp_path):
 
 def test_a_bad_engine_in_the_environment_is_one_line(capsys, monkeypatch):
     """The engines are settings (``--named-engine``, ``--mutmut-engine``); their variables are read in one place."""
-    import reports.cli.report
+    import reports.campaign.pipeline
 
-    monkeypatch.setattr(reports.cli.report, "run_campaign", lambda *a, **k: pytest.fail("the campaign started"))
+    monkeypatch.setattr(reports.campaign.pipeline, "run", lambda *a, **k: pytest.fail("the campaign started"))
     monkeypatch.setenv("CMHARNESS_NAMED_ENGINE", "proces")
     line = one_line_error(capsys, ["report", "--no-mutmut"])
     assert "CMHARNESS_NAMED_ENGINE" in line and "did you mean 'process'?" in line
@@ -204,13 +204,13 @@ def test_the_engines_are_settings_chosen_by_flags(monkeypatch):
 
 def test_a_campaign_that_cannot_go_on_answers_in_one_line_with_exit_3(capsys, monkeypatch, tmp_path):
     """Every error a command can meet is under the error root: a failed baseline is one line, not a traceback."""
-    import reports.cli.report
+    import reports.campaign.pipeline
     from reports.errors import CampaignError, HarnessError, UsageError
 
     def failing(*args, **kwargs):
         raise CampaignError("the baseline run failed (exit 2: 1 error in 0.3s); its output is in x.log")
 
-    monkeypatch.setattr(reports.cli.report, "run_campaign", failing)
+    monkeypatch.setattr(reports.campaign.pipeline, "run", failing)
     code = cli.main(["report", "--no-mutmut", "--state-dir", str(tmp_path / "state"), "--out", str(tmp_path / "o")])
     err = capsys.readouterr().err
     assert code == Exit.SEVERE and err.count("\n") == 1 and "baseline run failed" in err and "Traceback" not in err

@@ -116,7 +116,7 @@ def test_report_names_each_carrier_red_and_sound_green() -> None:
 def test_report_all_writes_one_file_per_defect(capsys, tmp_path) -> None:
     code, out, err = run(capsys, "defects", "--report", "all", "--out", str(tmp_path / "r"))
     assert (code, err) == (0, "")
-    written = sorted(p.name for p in (tmp_path / "r").iterdir())
+    written = sorted(p.name for p in (tmp_path / "r").glob("*.md"))
     assert written == sorted(f"{b.slug}.md" for b in BUG_LIST)
     assert len(out.splitlines()) == len(BUG_LIST)
 

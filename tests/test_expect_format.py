@@ -81,6 +81,11 @@ def test_refuses_reads_every_field_under_each_of_its_names():
         "configuredBudget": 100,
         "reserveForResponse": 10,
         "inputBudget": 80.5,
+        "middleChunkCount": 2,
+        "deepestAvailableLevel": 3,
+        "summaryCountsByLevel": {"1": 4, "3": 1},
+        "message": "Hierarchical emission overran the budget",
+        "messageMatches": ["input budget=80", "^Hierarchical"],
     }
     assert expect_of({"sound": {"refuses": raw}})["sound"].refuses == Refuses(
         error="OverBudgetError",
@@ -98,6 +103,11 @@ def test_refuses_reads_every_field_under_each_of_its_names():
         configured_budget=100,
         reserve_for_response=10,
         input_budget=80.5,
+        middle_count=2,
+        deepest_available_level=3,
+        summary_counts_by_level={1: 4, 3: 1},
+        message="Hierarchical emission overran the budget",
+        message_matches=("input budget=80", "^Hierarchical"),
     )
     assert expect_of({"sound": {"refuses": {"unit": "selection-items", "dropped": ["m1"]}}})[
         "sound"
@@ -124,6 +134,36 @@ def test_a_bad_category_is_refused_at_its_message_id():
 def test_categories_must_be_an_object():
     assert error({"sound": {"refuses": {"categories": ["m1"]}}}) == (
         "expect.sound.refuses.categories: expected an object, got an array"
+    )
+
+
+def test_the_inventory_and_the_message_patterns_read_under_their_snake_case_names():
+    raw = {"deepest_available_level": 0, "summary_counts_by_level": {}, "message_matches": "summary inventory: empty"}
+    assert expect_of({"sound": {"refuses": raw}})["sound"].refuses == Refuses(
+        deepest_available_level=0, summary_counts_by_level={}, message_matches=("summary inventory: empty",)
+    )
+
+
+@pytest.mark.parametrize(
+    ("counts", "message"),
+    [
+        (["1"], "summaryCountsByLevel: expected an object, got an array"),
+        ({"0": 1}, 'summaryCountsByLevel.0: expected a level (an integer >= 1 written as a key), got "0"'),
+        ({"L1": 1}, 'summaryCountsByLevel.L1: expected a level (an integer >= 1 written as a key), got "L1"'),
+        ({"1": -1}, "summaryCountsByLevel.1: expected a count (an integer >= 0), got -1"),
+        ({"2": 1.5}, "summaryCountsByLevel.2: expected a count (an integer >= 0), got 1.5"),
+    ],
+)
+def test_a_bad_inventory_is_refused_at_its_level(counts, message):
+    assert error({"sound": {"refuses": {"summaryCountsByLevel": counts}}}) == f"expect.sound.refuses.{message}"
+
+
+def test_a_message_pattern_must_be_a_regular_expression():
+    assert error({"sound": {"refuses": {"messageMatches": ["ok", "(unclosed"]}}}).startswith(
+        "expect.sound.refuses.messageMatches[1]: not a regular expression (missing ), unterminated subpattern"
+    )
+    assert error({"sound": {"refuses": {"messageMatches": 3}}}) == (
+        "expect.sound.refuses.messageMatches: expected a pattern or an array of patterns, got 3"
     )
 
 

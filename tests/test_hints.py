@@ -154,7 +154,7 @@ def test_a_mutants_later_tests_are_ordered_only_when_it_reaches_them():
 
 
 def test_the_witness_plan_tries_the_known_witness_first(campaign_records_for_witness):
-    from reports.campaign.witness import plan
+    from reports.campaign.witness_search import plan
 
     records, coverage, nodeid = campaign_records_for_witness
     todo, _ = plan(as_records(records), coverage)
@@ -166,7 +166,7 @@ def test_the_witness_plan_tries_the_known_witness_first(campaign_records_for_wit
 def test_a_test_without_coverage_discovers_its_calls_first_after_its_known_witness(campaign_records_for_witness):
     from reports.campaign.plugins.witness_plugin import DISCOVER
     from reports.campaign.records import NO_CODE
-    from reports.campaign.witness import plan
+    from reports.campaign.witness_search import plan
 
     records, _, nodeid = campaign_records_for_witness
     records = {**records, "defect:X": {"kind": "defect", "status": "killed", "spec": "sound+X"}}

@@ -15,13 +15,28 @@ from typing import Any
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
-from js_oracle_client import SKIP_WITHOUT_NODE, Oracle, close_oracle, double, oracle, parse_double, same, tagged, units
+from js_oracle_client import (
+    SKIP_WITHOUT_NODE,
+    Oracle,
+    close_oracle,
+    double,
+    number,
+    oracle,
+    parse_double,
+    same,
+    tagged,
+    units,
+)
 
+from invariants.generators.budget_placement import input_budget_for
+from invariants.properties import grace_limit
 from reference.estimator import text_tokens
-from reference.model import Config, Summary
+from reference.model import Budget, Config, Summary
 from reference.numerics import (
     js_ceil,
     js_floor,
+    js_max,
+    js_min,
     js_number_string,
     js_replace_all,
     js_round,
@@ -32,6 +47,7 @@ from reference.numerics import (
     len16,
 )
 from strategies.defects import Defect, Defects
+from strategies.pricing import grace_limit as compile_grace_limit
 from strategies.recall import header
 
 pytestmark = SKIP_WITHOUT_NODE
@@ -140,6 +156,77 @@ def test_math_round_ceil_floor_and_string_match_javascript(js: Oracle, xs: list[
             assert js_number_string(got) == (want_text := js_number_string(want)), (name, x, want_text)
         assert js_number_string(x) == (want := next(answers)), (
             f"String({x!r}): model {js_number_string(x)!r}, JavaScript {want!r}"
+        )
+
+
+# ----------------------------------------------------------------------------- the judges' arithmetic
+
+#: Numbers the budget arithmetic turns on: around 2**53 (odd integers round), NaN, the infinities, -0, negatives,
+#: halves, ratios whose ``1 + g`` is 1 or rounds.
+EDGE_NUMBERS = (
+    *EDGE_DOUBLES,
+    0,
+    1,
+    -1,
+    2,
+    10,
+    102,
+    2**53 - 1,
+    2**53,
+    2**53 + 1,
+    2**53 + 3,
+    -(2**53) - 1,
+    2**60 + 1,
+    0.02,
+    1e-17,
+    -0.02,
+)
+numbers = st.one_of(doubles, st.sampled_from(EDGE_NUMBERS), st.integers(-(2**60), 2**60))
+ratios = st.one_of(st.sampled_from((0, 0.02, 0.5, 1, 2, -0.5, -0.0, math.nan, math.inf, 1e-17, 2**53)), doubles)
+
+
+def _zero_sign(x: float) -> float:
+    return math.copysign(1, x) if x == 0 else 0.0
+
+
+@given(xs=batch(st.lists(numbers, max_size=4)))
+@example(xs=[[0, math.nan], [math.nan, 0], [-0.0, 0], [0, -0.0], [], [math.inf, math.nan], [2**53 + 1, 2**53]])
+def test_max_and_min_match_javascript(js: Oracle, xs: list[list[float]]) -> None:
+    """``Math.max``/``Math.min``: NaN wherever it stands, +0 above -0, the infinities of no argument."""
+    answers = iter(js.ask([[op, *map(number, args)] for args in xs for op in ("max", "min")]))
+    for args in xs:
+        held = [float(number(x)) for x in args]  # what JavaScript holds for each argument
+        for name, fn in (("max", js_max), ("min", js_min)):
+            got, want = fn(*held), parse_double(next(answers))
+            assert same(float(got), want), f"Math.{name}{tuple(args)}: model {got!r}, JavaScript {want!r}"
+            assert _zero_sign(float(got)) == _zero_sign(want), f"Math.{name}{tuple(args)}: the sign of zero"
+
+
+@given(items=batch(st.tuples(numbers, numbers, ratios)))
+@example(items=[(2**53, -1, 0), (2**53, -1, 2), (2**53 - 1, 0, 2), (100, 0, math.nan), (10, 0, 2**53), (100, 20, -1)])
+def test_the_grace_limit_matches_javascript(js: Oracle, items: list[tuple[float, float, float]]) -> None:
+    """``Math.floor((max - reserve) * (1 + Math.max(0, g)))``: the judges' limit and the compile's."""
+    answers = js.ask([["grace", number(m), number(r), number(g)] for m, r, g in items])
+    for (m, r, g), want in zip(items, answers, strict=True):
+        budget, config = Budget(max_tokens=m, reserve_for_response=r), Config(over_budget_grace_ratio=g)
+        for name, got in (
+            ("judge", grace_limit(budget, config)),
+            ("compile", compile_grace_limit(budget.input_budget, config)),
+        ):
+            assert same(float(got), parse_double(want)), (
+                f"{name}'s grace limit of {m!r} - {r!r} at {g!r}: {got!r}, JavaScript {want}"
+            )
+
+
+@given(items=batch(st.tuples(numbers, ratios)))
+@example(items=[(10, math.nan), (10.5, 0), (102, 0.02), (103, 0.02), (2**53 - 1, 0.02), (2**53 - 1, 2), (-5, 0.5)])
+def test_the_smallest_input_budget_of_a_price_matches_javascript(js: Oracle, items: list[tuple[float, float]]) -> None:
+    """``input_budget_for`` (the exact-budget invariant's budget) against a bisection in Node's doubles."""
+    answers = js.ask([["budget_for", number(p), number(g)] for p, g in items])
+    for (p, g), want in zip(items, answers, strict=True):
+        got = input_budget_for(float(number(p)) if isinstance(p, int) and abs(p) > 2**53 else p, g)
+        assert (got is None and want is None) or (want is not None and got == parse_double(want)), (
+            f"input_budget_for({p!r}, {g!r}): model {got!r}, JavaScript {want!r}"
         )
 
 

@@ -40,6 +40,11 @@ REFUSED = Refuses(
     configured_budget=60,
     reserve_for_response=10,
     input_budget=50,
+    middle_count=3,
+    deepest_available_level=2,
+    summary_counts_by_level={1: 3, 2: 1},
+    message="Hierarchical emission overran the budget but 66 tokens still exceed hard budget 50 (...)",
+    message_matches=("still exceed hard budget 50",),
 )
 #: For each field, a value that contradicts the observed one.
 OTHER = {
@@ -64,6 +69,11 @@ OTHER = {
     "configured_budget": 50,
     "reserve_for_response": 0,
     "input_budget": math.nan,
+    "middle_count": 2,
+    "deepest_available_level": 1,
+    "summary_counts_by_level": {1: 3},
+    "message": "Hierarchical emission overran the budget",
+    "message_matches": ("hard budget 49",),
 }
 
 

@@ -24,7 +24,7 @@ FIXTURE = ROOT / "tests" / "data" / "journal"
 #: Record fields whose names happen to be status words: a field, not a status.
 FIELD_NAMES = {
     ("reports/campaign/named_warm.py", "timeout"),  # the seconds a warm child was given
-    ("reports/campaign/witness.py", "killed"),  # the witness plan's killed mutants by function
+    ("reports/campaign/witness_search.py", "killed"),  # the witness plan's killed mutants by function
     ("reports/campaign/plugins/witness_plugin.py", "killed"),
     ("reports/cli/check.py", "error"),  # check --json: the refusal's class name
 }

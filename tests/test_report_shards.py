@@ -17,6 +17,7 @@ import pytest
 from campaign_helpers import MUTANTS, make_project, settings_for
 from test_campaign_mutmut import MUTMUT_CONFIG
 
+from reports.campaign import pipeline
 from reports.campaign.settings import ROOT
 from reports.cli import main
 from reports.cli import report as report_cmd
@@ -52,7 +53,7 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def pointed_at(root: Path, mp: pytest.MonkeyPatch) -> None:
     """``cmharness report`` runs in the fake project, on its named mutants."""
     mp.setattr(report_cmd, "Settings", lambda: settings_for(root, state_dir=root / ".state"))
-    mp.setattr(report_cmd, "named_mutants", lambda: list(QUICK))
+    mp.setattr(pipeline, "named_mutants", lambda: list(QUICK))
 
 
 def report(*argv: str) -> int:
@@ -119,7 +120,7 @@ def test_merged_shards_with_mutmut_give_the_report_of_one_run(tmp_path: Path, mo
     monkeypatch.setattr(
         report_cmd, "Settings", lambda: settings_for(root, hashed=hashed, state_dir=root / ".state", progress=said)
     )
-    monkeypatch.setattr(report_cmd, "named_mutants", lambda: list(QUICK))
+    monkeypatch.setattr(pipeline, "named_mutants", lambda: list(QUICK))
 
     def full(*argv: str) -> int:
         out, err = io.StringIO(), io.StringIO()
@@ -153,7 +154,7 @@ def test_a_report_with_its_state_and_outputs_elsewhere_writes_nothing_in_the_pro
 ) -> None:
     root = make_project(tmp_path / "project")
     monkeypatch.setattr(report_cmd, "Settings", lambda: settings_for(root))  # its state folder: root/.state
-    monkeypatch.setattr(report_cmd, "named_mutants", lambda: list(QUICK))
+    monkeypatch.setattr(pipeline, "named_mutants", lambda: list(QUICK))
 
     def tree() -> dict[str, bytes]:
         return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}

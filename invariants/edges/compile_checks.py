@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from reference.model import Budget, Config, Store
+from reference.numerics import js_max
 from reference.variant_names import SEED_VARIANTS
 from strategies import HierarchicalStrategy, InvalidConfigError, OverBudgetError, UncoveredDropError
 from strategies.pricing import grace_limit
@@ -24,8 +25,10 @@ def compile_outcome(store: Store, config: Config, budget: Budget, variant: str =
 
 
 def exact_budget(price: int, config: Config) -> int:
-    """The smallest integer input budget whose grace limit admits ``price`` (docs/model.md, Invariants)."""
-    b = max(0, math.floor(price / (1 + config.over_budget_grace_ratio)) - 2)
+    """The smallest integer input budget whose grace limit admits ``price`` (docs/model.md, Invariants); the ratio
+    read as ``Math.max(0, g)`` reads it, so a NaN one (a limit that refuses nothing) gives 0."""
+    g = js_max(0, config.over_budget_grace_ratio)
+    b = max(0, math.floor(price / (1 + g)) - 2) if math.isfinite(g) else 0
     while grace_limit(b, config) < price:
         b += 1
     return b

@@ -1,8 +1,8 @@
 """The contract each variant is judged by: the reference's rules for its TypeScript line's behaviours.
 
 A line behaviour (``strategies.defects.Behaviour``: the byte wall, the dropped-image placeholder, the
-hysteresis watermark, raw forms) is what a newer line does by design, so the reference follows it; a defect
-never changes the rules, so every invariant sees every defect (docs/model.md, Invariants).
+hysteresis watermark, raw forms, the budget diagnostics) is what a newer line does by design, so the reference
+follows it; a defect never changes the rules, so every invariant sees every defect (docs/model.md, Invariants).
 """
 
 from __future__ import annotations
@@ -36,3 +36,9 @@ def switches_for(variant: Variant) -> Switches:
         images=image_rules_for(variant),
         release_raw_forms=resolve_variant(variant).on(Behaviour.RAW_FORMS_RELEASED),
     )
+
+
+def reports_inventory(variant: Variant) -> bool:
+    """Whether the variant's refusals carry the summary inventory and state it, with the budget, in their message
+    (``Behaviour.BUDGET_DIAGNOSTICS``)."""
+    return resolve_variant(variant).on(Behaviour.BUDGET_DIAGNOSTICS)

@@ -3,7 +3,7 @@ is the head (``diagnostics``), and every field recomputed from the reference lay
 
 from __future__ import annotations
 
-from invariants.properties.line_rules import rules_for, switches_for
+from invariants.properties.line_rules import reports_inventory, rules_for, switches_for
 from invariants.properties.running import (
     UNLIMITED,
     Outcome,
@@ -17,6 +17,7 @@ from reference.estimator import content_tokens
 from reference.model import Budget, Config, Entry, Image, Store, ToolResult, ToolUse
 from reference.numerics import Number
 from reference.price import reference_price
+from reference.refusal import budget_wording, inventory_wording, summary_inventory
 from reference.rendering import finish, layout
 from reference.selection import select as reference_select
 from strategies.cap import truncate
@@ -163,11 +164,31 @@ def refusal_site(err: OverBudgetError, items: list) -> int | None:
     return None
 
 
+def inventory_stated(err: OverBudgetError, store: Store, budget: Budget, on_line: bool) -> list[str]:
+    """On a line with the budget diagnostics, the refusal's inventory is the store's and its message states it and
+    the budget in the TypeScript's order; elsewhere no inventory is reported."""
+    d = err.diagnostics
+    deepest, counts = summary_inventory(store) if on_line else (None, None)
+    found = []
+    if d.deepest_available_level != deepest or repr(d.deepest_available_level) != repr(deepest):
+        found.append(f"deepest_available_level is {d.deepest_available_level!r}, expected {deepest!r}")
+    got = None if d.summary_counts_by_level is None else sorted(d.summary_counts_by_level.items())
+    want = None if counts is None else sorted(counts.items())
+    if got != want:
+        found.append(f"summary_counts_by_level is {got!r} (level, count), expected {want!r}")
+    if on_line:
+        stated = f"deepest available level=L{deepest}, {inventory_wording(counts)}, {budget_wording(budget)})"
+        if not str(err).endswith(stated):
+            found.append(f"the message {str(err)!r} does not end with {stated!r}")
+    return found
+
+
 @judges_refusals("diagnostics-full", cost=12)
 def diagnostics_full(
     name: str, out: Outcome, store: Store, config: Config, budget: Budget, variant: Variant
 ) -> list[Violation]:
-    """Every field of a refusal recomputed from the reference layout: site, counts, unit, level, tokens, budgets."""
+    """Every field of a refusal recomputed from the reference layout: site, counts, unit, level, tokens, budgets, and
+    on a line with the budget diagnostics the summary inventory and what the message states of it."""
     err, d = out.error, out.error.diagnostics
     ref = reference_select(store, config, budget, rules_for(variant))
     raw = [*range(ref.head_end), *ref.middle_raw, *range(ref.middle_end, len(store.messages))]
@@ -208,6 +229,7 @@ def diagnostics_full(
     expect("reserve_for_response", d.reserve_for_response, budget.reserve_for_response)
     expect("input_budget", d.input_budget, budget.input_budget)
     expect("budget", err.budget, grace_limit(budget, config))
+    found += inventory_stated(err, store, budget, reports_inventory(variant))
     before = [e for it in items[:at] for e in it.entries]
     actual = reference_price([*before, *item.entries], store, config)
     expect("actual", err.actual, actual)

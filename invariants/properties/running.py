@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from invariants.text import data_text
 from reference.model import Budget, Config, Entry, Store
-from reference.numerics import Number, js_floor, js_max
+from reference.numerics import Number, js_floor, js_max, js_number
 from strategies.defects import Defect
 from strategies.errors import InvalidConfigError, OverBudgetError, UncoveredDropError
 from strategies.hierarchical import HierarchicalStrategy
@@ -186,10 +186,12 @@ def judges_refusals(name: str, *, cost: float | None) -> Callable[[Judge], Invar
 
 
 def grace_limit(budget: Budget, config: Config) -> Number:
-    """``floor(B * (1 + max(0, g)))`` in doubles, +inf when not enforced (docs/model.md, Config and budget)."""
+    """``floor(B * (1 + max(0, g)))`` in doubles, +inf when not enforced (docs/model.md, Config and budget): each
+    step rounds as JavaScript's does, so past 2**53 an exact integer product would differ."""
     if not config.enforce_budget:
         return math.inf
-    return js_floor(budget.input_budget * (1 + js_max(0, config.over_budget_grace_ratio)))
+    factor = js_number(1 + js_max(0, config.over_budget_grace_ratio))
+    return js_floor(js_number(budget.input_budget * factor))
 
 
 def entries_text(entries: Iterable[Entry]) -> str:

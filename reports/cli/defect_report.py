@@ -1,10 +1,13 @@
 """``cmharness defects --report NAME|all``: a markdown bug report a TypeScript maintainer can file as it is.
 
-The words come from ``strategies.upstream`` (title, where the defect is present, what a correct compile
-does); the numbers come from compiling the defect's scenario file on every variant that carries it
-and on ``sound``: the outcome, the stats total (what the TypeScript prices), the estimator's price of
-what is sent, the bytes sent, and the invariants broken. The store is printed with the TypeScript's
-camelCase field names.
+The words come from ``strategies.upstream`` (title, where the defect is present: file, function, the part of
+it and the commit, as a checkout shows them; what a correct compile does); the numbers come from compiling the
+defect's scenario file on every variant that carries it and on ``sound``: the outcome, the stats total (what the
+TypeScript prices), the estimator's (reference) price of what is sent, the bytes sent, and the invariants
+broken. Limits and prices are the invariants' own (``invariants.properties.grace_limit``, ``reference.price``),
+never recomputed here. The store is printed with the TypeScript's camelCase field names, and ``--out`` writes it
+beside the report as a fixture (``NAME.fixture.json``: the store, config, budget and what each variant does) that the
+scenario reader loads.
 """
 
 from __future__ import annotations
@@ -15,22 +18,23 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
-from invariants.reproduce import Observed, observe
-from reference.estimator import content_tokens
-from reference.model import Entry
+from pydantic.alias_generators import to_camel
+
+from invariants.properties import grace_limit
+from invariants.reproduce import Observed, expectation_of, observe
+from reference.model import Config, Entry, Store
 from reference.names import closest, did_you_mean
 from reference.numerics import Number, js_number_string
 from reference.price import reference_price
-from reference.scenario import Scenario, dump_content, dump_scenario, load_scenario
+from reference.scenario import Scenario, dump_content, dump_expectation, dump_scenario, load_scenario
 from reports.errors import UsageError
 from reports.exit_codes import Exit
 from strategies import HierarchicalStrategy
 from strategies.defects import VARIANTS, Defect
-from strategies.pricing import grace_limit
-from strategies.provenance import MODELS, VERSIONS
-from strategies.upstream import BUGS, UpstreamBug, typescript_bugs
+from strategies.provenance import MODELS, VERSIONS, Version
+from strategies.upstream import BUGS, Presence, UpstreamBug, typescript_bugs
 
 ROOT = Path(__file__).resolve().parents[2]
 SOUND = "sound"
@@ -105,14 +109,17 @@ def _run(scenario: Scenario, variant: str | frozenset[Defect], name: str = "") -
     return Run(name or str(variant), observed, entries, priced, cost, size)
 
 
-def facts(bug: UpstreamBug) -> Facts:
-    """Compile the bug's scenario on each variant that carries the defect, on sound, and the defect alone."""
-    scenario = load_scenario(ROOT / bug.scenario_path)
-    carriers = [v for v, ds in VARIANTS.items() if bug.defect in ds]
+def facts_of(scenario: Scenario, defect: Defect) -> Facts:
+    """Compile ``scenario`` on each variant that carries ``defect``, on sound, and with the defect alone."""
+    carriers = [v for v, ds in VARIANTS.items() if defect in ds]
     runs = tuple(_run(scenario, v) for v in [*carriers, SOUND])
-    alone = _run(scenario, frozenset({bug.defect}), f"sound+{bug.defect.name}")
-    b = scenario.budget
-    return Facts(scenario, runs, grace_limit(b.max_tokens - b.reserve_for_response, scenario.config), alone)
+    alone = _run(scenario, frozenset({defect}), f"sound+{defect.name}")
+    return Facts(scenario, runs, grace_limit(scenario.budget, scenario.config), alone)
+
+
+def facts(bug: UpstreamBug) -> Facts:
+    """The facts of the bug's own scenario file."""
+    return facts_of(load_scenario(ROOT / bug.scenario_path), bug.defect)
 
 
 # ----------------------------------------------------------------------------- rendering
@@ -133,12 +140,17 @@ def _diff(a: Number | None, b: Number | None) -> str:
     return f"{'+' if d > 0 else ''}{js_number_string(d)}"
 
 
+def entry_price(entry: Entry, store: Store, config: Config) -> Number:
+    """One entry's reference price, as the invariants price what is sent (a floored summary's excess included)."""
+    return reference_price((entry,), store, config)
+
+
 def _entry_line(e: Entry, scenario: Scenario) -> str:
     what = e.message_id or ", ".join(e.summary_ids) or e.kind
     text = json.dumps(dump_content(e.content, camel=True), ensure_ascii=False)
     if len(text) > 110:
         text = text[:107] + "..."
-    price = content_tokens(e.content, scenario.store)
+    price = entry_price(e, scenario.store, scenario.config)
     return f"- {e.kind} `{what}` ({e.participant}, {_n(price)} tokens): `{text}`"
 
 
@@ -156,14 +168,48 @@ def _changed_entries(run: Run, sound: Run, scenario: Scenario) -> list[str]:
     return out
 
 
-def _affected(bug: UpstreamBug) -> list[str]:
-    lines = ["| line | version read | function | offset | checked |", "|---|---|---|---|---|"]
-    for p in bug.present:
+WHOLE = "the whole function"
+
+
+@dataclass(frozen=True)
+class Place:
+    """One row of "Where": a function (and the part of it) in a file, and the versions it is present at."""
+
+    file: str
+    function: str
+    part: str
+    versions: tuple[Version, ...]
+
+
+def places(present: Sequence[Presence]) -> tuple[Place, ...]:
+    """The presences grouped by file, function and part, in first-named order (each version once)."""
+    grouped: dict[tuple[str, str, str], list[Version]] = {}
+    for p in present:
         v = VERSIONS[p.version]
-        checked = "read for this report" if p.read else "present per the research notes"
-        lines.append(f"| {v.line} | {v.where} | {p.function} | {p.at or '—'} | {checked} |")
-    files = sorted({VERSIONS[p.version].file for p in bug.present})
-    return [*lines, "", f"File: {', '.join(f'`{f}`' for f in files)}. How sure: {bug.sure}."]
+        seen = grouped.setdefault((v.file, p.function, p.part or WHOLE), [])
+        if v not in seen:
+            seen.append(v)
+    return tuple(Place(*key, tuple(vs)) for key, vs in grouped.items())
+
+
+def _where(bug: UpstreamBug) -> list[str]:
+    """The Where table (rows at a commit), the lines whose tip has no commit named, and what to check."""
+    rows: list[str] = []
+    elsewhere: dict[str, list[str]] = {}
+    for place in places(bug.present):
+        if at := [v for v in place.versions if v.commit]:
+            commits = ", ".join(f"`{v.commit}` ({v.line})" for v in at)
+            rows.append(f"| `{place.file}` | `{place.function}` | {place.part} | {commits} |")
+        for v in place.versions:
+            if not v.commit:
+                elsewhere.setdefault(v.line, []).append(f"`{place.function}` in `{place.file}` ({place.part})")
+    lines = (
+        ["| file | function | where in it | commit (the line's tip) |", "|---|---|---|---|", *rows, ""] if rows else []
+    )
+    too = " too" if rows else ""
+    for line, spots in elsewhere.items():
+        lines += [f"On the {line} line{too}, whose tip has no commit named here: {'; '.join(spots)}.", ""]
+    return [*lines, f"The scenario file below reproduces it. {bug.caveat}".strip()]
 
 
 def _numbers(f: Facts) -> list[str]:
@@ -172,7 +218,8 @@ def _numbers(f: Facts) -> list[str]:
     heads = [f"`{r.variant}` (the TypeScript)" for r in f.carriers] + [f"`{f.alone.variant}` (this defect alone)"]
     lines = [
         f"Budget: {_n(f.scenario.budget.max_tokens)} tokens, reserve {_n(f.scenario.budget.reserve_for_response)}, "
-        f"grace limit {_n(f.limit)}. Each column is the scenario compiled (a dry run of a fresh strategy): "
+        f"input budget {_n(f.scenario.budget.input_budget)}, grace limit {_n(f.limit)}. "
+        "Each column is the scenario compiled (a dry run of a fresh strategy): "
         + "; ".join(f"`{r.variant}` models {MODELS[r.variant].summary}" for r in f.carriers)
         + f"; `{f.alone.variant}` is the correct compile with only this defect; `sound` is what the compile "
         "should do. The difference is the first column less `sound`.",
@@ -199,7 +246,7 @@ def _numbers(f: Facts) -> list[str]:
         out.append(
             f"`{first.variant}` prices its context at {_n(first.priced)} tokens but sends {_n(first.cost)}: {unseen}."
         )
-    budget = f.scenario.budget.max_tokens - f.scenario.budget.reserve_for_response
+    budget = f.scenario.budget.input_budget
     if first.cost is not None and math.isfinite(f.limit) and first.cost > f.limit:
         out.append(
             f"What `{first.variant}` sends is {_tokens(_diff(first.cost, f.limit).lstrip('+'))} over the grace limit."
@@ -229,8 +276,6 @@ def _numbers(f: Facts) -> list[str]:
 def render(bug: UpstreamBug, f: Facts) -> str:
     """The whole report as markdown."""
     d = bug.defect
-    store = dump_scenario(f.scenario, camel=True)
-    fixture = {k: store[k] for k in ("store", "config", "budget")}
     carriers = ", ".join(f"`{r.variant}`" for r in f.carriers)
     green = ", ".join(f.sound.observed.breaks) or "every invariant holds"
     red = "; ".join(f"`{r.variant}` breaks {', '.join(r.observed.breaks) or 'nothing'}" for r in f.carriers)
@@ -241,7 +286,7 @@ def render(bug: UpstreamBug, f: Facts) -> str:
         "",
         "## Where",
         "",
-        *_affected(bug),
+        *_where(bug),
     ]
     if bug.upstream_says:
         lines += ["", "## What upstream says", "", bug.upstream_says]
@@ -254,8 +299,11 @@ def render(bug: UpstreamBug, f: Facts) -> str:
         "test adds the transport fields (an image's `source`). A summary's `tokens` is its measured size.",
         "",
         "```json",
-        json.dumps(fixture, indent=2, ensure_ascii=False),
+        json.dumps(typescript_store(f.scenario), indent=2, ensure_ascii=False),
         "```",
+        "",
+        f"`cmharness defects --report {bug.slug} --out DIR` writes it beside this report as "
+        f"`{bug.slug}.fixture.json`, with what each variant below does as its `expect`.",
         "",
         "## What it does, and what it should do",
         "",
@@ -276,6 +324,42 @@ def render(bug: UpstreamBug, f: Facts) -> str:
     return "\n".join(lines) + "\n"
 
 
+# ----------------------------------------------------------------------------- the fixture
+
+
+def typescript_store(scenario: Scenario) -> dict[str, Any]:
+    """The store, config and budget with the TypeScript's names and shapes (``sourceRange`` as first and last)."""
+    dumped = dump_scenario(scenario, camel=True)
+    out = {k: dumped[k] for k in ("store", "config", "budget")}
+    for s in out["store"]["summaries"]:
+        first, last = s["sourceRange"]
+        s["sourceRange"] = {"first": first, "last": last}
+    return out
+
+
+def _camel_fields(expectation: dict[str, Any]) -> dict[str, Any]:
+    """An expectation's field names in camelCase; values (ids, categories) are data and kept as they are."""
+    return {
+        k: {to_camel(f): v for f, v in part.items()} if isinstance(part, dict) else part
+        for k, part in expectation.items()
+    }
+
+
+def fixture(bug: UpstreamBug, f: Facts) -> dict[str, Any]:
+    """The report's store as a scenario file: what each TypeScript variant and ``sound`` do is its ``expect``."""
+    expect = {r.variant: _camel_fields(dump_expectation(expectation_of(r.observed))) for r in (*f.carriers, f.sound)}
+    return {"description": f"{bug.title} ({bug.defect.name})", **typescript_store(f.scenario), "expect": expect}
+
+
+def _write(bug: UpstreamBug, out: Path) -> tuple[Path, ...]:
+    """The report and its fixture, written into ``out``."""
+    f = facts(bug)
+    md, js = out / f"{bug.slug}.md", out / f"{bug.slug}.fixture.json"
+    md.write_text(render(bug, f), encoding="utf-8")
+    js.write_text(json.dumps(fixture(bug, f), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return md, js
+
+
 def report(name: str) -> str:
     """The markdown report for one defect name."""
     bug = find_bug(name)
@@ -293,9 +377,8 @@ def run_report(name: str | None, out: Path | None, stdout: TextIO) -> int:
     try:
         out.mkdir(parents=True, exist_ok=True)
         for bug in bugs:
-            path = out / f"{bug.slug}.md"
-            path.write_text(render(bug, facts(bug)), encoding="utf-8")
-            stdout.write(f"wrote {path}\n")
+            md, js = _write(bug, out)
+            stdout.write(f"wrote {md} and {js.name}\n")
     except OSError as err:
         raise UsageError(f"{out}: cannot write: {err.strerror or err}") from err
     return Exit.OK

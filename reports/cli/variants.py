@@ -1,5 +1,6 @@
-"""``cmharness variants [--json]``: every variant, the TypeScript line and commits it models, the defects it
-carries and where each behaviour was read (``strategies.provenance``)."""
+"""``cmharness variants [--json]``: every variant, the TypeScript line and commits it models, the upstream tests it
+reproduces (test file, commit, the scenario files that transcribe it), the defects it carries and where each
+behaviour was read (``strategies.provenance``)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any, TextIO
 from reports.cli.terminal import format_table
 from reports.exit_codes import Exit
 from strategies.defects import Defect
-from strategies.provenance import MODELS, VERSIONS, VariantModel
+from strategies.provenance import MODELS, VERSIONS, UpstreamTest, VariantModel
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -21,12 +22,27 @@ def _defects(m: VariantModel) -> list[str]:
     return [d.name for d in Defect if d in m.defects]
 
 
+def _test_json(t: UpstreamTest) -> dict[str, Any]:
+    return {"commit": t.commit, "test_file": t.test_file, "scenarios": list(t.paths)}
+
+
+def _tests_text(tests: tuple[UpstreamTest, ...]) -> str:
+    return "; ".join(f"{t.commit} {t.test_file} ({scenario_count(t)})" for t in tests) or "none"
+
+
+def scenario_count(t: UpstreamTest) -> str:
+    n = len(t.scenarios)
+    return f"{n} scenario file" if n == 1 else f"{n} scenario files"
+
+
 def as_json(m: VariantModel) -> dict[str, Any]:
     return {
         "name": m.name,
         "line": m.line or None,
         "commits": list(m.commits),
         "models": m.summary,
+        "reproduces": [_test_json(t) for t in m.reproduces],
+        "contrasts": [_test_json(t) for t in m.contrasts],
         "defects": _defects(m),
         "readings": [
             {
@@ -52,6 +68,9 @@ def text_lines(models: list[VariantModel]) -> list[str]:
     )
     for m in models:
         out += ["", f"{m.name}:", f"  defects ({len(m.defects)}): {', '.join(_defects(m)) or 'none'}"]
+        out.append(f"  reproduces the tests of: {_tests_text(m.reproduces)}")
+        if m.contrasts:
+            out.append(f"  pinned apart from (lacks what they test): {_tests_text(m.contrasts)}")
         if not m.readings:
             out.append("  behaviour read at: no TypeScript (it models no commit)")
             continue

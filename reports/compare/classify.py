@@ -2,13 +2,14 @@
 
 Pure: a side's outcome is reduced to a ``Side`` (the bytes it sent, or the refusal's kind and what it
 reported), and ``classify`` compares two sides. "Refused the same way" means the same error with the
-same report (item, refused ids, actual, every diagnostic, the lost messages); otherwise two refusals
+same report (item, refused ids, actual, every field of its diagnostics, the lost messages); otherwise two refusals
 of one kind differ "at another item or reporting differently", and ``differences`` names the fields.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
 from enum import Enum
 
 from strategies.errors import OverBudgetError, UncoveredDropError
@@ -44,6 +45,26 @@ class Side:
         return dict(self.report).get("item", "")
 
 
+#: The diagnostics a report lists first, in this order; every other field of ``Diagnostics`` follows in its own.
+DIAGNOSTICS_FIRST = (
+    "head_tokens",
+    "middle_tokens",
+    "tail_tokens",
+    "middle_count",
+    "middle_count_unit",
+    "deepest_level",
+)
+
+
+def _shown(value: object) -> str:
+    """A diagnostic as the report compares it: a set or a mapping in sorted order, anything else as its repr."""
+    if isinstance(value, (set, frozenset)):
+        return repr(sorted(value))
+    if isinstance(value, Mapping):
+        return repr(sorted(value.items()))
+    return repr(value)
+
+
 def side_of(result: object | None, error: BaseException | None) -> Side:
     """A compile's result (an object with ``entries``) or its exception as a ``Side``."""
     if error is None:
@@ -58,18 +79,8 @@ def side_of(result: object | None, error: BaseException | None) -> Side:
             ("budget", repr(error.budget)),
             ("stage", error.stage),
         ]
-        report += [
-            (f, repr(getattr(d, f)))
-            for f in (
-                "head_tokens",
-                "middle_tokens",
-                "tail_tokens",
-                "middle_count",
-                "middle_count_unit",
-                "deepest_level",
-            )
-        ]
-        report.append(("cleared_by", repr(sorted(d.cleared_by))))
+        report += [(f, _shown(getattr(d, f))) for f in DIAGNOSTICS_FIRST]
+        report += [(f.name, _shown(getattr(d, f.name))) for f in fields(d) if f.name not in DIAGNOSTICS_FIRST]
     elif isinstance(error, UncoveredDropError):
         report += [("dropped", repr(error.dropped)), ("categories", repr(sorted(error.categories.items())))]
     report.append(("message", str(error)))

@@ -322,7 +322,7 @@ def edges(store: Store, config: Config) -> dict[str, Number]:
     held = [store.summary(sid) for e in entries if e.kind == "answer" for sid in e.summary_ids]
     floorless = exact - sum((excess(s, store, config) for s in held), 0)
     head = head_total(store, config, head_end(store, config))
-    g = max(0.0, config.over_budget_grace_ratio)
+    g = config.over_budget_grace_ratio  # input_budget_for reads it as Math.max(0, g) does: NaN stays NaN
 
     def boundary(price: Number) -> Number:
         return input_budget_for(price, g) or price

@@ -1,5 +1,5 @@
 """The red-first witness search's pytest plugin (``-p reports.campaign.plugins.witness_plugin``; see
-``reports.campaign.witness``).
+``reports.campaign.witness_search``).
 
 Each planned test is collected once and run again under each of its candidate mutants in turn until
 one fails, each run in a forked child of the collected session (``isolated``): a mutmut mutant through

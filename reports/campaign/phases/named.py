@@ -1,4 +1,4 @@
-"""The named mutants' runs in parallel: what the journal holds is skipped, what its dependency key shows
+"""Phase 2, the named mutants in parallel: what the journal holds is skipped, what its dependency key shows
 unchanged is kept, the rest runs (warm children by default) until done or the deadline."""
 
 from __future__ import annotations
@@ -14,13 +14,14 @@ from typing import Any
 
 from reports.campaign.dependency_keys import named_key, settings_part
 from reports.campaign.extra_mutants import key, run_extra
-from reports.campaign.journal import Journal, fingerprint, journal_name, load_journals, reuse_unchanged
+from reports.campaign.journal import reuse_unchanged
 from reports.campaign.named_mutants import Mutant, in_shard, tests_for
 from reports.campaign.named_warm import run_warm
 from reports.campaign.processes import kill_all, terminate_as_interrupt
 from reports.campaign.progress import Progress
 from reports.campaign.records import BaselineRecord, MutantRecord, Outcome, Records
-from reports.campaign.runs import ensure_baseline, run_named
+from reports.campaign.run_context import RunContext
+from reports.campaign.runs import run_named
 from reports.campaign.settings import NamedEngine, Settings
 
 
@@ -37,49 +38,43 @@ def _key(settings: Settings, mutant: Mutant, baseline: BaselineRecord, patch: Pa
     )
 
 
-def run_named_mutants(
+def run(
     settings: Settings,
+    ctx: RunContext,
     mutants: Sequence[Mutant],
+    baseline: BaselineRecord,
+    done: Records,
     *,
-    shard: tuple[int, int] | None = None,
-    fp: str | None = None,
     on_record: Callable[[MutantRecord], None] | None = None,
-    deadline: float | None = None,
     patches: dict[str, Path] | None = None,
 ) -> Records:
-    """Run the baseline (unless journaled) and every pending named mutant of the shard, in parallel.
+    """Every pending named mutant of the run's shard, in parallel, each journaled as it finishes; ``done`` (the
+    journaled records of the fingerprint, all shards, by id) gains them and is returned.
 
-    At ``deadline`` (a ``time.time()``) the runs still going are stopped and not journaled: the next
-    campaign runs them. Returns every journaled record of the current fingerprint (all shards), by id.
+    At the run's deadline the runs still going are stopped and not journaled: the next campaign runs them.
     """
     with terminate_as_interrupt():
-        return _run_named_mutants(
-            settings, mutants, shard=shard, fp=fp, on_record=on_record, deadline=deadline, patches=patches or {}
-        )
+        return _run(settings, ctx, mutants, baseline, done, on_record, patches or {})
 
 
-def _run_named_mutants(
+def _run(
     settings: Settings,
+    ctx: RunContext,
     mutants: Sequence[Mutant],
-    *,
-    shard: tuple[int, int] | None,
-    fp: str | None,
+    baseline: BaselineRecord,
+    done: Records,
     on_record: Callable[[MutantRecord], None] | None,
-    deadline: float | None,
     patches: dict[str, Path],
 ) -> Records:
-    fp = fp or fingerprint(settings)
-    journal = Journal(settings.journal_dir, journal_name(shard))
-    done = load_journals(settings.journal_dir, fp)
-    baseline = ensure_baseline(settings, fp, journal, done)
-    mine = in_shard([m.id for m in mutants], shard) if shard else [m.id for m in mutants]
+    journal, deadline = ctx.journal, ctx.deadline
+    mine = in_shard([m.id for m in mutants], ctx.shard) if ctx.shard else [m.id for m in mutants]
     pending = [m for m in mutants if m.id in set(mine) and m.id not in done]
     if settings.progress and len(pending) < len(mine):
         settings.progress.write(
             f"resuming: {len(mine) - len(pending)} of {len(mine)} named mutants already journaled\n"
         )
     keys = {m.id: _key(settings, m, baseline, patches.get(m.id)) for m in pending}
-    kept = reuse_unchanged(settings.journal_dir, pending, keys, fp)
+    kept = reuse_unchanged(settings.journal_dir, pending, keys, ctx.fp)
     for rec in kept:
         journal.write(rec)
         done[rec.key] = rec
@@ -98,8 +93,8 @@ def _run_named_mutants(
         if halted.is_set():
             return None
         if mutant.id in patches:
-            return run_extra(mutant, patches[mutant.id], baseline, settings, fp)
-        return replace(run_named(mutant, baseline, settings, fp), deps=keys[mutant.id])
+            return run_extra(mutant, patches[mutant.id], baseline, settings, ctx.fp)
+        return replace(run_named(mutant, baseline, settings, ctx.fp), deps=keys[mutant.id])
 
     def halt() -> None:
         halted.set()
@@ -109,7 +104,7 @@ def _run_named_mutants(
 
     if settings.named_engine is NamedEngine.WARM:
         warm = [m for m in pending if m.id not in patches]
-        for record in run_warm(settings, warm, baseline, fp, deadline):
+        for record in run_warm(settings, warm, baseline, ctx.fp, deadline):
             record = replace(record, deps=keys[record.key])
             journal.write(record)
             done[record.key] = record
