@@ -126,9 +126,9 @@ def settings_for(root: Path, **kw: Any) -> Settings:
     kw.setdefault("progress", io.StringIO())
     kw.setdefault("hashed", FAKE_HASHED)
     kw.setdefault("state_dir", root / ".state")  # the fake project's own (mutmut's work copy in it)
+    kw.setdefault("out", root / "out")
     return Settings(
         root=root,
-        out=root / "out",
         selection=("tests",),
         workers=2,
         timeout_factor=1.0,

@@ -47,8 +47,7 @@ def test_extra_mutants_are_patches_run_with_the_named_mutants(campaign, tmp_path
     (folder / "stale.patch").write_text(EXTRA_KILLED.replace("return a + b + (1", "return a * b + (1"))
     extras = extra_mutants(folder)
     assert [m.id for m in extras] == ["extra:rename", "extra:stale", "extra:sum-plus-one"]
-    run = settings_for(settings.root)
-    run.out = tmp_path / "out"
+    run = settings_for(settings.root, out=tmp_path / "out")
     Journal(run.journal_dir, "all").write(records[BASELINE])
     before = (settings.root / "calc.py").read_text()
     done = run_named_mutants(run, extras, fp=fp, patches={m.id: folder / f"{m.id[6:]}.patch" for m in extras})

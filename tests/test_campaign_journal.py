@@ -38,8 +38,7 @@ def test_interrupted_journal_runs_only_what_is_missing(campaign, tmp_path):
     text = "".join(dumps(r) + "\n" for r in keep) + '{"mutant": "defect:OFF_BY'  # a line cut by the kill
     (out / "journal" / "all.jsonl").write_text(text)
     seen = []
-    resumed = settings_for(settings.root)
-    resumed.out = out
+    resumed = settings_for(settings.root, out=out)
     done = run_named_mutants(resumed, MUTANTS, fp=fp, on_record=lambda r: seen.append(r.key))
     assert seen == ["defect:OFF_BY_ONE"]
     assert done["defect:OFF_BY_ONE"].status == "killed"
@@ -47,8 +46,7 @@ def test_interrupted_journal_runs_only_what_is_missing(campaign, tmp_path):
 
 def test_the_budget_stops_runs_without_journaling_them(campaign, tmp_path):
     settings, fp, records = campaign
-    budgeted = settings_for(settings.root)
-    budgeted.out = tmp_path / "out"
+    budgeted = settings_for(settings.root, out=tmp_path / "out")
     Journal(budgeted.journal_dir, "all").write(records[BASELINE])
     start = time.time()
     done = run_named_mutants(budgeted, [m for m in MUTANTS if m.id == "defect:HANGS"], fp=fp, deadline=start + 2)
@@ -96,8 +94,7 @@ def test_shards_partition_the_mutants_stably():
 def test_shards_journal_apart_and_merge(campaign, tmp_path):
     settings, fp, records = campaign
     quick = [m for m in MUTANTS if m.id != "defect:HANGS"]
-    sharded = settings_for(settings.root)
-    sharded.out = tmp_path / "out"
+    sharded = settings_for(settings.root, out=tmp_path / "out")
     Journal(sharded.journal_dir, "baseline").write(records[BASELINE])  # as if each machine had run it
     for i in (1, 2):
         run_named_mutants(sharded, quick, shard=(i, 2), fp=fp)

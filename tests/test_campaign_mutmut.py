@@ -7,6 +7,7 @@ import io
 import shutil
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -83,7 +84,7 @@ def test_mutmut_runs_in_its_own_copy_and_is_read_back(tmp_path):
     from reports.campaign.mutmut.execute import PreparedAhead
     from reports.campaign.mutmut.work_copy import lay_work_copy
 
-    settings.progress = io.StringIO()
+    settings = replace(settings, progress=io.StringIO())
     ahead = PreparedAhead(settings, lay_work_copy(settings)[0], time.time() + 240)  # as beside a baseline
     first = run_mutmut(settings, fp, baseline, budget=240, paths=("strategies",), ahead=ahead)
     assert first.pending == 0 and first.names, first.note
@@ -106,7 +107,7 @@ def test_mutmut_runs_in_its_own_copy_and_is_read_back(tmp_path):
     (root / "strategies" / "step.py").write_text("def inc(x):\n    return 1 + x\n")
     tests = root / "tests" / "test_ops.py"
     tests.write_text(tests.read_text().replace("assert double(3) == 6", "assert double(4) == 8"))
-    settings.progress = io.StringIO()
+    settings = replace(settings, progress=io.StringIO())
     again = run_mutmut(settings, fingerprint(settings), baseline, budget=240)
     said = settings.progress.getvalue()
     assert "re-runs the mutants of 1 changed function(s) (strategies.step.inc)" in said, said

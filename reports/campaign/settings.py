@@ -79,9 +79,10 @@ HASHED = (
 DEFAULT_SELECTION = ("tests", "-m", "not harness")
 
 
-@dataclass
+@dataclass(frozen=True)
 class Settings:
-    """Where and how a campaign runs."""
+    """Where and how a campaign runs, the same for every phase (what one run shares is ``run_context.RunContext``);
+    a variation is a new value (``dataclasses.replace``), never a change in place."""
 
     root: Path = ROOT
     out: Path = ROOT / "reports" / "out"

@@ -23,6 +23,7 @@ import json
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -271,7 +272,7 @@ def _run_part(settings: Settings, cwd: Path, part: dict[str, Any], deadline: flo
     with tempfile.TemporaryDirectory(prefix="cm-witness-") as tmp:
         plan_path, results, log = Path(tmp) / "plan.json", Path(tmp) / "found.jsonl", Path(tmp) / "log"
         plan_path.write_text(json.dumps(part), encoding="utf-8")
-        local = Settings(**{**settings.__dict__, "root": cwd})
+        local = replace(settings, root=cwd)
         cmd = [
             settings.python,
             "-m",

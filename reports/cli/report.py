@@ -7,6 +7,7 @@ import argparse
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -29,20 +30,19 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def settings_from(args: Any) -> Settings:
-    """Where and how the campaign runs, from the options."""
-    settings = Settings()
+    """Where and how the campaign runs, from the options (an option not given keeps its default)."""
+    chosen: dict[str, Any] = {"all_variants": bool(args.all_variants)}
     if getattr(args, "named_engine", None):
-        settings.named_engine = NamedEngine(args.named_engine)
+        chosen["named_engine"] = NamedEngine(args.named_engine)
     if getattr(args, "mutmut_engine", None):
-        settings.mutmut_engine = MutmutEngine(args.mutmut_engine)
+        chosen["mutmut_engine"] = MutmutEngine(args.mutmut_engine)
     if getattr(args, "state_dir", None):
-        settings.state_dir = Path(args.state_dir).resolve()
+        chosen["state_dir"] = Path(args.state_dir).resolve()
     if args.out:
-        settings.out = Path(args.out).resolve()
+        chosen["out"] = Path(args.out).resolve()
     if args.workers:
-        settings.workers = args.workers
-    settings.all_variants = bool(args.all_variants)
-    return settings
+        chosen["workers"] = args.workers
+    return replace(Settings(), **chosen)
 
 
 def plan_from(args: Any) -> pipeline.Plan:
