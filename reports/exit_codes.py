@@ -57,6 +57,12 @@ MEANINGS: dict[str, dict[Exit, str]] = {
         Exit.USAGE: "a bad option",
         Exit.INCOMPLETE: "incomplete: mutants pending, or the baseline could not run",
     },
+    "prove": {
+        Exit.OK: "no invariant breaks within the scope",
+        Exit.FOUND: "an invariant breaks on a variant that carries defects (the smallest store written)",
+        Exit.USAGE: "a bad option, scope, variant or invariant, or an unreadable shard file",
+        Exit.SEVERE: "`sound` breaks an invariant within the scope",
+    },
     "every other command": {
         Exit.OK: "done",
         Exit.USAGE: "unreadable input or a bad option",

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from invariants.properties import grace_limit
 from reference.model import Budget, Config
 from reference.scenario import ScenarioError
-from reports.campaign.journal import fingerprint as code_fingerprint
+from reports.campaign.fingerprint import fingerprint as code_fingerprint
 from reports.campaign.named_mutants import Mutant, named_mutants
 from reports.campaign.records import BaselineRecord, Kind, MutantRecord, Record, Records, loads
 from reports.campaign.settings import Settings

@@ -9,7 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from reports.campaign.journal import fingerprint, load_journals
+from reports.campaign.fingerprint import fingerprint
+from reports.campaign.journal import load_journals
 from reports.campaign.named_mutants import Mutant
 from reports.campaign.phases import baseline, named
 from reports.campaign.records import BASELINE, MutantChange, MutantRecord, MutmutRecord, Records, Status, decode

@@ -31,7 +31,7 @@ def campaign(tmp_path_factory: pytest.TempPathFactory) -> tuple[Settings, str, d
     ``test_campaign_*`` module, its imports here so that no other session pays for them."""
     from campaign_helpers import MUTANTS, make_project, run_named_mutants, settings_for
 
-    from reports.campaign.journal import fingerprint
+    from reports.campaign.fingerprint import fingerprint
 
     root = make_project(tmp_path_factory.mktemp("fake"))
     settings = settings_for(root)

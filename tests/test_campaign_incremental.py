@@ -22,13 +22,12 @@ from reports.campaign.dependency_keys import (
     rerun,
     semantic,
 )
+from reports.campaign.fingerprint import fingerprint, hashed_files
 from reports.campaign.hints import Hints
 from reports.campaign.journal import (
     Journal,
     compact,
-    fingerprint,
     forget_journals,
-    hashed_files,
     load_journals,
     read_records,
 )
@@ -471,9 +470,9 @@ def test_a_mutants_test_order_reads_no_time_measured_in_this_run(tmp_path):
         Row(n, Outcome.PASSED, d, 0.0, n, "tests/test_new.py", None) for n, d in zip(tests, (0.001, 9.0), strict=True)
     )
     the_plan = plan(work, ["strategies.new"], BaselineRecord("fp", 1.0, 0.1, 0, rows, 0.0), Hints())
-    assert [m["name"] for m in the_plan["mutants"]] == ["strategies.new.x_f__mutmut_1"]
-    assert the_plan["order_durations"] == dict.fromkeys(tests, UNKNOWN_DURATION)
-    assert the_plan["durations"] == {tests[0]: 0.001, tests[1]: 9.0}
+    assert [m.name for m in the_plan.warm.mutants] == ["strategies.new.x_f__mutmut_1"]
+    assert the_plan.warm.order_durations == dict.fromkeys(tests, UNKNOWN_DURATION)
+    assert the_plan.warm.durations == {tests[0]: 0.001, tests[1]: 9.0}
 
 
 def test_a_timeout_is_confirmed_with_longer_limits_before_it_counts(pytester, monkeypatch):

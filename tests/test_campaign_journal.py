@@ -11,7 +11,8 @@ import time
 import pytest
 from campaign_helpers import FAKE_HASHED, FAKE_TESTS, MUTANTS, make_project, run_named_mutants, settings_for
 
-from reports.campaign.journal import Journal, _harness_only, fingerprint, hashed_files, load_journals
+from reports.campaign.fingerprint import fingerprint, harness_only, hashed_files, walk
+from reports.campaign.journal import Journal, load_journals
 from reports.campaign.named_mutants import in_shard, named_mutants, parse_shard, shard_of
 from reports.campaign.records import BASELINE, dumps
 from reports.campaign.settings import ROOT
@@ -67,15 +68,41 @@ def test_a_changed_test_changes_the_fingerprint(tmp_path):
     assert all("out" not in f.relative_to(root).parts for f in hashed_files(root, FAKE_HASHED))
 
 
-def test_the_campaigns_own_test_files_stay_out_of_the_fingerprint(tmp_path):
+def test_the_campaigns_own_files_stay_out_of_the_fingerprint(tmp_path):
+    """What no test of the selection can import is the harness's: a test module marked ``harness`` and a helper only
+    such tests import change nothing; an unmarked test, or a helper it imports (lazily too), changes the fingerprint."""
     root = make_project(tmp_path / "p")
     settings = settings_for(root)
     before = fingerprint(settings)
-    (root / "tests" / "test_campaign_new.py").write_text("def test_tooling():\n    pass\n")  # HARNESS_ONLY's pattern
-    (root / "tests" / "campaign_helpers.py").write_text("HELPER = 1\n")
+    harness = "import pytest\n\npytestmark = pytest.mark.harness\n\n\ndef test_tooling():\n    import tooling\n"
+    (root / "tests" / "test_campaign_new.py").write_text(harness)
+    (root / "tests" / "tooling.py").write_text("HELPER = 1\n")
     assert fingerprint(settings) == before
-    (root / "tests" / "test_campaigns.py").write_text("def test_model():\n    pass\n")  # not the pattern
-    assert fingerprint(settings) != before
+    (root / "tests" / "tooling.py").write_text("HELPER = 2\n")
+    assert fingerprint(settings) == before
+    (root / "tests" / "test_model.py").write_text("def test_model():\n    import tooling\n")  # not marked
+    after = fingerprint(settings)
+    assert after != before
+    (root / "tests" / "tooling.py").write_text("HELPER = 3\n")  # now the selection's
+    assert fingerprint(settings) != after
+
+
+def test_a_test_marked_harness_alone_and_an_unused_fixture_import_nothing_for_the_selection(tmp_path):
+    root = make_project(tmp_path / "p")
+    tests = root / "tests"
+    (tests / "only_harness.py").write_text("X = 1\n")
+    (tests / "by_fixture.py").write_text("Y = 1\n")
+    (tests / "test_mixed.py").write_text(
+        "import pytest\n\n\n@pytest.mark.harness\ndef test_tool():\n    import only_harness\n\n\n"
+        "def test_model(shared):\n    pass\n"
+    )
+    (tests / "conftest.py").write_text(
+        "import pytest\n\n\n@pytest.fixture\ndef shared():\n    import by_fixture\n\n\n"
+        "@pytest.fixture\ndef unused():\n    import only_harness\n"
+    )
+    harness = harness_only(root, walk(root, FAKE_HASHED))
+    assert "tests/only_harness.py" in harness and "tests/by_fixture.py" not in harness
+    assert "tests/test_mixed.py" not in harness and "tests/conftest.py" not in harness
 
 
 def test_shards_partition_the_mutants_stably():
@@ -138,27 +165,15 @@ def test_after_a_change_only_the_named_mutants_it_touches_run_again(campaign, tm
     assert sorted(seen) == sorted(m.id for m in quick)  # test_add[sound] runs under every sound mutant
 
 
-def test_every_harness_only_test_file_is_marked_harness():
-    """The baseline and the witness search leave out only the tests marked ``harness``; a harness-only file (absent
-    from mutmut's work copy) with an unmarked test would be searched there, and its missing file fails the search's
-    whole worker."""
-    unmarked = [
-        p.relative_to(ROOT).as_posix()
-        for p in sorted((ROOT / "tests").glob("test_*.py"))
-        if _harness_only(p.relative_to(ROOT).as_posix())
-        and not re.search(r"^pytestmark = pytest\.mark\.harness$", p.read_text(encoding="utf-8"), re.M)
-    ]
-    assert unmarked == []
-
-
-def test_every_test_file_that_imports_the_campaigns_helpers_is_harness_only():
-    """mutmut's work copy leaves the harness-only files out; a test module importing one of them must be left out
-    too, or collecting the suite there fails and mutmut's coverage run exits 1 (the main job then reports nothing)."""
-    tests = ROOT / "tests"
-    helpers = {p.stem for p in tests.glob("*.py") if _harness_only(p.relative_to(ROOT).as_posix())}
-    importing = [
-        p.relative_to(ROOT).as_posix()
-        for p in sorted(tests.glob("test_*.py"))
-        if re.search(rf"^(?:from|import) ({'|'.join(helpers)})\b", p.read_text(encoding="utf-8"), re.M)
-    ]
-    assert [f for f in importing if not _harness_only(f)] == []
+def test_the_harness_of_this_project_is_its_marked_tests_and_what_only_they_import():
+    """In this project: a test module is the harness's exactly when it is marked ``harness`` as a whole; the report's
+    own modules (the pipeline, its phases, the renderers) are the harness's, while the code under test and what an
+    unmarked test drives (the subcommands it names) are not."""
+    harness = harness_only(ROOT, walk(ROOT))
+    for p in sorted((ROOT / "tests").glob("test_*.py")):
+        marked = re.search(r"^pytestmark = .*pytest\.mark\.harness\b", p.read_text(encoding="utf-8"), re.M) is not None
+        assert (p.relative_to(ROOT).as_posix() in harness) == marked, p.name
+    for own in ("reports/campaign/pipeline.py", "reports/campaign/phases/baseline.py", "reports/render/html.py"):
+        assert own in harness, own
+    for code in ("strategies/emission.py", "reference/model.py", "invariants/plugin.py", "reports/cli/check.py"):
+        assert code not in harness, code

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from campaign_helpers import make_project, settings_for
 
-from reports.campaign.journal import fingerprint, hashed_files
+from reports.campaign.fingerprint import fingerprint, hashed_files
 from reports.campaign.records import BaselineRecord, decode_row
 from reports.campaign.settings import ROOT, Settings
 

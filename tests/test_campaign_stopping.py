@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from campaign_helpers import FAKE_HASHED, make_project
 
-from reports.campaign.journal import hashed_files
+from reports.campaign.fingerprint import hashed_files
 from reports.campaign.settings import ROOT
 
 pytestmark = pytest.mark.harness

@@ -142,9 +142,11 @@ def test_discovered_functions_give_their_killed_mutants_in_turn():
 
 def test_a_test_mutmuts_coverage_misses_finds_its_witness_by_recording_its_calls(pytester, monkeypatch):
     pytest.importorskip("mutmut", reason="mutmut is not installed (the mutation extra)")
-    from reports.campaign.plugins.witness_plugin import DISCOVER
+    from reports.campaign.protocol import CandidateKind, WitnessFound
     from reports.campaign.records import NO_CODE, ONLY_EQUIVALENT, REAL_GAP
     from reports.campaign.witness_search import _reason
+
+    DISCOVER = CandidateKind.DISCOVER
 
     pytester.makepyfile(
         calc=DISCOVERED,
@@ -181,19 +183,20 @@ def test_a_test_mutmuts_coverage_misses_finds_its_witness_by_recording_its_calls
     assert rows["test_c.py::test_add"]["calls"] == 2 and "assert 4 == 3" in rows["test_c.py::test_add"]["failure"]
     assert rows["test_c.py::test_add"]["tried"] == 1
     assert rows["test_c.py::test_add"]["candidates"] == 3  # the named mutant and the two discovered
-    nothing = rows["test_none.py::test_nothing"]
-    assert nothing["witness"] is None and nothing["calls"] == 0 and nothing["complete"] and nothing["tried"] == 0
-    assert _reason(nothing, 1) == NO_CODE and _reason({**nothing, "calls": 3}, 1) == ONLY_EQUIVALENT
-    assert _reason({**nothing, "calls": 3, "tried": 2}, 2) == REAL_GAP
-    uncounted = {k: v for k, v in nothing.items() if k != "candidates"}  # a row that does not count them
-    assert _reason({**uncounted, "complete": False, "tried": 2}, 9).startswith("not searched to the end: 2 of 9")
-    cut = {**nothing, "complete": False, "tried": 7, "candidates": 12}  # a discover step planned 1, found 12
+    nothing = WitnessFound.from_json(rows["test_none.py::test_nothing"])
+    assert nothing.witness is None and nothing.calls == 0 and nothing.complete and nothing.tried == 0
+    assert _reason(nothing, 1) == NO_CODE and _reason(replace(nothing, calls=3), 1) == ONLY_EQUIVALENT
+    assert _reason(replace(nothing, calls=3, tried=2), 2) == REAL_GAP
+    uncounted = replace(nothing, candidates=None)  # a row that does not count them
+    assert _reason(replace(uncounted, complete=False, tried=2), 9).startswith("not searched to the end: 2 of 9")
+    cut = replace(nothing, complete=False, tried=7, candidates=12)  # a discover step planned 1, found 12
     assert _reason(cut, 1) == "not searched to the end: 7 of 12 candidates (at most 400 a test)"
-    looped = {**nothing, "calls": 3, "tried": 4, "timeouts": 1}  # a run past its limit is no witness, and is said
+    looped = replace(nothing, calls=3, tried=4, timeouts=1)  # a run past its limit is no witness, and is said
     assert _reason(looped, 4) == f"{REAL_GAP} (1 of its 4 runs cut as loops)"
 
 
 def test_the_witness_plan_reads_mutmuts_coverage_for_candidates(campaign):
+    from reports.campaign.protocol import Candidate, CandidateKind
     from reports.campaign.records import ONLY_EQUIVALENT
     from reports.campaign.witness_search import plan
 
@@ -204,7 +207,9 @@ def test_the_witness_plan_reads_mutmuts_coverage_for_candidates(campaign):
     records["mutmut:calc.x_sub__mutmut_1"] = mutmut_result("mutmut:calc.x_sub__mutmut_1", "survived")
     coverage = {"calc.x_add": {"tests/test_calc.py::test_plain"}, "calc.x_sub": {"tests/test_calc.py::test_table"}}
     todo, reasons = plan(records, coverage)
-    assert todo["tests/test_calc.py::test_plain"] == [["mutmut", "calc.x_add__mutmut_1", "mutmut:calc.x_add__mutmut_1"]]
+    assert todo["tests/test_calc.py::test_plain"] == [
+        Candidate(CandidateKind.MUTMUT, "calc.x_add__mutmut_1", "mutmut:calc.x_add__mutmut_1")
+    ]
     assert "tests/test_calc.py::test_table" not in todo  # reads the defect table: no named candidate, no coverage
     assert (
         reasons.get("tests/test_calc.py::test_add") is None
@@ -226,10 +231,10 @@ def test_the_witness_plan_tries_first_the_mutants_of_what_a_test_killed_in_the_l
     assert test == "tests/test_calc.py::test_marked_but_never_red[sound]"
     coverage = {"calc.x_add": {test}, "calc.x_sub": {test}}
     cold, _ = plan(records, coverage)
-    assert [c[1] for c in cold[test]] == ["calc.x_add__mutmut_1", "calc.x_sub__mutmut_1"]
+    assert [c.name for c in cold[test]] == ["calc.x_add__mutmut_1", "calc.x_sub__mutmut_1"]
     killer = "tests/test_calc.py::test_marked_but_never_red[pr-8bb01ab8]"
     hinted, _ = plan(records, coverage, killers={"calc.x_sub": (killer, "tests/test_calc.py::test_other")})
-    assert [c[1] for c in hinted[test]] == ["calc.x_sub__mutmut_1", "calc.x_add__mutmut_1"]
+    assert [c.name for c in hinted[test]] == ["calc.x_sub__mutmut_1", "calc.x_add__mutmut_1"]
 
 
 def test_the_witness_plan_tries_first_the_mutant_a_test_killed_first_in_the_last_report(campaign):
@@ -246,7 +251,7 @@ def test_the_witness_plan_tries_first_the_mutant_a_test_killed_first_in_the_last
     hinted, _ = plan(
         records, coverage, kills={"tests/test_calc.py::test_marked_but_never_red": "mutmut:calc.x_sub__mutmut_1"}
     )
-    assert [c[1] for c in hinted[test]] == ["calc.x_sub__mutmut_1", "calc.x_add__mutmut_1"]
+    assert [c.name for c in hinted[test]] == ["calc.x_sub__mutmut_1", "calc.x_add__mutmut_1"]
 
 
 def test_a_mutant_outside_the_runs_scope_is_a_candidate_after_the_killed_ones(campaign):
@@ -262,12 +267,12 @@ def test_a_mutant_outside_the_runs_scope_is_a_candidate_after_the_killed_ones(ca
     unrun = {"judges.check.x_holds": ["judges.check.x_holds__mutmut_1", "judges.check.x_holds__mutmut_2"]}
     coverage = {"calc.x_add": {plain}, "judges.check.x_holds": {plain, judged}}
     todo, reasons = plan(records, coverage, unrun=unrun)
-    assert [c[1] for c in todo[plain]] == [
+    assert [c.name for c in todo[plain]] == [
         "calc.x_add__mutmut_1",
         "judges.check.x_holds__mutmut_1",
         "judges.check.x_holds__mutmut_2",
     ]
-    assert [c[1] for c in todo[judged]] == ["judges.check.x_holds__mutmut_1", "judges.check.x_holds__mutmut_2"]
+    assert [c.name for c in todo[judged]] == ["judges.check.x_holds__mutmut_1", "judges.check.x_holds__mutmut_2"]
     assert judged.split("::")[1] not in str(reasons)
     without, reasons = plan(records, coverage)
     assert judged not in without and reasons  # before: no candidate, so "covers no mutated code"

@@ -158,13 +158,13 @@ def test_the_witness_plan_tries_the_known_witness_first(campaign_records_for_wit
 
     records, coverage, nodeid = campaign_records_for_witness
     todo, _ = plan(as_records(records), coverage)
-    assert [c[2] for c in todo[nodeid]][:2] == ["mutmut:calc.x_add__mutmut_1", "mutmut:calc.x_add__mutmut_2"]
+    assert [c.mutant for c in todo[nodeid]][:2] == ["mutmut:calc.x_add__mutmut_1", "mutmut:calc.x_add__mutmut_2"]
     todo, _ = plan(as_records(records), coverage, {nodeid: "mutmut:calc.x_add__mutmut_2"})
-    assert [c[2] for c in todo[nodeid]][:2] == ["mutmut:calc.x_add__mutmut_2", "mutmut:calc.x_add__mutmut_1"]
+    assert [c.mutant for c in todo[nodeid]][:2] == ["mutmut:calc.x_add__mutmut_2", "mutmut:calc.x_add__mutmut_1"]
 
 
 def test_a_test_without_coverage_discovers_its_calls_first_after_its_known_witness(campaign_records_for_witness):
-    from reports.campaign.plugins.witness_plugin import DISCOVER
+    from reports.campaign.protocol import CandidateKind
     from reports.campaign.records import NO_CODE
     from reports.campaign.witness_search import plan
 
@@ -173,9 +173,10 @@ def test_a_test_without_coverage_discovers_its_calls_first_after_its_known_witne
     row = {**records["baseline"]["tests"][0], "variants_used": ["sound"]}
     records["baseline"] = {"kind": "baseline", "tests": [row]}
     todo, reasons = plan(as_records(records), {}, discover=True)
-    assert [c[0] for c in todo[nodeid]] == [DISCOVER, "named"]
+    assert [c.kind for c in todo[nodeid]] == [CandidateKind.DISCOVER, CandidateKind.NAMED]
     todo, _ = plan(as_records(records), {}, {nodeid: "mutmut:calc.x_add__mutmut_2"}, discover=True)
-    assert [c[2] for c in todo[nodeid]][:1] == ["mutmut:calc.x_add__mutmut_2"] and todo[nodeid][1][0] == DISCOVER
+    assert [c.mutant for c in todo[nodeid]][:1] == ["mutmut:calc.x_add__mutmut_2"]
+    assert todo[nodeid][1].kind == CandidateKind.DISCOVER
     todo, reasons = plan(as_records({"baseline": records["baseline"]}), {}, discover=False)
     assert nodeid not in todo and reasons == {nodeid: NO_CODE}
 
@@ -316,12 +317,12 @@ def test_reviewed_equivalents_are_not_run_unless_their_line_changed(tmp_path, mo
         "baseline"
     ]
     planned = mutmut_exec.plan(work, ["reference.ops"], baseline, Hints())
-    assert [m["name"] for m in planned["reviewed"]] == ["reference.ops.x_f__mutmut_1"]  # 4 was skipped already
-    assert [m["name"] for m in planned["mutants"]] == ["reference.ops.x_f__mutmut_2", "reference.ops.x_f__mutmut_3"]
-    assert planned["functions"]["reference.ops.x_f"]["tests"] == ["tests/test_ops.py::test_f"]
+    assert list(planned.reviewed) == ["reference.ops.x_f__mutmut_1"]  # 4 was skipped already
+    assert [m.name for m in planned.warm.mutants] == ["reference.ops.x_f__mutmut_2", "reference.ops.x_f__mutmut_3"]
+    assert planned.warm.functions["reference.ops.x_f"].tests == ("tests/test_ops.py::test_f",)
     del listed["mutmut:reference.ops.x_f__mutmut_4"]  # an entry taken out: the mutant it skipped runs again
     again = mutmut_exec.plan(work, ["reference.ops"], baseline, Hints())
-    assert "reference.ops.x_f__mutmut_4" in [m["name"] for m in again["mutants"]]
+    assert "reference.ops.x_f__mutmut_4" in [m.name for m in again.warm.mutants]
 
 
 def test_a_test_marked_search_counts_as_a_property_test_for_the_named_mutants(pytester):

@@ -23,9 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "tests" / "data" / "journal"
 #: Record fields whose names happen to be status words: a field, not a status.
 FIELD_NAMES = {
-    ("reports/campaign/named_warm.py", "timeout"),  # the seconds a warm child was given
-    ("reports/campaign/witness_search.py", "killed"),  # the witness plan's killed mutants by function
-    ("reports/campaign/plugins/witness_plugin.py", "killed"),
+    ("reports/campaign/protocol.py", "killed"),  # the witness plan's killed mutants by function
     ("reports/cli/check.py", "error"),  # check --json: the refusal's class name
 }
 
@@ -119,9 +117,6 @@ SHARED_WORDS = {
 }
 #: Journal-only keys that name something else where they appear.
 KEY_NAMES = {
-    # the child session writes the rows decode_row reads (it loads no harness module at import)
-    ("reports/campaign/plugins/mutant_plugin.py", "reads_table"),
-    ("reports/campaign/plugins/mutant_plugin.py", "variants_used"),
     ("reports/cli/defects.py", "killed_by"),  # defects --json: its own output's field
 }
 #: Parameter names that hold journal records: never a plain dict.

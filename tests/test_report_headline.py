@@ -129,6 +129,20 @@ def test_an_incomplete_report_lists_what_went_wrong_so_far_and_the_folders_not_s
     assert "mutmut not started over reference/ and invariants/" in top.ran
 
 
+def test_a_folder_mutmut_found_nothing_to_mutate_in_is_done_and_one_stopped_short_is_not() -> None:
+    """A project whose mutmut settings mutate none of a folder leaves an empty inventory: that folder is finished.
+    An empty inventory with a note (the budget ran out before mutmut started) leaves the folder not started."""
+    raw = clean()
+    raw["mutmut-inventory:all:reports"] = {"kind": "inventory", "names": [], "path": "reports"}
+    done = build(as_records(raw), FP, MUTANTS, equivalents={}, scope=("reports",))
+    assert "not started" not in plain_headline(done).verdict
+    assert exit_status(done) != Exit.INCOMPLETE
+    raw["mutmut-inventory:all:reports"]["note"] = "not run: only 3s of the budget left; it runs next time"
+    short = build(as_records(raw), FP, MUTANTS, equivalents={}, scope=("reports",))
+    assert "mutmut not started over reports/" in plain_headline(short).verdict
+    assert exit_status(short) == Exit.INCOMPLETE
+
+
 def test_what_ran_counts_tests_variants_and_mutants_of_each_kind() -> None:
     raw = clean()
     raw["mutmut:calc.x_add__mutmut_1"] = {"kind": "mutmut", "status": "killed", "killed_by": [PLAIN]}

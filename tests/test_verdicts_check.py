@@ -1,7 +1,8 @@
-"""``cmharness check``'s verdict judged (reports/cli/check.py): the invariants it lists as broken are the ones the
-judges report for each variant, and its exit code is 0 when nothing breaks, 1 when only variants with defects break
-and 3 when a variant with none does. Each test is fed a scenario or a judge whose verdict is known, so a check that
-stops listing a break, lists one the judges did not report, or maps the exit codes the wrong way turns it red."""
+"""``cmharness check``'s verdict judged (reports/cli/check_verdict.py, read by reports/cli/check.py): the invariants it
+lists as broken are the ones the judges report for each variant, and its exit code is 0 when nothing breaks, 1 when
+only variants with defects break and 3 when a variant with none does. Each test is fed a scenario or a judge whose
+verdict is known, so a check that stops listing a break, lists one the judges did not report, or maps the exit codes
+the wrong way turns it red. The verdict rules are mutated by ``cmharness report``: these tests kill their mutants."""
 
 from __future__ import annotations
 
@@ -15,8 +16,9 @@ from invariants.properties import CHEAP_FIRST, INVARIANTS, Violation
 from reference.model import Budget, Config
 from reference.scenario import Scenario, load_scenario, save_scenario
 from reports import cli
+from reports.cli.check_verdict import exit_code, verdict_line
 from reports.exit_codes import Exit
-from strategies.defects import parse_variant
+from strategies.defects import Defect, parse_variant
 
 #: #305's first half: a positioned question whose header is longer than the label, one token below its price.
 #: QUESTION_PRICED_AS_LABEL charges the label for it, so the compile sends what it should have refused.
@@ -105,3 +107,31 @@ def test_the_verdict_names_every_invariant_of_the_catalogue_it_ran(capsys, quest
     """The JSON names the invariants checked: all of them, cheapest first, unless some are asked for."""
     _, doc = _check(capsys, question_305, "--variant", "sound")
     assert doc["invariants"] == list(CHEAP_FIRST)
+
+
+def test_an_unknown_invariant_is_one_line_naming_it_and_exit_2(capsys, question_305):
+    assert cli.main(["check", question_305, "--invariant", "never-under"]) == Exit.USAGE
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.strip().splitlines()) == 1
+    assert "unknown invariant 'never-under'; did you mean 'never-over'?" in err
+
+
+BROKE = [Violation("determinism", "planted")]
+CARRIED = frozenset({Defect.MEMO_SURVIVES_INITIALIZE})
+
+
+@pytest.mark.parametrize(
+    ("variants", "code"),
+    [
+        ([], Exit.OK),
+        ([(frozenset(), []), (CARRIED, [])], Exit.OK),
+        ([(frozenset(), []), (CARRIED, BROKE)], Exit.REPRODUCED),
+        ([(CARRIED, BROKE), (frozenset(), BROKE)], Exit.SOUND_BROKE),
+        ([(frozenset(), BROKE), (CARRIED, [])], Exit.SOUND_BROKE),
+    ],
+)
+def test_the_exit_code_over_the_variants_checked(variants, code):
+    """Whatever the order of the variants: 3 wins over 1 wherever a variant without defects breaks."""
+    assert exit_code(variants) == code
+    assert exit_code(reversed(variants)) == code
+    assert verdict_line(code).startswith(f"exit {int(code)}: ")

@@ -1,7 +1,9 @@
 """``cmharness compare``'s classes judged (reports/compare/classify.py, cells.py): each class is fed a cell one step
 away from it, which must land in another class: sends that differ in one character, one block or one participant
 are not "the same bytes"; refusals that differ in any one field of what they report (the error's item, refused ids,
-actual, limit, stage, every field of its diagnostics, the lost messages) are not "refused the same way"."""
+actual, limit, stage, every field of its diagnostics, the lost messages) are not "refused the same way"; the note
+beside each class names what differs. The classes are mutated by ``cmharness report``: these tests kill their
+mutants."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from builders import exact_budget, store, summary
 
 from reference.model import Budget, Config, Entry, Image, Text, ToolUse
 from reports.compare.cells import outcome_side
-from reports.compare.classify import CellClass, Side, classify, differences, side_of
+from reports.compare.classify import SPLIT_ONLY, CellClass, Side, classify, detail, differences, side_of
 from strategies.defects import Defects
 from strategies.errors import Diagnostics, OverBudgetError, UncoveredDropError
 
@@ -179,3 +181,52 @@ def test_a_side_is_what_it_reports_and_nothing_else():
     """Two crashes of one type with other messages are refused differently; a send is never a refusal."""
     assert classify(side_of(None, ValueError("a")), side_of(None, ValueError("b"))) is CellClass.REFUSED_DIFFERENTLY
     assert Side(True, entries="x") != Side(False, error="", report=())
+
+
+# ----------------------------------------------------------------------------- what the note beside a class says
+
+OVER_AT = "message 'm3' (middle)"
+#: A cell of each class (both orders of the refusals), and the note ``compare`` prints beside it.
+NOTES = [
+    (SENT, SENT, ""),
+    (OVER, OVER, ""),
+    (SENT, side_of(Sent(BASE[0]), None), "the entries sent differ"),
+    (OVER, side_of(None, _over(actual=54, stage="trim")), "differs in actual, stage"),
+    (OVER, side_of(None, _over(_diagnostics(head_tokens=0, middle_tokens=50))), SPLIT_ONLY),
+    (SENT, OVER, f"head refuses with OverBudgetError at {OVER_AT}"),
+    (SENT, LOST, "head refuses with UncoveredDropError at -"),
+    (OVER, SENT, f"base refused with OverBudgetError at {OVER_AT}"),
+    (LOST, SENT, "base refused with UncoveredDropError at -"),
+    (OVER, LOST, f"OverBudgetError at {OVER_AT} became UncoveredDropError at -"),
+    (LOST, OVER, f"UncoveredDropError at - became OverBudgetError at {OVER_AT}"),
+]
+
+
+@pytest.mark.parametrize(("base", "head", "note"), NOTES, ids=[n or "same" for *_, n in NOTES])
+def test_the_note_beside_each_class_names_what_differs(base, head, note):
+    assert detail(base, head) == note
+
+
+def test_the_note_of_every_class_is_pinned():
+    assert {classify(base, head) for base, head, _ in NOTES} == set(CellClass)
+
+
+@pytest.mark.parametrize(
+    ("head", "fields"),
+    [
+        (UncoveredDropError(("m2",), {"m1": "not-covered", "m2": "not-covered"}), ("dropped", "categories")),
+        (UncoveredDropError(("m1",), {"m1": "not-covered", "m2": "not-covered"}), ("categories",)),
+        (UncoveredDropError(("m1",), {"m1": "in-tail-not-rendered"}), ("categories",)),
+        (UncoveredDropError(("m1", "m2"), {"m1": "not-covered", "m2": "not-covered"}), ("dropped", "categories")),
+    ],
+    ids=["another message", "a category more", "another category", "a message more"],
+)
+def test_lost_messages_name_the_field_they_differ_in(head, fields):
+    assert differences(LOST, side_of(None, head)) == fields
+    assert detail(LOST, side_of(None, head)) == "differs in " + ", ".join(fields)
+
+
+def test_other_messages_lost_in_the_same_categories_differ_in_the_lost_messages_alone():
+    both = {"m1": "not-covered", "m2": "not-covered"}
+    base, head = side_of(None, UncoveredDropError(("m1",), both)), side_of(None, UncoveredDropError(("m2",), both))
+    assert differences(base, head) == ("dropped",) and detail(base, head) == "differs in dropped"

@@ -1,7 +1,11 @@
-"""``cmharness fuzz``'s verdict judged (reports/fuzz/engine.py, reports/cli/fuzz.py): a failure is excused as an
-expected red only on a variant its test's ``red_on`` names; on any other variant it is a finding, printed with its
-replay command, and the command exits 1. The targets come from a real collection of a small property test marked
-``red_on`` one variant, so an "excuse any variant" rule, or an exit that ignores the rule, turns these red."""
+"""``cmharness fuzz``'s verdict judged (reports/fuzz/verdict.py, read by the engine and the command): a failure is
+excused as an expected red only on a variant its test's ``red_on`` names; on any other variant it is a finding,
+printed with its replay command, and the command exits 1; a failure raised inside HypoFuzz itself is no finding;
+``--stop-on-failure`` stops on a finding only. The targets come from a real collection of a small property test marked
+``red_on`` one variant, so an "excuse any variant" rule, or an exit that ignores the rule, turns these red.
+
+Not marked ``harness``: the verdict rules are mutated by ``cmharness report`` (``[tool.mutmut] only_mutate``), and
+these are the tests that kill their mutants."""
 
 from __future__ import annotations
 
@@ -15,9 +19,7 @@ from hypothesis import settings
 from reports.cli import fuzz as fuzz_command
 from reports.exit_codes import Exit
 from reports.fuzz.engine import Finding, Outcome, Plan, Target, collect
-
-#: Only reports/ code runs here (a synthetic test file, no compile): no mutant of the model can turn these red.
-pytestmark = pytest.mark.harness
+from reports.fuzz.verdict import exit_code, expected_red, stops, unexpected
 
 RED_ON = "main-48bb87a1"
 PINNED = """
@@ -58,11 +60,13 @@ def test_a_failure_is_an_expected_red_only_on_a_variant_its_red_on_names(targets
     assert not any(t.expected_red for name, t in targets.items() if name.startswith("test_unmarked["))
 
 
-def _run(monkeypatch, tmp_path: Path, failed: list[Target]) -> tuple[int, str]:
-    """``cmharness fuzz`` whose campaign reports a shrunk failure on each of ``failed``."""
+def _run(monkeypatch, tmp_path: Path, failed: list[Target], in_fuzzer: bool = False) -> tuple[int, str]:
+    """``cmharness fuzz`` whose campaign reports a shrunk failure on each of ``failed`` (raised inside HypoFuzz
+    itself with ``in_fuzzer``)."""
 
     def campaign(plan: Plan, on_progress=None) -> Outcome:
-        return Outcome(list(failed), {}, findings=[Finding(t, shrunk=1, unshrunk=0) for t in failed])
+        found = [Finding(t, shrunk=1, unshrunk=0, in_fuzzer=in_fuzzer, origin="hypofuzz/x.py") for t in failed]
+        return Outcome(list(failed), {}, findings=found)
 
     monkeypatch.setattr(fuzz_command, "fuzz", campaign)
     args = argparse.Namespace(
@@ -99,3 +103,50 @@ def test_a_failure_of_a_test_without_red_on_is_a_finding_on_every_variant(monkey
     for t in unmarked:
         code, out = _run(monkeypatch, tmp_path, [t])
         assert code == Exit.FAILURE_FOUND and f"FAILED {t.nodeid}" in out, out
+
+
+@pytest.mark.parametrize(
+    ("red_on", "variant", "excused"),
+    [
+        ((RED_ON,), RED_ON, True),
+        ((RED_ON, "sound"), "sound", True),
+        ((RED_ON,), "sound", False),
+        ((RED_ON,), f"{RED_ON}+MEMO_SURVIVES_INITIALIZE", False),
+        ((), RED_ON, False),
+        ((RED_ON,), None, False),
+    ],
+)
+def test_the_rule_excuses_exactly_the_variants_red_on_names(red_on, variant, excused):
+    assert expected_red(red_on, variant) is excused
+
+
+def test_a_failure_inside_hypofuzz_is_no_finding_and_exits_0(monkeypatch, tmp_path, targets):
+    """HypoFuzz's own error (a RecursionError of its tracer) on a test that should pass is shown, not counted."""
+    unmarked = next(t for name, t in targets.items() if name.startswith("test_unmarked["))
+    code, out = _run(monkeypatch, tmp_path, [unmarked], in_fuzzer=True)
+    assert code == Exit.OK, out
+    assert f"not a finding: {unmarked.nodeid} failed inside HypoFuzz itself (hypofuzz/x.py)" in out
+    assert "FAILED" not in out and "expected red" not in out
+
+
+def test_an_expected_red_inside_hypofuzz_is_counted_as_an_expected_red_only(monkeypatch, tmp_path, targets):
+    pinned = targets[f"test_pinned[{RED_ON}]"]
+    code, out = _run(monkeypatch, tmp_path, [pinned], in_fuzzer=True)
+    assert code == Exit.OK, out
+    assert "1 expected red" in out and "not a finding" not in out and "FAILED" not in out
+
+
+def test_stop_on_failure_stops_on_a_failure_that_is_not_excused_only(targets):
+    pinned, other = targets[f"test_pinned[{RED_ON}]"], targets["test_pinned[sound]"]
+    not_excused = unexpected(targets.values())
+    assert pinned.nodeid not in not_excused and other.nodeid in not_excused
+    assert not stops(not_excused, [pinned.nodeid])
+    assert stops(not_excused, [pinned.nodeid, other.nodeid])
+    assert not stops(not_excused, [])
+
+
+def test_the_exit_code_is_1_for_a_finding_among_excused_failures(targets):
+    pinned, other = targets[f"test_pinned[{RED_ON}]"], targets["test_pinned[sound]"]
+    excused = [Finding(pinned, 1, 0), Finding(other, 0, 1, in_fuzzer=True)]
+    assert exit_code([]) == exit_code(excused) == Exit.OK
+    assert exit_code([*excused, Finding(other, 0, 1)]) == Exit.FAILURE_FOUND

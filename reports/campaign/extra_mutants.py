@@ -20,7 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from reports.campaign.dependency_keys import digest, tests_key
-from reports.campaign.journal import hashed_files
+from reports.campaign.fingerprint import hashed_files, walk
 from reports.campaign.named_mutants import Mutant
 from reports.campaign.records import FAILING, BaselineRecord, Kind, MutantRecord, Outcome, Status
 from reports.campaign.runs import run_only, timeout_for
@@ -82,12 +82,12 @@ def apply_patch(patch: Path, tree: Path) -> str | None:
 
 
 def copy_tree(settings: Settings, into: Path) -> None:
-    for f in hashed_files(settings.root, [*settings.hashed, "reports"]):
+    """The code under test and the harness's own modules (the child session loads its plugins from there)."""
+    harness = [f for f in walk(settings.root, ["reports"]) if f.suffix == ".py"]
+    for f in sorted({*hashed_files(settings.root, settings.hashed), *harness}):
         target = into / f.relative_to(settings.root)
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(f, target)
-    for f in (settings.root / "reports").glob("*.py") if (settings.root / "reports").is_dir() else []:
-        shutil.copy2(f, into / "reports" / f.name)
 
 
 def run_extra(mutant: Mutant, patch: Path, baseline: BaselineRecord, settings: Settings, fp: str) -> MutantRecord:

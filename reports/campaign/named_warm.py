@@ -12,22 +12,31 @@ of the collected session, so no switch or memo passes from one mutant to the nex
 
 from __future__ import annotations
 
-import contextlib
-import json
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
 from reports.campaign.named_mutants import Mutant, tests_for
 from reports.campaign.processes import PYTEST_ARGS, RunOutcome, kill_group, run_failed, spawn
-from reports.campaign.records import FAILING, BaselineRecord, MutantRecord, Status, decode_row
+from reports.campaign.protocol import (
+    MutantEnded,
+    MutantExit,
+    MutantRow,
+    MutantStarted,
+    PlannedMutant,
+    WarmPlan,
+    decode_warm,
+    read_lines,
+    write_plan,
+)
+from reports.campaign.records import FAILING, BaselineRecord, MutantRecord, Status, TestRow
 from reports.campaign.runs import mutant_record, not_covered, timeout_for
 from reports.campaign.settings import Settings
 
-#: The outcome a child writes for a test it started and did not finish.
-RUNNING = "running"
+#: What each mutant's child has written so far: its tests by node id, each its row, or None while it runs (a test
+#: started again, when a timeout is confirmed, runs again).
+Written = dict[str, dict[str, TestRow | None]]
 
 
 def run_warm(
@@ -41,12 +50,12 @@ def run_warm(
         if not rows:
             yield not_covered(m, settings, fp)
             continue
-        planned.append({"name": m.id, "spec": m.spec, "tests": [r.nodeid for r in rows], "limit": meta[m.id][2]})
+        planned.append(PlannedMutant(m.id, meta[m.id][2], tuple(r.nodeid for r in rows), spec=m.spec))
     if not planned:
         return
     with tempfile.TemporaryDirectory(prefix="cm-named-") as tmp:
         plan, out, log = Path(tmp) / "plan.json", Path(tmp) / "out.jsonl", Path(tmp) / "log"
-        plan.write_text(json.dumps({"workers": max(1, settings.workers), "mutants": planned}), encoding="utf-8")
+        write_plan(plan, WarmPlan(tuple(planned), workers=max(1, settings.workers)))
         cmd = [
             settings.python,
             "-m",
@@ -64,16 +73,16 @@ def run_warm(
         with open(log, "wb") as sink:
             proc = spawn(cmd, settings.root, settings.env(), sink)
         seen, offset = set(), 0
-        rows_of: dict[str, dict[str, dict[str, Any]]] = {}
+        written: Written = {}
         try:
             while True:
                 running = proc.poll() is None
-                offset, finished = _read(out, offset, rows_of)
-                for name, end in finished:
-                    if name not in seen:
-                        seen.add(name)
-                        m, rows, limit = meta[name]
-                        yield _record(m, rows_of.get(name, {}), end, limit, baseline, settings, fp)
+                offset, finished = _read(out, offset, written)
+                for end in finished:
+                    if end.name not in seen:
+                        seen.add(end.name)
+                        m, rows, limit = meta[end.name]
+                        yield _record(m, written.get(end.name, {}), end, limit, baseline, settings, fp)
                 if not running:
                     break
                 if deadline is not None and time.time() >= deadline:
@@ -87,51 +96,43 @@ def run_warm(
             raise run_failed(settings, "the warm named-mutant session", proc.returncode, tail)
 
 
-def _read(
-    path: Path, offset: int, rows_of: dict[str, dict[str, dict[str, Any]]]
-) -> tuple[int, list[tuple[str, dict[str, Any]]]]:
-    """New complete lines of the executor's output: rows filed by mutant; the mutants that ended."""
-    if not path.exists():
-        return offset, []
-    with open(path, encoding="utf-8") as fh:
-        fh.seek(offset)
-        chunk = fh.read()
-    complete = chunk[: chunk.rfind("\n") + 1]
+def _read(path: Path, offset: int, written: Written) -> tuple[int, list[MutantEnded]]:
+    """New complete lines of the executor's output: tests started and rows filed by mutant; the mutants that
+    ended."""
+    lines, offset = read_lines(path, decode_warm, offset)
     ended = []
-    for line in complete.splitlines():
-        with contextlib.suppress(json.JSONDecodeError, KeyError):
-            rec = json.loads(line)
-            rows = rows_of.setdefault(rec["name"], {})
-            if "start" in rec:
-                rows[rec["start"]] = {"nodeid": rec["start"], "outcome": RUNNING, "t": rec["t"], "duration": 0.0}
-            elif "row" in rec:
-                rows[rec["row"]["nodeid"]] = rec["row"]
-            elif "exit" in rec:
-                ended.append((rec["name"], rec))
-    return offset + len(complete.encode("utf-8")), ended
+    for message in lines:
+        tests = written.setdefault(message.name, {})
+        if isinstance(message, MutantStarted):
+            tests[message.nodeid] = None
+        elif isinstance(message, MutantRow):
+            tests[message.row.nodeid] = message.row
+        elif isinstance(message, MutantEnded):
+            ended.append(message)
+    return offset, ended
 
 
 def _record(
     mutant: Mutant,
-    rows_by_id: dict[str, dict[str, Any]],
-    end: dict[str, Any],
+    tests: dict[str, TestRow | None],
+    end: MutantEnded,
     limit: float,
     baseline: BaselineRecord,
     settings: Settings,
     fp: str,
 ) -> MutantRecord:
-    """A mutant's record from the rows its child wrote (a test started and never finished is ``running``)."""
-    rows = [decode_row(r) for r in rows_by_id.values() if r["outcome"] != RUNNING]
-    running = [r["nodeid"] for r in rows_by_id.values() if r["outcome"] == RUNNING]
-    timed_out = end["exit"] == 36
+    """A mutant's record from the rows its child wrote (a test started and never finished was running)."""
+    rows = [r for r in tests.values() if r is not None]
+    running = [nodeid for nodeid, r in tests.items() if r is None]
+    timed_out = end.exit == MutantExit.TIMEOUT
     status = (
         Status.KILLED
         if any(r.outcome in FAILING for r in rows)
         else Status.TIMEOUT
         if timed_out
         else Status.SURVIVED
-        if end["exit"] == 0
+        if end.exit == MutantExit.SURVIVED
         else Status.ERROR
     )
-    run = RunOutcome(rows, running, end["exit"], end["seconds"], timed_out, "", end.get("started", 0.0))
-    return mutant_record(mutant, baseline, settings, fp, run, status, limit, ran=len(rows_by_id), engine="warm")
+    run = RunOutcome(rows, running, end.exit, end.seconds, timed_out, "", end.started or 0.0)
+    return mutant_record(mutant, baseline, settings, fp, run, status, limit, ran=len(tests), engine="warm")

@@ -17,10 +17,11 @@ from pathlib import Path
 
 from reports.campaign.dependency_keys import MEMO
 from reports.campaign.extra_mutants import extra_mutants
+from reports.campaign.fingerprint import fingerprint
 from reports.campaign.hints import NAME as HINTS_NAME
 from reports.campaign.hints import learn as learn_hints
 from reports.campaign.hints import write as write_hints
-from reports.campaign.journal import compact, fingerprint, forget_journals, journal_name, load_journals
+from reports.campaign.journal import compact, forget_journals, journal_name, load_journals
 from reports.campaign.named_mutants import Mutant, named_mutants
 from reports.campaign.options import DEFAULT_BUDGET, DEFAULT_MUTMUT_PATHS, covers_default
 from reports.campaign.phases import baseline, mutmut, named, witness

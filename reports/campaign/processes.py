@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import json
 import os
 import signal
 import subprocess
@@ -15,10 +14,10 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
-from reports.campaign.plugins.mutant_plugin import CALLS_EVENT
-from reports.campaign.records import TestRow, decode_row
+from reports.campaign.protocol import CallsEvent, TestFinished, TestStarted, decode_result, read_lines
+from reports.campaign.records import TestRow
 from reports.campaign.settings import Settings
 from reports.errors import CampaignError
 
@@ -97,17 +96,17 @@ def run_pytest(
         started = time.time()
         returncode, timed_out = run_process([settings.python, "-m", "pytest", *full], settings, log, timeout, env)
         wall = time.time() - started
-        rows, events = read_rows(results)
+        tests, events = read_results(results)
         tail = log.read_text(encoding="utf-8", errors="replace")[-4000:] if log.exists() else ""
-    finished = [decode_row(r) for r in rows if r["outcome"] != "running"]
-    running = [r["nodeid"] for r in rows if r["outcome"] == "running"]
-    calls = {r["nodeid"]: tuple(r["calls"]) for r in rows if "calls" in r and r["outcome"] != "running"}
-    shared = frozenset(f for e in events for f in e.get("shared", ()))
-    modules = [frozenset(e.get("modules", ())) for e in events]
+    done = [t for t in tests if isinstance(t, TestFinished)]
+    running = [t.nodeid for t in tests if isinstance(t, TestStarted)]
+    calls = {t.row.nodeid: t.calls for t in done if t.calls is not None}
+    shared = frozenset(f for e in events for f in e.shared)
+    modules = [frozenset(e.modules) for e in events]
     instrumented = frozenset.intersection(*modules) if modules else None
-    spawned = frozenset(r["nodeid"] for r in rows if r.get("spawned") and r["outcome"] != "running")
+    spawned = frozenset(t.row.nodeid for t in done if t.spawned)
     return RunOutcome(
-        finished, running, returncode, wall, timed_out, tail, started, calls, shared, instrumented, spawned
+        [t.row for t in done], running, returncode, wall, timed_out, tail, started, calls, shared, instrumented, spawned
     )
 
 
@@ -140,27 +139,19 @@ def run_failed(settings: Settings, what: str, returncode: int | None, output: st
     return CampaignError(f"{what} failed (exit {returncode}: {last[:200]}); its output is in {log}")
 
 
-def read_rows(path: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The finished tests' rows (a test started and never finished, the run was killed, has outcome ``running``), and
-    each process's closing ``calls`` line."""
-    rows: dict[str, dict[str, Any]] = {}
-    events: list[dict[str, Any]] = []
-    if path.exists():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            with contextlib.suppress(json.JSONDecodeError):
-                row = json.loads(line)
-                if row.get("event") == CALLS_EVENT:
-                    events.append(row)
-                elif row.get("event") == "start":
-                    rows[row["nodeid"]] = {
-                        "nodeid": row["nodeid"],
-                        "outcome": "running",
-                        "t": row["t"],
-                        "duration": 0.0,
-                    }
-                else:
-                    rows[row["nodeid"]] = row
-    return list(rows.values()), events
+def read_results(path: Path) -> tuple[list[TestStarted | TestFinished], list[CallsEvent]]:
+    """Each test's last line in a ``--cm-results`` file (a test started and never finished, the run was killed, is
+    its ``TestStarted``), and each process's closing calls event."""
+    tests: dict[str, TestStarted | TestFinished] = {}
+    events: list[CallsEvent] = []
+    for message in read_lines(path, decode_result)[0]:
+        if isinstance(message, CallsEvent):
+            events.append(message)
+        elif isinstance(message, TestStarted):
+            tests[message.nodeid] = message
+        else:
+            tests[message.row.nodeid] = message
+    return list(tests.values()), events
 
 
 @contextlib.contextmanager

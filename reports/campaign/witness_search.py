@@ -19,18 +19,24 @@ mutants are there to switch.
 
 from __future__ import annotations
 
-import json
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from reports.campaign.hints import function_of, learnt_hints
 from reports.campaign.mutmut.meta import load_meta, mutant_name, tests_by_function
-from reports.campaign.plugins.witness_plugin import DISCOVER
-from reports.campaign.processes import read_rows, run_process
+from reports.campaign.processes import run_process
+from reports.campaign.protocol import (
+    MAX_CANDIDATES,
+    Candidate,
+    CandidateKind,
+    WitnessFound,
+    WitnessPlan,
+    read_lines,
+    write_plan,
+)
 from reports.campaign.records import (
     NO_CODE,
     ONLY_EQUIVALENT,
@@ -44,12 +50,10 @@ from reports.campaign.records import (
     Status,
     WitnessRecord,
     baseline_of,
+    mutmut_key,
     witness_key,
 )
 from reports.campaign.settings import Settings
-
-MAX_CANDIDATES = 400
-
 
 # ----------------------------------------------------------------------------- what to search
 
@@ -116,7 +120,7 @@ def plan(
     killers: dict[str, tuple[str, ...]] | None = None,
     kills: dict[str, str] | None = None,
     unrun: dict[str, list[str]] | None = None,
-) -> tuple[dict[str, list[list[str]]], dict[str, str]]:
+) -> tuple[dict[str, list[Candidate]], dict[str, str]]:
     """(candidates by node id, the reason of each test that has none), for the never-red tests; a test's
     witness in ``hints`` (``reports.campaign.hints``) is tried first (else the mutant it killed first in ``kills``,
     by its
@@ -152,32 +156,36 @@ def plan(
         and rec.status == Status.KILLED
         and rec.spec
     ]
-    todo: dict[str, list[list[str]]] = {}
+    todo: dict[str, list[Candidate]] = {}
     reasons: dict[str, str] = {}
     for base, nodeid in never_red(records).items():
         fns = sorted(functions_of.get(nodeid, []))
         # a test that reads the defect table fails under any named mutant by construction: only mutmut's count
         used = [] if rows[nodeid].reads_table else (rows[nodeid].variants_used or ())
-        cands = [["named", spec, key] for key, spec in named if spec.split("+", 1)[0] in used]
-        cands += [[Kind.MUTMUT, n, f"mutmut:{n}"] for fn in fns for n in killed.get(fn, [])]
-        cands += [[Kind.MUTMUT, n, f"mutmut:{n}"] for fn in fns for n in (unrun or {}).get(fn, [])]
+        cands = [Candidate(CandidateKind.NAMED, spec, key) for key, spec in named if spec.split("+", 1)[0] in used]
+        cands += [Candidate(CandidateKind.MUTMUT, n, mutmut_key(n)) for fn in fns for n in killed.get(fn, [])]
+        cands += [Candidate(CandidateKind.MUTMUT, n, mutmut_key(n)) for fn in fns for n in (unrun or {}).get(fn, [])]
         known = hints.get(nodeid) or (kills or {}).get(base)
         if (
             known
             and known.startswith("mutmut:")
-            and all(c[2] != known for c in cands)
+            and all(c.mutant != known for c in cands)
             and isinstance(found := records.get(known), MutmutRecord)
             and found.status == Status.KILLED
         ):
-            cands.append([Kind.MUTMUT, known.removeprefix("mutmut:"), known])
+            cands.append(Candidate(CandidateKind.MUTMUT, known.removeprefix("mutmut:"), known))
         mine = killed_before.get(base, set())
         # the witness of the last complete report first, then the mutants of what it killed there (stable)
         cands.sort(
-            key=lambda c: (c[2] != known, c[2] not in records, c[0] != Kind.MUTMUT or function_of(c[2]) not in mine)
+            key=lambda c: (
+                c.mutant != known,
+                c.mutant not in records,
+                c.kind != CandidateKind.MUTMUT or function_of(c.mutant) not in mine,
+            )
         )
         cands = cands[:MAX_CANDIDATES]
         if discover and not fns:  # before the named mutants, which a test mutmut leaves out often cannot see
-            cands.insert(1 if cands and cands[0][2] == known else 0, [DISCOVER, "", ""])
+            cands.insert(1 if cands and cands[0].mutant == known else 0, Candidate(CandidateKind.DISCOVER))
         if cands:
             todo[nodeid] = cands
         else:
@@ -216,18 +224,17 @@ def search(settings: Settings, records: Records, fp: str, work: Path | None, dea
     cwd = (work / "mutants") if work and (work / "mutants").is_dir() else settings.root
     by_function = {fn: killed.get(fn, []) + unrun.get(fn, []) for fn in killed.keys() | unrun.keys()}
     plans = [
-        {
-            "tests": {n: todo[n] for n in part},
-            "durations": {n: rows[n].duration for n in part},
-            "killed": by_function,
-            "max": MAX_CANDIDATES,
-        }
+        WitnessPlan(
+            tests={n: tuple(todo[n]) for n in part},
+            durations={n: rows[n].duration for n in part},
+            killed={fn: tuple(names) for fn, names in by_function.items()},
+        )
         for part in parts
     ]
     with ThreadPoolExecutor(workers) as pool:
         runs = pool.map(lambda part: _run_part(settings, cwd, part, deadline), plans)
         found = [r for part in runs for r in part]
-    by_node = {r["nodeid"]: r for r in found}
+    by_node = {r.nodeid: r for r in found}
     for nodeid in ids:
         r = by_node.get(nodeid)
         base = rows[nodeid].base
@@ -239,39 +246,37 @@ def search(settings: Settings, records: Records, fp: str, work: Path | None, dea
                 fingerprint=fp,
                 base=base,
                 test=nodeid,
-                witness=r.get("witness"),
-                failure=r.get("failure", ""),
-                tried=r.get("tried", 0),
-                reason="" if r.get("witness") else _reason(r, len(todo[nodeid])),
+                witness=r.witness,
+                failure=r.failure,
+                tried=r.tried,
+                reason="" if r.witness else _reason(r, len(todo[nodeid])),
             )
         )
     return out
 
 
-def _reason(row: dict[str, Any], planned: int) -> str:
+def _reason(row: WitnessFound, planned: int) -> str:
     """Why a searched test has no witness: what its ``discover`` step found, a real gap, or a search cut short at
     the candidate budget (``planned`` counts the candidates when the row does not, as before a ``discover`` step
     adds some). No figure here depends on the machine's speed."""
-    if not row.get("complete"):
-        return (
-            f"not searched to the end: {row.get('tried', 0)} of {row.get('candidates', planned)} candidates "
-            f"(at most {MAX_CANDIDATES} a test)"
-        )
-    if row.get("tried", 0) == 0 and row.get("calls") == 0:
+    if not row.complete:
+        candidates = planned if row.candidates is None else row.candidates
+        return f"not searched to the end: {row.tried} of {candidates} candidates (at most {MAX_CANDIDATES} a test)"
+    if row.tried == 0 and row.calls == 0:
         return NO_CODE
-    if row.get("tried", 0) == 0:
+    if row.tried == 0:
         return ONLY_EQUIVALENT
-    if row.get("timeouts"):
-        return f"{REAL_GAP} ({row['timeouts']} of its {row['tried']} runs cut as loops)"
+    if row.timeouts:
+        return f"{REAL_GAP} ({row.timeouts} of its {row.tried} runs cut as loops)"
     return REAL_GAP
 
 
-def _run_part(settings: Settings, cwd: Path, part: dict[str, Any], deadline: float) -> list[dict[str, Any]]:
+def _run_part(settings: Settings, cwd: Path, part: WitnessPlan, deadline: float) -> list[WitnessFound]:
     """One worker's search: ``part`` is its plan (``reports.campaign.plugins.witness_plugin.WitnessSearch``)."""
-    nodeids = list(part["tests"])
+    nodeids = list(part.tests)
     with tempfile.TemporaryDirectory(prefix="cm-witness-") as tmp:
         plan_path, results, log = Path(tmp) / "plan.json", Path(tmp) / "found.jsonl", Path(tmp) / "log"
-        plan_path.write_text(json.dumps(part), encoding="utf-8")
+        write_plan(plan_path, part)
         local = replace(settings, root=cwd)
         cmd = [
             settings.python,
@@ -294,4 +299,4 @@ def _run_part(settings: Settings, cwd: Path, part: dict[str, Any], deadline: flo
             *nodeids,
         ]
         run_process(cmd, local, log, timeout=max(1.0, deadline - time.time()))
-        return [r for r in read_rows(results)[0] if r.get("outcome") != "running"]
+        return read_lines(results, WitnessFound.from_json)[0]

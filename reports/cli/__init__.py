@@ -107,6 +107,11 @@ SUBCOMMANDS: dict[str, Subcommand] = {
             "reports.cli.fuzz",
         ),
         _command("schema", "write the JSON Schema of scenario files (docs/scenario.schema.json)", "reports.cli.schema"),
+        _command(
+            "prove",
+            "check every invariant on every store and setting of a scope, exhaustively (the smallest break of each)",
+            "reports.cli.prove",
+        ),
     )
 }
 

@@ -32,14 +32,13 @@ from typing import Any, TextIO
 
 from invariants.properties import CHEAP_FIRST, INVARIANTS, Outcome, Violation, attempt
 from reference.model import Config, Entry, Image, Store, Text, Thinking, ToolResult, ToolUse
-from reference.names import unknown
 from reference.numerics import Number
 from reference.price import reference_price
 from reference.scenario import Scenario
+from reports.cli import check_verdict
 from reports.cli.scenario_files import read_scenario
 from reports.cli.terminal import fmt, format_table
 from reports.errors import UsageError
-from reports.exit_codes import Exit
 from strategies.defects import VARIANTS, Defect, Defects, parse_variant
 from strategies.errors import OverBudgetError, UncoveredDropError
 from strategies.hierarchical import HierarchicalStrategy
@@ -235,9 +234,7 @@ def check_variant(scenario: Scenario, spec: str, invariants: Sequence[str], expl
     strategy = HierarchicalStrategy(scenario.config, carried)
     strategy.initialize(scenario.store)
     outcome = attempt(strategy, scenario.budget, dry_run=True)
-    violations = [
-        v for name in invariants for v in INVARIANTS[name](scenario.store, scenario.config, scenario.budget, carried)
-    ]
+    violations = check_verdict.breaks(scenario.store, scenario.config, scenario.budget, carried, invariants)
     seen: dict[str, tuple[Defect, ...]] = {}
     for v in violations:
         if v.invariant not in seen:
@@ -255,9 +252,8 @@ def check_variant(scenario: Scenario, spec: str, invariants: Sequence[str], expl
 
 
 def exit_code(checks: Sequence[VariantCheck]) -> int:
-    if any(c.breaks and not c.defects.active for c in checks):
-        return Exit.SOUND_BROKE
-    return Exit.REPRODUCED if any(c.breaks for c in checks) else Exit.OK
+    """The exit code over the variants checked (``check_verdict.exit_code``)."""
+    return check_verdict.exit_code((c.defects.active, c.breaks) for c in checks)
 
 
 # ----------------------------------------------------------------------------- output
@@ -436,10 +432,8 @@ def variant_specs(args: argparse.Namespace) -> list[str]:
 
 
 def chosen_invariants(args: argparse.Namespace) -> list[str]:
-    for name in args.invariants or ():
-        if name not in INVARIANTS:
-            raise UsageError(unknown("invariant", name, CHEAP_FIRST))
-    return [n for n in CHEAP_FIRST if not args.invariants or n in args.invariants]
+    """The invariants ``--invariant`` asks for, or every one (``check_verdict.chosen_invariants``)."""
+    return check_verdict.chosen_invariants(args.invariants)
 
 
 def run(args: argparse.Namespace, stdout: TextIO) -> int:
@@ -454,11 +448,6 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
     lines: list[str] = []
     for c in checks:
         lines += variant_lines(c, args.explain)
-    verdict = {
-        Exit.OK: "nothing breaks",
-        Exit.REPRODUCED: "breaks only where defects are switched on",
-        Exit.SOUND_BROKE: "a variant with no defect breaks",
-    }[code]
-    lines.append(f"exit {code}: {verdict}")
+    lines.append(check_verdict.verdict_line(code))
     stdout.write("\n".join(lines) + "\n")
     return code

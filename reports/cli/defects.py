@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from reports.campaign.journal import fingerprint, read_records
+from reports.campaign.fingerprint import fingerprint
+from reports.campaign.journal import read_records
 from reports.campaign.named_mutants import named_mutants
 from reports.campaign.records import BASELINE, BaselineRecord, MutantRecord, Records, finished_at
 from reports.campaign.settings import Settings

@@ -15,9 +15,9 @@ from typing import TextIO
 from invariants.database import DatabaseError, open_database
 from reports.campaign.settings import STATE
 from reports.errors import UsageError
-from reports.exit_codes import Exit
 from reports.fuzz.engine import ROOT, TARGET_FILES, Outcome, Plan
 from reports.fuzz.engine import run as fuzz
+from reports.fuzz.verdict import exit_code, expected_reds, inside_fuzzer, new_findings
 from strategies.defects import parse_variant
 
 #: The embedded database, under the project's state folder.
@@ -95,13 +95,12 @@ def summary(plan: Plan, outcome: Outcome) -> list[str]:
         f"({rate:.1f}/s over {outcome.fuzzing_seconds:.0f} s of fuzzing), {outcome.behaviours} distinct behaviours, "
         f"{len(outcome.findings)} target(s) with a failure in {plan.database}"
     ]
-    new = [f for f in outcome.findings if not f.target.expected_red and not f.in_fuzzer]
-    expected = [f for f in outcome.findings if f.target.expected_red]
+    new = new_findings(outcome.findings)
+    expected = expected_reds(outcome.findings)
     if expected:
         lines.append(f"  {len(expected)} expected red (red_on on their variant)")
-    for f in outcome.findings:
-        if f.in_fuzzer and not f.target.expected_red:
-            lines.append(f"  not a finding: {f.target.nodeid} failed inside HypoFuzz itself ({f.origin})")
+    for f in inside_fuzzer(outcome.findings):
+        lines.append(f"  not a finding: {f.target.nodeid} failed inside HypoFuzz itself ({f.origin})")
     for f in new:
         state = "shrunk to a minimal case" if f.shrunk else "not yet shrunk"
         lines.append(f"  FAILED {f.target.nodeid} ({state}); replay it:")
@@ -141,5 +140,4 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
     left_out = f", {len(outcome.skipped)} left out (not property tests, or derandomized)" if outcome.skipped else ""
     stdout.write(f"fuzz: {len(outcome.targets)} target(s) on {plan.workers} worker(s){left_out}\n")
     stdout.write("\n".join(summary(plan, outcome)) + "\n")
-    found = any(not f.target.expected_red and not f.in_fuzzer for f in outcome.findings)
-    return Exit.FAILURE_FOUND if found else Exit.OK
+    return exit_code(outcome.findings)

@@ -31,18 +31,17 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def settings_from(args: Any) -> Settings:
     """Where and how the campaign runs, from the options (an option not given keeps its default)."""
-    chosen: dict[str, Any] = {"all_variants": bool(args.all_variants)}
-    if getattr(args, "named_engine", None):
-        chosen["named_engine"] = NamedEngine(args.named_engine)
-    if getattr(args, "mutmut_engine", None):
-        chosen["mutmut_engine"] = MutmutEngine(args.mutmut_engine)
-    if getattr(args, "state_dir", None):
-        chosen["state_dir"] = Path(args.state_dir).resolve()
-    if args.out:
-        chosen["out"] = Path(args.out).resolve()
-    if args.workers:
-        chosen["workers"] = args.workers
-    return replace(Settings(), **chosen)
+    base = Settings()
+    named, engine, state = getattr(args, "named_engine", None), getattr(args, "mutmut_engine", None), args.state_dir
+    return replace(
+        base,
+        named_engine=NamedEngine(named) if named else base.named_engine,
+        mutmut_engine=MutmutEngine(engine) if engine else base.mutmut_engine,
+        state_dir=Path(state).resolve() if state else base.state_dir,
+        out=Path(args.out).resolve() if args.out else base.out,
+        workers=args.workers or base.workers,
+        all_variants=bool(args.all_variants),
+    )
 
 
 def plan_from(args: Any) -> pipeline.Plan:

@@ -69,20 +69,21 @@ def side_of(result: object | None, error: BaseException | None) -> Side:
     """A compile's result (an object with ``entries``) or its exception as a ``Side``."""
     if error is None:
         return Side(True, entries=repr(result.entries))  # type: ignore[union-attr]
-    report: list[tuple[str, str]] = []
     if isinstance(error, OverBudgetError):
         d = error.diagnostics
-        report += [
+        report = [
             ("item", error.item),
             ("refused", repr(error.refused)),
             ("actual", repr(error.actual)),
             ("budget", repr(error.budget)),
             ("stage", error.stage),
+            *((f, _shown(getattr(d, f))) for f in DIAGNOSTICS_FIRST),
+            *((f.name, _shown(getattr(d, f.name))) for f in fields(d) if f.name not in DIAGNOSTICS_FIRST),
         ]
-        report += [(f, _shown(getattr(d, f))) for f in DIAGNOSTICS_FIRST]
-        report += [(f.name, _shown(getattr(d, f.name))) for f in fields(d) if f.name not in DIAGNOSTICS_FIRST]
     elif isinstance(error, UncoveredDropError):
-        report += [("dropped", repr(error.dropped)), ("categories", repr(sorted(error.categories.items())))]
+        report = [("dropped", repr(error.dropped)), ("categories", repr(sorted(error.categories.items())))]
+    else:
+        report = []
     report.append(("message", str(error)))
     return Side(False, error=type(error).__name__, report=tuple(report))
 

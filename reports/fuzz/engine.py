@@ -24,6 +24,7 @@ from pathlib import Path
 from invariants.database import DATABASE_ENV, open_database
 from invariants.plugin import PROFILE_ENV, VARIANTS_ENV
 from reports.errors import UsageError
+from reports.fuzz.verdict import Finding, Target, expected_red, stops, unexpected
 
 #: The checkout the tests live in (the fuzzer runs them from there).
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,15 +59,6 @@ class Plan:
 
 
 @dataclass(frozen=True)
-class Target:
-    """One fuzz target: its node id, database key, and whether a failure there is an expected red (``red_on``)."""
-
-    nodeid: str
-    key: bytes
-    expected_red: bool
-
-
-@dataclass(frozen=True)
 class Progress:
     """A worker's running totals: inputs run, distinct behaviours its targets reached, the node ids failed."""
 
@@ -75,18 +67,6 @@ class Progress:
     behaviours: int
     failed: tuple[str, ...]
     done: bool = False
-
-
-@dataclass(frozen=True)
-class Finding:
-    """A target with a failing input in the database (shrunk, or not yet shrunk when a worker was stopped);
-    ``in_fuzzer`` when every failure saved there was raised inside HypoFuzz itself, not by the test."""
-
-    target: Target
-    shrunk: int
-    unshrunk: int
-    in_fuzzer: bool = False
-    origin: str = ""
 
 
 @dataclass
@@ -143,9 +123,11 @@ def collect(plan: Plan) -> tuple[list[Target], dict[str, str]]:
 
 
 def _expected_red(item: object) -> bool:
+    """Whether a collected test's failure is excused (``reports.fuzz.verdict.expected_red`` on its ``red_on`` mark
+    and its ``variant`` parameter)."""
     mark = item.get_closest_marker("red_on")  # type: ignore[attr-defined]
     params = getattr(getattr(item, "callspec", None), "params", {})
-    return mark is not None and params.get("variant") in mark.args
+    return expected_red(mark.args if mark is not None else (), params.get("variant"))
 
 
 def deal(nodeids: Sequence[str], workers: int) -> list[list[str]]:
@@ -199,7 +181,7 @@ def run(plan: Plan, on_progress: Callable[[float, float, int, int, int], None] |
         for i, share in enumerate(shares)
     ]
     latest: dict[int, Progress] = {}
-    unexpected = {t.nodeid for t in targets if not t.expected_red}
+    not_excused = unexpected(targets)
     stop: list[str] = []
     previous = {sig: signal.signal(sig, lambda s, _f: stop.append(signal.Signals(s).name)) for sig in _STOP_SIGNALS}
     start = time.monotonic()
@@ -222,7 +204,7 @@ def run(plan: Plan, on_progress: Callable[[float, float, int, int, int], None] |
             ):
                 stop.append("every target failed" if all(p.exitcode == 0 for p in processes) else "workers exited")
                 break
-            if plan.stop_on_failure and any(nodeid in unexpected for r in latest.values() for nodeid in r.failed):
+            if plan.stop_on_failure and stops(not_excused, (nodeid for r in latest.values() for nodeid in r.failed)):
                 stop.append("a failure found")
                 break
             if on_progress is not None and elapsed - last_print >= 1.0:

@@ -216,6 +216,8 @@ class Report:
     extra_locations: Mapping[str, MutantRecord] = field(default_factory=dict)
     #: Each mutant a witness search saw killed: the tests it killed there, sorted.
     witnessed: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: The folders mutmut went through and found nothing to mutate in (a project whose settings mutate none of it).
+    empty_folders: tuple[str, ...] = ()
 
     def named_score(self) -> Score:
         return score(r.status for r in self.named)
@@ -256,6 +258,9 @@ def build(
             m.id: rec for m in mutants if m.kind == Kind.EXTRA and isinstance(rec := records.get(m.id), MutantRecord)
         },
         witnessed=_witnessed(records),
+        empty_folders=tuple(
+            sorted({r.path for r in records.values() if isinstance(r, InventoryRecord) and not r.names and not r.note})
+        ),
     )
 
 

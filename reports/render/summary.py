@@ -93,7 +93,7 @@ class Completeness:
 
 
 def completeness(report: Report) -> Completeness:
-    started = set(mutmut_folders(report))
+    started = {*mutmut_folders(report), *report.empty_folders}
     return Completeness(
         named=sum(1 for r in report.named if r.status == Status.PENDING),
         mutmut=sum(1 for r in report.mutmut if r.status == Status.PENDING),

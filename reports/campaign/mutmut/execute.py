@@ -15,12 +15,13 @@ import contextlib
 import json
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
 from reports.campaign.dependency_keys import coverage_of
-from reports.campaign.equivalents import load_equivalents
+from reports.campaign.equivalents import Equivalent, load_equivalents
 from reports.campaign.hints import Hints, function_of, learnt_hints
 from reports.campaign.mutmut.meta import load_meta, module_of, mutant_name
 from reports.campaign.mutmut.results import described, seed_from_journal
@@ -34,13 +35,32 @@ from reports.campaign.mutmut.work_copy import (
 from reports.campaign.plugins.mutant_plugin import SKIP_ENV
 from reports.campaign.processes import kill_group, spawn
 from reports.campaign.progress import fmt_time
+from reports.campaign.protocol import (
+    FunctionTests,
+    KillerLine,
+    MutantEnded,
+    MutantExit,
+    MutantKiller,
+    PlannedMutant,
+    WarmPlan,
+    decode_warm,
+    encode_line,
+    read_lines,
+    write_plan,
+)
 from reports.campaign.records import BaselineRecord, MutmutRecord, Status
 from reports.campaign.runs import red_tests
 from reports.campaign.settings import Settings
 
 LIMIT_FACTOR, LIMIT_CONST = 3.0, 10.0
-SKIPPED = 34  # mutmut's exit code for a mutant it did not run
 PER_TEST_FACTOR, PER_TEST_CONST = 10.0, 2.0
+#: What each of the warm session's exit codes is, shown in the progress lines (any other code is an error).
+STATUS_OF = {
+    MutantExit.KILLED: Status.KILLED,
+    MutantExit.SURVIVED: Status.SURVIVED,
+    MutantExit.TIMEOUT: Status.TIMEOUT,
+    MutantExit.NO_TESTS: Status.NO_COVERAGE,
+}
 #: The duration a test the hints do not know is ordered by: a fixed value, so that a new test's place in a mutant's
 #: order (and so the first killer named) does not depend on how fast this machine ran it.
 UNKNOWN_DURATION = 1.0
@@ -76,7 +96,25 @@ def _run(
     return proc.returncode, False
 
 
-def plan(work: Path, owned: Sequence[str], baseline: BaselineRecord, hints: Hints) -> dict[str, Any]:
+@dataclass(frozen=True)
+class MutmutPlan:
+    """What a run of mutmut's mutants does: the warm session's plan, and the reviewed equivalents it does not run
+    (each mutant's key in mutmut's files, by name)."""
+
+    warm: WarmPlan
+    reviewed: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A mutant's result from the warm session: its exit code (``MutantExit``), seconds and first killer."""
+
+    exit: int
+    seconds: float = 0.0
+    killer: str | None = None
+
+
+def plan(work: Path, owned: Sequence[str], baseline: BaselineRecord, hints: Hints) -> MutmutPlan:
     """The executor's plan: the pending mutants of the owned modules (each with its function and time limit),
     each function's covering tests and known killers (``hints``: what the last complete report learnt), and the
     tests' per-test time limits."""
@@ -87,45 +125,45 @@ def plan(work: Path, owned: Sequence[str], baseline: BaselineRecord, hints: Hint
     killers = hints.killers
     listed = load_equivalents()
     mine = set(owned)
-    mutants: list[dict[str, Any]] = []
-    reviewed: list[dict[str, Any]] = []
-    functions: dict[str, dict[str, Any]] = {}
+    mutants: list[PlannedMutant] = []
+    reviewed: dict[str, str] = {}
+    functions: dict[str, FunctionTests] = {}
     for source, (_, data) in sorted(load_meta(work).items()):
         if module_of(source) not in mine:
             continue
         codes = data.get("exit_code_by_key", {})
-        unrun = [k for k, c in codes.items() if c in (None, SKIPPED)]
+        unrun = [k for k, c in codes.items() if c in (None, MutantExit.SKIPPED)]
         equivalent = reviewed_equivalents(work, source, unrun, listed, list(codes))
         for key, code in codes.items():
-            if code is not None and not (code == SKIPPED and key not in equivalent):
+            if code is not None and not (code == MutantExit.SKIPPED and key not in equivalent):
                 continue
             name = mutant_name(key)
             if key in equivalent:
-                if code != SKIPPED:
-                    reviewed.append({"name": name, "key": key})
+                if code != MutantExit.SKIPPED:
+                    reviewed[name] = key
                 continue
             fn = function_of(name)
             if fn not in functions:
-                tests = [t for t in covering.get(fn, ()) if t not in red]
+                tests = tuple(t for t in covering.get(fn, ()) if t not in red)
                 kept = set(tests)
-                functions[fn] = {"tests": tests, "first": [t for t in killers.get(fn, ()) if t in kept]}
-            total = sum(durations.get(t, 1.0) for t in functions[fn]["tests"])
-            mutants.append({"name": name, "key": key, "function": fn, "limit": LIMIT_FACTOR * total + LIMIT_CONST})
-    used = {t for f in functions.values() for t in f["tests"]}
-    return {
-        "mutants": mutants,
-        "reviewed": reviewed,
-        "functions": functions,
-        "per_test": [PER_TEST_FACTOR, PER_TEST_CONST],
-        "durations": {t: durations.get(t, 1.0) for t in sorted(used)},
+                functions[fn] = FunctionTests(tests, tuple(t for t in killers.get(fn, ()) if t in kept))
+            total = sum(durations.get(t, 1.0) for t in functions[fn].tests)
+            mutants.append(PlannedMutant(name, LIMIT_FACTOR * total + LIMIT_CONST, function=fn, key=key))
+    used = sorted({t for f in functions.values() for t in f.tests})
+    warm = WarmPlan(
+        mutants=tuple(mutants),
+        functions=functions,
+        durations={t: durations.get(t, 1.0) for t in used},
         # the order's durations: the last complete report's, never this run's, so that this run's speed never
         # changes which test runs first, nor so which test a report names as a mutant's first killer
-        "order_durations": {t: hints.durations.get(t, UNKNOWN_DURATION) for t in sorted(used)},
-    }
+        order_durations={t: hints.durations.get(t, UNKNOWN_DURATION) for t in used},
+        per_test=(PER_TEST_FACTOR, PER_TEST_CONST),
+    )
+    return MutmutPlan(warm, reviewed)
 
 
 def reviewed_equivalents(
-    work: Path, source: str, keys: Sequence[str], listed: dict[str, Any], every: Sequence[str]
+    work: Path, source: str, keys: Sequence[str], listed: Mapping[str, Equivalent], every: Sequence[str]
 ) -> set[str]:
     """The ``keys`` listed in ``listed`` (``mutation/equivalent_mutants.toml``) whose mutated line is still the one
     reviewed: no test can tell them from the original, so they are not run (mutmut's "skipped"; the report counts
@@ -138,35 +176,36 @@ def reviewed_equivalents(
     return {key for name, key in names.items() if listed[f"mutmut:{name}"].replacement in (None, info[key].replacement)}
 
 
-def read_results(path: Path) -> dict[str, dict[str, Any]]:
-    """Each mutant's verdict and killer from the executor's output (lines cut short are skipped)."""
-    out: dict[str, dict[str, Any]] = {}
-    if path.exists():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            with contextlib.suppress(json.JSONDecodeError):
-                row = json.loads(line)
-                merged = out.setdefault(row["name"], {"killer": None})
-                merged.update({k: v for k, v in row.items() if v is not None})
-    return {k: v for k, v in out.items() if "exit" in v}
+def read_results(path: Path) -> dict[str, Verdict]:
+    """Each ended mutant's verdict and killer from the executor's output (lines cut short are skipped)."""
+    ended: dict[str, MutantEnded] = {}
+    killers: dict[str, str] = {}
+    for message in read_lines(path, decode_warm)[0]:
+        if isinstance(message, MutantEnded):
+            ended[message.name] = message
+        elif isinstance(message, MutantKiller):
+            killers[message.name] = message.killer
+    return {name: Verdict(end.exit, end.seconds, killers.get(name)) for name, end in ended.items()}
 
 
-def merge(work: Path, planned: Sequence[dict[str, Any]], results: dict[str, dict[str, Any]]) -> int:
-    """Write the verdicts into mutmut's result files and the killers file; how many were written."""
-    by_key = {m["key"]: results[m["name"]] for m in planned if m["name"] in results}
+def merge(work: Path, keys: Mapping[str, str], results: Mapping[str, Verdict]) -> int:
+    """Write the verdicts of the mutants ``keys`` names (each one's key in mutmut's files, by name) into mutmut's
+    result files and the killers file; how many were written."""
+    by_key = {key: results[name] for name, key in keys.items() if name in results}
     if not by_key:
         return 0
     (work / "killers").mkdir(exist_ok=True)
     with open(work / "killers" / "executor.jsonl", "a", encoding="utf-8") as fh:
         for key, r in sorted(by_key.items()):
-            if r.get("killer") and r["exit"] == 1:
-                fh.write(json.dumps({"mutant": key, "test": r["killer"]}) + "\n")
+            if r.killer and r.exit == MutantExit.KILLED:
+                fh.write(encode_line(KillerLine(key, r.killer)))
     for _source, (meta, data) in load_meta(work).items():
         codes = data.get("exit_code_by_key", {})
         hit = [k for k in codes if k in by_key]
         if hit:
             for k in hit:
-                codes[k] = by_key[k]["exit"]
-                data.setdefault("durations_by_key", {})[k] = by_key[k].get("seconds", 0.0)
+                codes[k] = by_key[k].exit
+                data.setdefault("durations_by_key", {})[k] = by_key[k].seconds
             meta.write_text(json.dumps(data, indent=4), encoding="utf-8")
     return len(by_key)
 
@@ -251,13 +290,13 @@ def run_pending(
     reopened = reopen_recovered(work)
     seeded = seed_from_journal(work, journaled)  # last: what the journal holds for this code stands
     the_plan = plan(work, owned, baseline, learnt_hints(settings.state_dir))
-    planned = the_plan["mutants"]
-    merge(work, the_plan["reviewed"], {m["name"]: {"exit": SKIPPED, "seconds": 0.0} for m in the_plan["reviewed"]})
+    planned = {m.name: m.key for m in the_plan.warm.mutants}
+    merge(work, the_plan.reviewed, dict.fromkeys(the_plan.reviewed, Verdict(MutantExit.SKIPPED)))
     if stream is not None:
         when = "beside the baseline" if beside else f"in {fmt_time(prepared - started)}"
         stream.write(
             f"mutmut: prepared {when} (mutants and per-function coverage); "
-            f"{len(planned)} mutant(s) to run, {len(the_plan['reviewed'])} reviewed equivalent(s) not run"
+            f"{len(planned)} mutant(s) to run, {len(the_plan.reviewed)} reviewed equivalent(s) not run"
             + (f", {seeded} verdict(s) taken from the journal" if seeded else "")
             + (
                 f"; the mutants of {len(reopened)} function(s) whose covering tests changed run again"
@@ -270,7 +309,7 @@ def run_pending(
     if not planned:
         return ""
     plan_path, out = work.parent / "plan.json", work.parent / "results.jsonl"
-    plan_path.write_text(json.dumps({"workers": max(1, settings.workers), **the_plan}), encoding="utf-8")
+    write_plan(plan_path, replace(the_plan.warm, workers=max(1, settings.workers)))
     out.unlink(missing_ok=True)
     last = [time.time()]
 
@@ -281,9 +320,7 @@ def run_pending(
             done = read_results(out)
             counts: dict[str, int] = {}
             for r in done.values():
-                s = {1: Status.KILLED, 0: Status.SURVIVED, 36: Status.TIMEOUT, 33: Status.NO_COVERAGE}.get(
-                    r["exit"], Status.ERROR
-                )
+                s = STATUS_OF.get(r.exit, Status.ERROR)
                 counts[s] = counts.get(s, 0) + 1
             shown = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
             stream.write(

@@ -23,6 +23,7 @@ def main(max_children: int) -> int:
         mm.copy_src_dir()
         mm.copy_also_copy_files()
         mm.setup_source_paths()
+        forget_the_tool()
         mm.store_lines_covered_by_tests()
         generated = mm.create_mutants(max_children)
     print(
@@ -38,6 +39,14 @@ def main(max_children: int) -> int:
         runner.shutdown()
     print(f"prepare: stats in {time.time() - started:.1f}s", flush=True)
     return 0
+
+
+def forget_the_tool() -> None:
+    """Forget the ``reports`` modules imported from the work copy to start this one (``python -m``): mutmut mutates the
+    tool's verdict rules too, so the stats run must import ``reports`` again from ``mutants/``, first on the path now,
+    as every other session of the work copy does; else it records no test calling a verdict rule."""
+    for name in [n for n in sys.modules if n == "reports" or n.startswith("reports.")]:
+        del sys.modules[name]
 
 
 if __name__ == "__main__":

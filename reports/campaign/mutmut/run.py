@@ -1,4 +1,5 @@
-"""mutmut 3's operator mutants over ``strategies/`` and ``reference/``, run and read back, never reimplemented.
+"""mutmut 3's operator mutants over the model (``strategies/``, ``reference/``, the judges of ``invariants/``) and the
+tools' verdict rules in ``reports/``, run and read back, never reimplemented.
 
 mutmut is configured in ``pyproject.toml`` (``[tool.mutmut]``). The campaign runs it in a copy of
 the project, ``.cmharness/mutmut/project/`` (mutmut in turn writes only its own ``mutants/`` folder inside
@@ -44,6 +45,7 @@ from reports.campaign.mutmut.work_copy import (
     changed_functions,
     lay_work_copy,
     modules,
+    mutated_sources,
     reset_for_changed_tests,
     save_test_keys,
     work_dir,
@@ -113,7 +115,7 @@ def run_mutmut(
             + (f" ({', '.join(retest[:8])}{', ...' if len(retest) > 8 else ''})" if retest else "")
             + "\n"
         )
-    sources_changed = any(r.endswith(".py") and r.split("/", 1)[0] in MUTMUT_PATHS for r in previous)
+    changed = mutated_sources(work, previous)  # the harness's own files are no change of the mutated code
     owned = [
         m for m in modules(work) if m.split(".", 1)[0] in paths and (shard is None or shard_of(m, shard[1]) == shard[0])
     ]
@@ -123,7 +125,7 @@ def run_mutmut(
     ran = False
     interrupted = False
     note = ""
-    if owned and (not known or todo or (warm and sources_changed)):
+    if owned and (not known or todo or (warm and changed)):
         if budget < 30:
             note = f"not run: only {max(budget, 0):.0f}s of the budget left; it runs next time"
         else:
@@ -132,7 +134,6 @@ def run_mutmut(
                 args = [n for m in owned if m in every for n in pending[m]]
                 args += [f"{m}.*" for m in owned if m not in every]
             try:
-                changed = [r for r in previous if r.endswith(".py") and r.split("/", 1)[0] in MUTMUT_PATHS]
                 note = _invoke(
                     settings,
                     work,

@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from reports.campaign.dependency_keys import digest, function_keys, shared_key, test_key
+from reports.campaign.fingerprint import hashed_files
 from reports.campaign.hints import function_of
-from reports.campaign.journal import hashed_files
 from reports.campaign.mutmut.meta import load_meta, module_of, mutant_name, tests_by_function
 from reports.campaign.mutmut.results import mutmut_status
-from reports.campaign.options import MUTMUT_PATHS
+from reports.campaign.options import MODEL_PATHS, MUTMUT_PATHS
 from reports.campaign.records import Status
 from reports.campaign.settings import ROOT, Settings
 
@@ -141,11 +141,12 @@ def save_test_keys(settings: Settings, work: Path) -> None:
 
 
 def changed_functions(work: Path, previous: dict[str, str | None]) -> list[str]:
-    """The functions of the mutated folders whose code differs from the last run's (``module.name``; a comment or a
-    docstring is no change)."""
+    """The functions of the mutated code whose code differs from the last run's (``module.name``; a comment or a
+    docstring is no change; the harness's own files are not the mutated code)."""
     out = []
+    sources = set(mutated_sources(work, previous))
     for rel, old in sorted(previous.items()):
-        if not rel.endswith(".py") or rel.split("/", 1)[0] not in MUTMUT_PATHS or old is None:
+        if rel not in sources or old is None:
             continue
         now = (work / rel).read_text(encoding="utf-8") if (work / rel).exists() else ""
         before, after = function_keys(old), function_keys(now)
@@ -248,14 +249,33 @@ def _harness_files(root: Path) -> list[Path]:
     return sorted(p for p in (root / "reports").rglob("*.py") if "__pycache__" not in p.parts)
 
 
+def mutated_sources(work: Path, paths: Iterable[str]) -> list[str]:
+    """Of ``paths`` (from the project root), the sources of the mutated code, whose change is a change of the code
+    mutmut mutates: the Python files of the model's folders (``MODEL_PATHS``), and those of the tool's own folder that
+    ``only_mutate`` names (the verdict rules); the rest of ``reports/`` (the campaign itself, the command line around
+    the verdicts) is not, however often it changes."""
+    config = _mutmut_config(work)
+    return [
+        rel for rel in paths if rel.endswith(".py") and (rel.split("/", 1)[0] in MODEL_PATHS or _mutated(rel, config))
+    ]
+
+
+def _mutated(rel: str, config: Mapping[str, Any]) -> bool:
+    """Whether mutmut mutates the Python file ``rel``, as it decides: under one of its ``source_paths`` (the mutated
+    folders when none is given) and one of its ``only_mutate`` files (``fnmatch``), or any file without them."""
+    roots = [p.rstrip("/") for p in config.get("source_paths", [])] or list(MUTMUT_PATHS)
+    patterns = config.get("only_mutate") or ["*"]
+    return any(rel == r or rel.startswith(r + "/") for r in roots) and any(fnmatch.fnmatch(rel, p) for p in patterns)
+
+
 def modules(work: Path) -> list[str]:
-    """The dotted names of the modules mutmut mutates: those of its ``only_mutate`` files with a function."""
-    patterns = _mutmut_config(work).get("only_mutate") or [f"{top}/*" for top in MUTMUT_PATHS]
+    """The dotted names of the modules mutmut mutates (``_mutated``) in the mutated folders, those with a function."""
+    config = _mutmut_config(work)
     out = []
     for top in MUTMUT_PATHS:
         for path in sorted((work / top).rglob("*.py")):
             rel = path.relative_to(work)
-            if any(fnmatch.fnmatch(rel.as_posix(), p) for p in patterns) and "def " in path.read_text(encoding="utf-8"):
+            if _mutated(rel.as_posix(), config) and "def " in path.read_text(encoding="utf-8"):
                 out.append(".".join(rel.with_suffix("").parts))
     return out
 

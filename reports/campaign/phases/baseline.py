@@ -19,7 +19,8 @@ from reports.campaign.dependency_keys import (
     rerun,
     settings_part,
 )
-from reports.campaign.journal import hashed_files, read_records
+from reports.campaign.fingerprint import hashed_files
+from reports.campaign.journal import read_records
 from reports.campaign.plugins.mutant_plugin import SKIP_ENV
 from reports.campaign.processes import RunOutcome, run_failed, run_pytest
 from reports.campaign.records import BASELINE, FAILING, BaselineRecord, Records, TestCalls, TestRow

@@ -14,7 +14,7 @@ from typing import Any
 
 from reports.campaign.dependency_keys import named_key, settings_part
 from reports.campaign.extra_mutants import key, run_extra
-from reports.campaign.journal import reuse_unchanged
+from reports.campaign.journal import read_records
 from reports.campaign.named_mutants import Mutant, in_shard, tests_for
 from reports.campaign.named_warm import run_warm
 from reports.campaign.processes import kill_all, terminate_as_interrupt
@@ -36,6 +36,14 @@ def _key(settings: Settings, mutant: Mutant, baseline: BaselineRecord, patch: Pa
     return named_key(
         settings.root, mutant.spec, nodeids, settings_part(settings.selection, settings.profile, settings.all_variants)
     )
+
+
+def reuse_unchanged(directory: Path, pending: Sequence[Mutant], keys: dict[str, str], fp: str) -> list[MutantRecord]:
+    """Records of earlier runs (any fingerprint) of the pending named mutants whose dependency key is unchanged,
+    carried over to fingerprint ``fp``."""
+    wanted = {(m.id, keys[m.id]) for m in pending}
+    found = {r.key: r for r in read_records(directory) if isinstance(r, MutantRecord) and (r.key, r.deps) in wanted}
+    return [replace(found[m.id], fingerprint=fp) for m in pending if m.id in found]
 
 
 def run(

@@ -45,6 +45,7 @@ imports the model through it.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -57,11 +58,10 @@ import pytest
 
 from reports.campaign.mutmut import trampoline
 from reports.campaign.plugins import call_recorder
-from reports.campaign.records import Outcome
+from reports.campaign.protocol import CallsEvent, KillerLine, TestFinished, TestStarted, encode_line
+from reports.campaign.records import Outcome, TestRow
 
 MAX_TEXT = 20_000
-#: The results line, written last, naming the shared calls and the instrumented modules (``--cm-calls``).
-CALLS_EVENT = "calls"
 KILLERS_ENV = "CMHARNESS_KILLERS"
 SKIP_ENV = "CMHARNESS_SKIP"
 DURATIONS_ENV = "CMHARNESS_DURATIONS"
@@ -376,7 +376,7 @@ class _Recorder:
         self.calls = calls
         self.path = path
         self.killers = killers
-        self.meta: dict[str, dict[str, Any]] = {}
+        self.meta: dict[str, TestRow] = {}  # each collected test's row, its run's fields filled as it finishes
         self.reports: dict[str, list[pytest.TestReport]] = {}
         self.fh = open(path, "a", encoding="utf-8") if path else None  # noqa: SIM115  # closed at unconfigure
         self.killed: set[str] = set()
@@ -391,20 +391,24 @@ class _Recorder:
         for item in items:
             variant = variant_of(item)
             mark = item.get_closest_marker("red_on")
-            self.meta[item.nodeid] = {
-                "variant": variant,
-                "base": base_id(item.nodeid, variant),
-                "red_on": [str(a) for a in mark.args] if mark is not None else [],
-                "file": item.nodeid.split("::")[0],
-                "reads_table": item.get_closest_marker("defect_table") is not None,
-            }
+            self.meta[item.nodeid] = TestRow(
+                nodeid=item.nodeid,
+                outcome=Outcome.PASSED,
+                duration=0.0,
+                t=0.0,
+                base=base_id(item.nodeid, variant),
+                file=item.nodeid.split("::")[0],
+                variant=variant,
+                red_on=tuple(str(a) for a in mark.args) if mark is not None else (),
+                reads_table=item.get_closest_marker("defect_table") is not None,
+            )
 
     def pytest_runtest_logstart(self, nodeid: str) -> None:
         self.current = nodeid
         if self.calls:
             call_recorder.start_test()
         if self.fh is not None:  # so that a run killed at its timeout tells which test it was in
-            self.fh.write(json.dumps({"event": "start", "nodeid": nodeid, "t": time.time()}) + "\n")
+            self.fh.write(encode_line(TestStarted(nodeid, time.time())))
             self.fh.flush()
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -419,7 +423,7 @@ class _Recorder:
         self.killed.add(mutant)
         Path(self.killers).mkdir(parents=True, exist_ok=True)  # type: ignore[arg-type]
         with open(Path(self.killers) / f"{os.getpid()}.jsonl", "a", encoding="utf-8") as fh:  # type: ignore[arg-type]
-            fh.write(json.dumps({"mutant": mutant, "test": nodeid}) + "\n")
+            fh.write(encode_line(KillerLine(mutant, nodeid)))
 
     def pytest_runtest_logfinish(self, nodeid: str) -> None:
         if self.fh is None:
@@ -427,33 +431,29 @@ class _Recorder:
         reports = self.reports.pop(nodeid, [])
         outcome, text = outcome_of(reports)
         self.current = None
-        row = {
-            "nodeid": nodeid,
-            "outcome": outcome,
-            "duration": round(sum(r.duration for r in reports), 6),
-            "t": time.time(),
-            "variants_used": sorted(self.used.pop(nodeid, ())),
-            **self.meta.get(nodeid, {"variant": None, "base": nodeid, "red_on": [], "file": nodeid.split("::")[0]}),
-        }
-        if text:
-            row["text"] = text[-MAX_TEXT:] if len(text) > MAX_TEXT else text
-        if self.calls:
-            row["calls"] = call_recorder.end_test()
-            if call_recorder.spawned():
-                row["spawned"] = True
-        self.fh.write(json.dumps(row) + "\n")
+        known = self.meta.get(nodeid) or TestRow(nodeid, outcome, 0.0, 0.0, nodeid, nodeid.split("::")[0], None)
+        row = dataclasses.replace(
+            known,
+            outcome=outcome,
+            duration=round(sum(r.duration for r in reports), 6),
+            t=time.time(),
+            variants_used=tuple(sorted(self.used.pop(nodeid, ()))),
+            text=text[-MAX_TEXT:],
+        )
+        calls = tuple(call_recorder.end_test()) if self.calls else None
+        self.fh.write(encode_line(TestFinished(row, calls, spawned=self.calls and call_recorder.spawned())))
         self.fh.flush()
 
     def pytest_unconfigure(self) -> None:
         if self.fh is not None and self.calls:
-            shared = {"shared": call_recorder.shared_names(), "modules": call_recorder.instrumented_modules()}
-            self.fh.write(json.dumps({"event": CALLS_EVENT, **shared}) + "\n")
+            shared = CallsEvent(tuple(call_recorder.shared_names()), tuple(call_recorder.instrumented_modules()))
+            self.fh.write(encode_line(shared))
         if self.fh is not None:
             self.fh.close()
             self.fh = None
 
 
-def outcome_of(reports: list[pytest.TestReport]) -> tuple[str, str]:
+def outcome_of(reports: list[pytest.TestReport]) -> tuple[Outcome, str]:
     """The test's outcome over its phases, and the text of its failure (or expected failure)."""
     failed = [r for r in reports if r.failed]
     if failed:

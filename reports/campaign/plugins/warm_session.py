@@ -10,13 +10,12 @@ ones first, stops at the first failure and exits; the parent keeps ``workers`` c
 one that outlives its time limit. Each child is a fresh copy of the collected session, so no state
 passes from one mutant to the next.
 
-The plan is JSON: ``{"workers": N, "mutants": [{"name", "limit": seconds, and "tests": [node ids] or
-"function": F}], "functions": {F: {"tests", "first"}}, "durations": {node id: baseline seconds},
-"order_durations": {node id: seconds the tests are ordered by}, "per_test": [factor, constant]}``; a mutant named by
-its function runs that function's tests in ``reports.campaign.mutmut.test_order``'s order, and a test past its own limit
-ends the mutant's child at once. A mutant that timed out runs again after the main pass with ``CONFIRM_SCALE`` times
-its limits, and only then counts as a timeout (its second run's verdict is the one written). Each result is a JSON
-line ``{"name", "exit", "seconds", "killer"}`` with mutmut's exit codes (1 killed, 0 survived, 36 timeout, 33 no test).
+The plan is a ``reports.campaign.protocol.WarmPlan``; a mutant named by its function runs that function's tests in
+``reports.campaign.mutmut.test_order``'s order, and a test past its own limit ends the mutant's child at once. A
+mutant that timed out runs again after the main pass with ``CONFIRM_SCALE`` times its limits, and only then counts as
+a timeout (its second run's verdict is the one written). Each result is a line of the protocol: a ``MutantEnded``
+with mutmut's exit codes (``MutantExit``), a mutmut mutant's first killer (``MutantKiller``), a named mutant's tests
+(``MutantStarted``, ``MutantRow``).
 """
 
 from __future__ import annotations
@@ -24,24 +23,35 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import gc
-import json
 import os
 import signal
 import sys
 import time
-from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, BinaryIO, Generic, TypeVar
 
 import pytest
 from _pytest.runner import runtestprotocol
 
 from reports.campaign.mutmut.test_order import running_order
 from reports.campaign.mutmut.trampoline import switch_on
-from reports.campaign.plugins.mutant_plugin import apply_mutant, drawn, is_property_test, outcome_of
-from reports.campaign.records import Outcome
+from reports.campaign.plugins.mutant_plugin import MAX_TEXT, apply_mutant, drawn, is_property_test, outcome_of
+from reports.campaign.protocol import (
+    MutantEnded,
+    MutantExit,
+    MutantKiller,
+    MutantRow,
+    MutantStarted,
+    PlannedMutant,
+    WarmLine,
+    WarmPlan,
+    encode_line,
+    read_plan,
+)
+from reports.campaign.records import Outcome, TestRow
 
-KILLED, SURVIVED, TIMEOUT, NO_TESTS = 1, 0, 36, 33
+K = TypeVar("K")
 #: A mutant that outlives its limits in the main pass runs again after it with this many times its limits (its own
 #: and each test's), and only a second timeout is written: a loaded machine never turns a kill into a timeout.
 CONFIRM_SCALE = 3.0
@@ -55,19 +65,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     plan = config.getoption("--cm-execute")
     if plan:
-        data = json.loads(Path(plan).read_text(encoding="utf-8"))
-        config.pluginmanager.register(Executor(data, config.getoption("--cm-execute-out")), "cmharness-executor")
+        warm = read_plan(plan, WarmPlan.from_json)
+        config.pluginmanager.register(Executor(warm, config.getoption("--cm-execute-out")), "cmharness-executor")
 
 
 class Executor:
-    def __init__(self, plan: dict[str, Any], out: str) -> None:
-        self.mutants: list[dict[str, Any]] = list(plan["mutants"])
-        self.functions: dict[str, dict[str, Any]] = plan.get("functions", {})
-        self.durations: dict[str, float] = plan.get("durations", {})
-        self.order_durations: dict[str, float] = plan.get("order_durations", self.durations)
-        factor, const = plan.get("per_test", (0.0, 0.0))
-        self.test_limits = {t: factor * d + const for t, d in self.durations.items()} if factor else {}
-        self.workers = max(1, int(plan.get("workers", 1)))
+    def __init__(self, plan: WarmPlan, out: str) -> None:
+        self.mutants = list(plan.mutants)
+        self.functions = plan.functions
+        self.order_durations = plan.durations if plan.order_durations is None else plan.order_durations
+        factor, const = plan.per_test
+        self.test_limits = {t: factor * d + const for t, d in plan.durations.items()} if factor else {}
+        self.workers = plan.workers
         self.out = out
         self.timing = False  # set in a mutmut mutant's child: each test's call then has its own time limit
         self.scale = 1.0  # how many times its limits a mutant is given: CONFIRM_SCALE while timeouts are confirmed
@@ -86,20 +95,22 @@ class Executor:
             if limit:
                 signal.setitimer(signal.ITIMER_REAL, 0.0)
 
-    def tests_of(self, mutant: dict[str, Any]) -> Iterator[str]:
+    def tests_of(self, mutant: PlannedMutant) -> Iterator[str]:
         """The node ids ``mutant`` runs, in running order (ordered as they are reached)."""
-        if "tests" in mutant:
-            return iter(mutant["tests"])
-        fn = self.functions.get(mutant["function"], {})
-        return running_order(mutant["name"], fn.get("tests", []), self.order_durations, fn.get("first", []))
+        if mutant.tests is not None:
+            return iter(mutant.tests)
+        fn = self.functions.get(mutant.function)
+        return running_order(mutant.name, fn.tests if fn else [], self.order_durations, fn.first if fn else [])
 
-    def covering(self, mutant: dict[str, Any]) -> list[str]:
+    def covering(self, mutant: PlannedMutant) -> Sequence[str]:
         """The node ids ``mutant`` may run, unordered."""
-        return mutant["tests"] if "tests" in mutant else self.functions.get(mutant["function"], {}).get("tests", [])
+        if mutant.tests is not None:
+            return mutant.tests
+        fn = self.functions.get(mutant.function)
+        return fn.tests if fn else ()
 
-    def _write(self, row: dict[str, Any]) -> None:
-        with open(self.out, "a", encoding="utf-8") as fh:
-            fh.write(json.dumps(row) + "\n")
+    def _write(self, message: WarmLine) -> None:
+        _append(self.out, message)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> bool:
@@ -111,60 +122,122 @@ class Executor:
             self._run_all(suspects, items)
         return True
 
-    def _run_all(self, queue: list[dict[str, Any]], items: dict[str, pytest.Item]) -> list[dict[str, Any]]:
-        """Run ``queue``'s mutants, ``workers`` children at a time; the ones that timed out, unless they were being
-        confirmed (then their timeout is written)."""
-        running: dict[int, tuple[dict[str, Any], float]] = {}
-        suspects: list[dict[str, Any]] = []
-        while queue or running:
-            while queue and len(running) < self.workers:
+    def _run_all(self, queue: list[PlannedMutant], items: dict[str, pytest.Item]) -> list[PlannedMutant]:
+        """Run ``queue``'s mutants, ``workers`` children at a time, each killed past its limit; the ones that timed
+        out, unless they were being confirmed (then their timeout is written)."""
+        pool: ForkPool[PlannedMutant] = ForkPool(self.workers)
+        suspects: list[PlannedMutant] = []
+        while queue or pool.running:
+            while queue and not pool.full():
                 mutant = queue.pop(0)
                 if not any(t in items for t in self.covering(mutant)):
-                    self._write({"name": mutant["name"], "exit": NO_TESTS, "seconds": 0.0, "killer": None})
+                    self._write(MutantEnded(mutant.name, MutantExit.NO_TESTS, 0.0))
                     continue
-                parent = os.getpid()
-                pid = os.fork()
-                if pid == 0:  # the child orders its tests itself, and never returns
-                    _die_with(parent)
-                    tests = (items[t] for t in self.tests_of(mutant) if t in items)
-                    if mutant.get("spec"):
-                        _named_child(mutant["name"], mutant["spec"], list(tests), self.out)
-                    self.timing = True
-                    _child(mutant["name"], tests, self.out)
-                running[pid] = (mutant, time.time())
-            self._reap(running, suspects)
+                pool.start(mutant, lambda send, m=mutant: self._child(m, items), mutant.limit * self.scale)
+            for end in pool.wait():
+                code = MutantExit.TIMEOUT if end.exit is None else end.exit
+                if code == MutantExit.TIMEOUT and self.scale == 1.0:  # held back as a suspect
+                    suspects.append(end.key)
+                else:
+                    self._write(MutantEnded(end.key.name, code, round(end.ended - end.started, 3), end.started))
         return suspects
 
-    def _reap(self, running: dict[int, tuple[dict[str, Any], float]], suspects: list[dict[str, Any]]) -> None:
-        """Wait a moment for a child: write its result, or kill it past its limit (a suspect, or a confirmed
-        timeout when it was already one)."""
-        pid, status = os.waitpid(-1, os.WNOHANG)
-        now = time.time()
-        if pid == 0:
-            for child, (mutant, started) in list(running.items()):
-                if now - started > mutant["limit"] * self.scale:
-                    with contextlib.suppress(ProcessLookupError):
-                        os.kill(child, signal.SIGKILL)
-                    os.waitpid(child, 0)
-                    del running[child]
-                    self._ended(mutant, TIMEOUT, now, started, suspects)
-            time.sleep(0.002)
-            return
-        if pid not in running:
-            return
-        mutant, started = running.pop(pid)
-        code = os.waitstatus_to_exitcode(status)
-        self._ended(mutant, KILLED if code == KILLED else SURVIVED if code == 0 else code, now, started, suspects)
+    def _child(self, mutant: PlannedMutant, items: dict[str, pytest.Item]) -> int:
+        """In a mutant's child: its tests, ordered by the child itself, run under it; the child's exit code."""
+        tests = (items[t] for t in self.tests_of(mutant) if t in items)
+        if mutant.spec:
+            return _named_child(mutant.name, mutant.spec, list(tests), self.out)
+        self.timing = True
+        return _child(mutant.name, tests, self.out)
 
-    def _ended(
-        self, mutant: dict[str, Any], code: int, now: float, started: float, suspects: list[dict[str, Any]]
-    ) -> None:
-        """A child's end: a first timeout is held back as a suspect, anything else written."""
-        if code == TIMEOUT and self.scale == 1.0:
-            suspects.append(mutant)
-            return
-        seconds = round(now - started, 3)
-        self._write({"name": mutant["name"], "exit": code, "seconds": seconds, "killer": None, "started": started})
+
+@dataclass(frozen=True)
+class Ended(Generic[K]):
+    """A child of a ``ForkPool`` that ended: its exit code (None: killed at its limit), when it started and ended,
+    and what it sent back."""
+
+    key: K
+    exit: int | None
+    started: float
+    ended: float
+    sent: bytes = b""
+
+
+@dataclass
+class _Running(Generic[K]):
+    key: K
+    pid: int
+    started: float
+    limit: float
+    pipe: BinaryIO  # the read end of what the child sends back
+    sent: list[bytes] = field(default_factory=list)
+
+
+class ForkPool(Generic[K]):
+    """Children forked from the collected session, at most ``workers`` at a time, each killed past its limit: how
+    the warm session runs its mutants (named and mutmut's) and the witness search its candidates. Each child is a
+    fresh copy of the session, so no switch, memo or fixture passes from one to the next.
+
+    A child runs ``body(send)`` and exits with the code it returns (``MutantExit.CRASHED`` when it raised); what it
+    passes to ``send`` reaches the parent through a pipe, drained while the parent waits (a long result never blocks
+    the child). A child dies with the session (``_die_with``).
+    """
+
+    def __init__(self, workers: int = 1) -> None:
+        self.workers = max(1, workers)
+        self.running: list[_Running[K]] = []
+
+    def full(self) -> bool:
+        return len(self.running) >= self.workers
+
+    def start(self, key: K, body: Callable[[Callable[[bytes], object]], int], limit: float) -> None:
+        parent = os.getpid()
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: never returns
+            os.close(read_end)
+            code: int = MutantExit.CRASHED
+            try:
+                _die_with(parent)
+                with os.fdopen(write_end, "wb") as out:
+                    code = body(out.write)
+            except BaseException:
+                code = MutantExit.CRASHED
+            finally:
+                os._exit(code)
+        os.close(write_end)
+        os.set_blocking(read_end, False)
+        self.running.append(_Running(key, pid, time.time(), limit, os.fdopen(read_end, "rb")))
+
+    def wait(self) -> list[Ended[K]]:
+        """The children that ended, or were killed at their limit, since the last call (after a short sleep when
+        none did)."""
+        ended = []
+        now = time.time()
+        for child in list(self.running):
+            child.sent.append(child.pipe.read() or b"")
+            pid, status = os.waitpid(child.pid, os.WNOHANG)
+            if pid:
+                code: int | None = os.waitstatus_to_exitcode(status)
+            elif now - child.started > child.limit:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(child.pid, signal.SIGKILL)
+                os.waitpid(child.pid, 0)
+                code = None
+            else:
+                continue
+            child.sent.append(child.pipe.read() or b"")
+            child.pipe.close()
+            self.running.remove(child)
+            ended.append(Ended(child.key, code, child.started, now, b"".join(child.sent)))
+        if not ended:
+            time.sleep(0.002)
+        return ended
+
+
+def _append(out: str, message: WarmLine) -> None:
+    with open(out, "a", encoding="utf-8") as fh:
+        fh.write(encode_line(message))
 
 
 def _die_with(parent: int) -> None:
@@ -200,13 +273,13 @@ def settle() -> None:
 
 
 def _timed_out(signum: int, frame: object) -> None:
-    os._exit(TIMEOUT)
+    os._exit(MutantExit.TIMEOUT)
 
 
-def _child(name: str, tests: Iterator[pytest.Item], out: str) -> None:
+def _child(name: str, tests: Iterator[pytest.Item], out: str) -> int:
     """Run ``tests`` under mutant ``name`` until one fails; exit 1 (writing the killer) or 0 (36 from
     ``Executor.pytest_runtest_call`` when a test outlives its limit)."""
-    code = SURVIVED
+    code = MutantExit.SURVIVED
     try:
         switch_on(name)
         item = next(tests, None)
@@ -214,22 +287,20 @@ def _child(name: str, tests: Iterator[pytest.Item], out: str) -> None:
             following = next(tests, None)  # the next item lets a module's fixtures serve its tests in a row
             reports = runtestprotocol(item, nextitem=following, log=False)
             if any(r.failed for r in reports):
-                with open(out, "a", encoding="utf-8") as fh:
-                    fh.write(json.dumps({"name": name, "killer": item.nodeid}) + "\n")
-                code = KILLED
+                _append(out, MutantKiller(name, item.nodeid))
+                code = MutantExit.KILLED
                 break
             item = following
     except BaseException:  # a crash of the run itself counts as a kill, as it does for mutmut
-        code = KILLED
-    finally:
-        os._exit(code)
+        code = MutantExit.KILLED
+    return code
 
 
-def _named_child(name: str, spec: str, tests: list[pytest.Item], out: str) -> None:
+def _named_child(name: str, spec: str, tests: list[pytest.Item], out: str) -> int:
     """A named mutant: its switches on in this process; every example test runs (each failing one a killer),
     the property searches only while nothing has failed; one row per test as ``reports.campaign.plugins.mutant_plugin``
     writes them. Exit 1 when a test failed, else 0."""
-    code = SURVIVED
+    code = MutantExit.SURVIVED
     try:
         apply_mutant(spec)
         tests = sorted(
@@ -242,26 +313,26 @@ def _named_child(name: str, spec: str, tests: list[pytest.Item], out: str) -> No
         )
         with open(out, "a", encoding="utf-8") as fh:
             for k, item in enumerate(tests):
-                if code == KILLED and is_property_test(item):
-                    row = {"nodeid": item.nodeid, "outcome": Outcome.SKIPPED, "duration": 0.0, "t": time.time()}
-                else:
-                    fh.write(json.dumps({"name": name, "start": item.nodeid, "t": time.time()}) + "\n")
+                row = _row(item.nodeid, Outcome.SKIPPED)
+                if not (code == MutantExit.KILLED and is_property_test(item)):
+                    fh.write(encode_line(MutantStarted(name, item.nodeid, time.time())))
                     fh.flush()
                     reports = runtestprotocol(item, nextitem=tests[k + 1] if k + 1 < len(tests) else None, log=False)
                     outcome, text = outcome_of(reports)
-                    row = {
-                        "nodeid": item.nodeid,
-                        "outcome": outcome,
-                        "t": time.time(),
-                        "duration": round(sum(r.duration for r in reports), 6),
-                    }
-                    if text:
-                        row["text"] = text[-20_000:]
+                    row = replace(
+                        _row(item.nodeid, outcome),
+                        duration=round(sum(r.duration for r in reports), 6),
+                        text=text[-MAX_TEXT:],
+                    )
                     if outcome in (Outcome.FAILED, Outcome.ERROR):
-                        code = KILLED
-                fh.write(json.dumps({"name": name, "row": row}) + "\n")
+                        code = MutantExit.KILLED
+                fh.write(encode_line(MutantRow(name, row)))
                 fh.flush()
     except BaseException:
-        code = 2
-    finally:
-        os._exit(code)
+        code = MutantExit.CRASHED
+    return code
+
+
+def _row(nodeid: str, outcome: Outcome) -> TestRow:
+    """A named mutant's row for a test just ended: what the parent reads of it (the baseline's row has the rest)."""
+    return TestRow(nodeid, outcome, 0.0, time.time(), nodeid, nodeid.split("::")[0], None)

@@ -11,14 +11,10 @@ named mutant is switched on.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import signal
 import time
 from collections import Counter
-from collections.abc import Callable
-from pathlib import Path
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import pytest
@@ -26,8 +22,9 @@ from _pytest.runner import runtestprotocol
 
 from reports.campaign.mutmut.trampoline import recording, switch_on
 from reports.campaign.plugins.mutant_plugin import apply_mutant
-from reports.campaign.plugins.warm_session import settle
-from reports.campaign.records import Kind
+from reports.campaign.plugins.warm_session import Ended, ForkPool, settle
+from reports.campaign.protocol import Candidate, CandidateKind, WitnessFound, WitnessPlan, encode_line, read_plan
+from reports.campaign.records import mutmut_key
 
 #: The search is bounded by candidates (the plan's ``max``), never by a clock, so its outcome does not depend on
 #: the machine's speed. One candidate's run may take ``RUN_FACTOR`` times the test's baseline duration plus
@@ -50,29 +47,23 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     path = config.getoption("--cm-witness")
     if path:
-        config.pluginmanager.register(
-            WitnessSearch(json.loads(Path(path).read_text(encoding="utf-8")), config.getoption("--cm-witness-out")),
-            "cmharness-witness",
-        )
-
-
-DISCOVER = "discover"
+        plan = read_plan(path, WitnessPlan.from_json)
+        config.pluginmanager.register(WitnessSearch(plan, config.getoption("--cm-witness-out")), "cmharness-witness")
 
 
 class WitnessSearch:
     """Runs each planned test under its candidates in turn until one fails; writes what it found.
 
-    The plan is ``{"tests": {node id: [[kind, name, id], ...]}, "killed": {function: [mutmut names]}, "max": N,
-    "durations": {node id: baseline seconds}}``;
-    a ``discover`` candidate runs the test once recording the mutated functions it calls (``calls``), and their
-    killed mutants are tried next, before the rest, up to ``max`` in all.
+    The plan is a ``reports.campaign.protocol.WitnessPlan``; a ``discover`` candidate runs the test once recording
+    the mutated functions it calls (``calls``), and their killed mutants are tried next, before the rest, up to the
+    plan's ``most`` in all.
     """
 
-    def __init__(self, plan: dict[str, Any], out: str) -> None:
-        self.todo: dict[str, list[list[str]]] = plan["tests"]
-        self.killed: dict[str, list[str]] = plan.get("killed", {})
-        self.most = int(plan.get("max", 400))
-        self.durations: dict[str, float] = plan.get("durations", {})
+    def __init__(self, plan: WitnessPlan, out: str) -> None:
+        self.todo = plan.tests
+        self.killed = plan.killed
+        self.most = plan.most
+        self.durations = plan.durations
         self.out = out
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
@@ -84,76 +75,72 @@ class WitnessSearch:
         if planned is None:
             return None
         cands = list(planned)
-        known = sum(c[0] != DISCOVER for c in cands)  # the candidate mutants, the discovered ones included
+        known = sum(c.kind != CandidateKind.DISCOVER for c in cands)  # the candidate mutants, the discovered included
         limit = run_limit(self.durations.get(item.nodeid, 0.0))
         started, tried, timeouts = time.time(), 0, 0
-        row: dict[str, Any] = {"nodeid": item.nodeid, "witness": None, "complete": False}
+        witness: str | None = None
+        calls: int | None = None
+        failure = ""
         while cands and tried < self.most:
-            kind, name, mutant_id = cands.pop(0)
-            if kind == DISCOVER:
+            cand = cands.pop(0)
+            if cand.kind == CandidateKind.DISCOVER:
                 found = isolated(lambda: functions_called(item), limit)
-                calls = found if isinstance(found, list) else []  # a crash or a cut run recorded nothing
-                row["calls"] = len(calls)
+                called = found if isinstance(found, list) else []  # a crash or a cut run recorded nothing
+                calls = len(called)
                 room = max(0, self.most - tried - len(cands))
-                found_cands = [[Kind.MUTMUT, n, f"mutmut:{n}"] for n in round_robin(calls, self.killed)][:room]
+                found_cands = [
+                    Candidate(CandidateKind.MUTMUT, n, mutmut_key(n)) for n in round_robin(called, self.killed)
+                ][:room]
                 cands[:0] = found_cands
                 known += len(found_cands)
                 continue
-            failure = isolated(lambda k=kind, n=name: run_under(item, k, n), limit)
+            failed = isolated(lambda c=cand: run_under(item, c.kind, c.name), limit)
             tried += 1
-            if failure is None:
+            if failed is None:
                 timeouts += 1
-            elif failure:
-                row.update(witness=mutant_id, failure=failure)
+            elif failed:
+                witness, failure = cand.mutant, failed
                 break
-        row["complete"] = row["witness"] is not None or not cands
-        row.update(
+        found_row = WitnessFound(
+            nodeid=item.nodeid,
+            witness=witness,
+            complete=witness is not None or not cands,
             tried=tried,
             candidates=known,
             timeouts=timeouts,
             limit=round(limit, 3),
             seconds=round(time.time() - started, 3),
+            failure=failure,
+            calls=calls,
         )
         with open(self.out, "a", encoding="utf-8") as fh:
-            fh.write(json.dumps(row) + "\n")
+            fh.write(encode_line(found_row))
         return True
 
 
 def isolated(run: Callable[[], Any], limit: float) -> Any:
-    """``run()`` in a forked child, its JSON result sent back through a pipe: each candidate meets a fresh copy
-    of the collected session (no state, memo or fixture left by another mutant), and one that outlives
+    """``run()`` in a forked child (``warm_session.ForkPool``), its JSON result sent back: each candidate meets a
+    fresh copy of the collected session (no state, memo or fixture left by another mutant), and one that outlives
     ``limit`` seconds (a mutant that loops) is killed and gives None."""
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: never returns
-        os.close(read_end)
+
+    def body(send: Callable[[bytes], object]) -> int:
         try:
             payload = json.dumps(run()).encode()
         except BaseException as err:  # a crash of the run itself: what it raised
             payload = json.dumps(f"{type(err).__name__}: {err}"[:300]).encode()
-        with os.fdopen(write_end, "wb") as out:
-            out.write(payload)
-        os._exit(0)
-    os.close(write_end)
-    os.set_blocking(read_end, False)
-    end, chunks = time.time() + max(0.5, limit), []
-    with os.fdopen(read_end, "rb") as inp:
-        while True:
-            chunks.append(inp.read() or b"")  # drained while waiting: a long result never fills the pipe
-            if os.waitpid(pid, os.WNOHANG) != (0, 0):
-                break
-            if time.time() > end:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-                return None
-            time.sleep(0.002)
-        chunks.append(inp.read() or b"")
-    data = b"".join(chunks)
-    return json.loads(data) if data else None
+        send(payload)
+        return 0
+
+    pool: ForkPool[None] = ForkPool()
+    pool.start(None, body, max(0.5, limit))
+    ended: list[Ended[None]] = []
+    while not ended:
+        ended = pool.wait()
+    end = ended[0]
+    return json.loads(end.sent) if end.exit is not None and end.sent else None
 
 
-def run_under(item: pytest.Item, kind: str, name: str) -> str:
+def run_under(item: pytest.Item, kind: CandidateKind, name: str) -> str:
     """Run ``item`` with the candidate switched on: its failure line, or "" when it passed."""
     with switched(kind, name):
         reports = runtestprotocol(item, nextitem=None, log=False)
@@ -161,7 +148,7 @@ def run_under(item: pytest.Item, kind: str, name: str) -> str:
     return failure_line(failed[0]) if failed else ""
 
 
-def round_robin(functions: list[str], killed: dict[str, list[str]]) -> list[str]:
+def round_robin(functions: Sequence[str], killed: Mapping[str, Sequence[str]]) -> list[str]:
     """The killed mutants of ``functions``, one of each function in turn: the first function's first mutant,
     the second's first, ..., then each one's second (a witness is likelier among many functions' mutants)."""
     queues = [list(killed.get(fn, [])) for fn in functions]
@@ -185,12 +172,12 @@ def functions_called(item: pytest.Item) -> list[str]:
 class switched:  # a context manager read as a phrase: ``with switched(kind, name):``
     """One candidate mutant switched on in this process, and off again after."""
 
-    def __init__(self, kind: str, name: str) -> None:
+    def __init__(self, kind: CandidateKind, name: str) -> None:
         self.kind, self.name = kind, name
         self.saved: Any = None
 
     def __enter__(self) -> None:
-        if self.kind == Kind.MUTMUT:
+        if self.kind == CandidateKind.MUTMUT:
             switch_on(self.name)
         else:
             from strategies import defects
@@ -200,7 +187,7 @@ class switched:  # a context manager read as a phrase: ``with switched(kind, nam
             apply_mutant(self.name)
 
     def __exit__(self, *exc: object) -> None:
-        if self.kind == Kind.MUTMUT:
+        if self.kind == CandidateKind.MUTMUT:
             switch_on(None)
         else:
             from strategies import defects

@@ -1,0 +1,104 @@
+"""``cmharness prove``'s figures: the default scope on ``sound`` (time, stores, cases), and the defect table: each
+known defect and each seed removal switched on alone in ``sound``, proved over a ladder of scopes (``LADDER``: ``small``
+and a few of its widenings, each cut at ``--limit`` seconds), with the smallest
+breaking store and the time.
+
+    .venv/bin/python benchmarks/bench_prove.py --table [--workers 2] [--limit 120] [--json PATH]
+    .venv/bin/python benchmarks/bench_prove.py --default [--workers 2]
+
+The table's rows are markdown, as docs/model.md ("The proof for small stores") holds them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass
+
+from invariants.prove.engine import prove
+from invariants.prove.scope import parse_scope
+from strategies.defects import KNOWN, NEWER_LINES, REMOVALS, Defect
+
+#: The scopes tried in turn, each ``small`` widened where some defects need it: every store setting; two rich messages
+#: of images and tools under every pass; two summaries of every kind under both envelopes; two summaries in an xml
+#: combined answer under the cap's edges; two levels with the carry split.
+LADDER = (
+    "small",
+    "small,stores=plain/calibrated/work/work-last/merge,rich=0",
+    "small,rich=2,contents=image/image-stamped/call/result,passes=off/tools/images/depth,odd=0",
+    "small,summaries=2,envelopes=none/xml,kinds=floored/blank/nan/empty-carriers,rich=0",
+    "small,summaries=2,rich=0,odd=0,modes=combined,envelopes=xml,caps=1/edges",
+    "small,summaries=3,levels=2,carry=1,rich=0,odd=0",
+)
+#: Defects no invariant sees alone: proved with the defect that unmasks them (as tests/test_defects_found.py does).
+UNMASKED_BY: dict[Defect, Defect] = {Defect.FLOOR_UNHELD: Defect.COVERAGE_COUNTS_LEFT_OUT}
+#: Defects no invariant sees at all: only the question's bytes change, priced as sent (pinned by examples).
+PINNED_BY_EXAMPLES = frozenset({Defect.HEADER_REPLACE_CHAINED})
+
+
+@dataclass(frozen=True)
+class Row:
+    defect: str
+    scope: str
+    found: bool
+    invariants: tuple[str, ...]
+    store: str
+    size: tuple[int, int, int]
+    seconds: float
+
+    def markdown(self) -> str:
+        if not self.found:
+            return f"| `{self.defect}` | {self.scope} | not found | - | {self.seconds:.0f} |"
+        size = f"{self.size[0]} msg, {self.size[1]} sum, {self.size[2]} blocks"
+        broken = ", ".join(self.invariants)
+        return f"| `{self.defect}` | `{self.scope}` | {broken} | {size}: {self.store} | {self.seconds:.1f} |"
+
+
+def table_row(defect: Defect, workers: int, limit: float, ladder: tuple[str, ...] = LADDER) -> Row:
+    if defect in PINNED_BY_EXAMPLES:
+        return Row(defect.name, "pinned by examples (no invariant sees it)", False, (), "", (0, 0, 0), 0.0)
+    spec = f"sound+{defect.name}" + (f",{UNMASKED_BY[defect].name}" if defect in UNMASKED_BY else "")
+    spent = 0.0
+    for rung in ladder:
+        proof = prove(parse_scope(rung), spec, workers=workers, first=True, limit=limit)
+        spent += proof.seconds
+        if proof.found:
+            first = min(proof.found, key=lambda f: (f.shape, f.case))
+            names = tuple(f.invariant for f in proof.found if f.shape == first.shape)
+            return Row(defect.name, rung, True, names, first.store, first.size, spent)
+    return Row(defect.name, f"none of the ladder (each cut at {limit:.0f} s)", False, (), "", (0, 0, 0), spent)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--table", action="store_true")
+    parser.add_argument("--default", action="store_true")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--limit", type=float, default=120.0)
+    parser.add_argument("--json", default=None)
+    parser.add_argument("--only", nargs="*", default=None, metavar="DEFECT")
+    parser.add_argument("--ladder", nargs="*", default=None, metavar="SCOPE", help="scopes to try instead of LADDER")
+    args = parser.parse_args(argv)
+    if args.default:
+        proof = prove(parse_scope("default"), "sound", workers=args.workers)
+        print(
+            f"default on sound: {proof.shapes} stores, {proof.cases} cases, {proof.seconds:.0f} s, holds {proof.holds}"
+        )
+    if args.table:
+        rows = []
+        defects = sorted(KNOWN | REMOVALS | NEWER_LINES, key=lambda d: d.name)
+        for d in defects:
+            if args.only and d.name not in args.only:
+                continue
+            row = table_row(d, args.workers, args.limit, tuple(args.ladder or LADDER))
+            rows.append(row)
+            print(row.markdown(), flush=True)
+        if args.json:
+            with open(args.json, "w", encoding="utf-8") as fh:
+                json.dump([r.__dict__ for r in rows], fh, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,51 @@
+"""``cmharness check``'s verdict, apart from compiling, explaining and printing: which invariants a check runs, the
+breaks it lists for a variant, the exit code and its line. The rules alone, so that the red-first report
+(``cmharness report``) mutates them and a surviving mutant here shows up in it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from invariants.properties import CHEAP_FIRST, INVARIANTS, Violation
+from reference.model import Budget, Config, Store
+from reference.names import unknown
+from reports.errors import UsageError
+from reports.exit_codes import Exit
+from strategies.defects import Defect
+
+#: The verdict line's words for each exit code.
+WORDS = {
+    Exit.OK: "nothing breaks",
+    Exit.REPRODUCED: "breaks only where defects are switched on",
+    Exit.SOUND_BROKE: "a variant with no defect breaks",
+}
+
+
+def chosen_invariants(asked: Sequence[str] | None) -> list[str]:
+    """The invariants a check runs, cheapest first: those ``asked`` for (``--invariant``), or every one; an unknown
+    name is a ``UsageError`` naming it."""
+    for name in asked or ():
+        if name not in INVARIANTS:
+            raise UsageError(unknown("invariant", name, CHEAP_FIRST))
+    return [n for n in CHEAP_FIRST if not asked or n in asked]
+
+
+def breaks(
+    store: Store, config: Config, budget: Budget, carried: frozenset[Defect], invariants: Sequence[str]
+) -> list[Violation]:
+    """Every violation the judges of ``invariants`` report on a variant carrying ``carried``, in their order."""
+    return [v for name in invariants for v in INVARIANTS[name](store, config, budget, carried)]
+
+
+def exit_code(variants: Iterable[tuple[frozenset[Defect], Sequence[Violation]]]) -> Exit:
+    """Over each variant checked (the defects it carries, its breaks): 3 when one without a defect breaks, else 1
+    when any breaks, else 0."""
+    checked = list(variants)
+    if any(found and not carried for carried, found in checked):
+        return Exit.SOUND_BROKE
+    return Exit.REPRODUCED if any(found for _, found in checked) else Exit.OK
+
+
+def verdict_line(code: Exit) -> str:
+    """The text output's last line: the exit code and what it means."""
+    return f"exit {code}: {WORDS[code]}"
