@@ -286,6 +286,7 @@ def read_selection(work: Path) -> list[str]:
 
 
 def _mutmut_config(work: Path) -> dict[str, Any]:
-    """The work copy's ``[tool.mutmut]`` table."""
-    data = tomllib.loads((work / "pyproject.toml").read_text(encoding="utf-8"))
+    """The work copy's ``[tool.mutmut]`` table (empty without a pyproject.toml: mutmut's defaults)."""
+    path = work / "pyproject.toml"
+    data = tomllib.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
     return data.get("tool", {}).get("mutmut", {})
