@@ -1,7 +1,8 @@
 """``cmharness prove``'s figures: the default scope on ``sound`` (time, stores, cases), and the defect table: each
 known defect and each seed removal switched on alone in ``sound``, proved over a ladder of scopes (``LADDER``: ``small``
 and a few of its widenings, each cut at ``--limit`` seconds), with the smallest
-breaking store and the time.
+breaking store and the time; and each line behaviour switched on alone in ``sound`` and judged by ``sound``'s rules
+(``BEHAVIOUR_LADDER``), where the proof tells the behaviour apart.
 
     .venv/bin/python benchmarks/bench_prove.py --table [--workers 2] [--limit 120] [--json PATH]
     .venv/bin/python benchmarks/bench_prove.py --default [--workers 2]
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 
 from invariants.prove.engine import prove
 from invariants.prove.scope import parse_scope
-from strategies.defects import KNOWN, NEWER_LINES, REMOVALS, Defect
+from strategies.defects import KNOWN, NEWER_LINES, REMOVALS, Behaviour, Defect
 
 #: The scopes tried in turn, each ``small`` widened where some defects need it: every store setting; two rich messages
 #: of images and tools under every pass; two summaries of every kind under both envelopes; two summaries in an xml
@@ -31,6 +32,15 @@ LADDER = (
     "small,summaries=2,rich=0,odd=0,modes=combined,envelopes=xml,caps=1/edges",
     "small,summaries=3,levels=2,carry=1,rich=0,odd=0",
 )
+#: The scopes tried for a line behaviour: ``small``, then ``small`` with the contents and settings the newer lines'
+#: behaviours act on (an image with a payload, two images in one message, texts sharing a raw item; the byte cap, the
+#: hysteresis ratio, one live image, a strip depth).
+BEHAVIOUR_LADDER = (
+    "small",
+    "small,contents=image-data/two-images/raw-parts,passes=off/images/depth/bytes/hysteresis,odd=0",
+)
+#: The variant whose rules judge a behaviour's compile: the contract without the behaviour.
+JUDGED_AS = "sound"
 #: Defects no invariant sees alone: proved with the defect that unmasks them (as tests/test_defects_found.py does).
 UNMASKED_BY: dict[Defect, Defect] = {Defect.FLOOR_UNHELD: Defect.COVERAGE_COUNTS_LEFT_OUT}
 #: Defects no invariant sees at all: only the question's bytes change, priced as sent (pinned by examples).
@@ -55,13 +65,16 @@ class Row:
         return f"| `{self.defect}` | `{self.scope}` | {broken} | {size}: {self.store} | {self.seconds:.1f} |"
 
 
-def table_row(defect: Defect, workers: int, limit: float, ladder: tuple[str, ...] = LADDER) -> Row:
+def table_row(defect: Defect | Behaviour, workers: int, limit: float, ladder: tuple[str, ...] | None = None) -> Row:
+    """A defect's row (proved on ``sound`` with it), or a behaviour's (its compile judged by ``JUDGED_AS``'s rules)."""
     if defect in PINNED_BY_EXAMPLES:
         return Row(defect.name, "pinned by examples (no invariant sees it)", False, (), "", (0, 0, 0), 0.0)
     spec = f"sound+{defect.name}" + (f",{UNMASKED_BY[defect].name}" if defect in UNMASKED_BY else "")
+    behaviour = isinstance(defect, Behaviour)
+    judged_as = JUDGED_AS if behaviour else None
     spent = 0.0
-    for rung in ladder:
-        proof = prove(parse_scope(rung), spec, workers=workers, first=True, limit=limit)
+    for rung in ladder or (BEHAVIOUR_LADDER if behaviour else LADDER):
+        proof = prove(parse_scope(rung), spec, workers=workers, first=True, limit=limit, judged_as=judged_as)
         spent += proof.seconds
         if proof.found:
             first = min(proof.found, key=lambda f: (f.shape, f.case))
@@ -87,11 +100,11 @@ def main(argv: list[str] | None = None) -> int:
         )
     if args.table:
         rows = []
-        defects = sorted(KNOWN | REMOVALS | NEWER_LINES, key=lambda d: d.name)
-        for d in defects:
+        defects: list[Defect | Behaviour] = sorted(KNOWN | REMOVALS | NEWER_LINES, key=lambda d: d.name)
+        for d in [*defects, *Behaviour]:
             if args.only and d.name not in args.only:
                 continue
-            row = table_row(d, args.workers, args.limit, tuple(args.ladder or LADDER))
+            row = table_row(d, args.workers, args.limit, tuple(args.ladder) if args.ladder else None)
             rows.append(row)
             print(row.markdown(), flush=True)
         if args.json:

@@ -109,6 +109,9 @@ BAD_OPTIONS: list[tuple[list[str], str]] = [
     (["fuzz", "--variant", "sound+NOPE"], "NOPE"),
     (["fuzz", "--database", "redis://"], "redis://"),
     (["fuzz", "--tests", "tests/no_such_file.py"], "no_such_file"),
+    (["prove", "--scope", "mesages=3"], "mesages"),
+    (["prove", "--workers", "0"], "--workers"),
+    (["prove", "--merge", "no-such-shard.json"], "no-such-shard.json"),
     (["no-such-command"], "no-such-command"),
 ]
 

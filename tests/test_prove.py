@@ -24,9 +24,13 @@ from reference.model import Budget, Config
 from reference.scenario import loads_scenario
 from reports import cli
 from strategies import emission
-from strategies.defects import Defect
+from strategies.defects import LINE_BEHAVIOURS, Behaviour, Defect, Defects
 
 ROOT = Path(__file__).resolve().parents[1]
+
+#: The proof is a tool over the judges: each of its runs repeats what the invariants' own tests judge, over thousands of
+#: cases (the small scope takes some 30 s), so the mutation campaign leaves its tests out, as it does the tool's others.
+pytestmark = pytest.mark.harness
 
 
 def _run(argv: list[str], capsys) -> tuple[int, str, str]:
@@ -197,21 +201,76 @@ def table_rows() -> dict[str, list[str]]:
 
 
 def test_the_defect_table_has_a_row_for_every_defect():
-    assert set(table_rows()) == {d.name for d in Defect}
+    assert set(table_rows()) == {d.name for d in Defect} | {b.name for b in Behaviour}
+
+
+#: The scope where each image behaviour and the raw forms are told apart, one message, no summary (``BEHAVIOUR_LADDER``
+#: in benchmarks/bench_prove.py proves over it with two messages and a summary).
+BEHAVIOURS_TINY = (
+    "small,messages=1,summaries=0,contents=image-data/two-images/raw-parts,passes=off/images/depth/bytes/hysteresis"
+)
+
+
+@pytest.mark.parametrize("behaviour", list(Behaviour), ids=lambda b: b.name)
+def test_a_behaviour_breaks_an_invariant_judged_by_the_rules_without_it_and_none_by_its_own(behaviour):
+    """``judged_as``: ``sound+BEHAVIOUR`` judged by ``sound``'s rules breaks an invariant inside the scope, and
+    ``sound`` judged by the behaviour's breaks one too; judged by its own rules it holds."""
+    scope, spec = parse_scope(BEHAVIOURS_TINY), f"sound+{behaviour.name}"
+    told = prove(scope, spec, judged_as="sound", first=True)
+    assert told.found and told.judged_as == "sound"
+    assert "judged by the rules of sound" in loads_scenario(told.found[0].scenario).description
+    assert prove(scope, "sound", judged_as=spec, first=True).found
+    assert prove(scope, spec, workers=2).holds
 
 
 @pytest.mark.slow
-def test_the_defect_table_is_what_the_proof_finds():
-    """Each row that says a scope found its defect: the proof at that scope finds it again, at the same store."""
-    for name, cells in table_rows().items():
-        if not cells[1].startswith("`"):
-            continue  # not found, or pinned by examples: nothing to find again
-        scope = cells[1].strip("`")
-        spec = f"sound+{name}" + (",COVERAGE_COUNTS_LEFT_OUT" if name == "FLOOR_UNHELD" else "")
-        proof = prove(parse_scope(scope), spec, first=True, workers=2)
-        assert proof.found, name
-        smallest = min(proof.found, key=lambda f: (f.shape, f.case))
-        assert smallest.store in cells[3], (name, smallest.store)
+@pytest.mark.parametrize("name", sorted(table_rows()))
+def test_the_defect_table_is_what_the_proof_finds(name):
+    """Each row that says a scope found its defect or behaviour: the proof at that scope finds it again, at the same
+    store (a behaviour's compile judged by the rules without it, as ``bench_prove.py --table`` proves it)."""
+    cells = table_rows()[name]
+    if not cells[1].startswith("`"):
+        return  # not found, or pinned by examples: nothing to find again
+    scope = cells[1].strip("`")
+    spec = f"sound+{name}" + (",COVERAGE_COUNTS_LEFT_OUT" if name == "FLOOR_UNHELD" else "")
+    judged_as = "sound" if name in Behaviour.__members__ else None
+    proof = prove(parse_scope(scope), spec, first=True, workers=2, judged_as=judged_as)
+    assert proof.found, name
+    smallest = min(proof.found, key=lambda f: (f.shape, f.case))
+    assert smallest.store in cells[3], (name, smallest.store)
+
+
+@pytest.mark.parametrize("line", sorted(LINE_BEHAVIOURS))
+def test_the_breaks_the_proof_reports_on_a_newer_line_are_none_of_its_behaviours_alone(line):
+    """``prove --variant LINE`` breaks (the line carries defects), but no break it reports is the line's behaviours
+    alone: the same case, compiled with those behaviours and no defect, holds that invariant."""
+    proof = prove(parse_scope(BEHAVIOURS_TINY), line, workers=2)
+    assert proof.found
+    alone = Defects(frozenset(), LINE_BEHAVIOURS[line])
+    for f in proof.found:
+        case = loads_scenario(f.scenario)
+        assert not INVARIANTS[f.invariant](case.store, case.config, case.budget, alone), (f.invariant, f.store)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("line", sorted(LINE_BEHAVIOURS))
+def test_a_lines_behaviours_alone_break_nothing_where_the_table_tells_them_apart(line):
+    """The newer lines carry defects, so ``prove --variant LINE`` breaks; their behaviours alone, in ``sound`` and
+    judged by the line's own rules, break nothing over the scope the table's behaviour rows are found in."""
+    spec = "sound+" + ",".join(sorted(b.name for b in LINE_BEHAVIOURS[line]))
+    scopes = {cells[1].strip("`") for name, cells in table_rows().items() if name in Behaviour.__members__}
+    for scope in sorted(scopes):
+        proof = prove(parse_scope(scope), spec, workers=2, first=True)  # first: a break ends it, else all is covered
+        assert proof.holds and not proof.stopped, (scope, [f.message for f in proof.found])
+
+
+@pytest.mark.slow
+def test_the_default_scope_holds_on_sound():
+    """What ``cmharness prove`` runs by default (about 6 minutes of 2 idle cores; benchmarks/README.md)."""
+    proof = prove(PRESETS["default"], "sound", workers=2)
+    assert proof.holds, [f.message for f in proof.found]
+    assert proof.shapes == len(enumerate_shapes(PRESETS["default"]).shapes)
+    assert proof.cases > 300_000
 
 
 @pytest.mark.slow

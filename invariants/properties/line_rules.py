@@ -7,16 +7,28 @@ follows it; a defect never changes the rules, so every invariant sees every defe
 
 from __future__ import annotations
 
+from contextvars import ContextVar
+
 from invariants.properties.running import Variant
 from reference.images import DROPPED, PLACEHOLDER, ImageRules
 from reference.rendering import Switches
 from reference.selection import Rules
-from strategies.defects import Behaviour, resolve_variant
+from strategies.defects import Behaviour, Defects, resolve_variant
+
+#: The variant whose line's rules judge every compile while set (None: each variant by its own). Only the proof's
+#: behaviour rows set it (``invariants.prove.engine.prove(judged_as=...)``): a compile with a behaviour judged by the
+#: rules without it breaks an invariant where the proof tells the behaviour apart.
+JUDGED_AS: ContextVar[Variant | Defects | None] = ContextVar("judged_as", default=None)
+
+
+def _judged(variant: Variant) -> Defects:
+    judged = JUDGED_AS.get()
+    return resolve_variant(variant if judged is None else judged)
 
 
 def image_rules_for(variant: Variant) -> ImageRules:
     """The reference's image rules for a variant's line behaviours."""
-    d = resolve_variant(variant)
+    d = _judged(variant)
     return ImageRules(
         placeholder=DROPPED if d.on(Behaviour.IMAGE_PLACEHOLDER_DROPPED) else PLACEHOLDER,
         byte_wall=d.on(Behaviour.LIVE_IMAGE_BYTE_WALL),
@@ -34,11 +46,11 @@ def switches_for(variant: Variant) -> Switches:
     """The reference rendering's switches for a variant: the contract's, with its line's behaviours."""
     return Switches(
         images=image_rules_for(variant),
-        release_raw_forms=resolve_variant(variant).on(Behaviour.RAW_FORMS_RELEASED),
+        release_raw_forms=_judged(variant).on(Behaviour.RAW_FORMS_RELEASED),
     )
 
 
 def reports_inventory(variant: Variant) -> bool:
     """Whether the variant's refusals carry the summary inventory and state it, with the budget, in their message
     (``Behaviour.BUDGET_DIAGNOSTICS``)."""
-    return resolve_variant(variant).on(Behaviour.BUDGET_DIAGNOSTICS)
+    return _judged(variant).on(Behaviour.BUDGET_DIAGNOSTICS)

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, replace
 
 from invariants.properties import INVARIANTS, check
+from invariants.properties.line_rules import JUDGED_AS
 from invariants.prove.boundaries import (
     Lemma,
     budget_points,
@@ -39,6 +40,8 @@ _PASSES: dict[str, Callable[[Shape], dict]] = {
     "tools": lambda shape: {"tool_result_max_last_n": 1, "tool_use_input_max_tokens": 1},
     "images": lambda shape: {"max_live_images": 1},
     "depth": lambda shape: {"image_strip_depth_tokens": 1},
+    "bytes": lambda shape: {"max_live_image_bytes": 1},
+    "hysteresis": lambda shape: {"max_live_images": 1, "image_strip_hysteresis_ratio": 0.5},
 }
 
 
@@ -125,6 +128,8 @@ class Proof:
     found: tuple[Found, ...]
     lemmas: tuple[Lemma, ...]
     stopped: bool = False
+    #: The variant whose line's rules judged the compiles, when not ``variant``'s own (a behaviour row's proof).
+    judged_as: str | None = None
 
     @property
     def holds(self) -> bool:
@@ -148,16 +153,31 @@ class Proof:
             found=tuple(Found(**{**f, "size": tuple(f["size"])}) for f in raw["found"]),
             lemmas=tuple(Lemma(**lemma) for lemma in raw["lemmas"]),
             stopped=raw["stopped"],
+            judged_as=raw.get("judged_as"),
         )
 
 
-def scenario_text(shape: Shape, config: Config, budget: Budget, variant: str, invariant: str, message: str) -> str:
+def scenario_text(
+    shape: Shape,
+    config: Config,
+    budget: Budget,
+    variant: str,
+    invariant: str,
+    message: str,
+    judged_as: str | None = None,
+) -> str:
     """The case as a scenario file: it expects every invariant to hold on the variant when it is a named one (so
-    ``cmharness reproduce`` is red there), else on ``sound`` (``cmharness check FILE --variant SPEC`` shows it)."""
-    named = variant in VARIANT_NAMES
+    ``cmharness reproduce`` is red there), else on ``sound`` (``cmharness check FILE --variant SPEC`` shows it).
+    Judged by another variant's rules (a behaviour row), each side holds by its own rules, so ``cmharness compare``
+    shows the difference instead."""
+    named = variant in VARIANT_NAMES and judged_as is None
     how = "cmharness reproduce FILE" if named else f"cmharness check FILE --variant {variant}"
+    broke = f"breaking {invariant} on {variant}"
+    if judged_as is not None:
+        how = f"cmharness compare --corpus (its folder) --base {judged_as} --head {variant}"
+        broke = f"on which {variant} breaks {invariant} judged by the rules of {judged_as}"
     description = (
-        f"cmharness prove: the smallest store of the scope breaking {invariant} on {variant} "
+        f"cmharness prove: the smallest store of the scope {broke} "
         f"({shape.label}); {how} shows it. {message.splitlines()[0] if message else ''}"
     ).strip()
     scenario = Scenario(
@@ -186,6 +206,7 @@ class _Task:
     variant: str
     invariants: tuple[str, ...]
     indices: tuple[int, ...]
+    judged_as: str | None = None
 
 
 _SHAPES: dict[Scope, tuple[Shape, ...]] = {}
@@ -203,14 +224,20 @@ def _run_task(task: _Task) -> tuple[int, list[Found]]:
     variant = _variant(task.variant)
     count = 0
     found: dict[str, Found] = {}
-    for index in task.indices:
-        shape = shapes[index]
-        for k, (config, budget) in enumerate(cases(shape, task.scope)):
-            count += 1
-            for v in _judge(shape, config, budget, variant, task.invariants):
-                if v.invariant not in found:
-                    text = scenario_text(shape, config, budget, task.variant, v.invariant, v.message)
-                    found[v.invariant] = Found(v.invariant, index, k, shape.size, shape.label, v.message, text)
+    token = JUDGED_AS.set(None if task.judged_as is None else _variant(task.judged_as))
+    try:
+        for index in task.indices:
+            shape = shapes[index]
+            for k, (config, budget) in enumerate(cases(shape, task.scope)):
+                count += 1
+                for v in _judge(shape, config, budget, variant, task.invariants):
+                    if v.invariant not in found:
+                        text = scenario_text(
+                            shape, config, budget, task.variant, v.invariant, v.message, task.judged_as
+                        )
+                        found[v.invariant] = Found(v.invariant, index, k, shape.size, shape.label, v.message, text)
+    finally:
+        JUDGED_AS.reset(token)
     return count, list(found.values())
 
 
@@ -235,19 +262,24 @@ def prove(
     first: bool = False,
     progress: Progress | None = None,
     limit: float | None = None,
+    judged_as: str | None = None,
 ) -> Proof:
     """Check every invariant (or those named) on every case of the scope's stores in shard ``I/N`` on ``variant``
     (a name or a spec: ``sound+DEFECT``). ``first``: stop at the first chunk of stores (smallest first) that
     breaks anything, so ``found`` holds the smallest store that breaks something (what the defect table wants).
-    ``limit``: stop after that many seconds (``stopped`` says the scope was not covered)."""
+    ``limit``: stop after that many seconds (``stopped`` says the scope was not covered). ``judged_as``: judge every
+    compile by that variant's line rules instead of its own (the defect table's behaviour rows: ``sound+BEHAVIOUR``
+    judged as ``sound`` breaks an invariant where the scope tells the behaviour apart)."""
     start = time.perf_counter()
     names = tuple(invariants) if invariants else tuple(INVARIANTS)
     _variant(variant)  # a bad spec fails here, in the caller
+    if judged_as is not None:
+        _variant(judged_as)
     shapes = enumerate_shapes(scope)
     _SHAPES[scope] = shapes.shapes
     index, count = shard
     mine = [i for i in range(len(shapes.shapes)) if i % count == index - 1]
-    tasks = [_Task(scope, variant, names, tuple(mine[k : k + CHUNK])) for k in range(0, len(mine), CHUNK)]
+    tasks = [_Task(scope, variant, names, tuple(mine[k : k + CHUNK]), judged_as) for k in range(0, len(mine), CHUNK)]
     lemmas = tuple(grace_lemma(g) for g in scope.graces)
     total_cases, found, done, stopped = 0, [], 0, False
     pool = multiprocessing.get_context("fork").Pool(workers) if workers > 1 else None
@@ -278,6 +310,7 @@ def prove(
         found=_smallest(found),
         lemmas=lemmas,
         stopped=stopped,
+        judged_as=judged_as,
     )
 
 
@@ -288,7 +321,7 @@ def merge(proofs: Sequence[Proof]) -> Proof:
         raise ValueError("nothing to merge")
     first = proofs[0]
     for p in proofs[1:]:
-        for field in ("scope", "variant", "invariants"):
+        for field in ("scope", "variant", "invariants", "judged_as"):
             if getattr(p, field) != getattr(first, field):
                 raise ValueError(f"the shards differ in {field}: {getattr(first, field)!r} and {getattr(p, field)!r}")
     count = first.shard[1]
@@ -307,6 +340,7 @@ def merge(proofs: Sequence[Proof]) -> Proof:
         found=_smallest([f for p in proofs for f in p.found]),
         lemmas=first.lemmas,
         stopped=any(p.stopped for p in proofs),
+        judged_as=first.judged_as,
     )
 
 

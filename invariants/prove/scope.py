@@ -26,6 +26,9 @@ CONTENT_NAMES: tuple[str, ...] = (
     "call",
     "result",
     "document",
+    "image-data",
+    "two-images",
+    "raw-parts",
 )
 #: The kinds a summary may be (``shapes.SUMMARY_KINDS``); ``plain`` is the plain one.
 KIND_NAMES: tuple[str, ...] = ("plain", "floored", "blank", "nan", "empty-carriers")
@@ -39,8 +42,10 @@ STORE_KINDS: tuple[str, ...] = ("plain", "calibrated", "work", "work-last", "mer
 CAPS: tuple[str, ...] = ("off", "1", "edges")
 #: The structural passes' settings, applied only to stores holding a tool or image block: ``off``; ``tools``
 #: (keep the newest tool result, cap inputs at 1 token); ``images`` (one live image); ``depth`` (images deeper
-#: than the newest message's price stripped).
-PASSES: tuple[str, ...] = ("off", "tools", "images", "depth")
+#: than the newest message's price stripped); the newer lines' image settings, which ``sound`` reads nothing of:
+#: ``bytes`` (a live-image byte cap of 1, so every image with a payload passes it), ``hysteresis`` (one live image,
+#: a hysteresis ratio of 0.5).
+PASSES: tuple[str, ...] = ("off", "tools", "images", "depth", "bytes", "hysteresis")
 
 
 @dataclass(frozen=True)
@@ -83,7 +88,8 @@ class Scope:
             " last message; queued merge work folding the first summary, only with one); a setting other than plain"
             " only on a store whose messages are all prose",
             "caps         " + ", ".join(self.caps),
-            "passes       " + ", ".join(self.passes) + " (only with a tool or image block; else off)",
+            "passes       " + ", ".join(self.passes) + " (only with a tool or image block; else off; bytes: a"
+            " live-image byte cap of 1, hysteresis: one live image and a hysteresis ratio of 0.5)",
             "grace        " + ", ".join(repr(g) for g in self.graces),
             "reserve      " + ", ".join(str(r) for r in self.reserves),
             f"head window  0 and every prefix sum of the messages' prices{' and one below' if self.edges > 1 else ''}",

@@ -49,6 +49,11 @@ CONTENTS: dict[str, tuple[Callable[[int], tuple[Block, ...]], str | None]] = {
     "call": (lambda i: (Text("reading"), ToolUse(f"t{i}", "read", {"path": "a/b", "n": 12})), "assistant"),
     "result": (lambda i: (ToolResult(f"t{i - 1}", "file text of the answer"),), "user"),
     "document": (lambda i: (Document(),), None),
+    # for the newer lines' behaviours: an image with a base64 payload (the byte wall counts it), two images in one
+    # message (which of them the live count keeps), two texts sharing one raw replay item (what an edit releases)
+    "image-data": (lambda i: (Text("see"), Image(None, "iVBORw0KGgo=")), None),
+    "two-images": (lambda i: (Image(40), Image(None)), None),
+    "raw-parts": (lambda i: tuple(Text(t, raw_item={"type": "message", "id": f"m_{i}"}) for t in (LONG, "and")), None),
 }
 PLAIN_CONTENT = "prose"
 
@@ -175,23 +180,20 @@ def _tree_label(tree: Tree, kinds: tuple[str, ...]) -> tuple[str, ...]:
 
 def content_sequences(n: int, scope: Scope) -> Iterator[tuple[str, ...]]:
     """Every sequence of ``n`` contents with at most ``scope.rich`` messages other than the plain one."""
-    rich = [c for c in scope.contents if c != PLAIN_CONTENT]
-    for k in range(min(scope.rich, n) + 1):
-        for where in itertools.combinations(range(n), k):
-            for picks in itertools.product(rich, repeat=k):
-                seq = [PLAIN_CONTENT] * n
-                for i, name in zip(where, picks, strict=True):
-                    seq[i] = name
-                yield tuple(seq)
+    return _at_most(n, PLAIN_CONTENT, [c for c in scope.contents if c != PLAIN_CONTENT], scope.rich)
 
 
 def kind_sequences(count: int, scope: Scope) -> Iterator[tuple[str, ...]]:
     """Every assignment of kinds to ``count`` summaries with at most ``scope.odd`` of them not plain."""
-    odd = [k for k in scope.kinds if k != PLAIN_KIND]
-    for k in range(min(scope.odd, count) + 1):
-        for where in itertools.combinations(range(count), k):
-            for picks in itertools.product(odd, repeat=k):
-                seq = [PLAIN_KIND] * count
+    return _at_most(count, PLAIN_KIND, [k for k in scope.kinds if k != PLAIN_KIND], scope.odd)
+
+
+def _at_most(n: int, plain: str, others: list[str], most: int) -> Iterator[tuple[str, ...]]:
+    """Every sequence of ``n`` names, ``plain`` but for at most ``most`` places holding one of ``others``."""
+    for k in range(min(most, n) + 1):
+        for where in itertools.combinations(range(n), k):
+            for picks in itertools.product(others, repeat=k):
+                seq = [plain] * n
                 for i, name in zip(where, picks, strict=True):
                     seq[i] = name
                 yield tuple(seq)

@@ -15,6 +15,7 @@ Exit codes:
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -44,7 +45,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--invariant", action="append", dest="invariants", metavar="NAME", help="only this invariant (repeatable)"
     )
-    parser.add_argument("--workers", type=int, default=1, metavar="N", help="processes (default 1)")
+    parser.add_argument(
+        "--workers", type=int, default=os.cpu_count() or 1, metavar="N", help="processes (default: one a core)"
+    )
     parser.add_argument("--shard", default="1/1", metavar="I/N", help="prove only the I-th of N parts of the stores")
     parser.add_argument("--first", action="store_true", help="stop at the smallest stores that break anything")
     parser.add_argument("--json", action="store_true", help="write the result as JSON (it merges across shards)")
