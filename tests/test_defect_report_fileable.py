@@ -27,7 +27,7 @@ from strategies.defects import Defect, parse_variant
 from strategies.provenance import VERSIONS
 from strategies.upstream import BUGS, UpstreamBug, typescript_bugs
 
-pytestmark = pytest.mark.harness
+pytestmark = pytest.mark.defect_table  # reads the defects and their reports: a named mutant edits that table
 
 ROOT = Path(__file__).resolve().parents[1]
 BUG_LIST = typescript_bugs()

@@ -167,6 +167,36 @@ def test_a_message_pattern_must_be_a_regular_expression():
     )
 
 
+@pytest.mark.parametrize(
+    ("counts", "message"),
+    [
+        (
+            {"1234567890": 1},
+            'summaryCountsByLevel.1234567890: expected a level (an integer >= 1 written as a key), got "1234567890"',
+        ),
+        ({"1": 2**53}, f"summaryCountsByLevel.1: expected a count (an integer >= 0), got {2**53}"),
+        ({"1": True}, "summaryCountsByLevel.1: expected a count (an integer >= 0), got true"),
+    ],
+)
+def test_an_inventory_past_its_edges_is_refused(counts, message):
+    assert error({"sound": {"refuses": {"summaryCountsByLevel": counts}}}) == f"expect.sound.refuses.{message}"
+
+
+def test_an_inventory_at_its_edges_reads():
+    counts = {"123456789": 0, "1": 2**53 - 1}
+    (got,) = expect_of({"sound": {"refuses": {"summaryCountsByLevel": counts}}}).values()
+    assert got.refuses is not None and got.refuses.summary_counts_by_level == {123456789: 0, 1: 2**53 - 1}
+
+
+def test_each_message_pattern_is_a_string_and_a_lone_one_is_named_without_an_index():
+    assert error({"sound": {"refuses": {"messageMatches": ["ok", 3]}}}) == (
+        "expect.sound.refuses.messageMatches[1]: expected a string, got 3"
+    )
+    assert error({"sound": {"refuses": {"messageMatches": "(unclosed"}}}).startswith(
+        "expect.sound.refuses.messageMatches: not a regular expression"
+    )
+
+
 # ----------------------------------------------------------------------------- the variant keys
 
 

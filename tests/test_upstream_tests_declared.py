@@ -17,7 +17,7 @@ from reference.variant_names import HYSTERESIS, MAIN, RAW_FORMS, SOUND
 from reports import cli
 from strategies.provenance import CONFORMANCE_DIR, MODELS, UpstreamTest
 
-pytestmark = pytest.mark.harness
+pytestmark = pytest.mark.defect_table  # reads the defects and their reports: a named mutant edits that table
 
 ROOT = Path(__file__).resolve().parents[1]
 FILES = sorted((ROOT / CONFORMANCE_DIR).glob("*.scenario.json"))
