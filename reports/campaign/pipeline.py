@@ -25,7 +25,7 @@ from reports.campaign.journal import compact, forget_journals, journal_name, loa
 from reports.campaign.named_mutants import Mutant, named_mutants
 from reports.campaign.options import DEFAULT_BUDGET, DEFAULT_MUTMUT_PATHS, covers_default
 from reports.campaign.phases import baseline, mutmut, named, witness
-from reports.campaign.records import BASELINE, Records, WitnessRecord
+from reports.campaign.records import BASELINE, Kind, Records, WitnessRecord
 from reports.campaign.run_context import RunContext
 from reports.campaign.settings import Settings
 from reports.campaign.suite_order import NAME as ORDER_NAME
@@ -90,9 +90,12 @@ def _campaign(settings: Settings, plan: Plan) -> tuple[str, Records]:
         forget(settings)
     ctx = RunContext.start(settings, fingerprint(settings), plan.shard, time.time() + plan.seconds)
     if not plan.merge:
-        extras = extra_mutants(plan.extra) if plan.extra else []
-        patches = {m.id: Path(plan.extra, m.id.removeprefix("extra:") + ".patch") for m in extras if plan.extra}
-        mutants = named_mutants() + extras
+        mutants = plan.mutants()
+        patches = {
+            m.id: Path(plan.extra, m.id.removeprefix("extra:") + ".patch")
+            for m in mutants
+            if plan.extra and m.kind == Kind.EXTRA
+        }
         done = load_journals(settings.journal_dir, ctx.fp)
         ahead = mutmut.prepare_ahead(settings, ctx) if plan.mutmut else None
         try:  # the preparation beside the baseline is stopped however the runs end
