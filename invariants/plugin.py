@@ -121,6 +121,11 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "scenario: an item collected from a scenario file (tests/scenarios/)")
     config.addinivalue_line(
         "markers",
+        "proves(invariant): a judge test that breaks the invariant on a wrong compile (every invariant needs one; "
+        "tests/test_judge_catalogue.py collects them)",
+    )
+    config.addinivalue_line(
+        "markers",
         "search: the test runs a Hypothesis search inside it (not through @given); "
         "a named mutant's run treats it as a property test",
     )

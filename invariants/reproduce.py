@@ -16,9 +16,11 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, is_dataclass, replace
 
-from invariants.properties import Violation, check
+from invariants.properties import INVARIANTS, Violation, check
+from reference.errors import UnknownNameError
 from reference.expect import FAITHFUL, SEED_VARIANTS, Expectation, Refuses, Sends, expectation_for, variants_named
 from reference.model import Entry, Image, Store, Text
+from reference.names import unknown
 from reference.numerics import is_number, js_number_string
 from reference.scenario import Scenario, store_prefix
 from strategies import HierarchicalStrategy, OverBudgetError, UncoveredDropError
@@ -294,8 +296,19 @@ def judge_variant(scenario: Scenario, variant: str) -> Verdict:
     return Verdict(variant, expectation, observed, compare(expectation, observed))
 
 
+def refuse_unknown_invariants(scenario: Scenario) -> None:
+    """An ``UnknownNameError`` for the first name in an expectation's ``breaks`` that no invariant declares (the file
+    format checks only a name's shape: the vocabulary is the catalogue's)."""
+    for key, expectation in scenario.expect.items():
+        for k, name in enumerate(expectation.breaks or ()):
+            if name not in INVARIANTS:
+                raise UnknownNameError(unknown("invariant", name, INVARIANTS, context=f" at expect.{key}.breaks[{k}]"))
+
+
 def judge(scenario: Scenario, variants: Sequence[str] | None = None) -> list[Verdict]:
-    """A verdict for each variant the scenario's ``expect`` names (or only ``variants``)."""
+    """A verdict for each variant the scenario's ``expect`` names (or only ``variants``); an ``UnknownNameError`` for
+    an invariant name no judge declares."""
+    refuse_unknown_invariants(scenario)
     named = variants_named(scenario.expect)
     return [judge_variant(scenario, v) for v in named if variants is None or v in variants]
 

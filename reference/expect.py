@@ -19,7 +19,6 @@ __all__ = [
     "ERRORS",
     "FAITHFUL",
     "GROUPS",
-    "INVARIANT_NAMES",
     "SEED_VARIANTS",
     "SITES",
     "VARIANT_NAMES",
@@ -34,24 +33,6 @@ GROUPS: Mapping[str, tuple[str, ...]] = {"faithful": FAITHFUL, "all": SEED_VARIA
 #: Where an over-budget refusal happens: a head message, a raw middle message, a recall pair, the combined pair.
 SITES: tuple[str, ...] = ("head", "middle-raw", "positioned-pair", "combined-pair")
 ERRORS: tuple[str, ...] = ("OverBudgetError", "UncoveredDropError", "InvalidConfigError")
-#: The invariants of docs/model.md, "Invariants" (``invariants.INVARIANTS``; a test keeps the two equal).
-INVARIANT_NAMES: tuple[str, ...] = (
-    "stats-total",
-    "exact-budget",
-    "never-over",
-    "nothing-lost",
-    "diagnostics",
-    "bad-values",
-    "determinism",
-    "well-formed",
-    "rendering",
-    "selection",
-    "exactly-once",
-    "chronological",
-    "tail-suffix",
-    "diagnostics-full",
-    "store-unchanged",
-)
 
 
 @dataclass(frozen=True)
@@ -100,7 +81,8 @@ class Refuses:
 
 @dataclass(frozen=True)
 class Expectation:
-    """At most one of ``sends`` / ``refuses``; ``breaks`` (invariants that must break) or ``holds`` (none breaks)."""
+    """At most one of ``sends`` / ``refuses``; ``breaks`` (invariants that must break, by the names the judges declare:
+    ``invariants.reproduce`` refuses one it does not know) or ``holds`` (none breaks)."""
 
     sends: Sends | None = None
     refuses: Refuses | None = None

@@ -14,9 +14,9 @@ from pydantic import (
 )
 
 from reference.blocks import Content
-from reference.expect import ERRORS, GROUPS, INVARIANT_NAMES, SITES, VARIANT_NAMES, Expectation, Refuses, Sends
+from reference.expect import ERRORS, GROUPS, SITES, VARIANT_NAMES, Expectation, Refuses, Sends
 from reference.format_base import Array, Bool, Int, JsonValue, Num, Str, Strict, fail, one_of, scalar, show
-from reference.names import unknown
+from reference.names import did_you_mean, unknown
 
 # ----------------------------------------------------------------------------- expectations
 
@@ -93,6 +93,22 @@ def _patterns(raw: object) -> Any:
     return tuple(items)
 
 
+#: An invariant's name as the judges declare it (lower-case words joined by hyphens); which names exist is the
+#: judges' to say (``invariants.reproduce.known_invariants``), so a new invariant changes no file of this layer.
+INVARIANT_NAME = re.compile(r"[a-z]+(?:-[a-z]+)*")
+
+
+def _invariant_name(raw: object) -> Any:
+    if isinstance(raw, str) and INVARIANT_NAME.fullmatch(raw):
+        return raw
+    respelt = re.sub(r"[\s_]+", "-", raw.strip().lower()) if isinstance(raw, str) else ""
+    hint = did_you_mean([respelt] if INVARIANT_NAME.fullmatch(respelt) else [], show)
+    return fail(f"expected an invariant's name (lower-case words joined by hyphens), got {show(raw)}{hint}")
+
+
+InvariantName = scalar(_invariant_name, {"type": "string", "pattern": f"^{INVARIANT_NAME.pattern}$"})
+
+
 COUNTS_SCHEMA = {"type": "object", "patternProperties": {"^[1-9][0-9]*$": {"type": "integer", "minimum": 0}}}
 COUNTS_SCHEMA["additionalProperties"] = False
 PATTERNS_SCHEMA = {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]}
@@ -164,7 +180,7 @@ class ExpectationModel(Strict):
 
     sends: Annotated[SendsModel | None, BeforeValidator(_true_is_empty)] = None
     refuses: Annotated[RefusesModel | None, BeforeValidator(_true_is_empty)] = None
-    breaks: Array(one_of(INVARIANT_NAMES)) | None = None
+    breaks: Array(InvariantName) | None = None
     holds: Bool | None = None
 
     @model_validator(mode="after")

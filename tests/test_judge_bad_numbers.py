@@ -46,6 +46,7 @@ def test_bad_values_holds_when_the_compile_refuses_a_bad_value():
     assert judged("bad-values", cases.NAN_BUDGET) == []
 
 
+@pytest.mark.proves("bad-values")
 def test_bad_values_breaks_on_an_infinite_grace_limit_nobody_asked_for(monkeypatch):
     tamper(monkeypatch, config=lambda c: dataclasses.replace(c, over_budget_grace_ratio=0.02))
     broken(

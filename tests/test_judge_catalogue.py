@@ -4,6 +4,8 @@ test that breaks it on a wrong compile; a new invariant without one turns this r
 from __future__ import annotations
 
 import dataclasses
+import importlib
+from pathlib import Path
 from typing import NoReturn
 
 import pytest
@@ -11,12 +13,6 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 import invariants.properties.running as running
-import tests.test_judge_bad_numbers as bad_numbers
-import tests.test_judge_prices as prices
-import tests.test_judge_refusals as refusals
-import tests.test_judge_repeatability as repeatability
-import tests.test_judge_tool_pairs as tool_pairs
-import tests.test_judge_what_is_sent as what_is_sent
 from invariants import examples as known
 from invariants.generators import Case, cases
 from invariants.properties import (
@@ -42,36 +38,43 @@ from tests.judge_helpers import judged, tamper
 
 # ----------------------------------------------------------------------------- every invariant has its proof
 
-#: Each invariant and the tests that break it on a wrong compile (a named defect alone, or a hand-built one).
-PROOFS = {
-    "stats-total": (prices, "test_stats_total_breaks_on_a_total_one_token_off_either_way"),
-    "exact-budget": (prices, "test_exact_budget_breaks_when_one_token_less_still_sends"),
-    "never-over": (prices, "test_never_over_judges_against_the_input_budget_not_the_configured_one"),
-    "nothing-lost": (prices, "test_nothing_lost_does_not_count_a_blank_summary_as_representing_its_messages"),
-    "diagnostics": (refusals, "test_diagnostics_breaks_when_the_parts_do_not_sum_to_the_actual"),
-    "diagnostics-full": (refusals, "test_diagnostics_full_breaks_on_each_field_off_either_way"),
-    "bad-values": (bad_numbers, "test_bad_values_breaks_on_an_infinite_grace_limit_nobody_asked_for"),
-    "determinism": (repeatability, "test_determinism_breaks_on_a_compile_that_changes_between_calls"),
-    "store-unchanged": (repeatability, "test_store_unchanged_breaks_on_a_strategy_that_rewrites_its_store"),
-    "well-formed": (tool_pairs, "test_well_formed_breaks_on_a_call_left_unanswered"),
-    "rendering": (what_is_sent, "test_rendering_breaks_on_one_changed_byte"),
-    "selection": (what_is_sent, "test_selection_breaks_on_a_selection_the_reference_does_not_make"),
-    "exactly-once": (what_is_sent, "test_exactly_once_breaks_on_a_message_sent_raw_twice"),
-    "chronological": (what_is_sent, "test_chronological_breaks_on_two_entries_swapped"),
-    "tail-suffix": (what_is_sent, "test_tail_suffix_breaks_when_the_evicted_are_not_the_oldest_run"),
-}
+#: The judge test modules (``tests/test_judge_*.py``), each the tests of one group of invariants.
+JUDGE_MODULES = tuple(
+    importlib.import_module(f"tests.{path.stem}")
+    for path in sorted(Path(__file__).parent.glob("test_judge_*.py"))
+    if path.stem != Path(__file__).stem
+)
 
 
-#: The judge modules with a table of named defects, each switched on alone.
-DEFECT_TABLES = (prices, refusals, what_is_sent, bad_numbers, repeatability)
-#: Their rows, one list: (invariant, defect, case, the words it breaks with).
-DEFECT_ROWS = [row for module in DEFECT_TABLES for row in module.DEFECT_BREAKS]
+def proofs() -> dict[str, list[str]]:
+    """Each invariant and the judge tests marked ``proves`` it: they break it on a wrong compile."""
+    found: dict[str, list[str]] = {}
+    for module in JUDGE_MODULES:
+        for name, test in vars(module).items():
+            for mark in getattr(test, "pytestmark", []) if name.startswith("test_") else ():
+                if mark.name == "proves":
+                    found.setdefault(*mark.args, []).append(f"{module.__name__}.{name}")
+    return found
+
+
+#: Their rows, one list: (invariant, defect, case, the words it breaks with), from the judge modules' tables of named
+#: defects, each switched on alone.
+DEFECT_ROWS = [row for module in JUDGE_MODULES for row in getattr(module, "DEFECT_BREAKS", ())]
 
 
 def test_every_invariant_has_a_proof_test_and_none_is_left_over():
-    assert set(PROOFS) == set(INVARIANTS), "add a judge test (tests/test_judge_*.py) for each new invariant"
-    for name, (module, test) in PROOFS.items():
-        assert callable(getattr(module, test, None)), f"{name}: {module.__name__}.{test} is gone"
+    assert set(proofs()) == set(INVARIANTS), "mark a judge test (tests/test_judge_*.py) @pytest.mark.proves(NAME)"
+
+
+def test_a_proof_is_found_only_by_its_mark(monkeypatch):
+    """The collection reads the mark, not a test's name: a proof whose mark is gone leaves its invariant unproved."""
+    module = JUDGE_MODULES[0]
+    name, test = next(
+        (n, t) for n, t in vars(module).items() if any(m.name == "proves" for m in getattr(t, "pytestmark", []))
+    )
+    proved = next(m.args[0] for m in test.pytestmark if m.name == "proves")
+    monkeypatch.setattr(test, "pytestmark", [m for m in test.pytestmark if m.name != "proves"])
+    assert f"{module.__name__}.{name}" not in proofs().get(proved, [])
 
 
 def test_every_invariant_with_a_named_defect_to_catch_is_broken_by_one():
@@ -246,10 +249,9 @@ def test_every_invariant_that_compiles_reports_a_crash_as_its_own_violation(case
     assert found == ([Violation(name, f"{CRASH_SITES[name]} {CRASHED}")] if compiles else [])
 
 
-def test_an_invariant_is_declared_once_with_its_name_and_cost(monkeypatch):
+def test_an_invariant_is_declared_once_with_its_name_and_cost():
     """Name and cost live on the invariant's function (``running.invariant``); the catalogue, ``check``'s order and
-    the command line read them. A second declaration of a name or a cost, or a name the contract's vocabulary
-    (``reference.expect.INVARIANT_NAMES``) lacks, fails at import, not in a run."""
+    the command line read them. A second declaration of a name or a cost fails at import, not in a run."""
     from invariants.properties import catalogue, running
 
     assert {d.name: d.cost for d in running.DECLARED.values()} == {
@@ -259,6 +261,3 @@ def test_an_invariant_is_declared_once_with_its_name_and_cost(monkeypatch):
         running.invariant("never-over", cost=99)(lambda *a: [])
     with pytest.raises(ValueError, match="declared twice"):
         running.invariant("brand-new", cost=1)(lambda *a: [])
-    monkeypatch.setitem(running.DECLARED, "brand-new", running.Declared("brand-new", lambda *a: [], 16))
-    with pytest.raises(ValueError, match="'brand-new' is declared in one of"):
-        catalogue._catalogue()

@@ -84,6 +84,7 @@ def _off_by(delta):
     return change
 
 
+@pytest.mark.proves("stats-total")
 @pytest.mark.parametrize("delta", [1, -1])
 def test_stats_total_breaks_on_a_total_one_token_off_either_way(monkeypatch, delta):
     case = Case(store(3), Config(), Budget(max_tokens=100))
@@ -187,6 +188,7 @@ def test_the_stats_total_message_names_every_entry_or_their_sum(monkeypatch):
 RESERVED = Case(store(5), Config(), Budget(max_tokens=50, reserve_for_response=20))
 
 
+@pytest.mark.proves("never-over")
 def test_never_over_judges_against_the_input_budget_not_the_configured_one(monkeypatch):
     """A compile that eats the room kept for the response (it compiles against the configured budget) breaks it."""
     assert judged("never-over", RESERVED) == []
@@ -280,6 +282,7 @@ def test_nothing_lost_breaks_when_a_middle_message_is_not_sent(monkeypatch):
     broken("nothing-lost", WITH_BLANK, "sound", "1 of 4 messages", ": m1 (answers hold ['L1-b'])")
 
 
+@pytest.mark.proves("nothing-lost")
 def test_nothing_lost_does_not_count_a_blank_summary_as_representing_its_messages(monkeypatch):
     tamper(monkeypatch, sent=_raw_as_answer("m1", "L1-0"))
     broken("nothing-lost", WITH_BLANK, "sound", ": m1 (answers hold ['L1-0', 'L1-b'])")
@@ -336,6 +339,7 @@ def test_exact_budget_breaks_when_the_smallest_budget_that_fits_refuses(monkeypa
     broken("exact-budget", THREE, "sound", "at input budget 30 (grace limit 30 >= 30) it should send them again")
 
 
+@pytest.mark.proves("exact-budget")
 def test_exact_budget_breaks_when_one_token_less_still_sends(monkeypatch):
     tamper(monkeypatch, budget=_finite(lambda b: Budget(max_tokens=b.max_tokens + 1)))
     broken("exact-budget", THREE, "sound", "at input budget 29 (grace limit 29 < 30", "it should refuse but it sends 3")

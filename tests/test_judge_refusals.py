@@ -105,6 +105,7 @@ HEAD = known.HEAD_REFUSAL_WITH_WORK  # refuses m0, the head, with queued chunk w
 FOLDED = known.PREFIX_RAW_BEFORE  # refuses m1; work folds m0, sent before: cleared by compression
 
 
+@pytest.mark.proves("diagnostics")
 @pytest.mark.parametrize("delta", [1, -1])
 def test_diagnostics_breaks_when_the_parts_do_not_sum_to_the_actual(monkeypatch, delta):
     assert judged("diagnostics", MIDDLE) == []
@@ -184,6 +185,7 @@ FIELDS = {
 }
 
 
+@pytest.mark.proves("diagnostics-full")
 @pytest.mark.parametrize("delta", [1, -1])
 @pytest.mark.parametrize("field", list(FIELDS))
 def test_diagnostics_full_breaks_on_each_field_off_either_way(monkeypatch, field, delta):

@@ -55,6 +55,7 @@ class _OnCall:
 
 #: determinism's compiles that send, in order: a dry run, the compile, a second compile, then one after initialize
 #: over this store again (the compile over the other store, with its measured tokens, refuses).
+@pytest.mark.proves("determinism")
 @pytest.mark.parametrize(
     "call, words",
     [
@@ -87,6 +88,7 @@ def _first_text_rewritten(store):
     return replace(store, messages=(replace(first, content=content), *store.messages[1:]))
 
 
+@pytest.mark.proves("store-unchanged")
 def test_store_unchanged_breaks_on_a_strategy_that_rewrites_its_store(monkeypatch):
     """A strategy that changes the first stored message after each compile: named by id, even where the second
     compile (over the rewritten store) is what tells it."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -19,6 +20,7 @@ from tests.judge_helpers import broken, judged, tamper, with_entries
 CALL = Case(cases.TRAILING_CALL.store, Config(recent_window_tokens=1000), Budget(max_tokens=1000))
 
 
+@pytest.mark.proves("well-formed")
 def test_well_formed_breaks_on_a_call_left_unanswered(monkeypatch):
     assert judged("well-formed", CALL) == []
     tamper(monkeypatch, sent=lambda r, b: with_entries(r, lambda k: k < 2))

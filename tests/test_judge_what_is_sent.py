@@ -76,6 +76,7 @@ def test_the_five_message_case_sends_what_the_tests_below_assume():
 # ----------------------------------------------------------------------------- rendering and selection
 
 
+@pytest.mark.proves("rendering")
 def test_rendering_breaks_on_one_changed_byte(monkeypatch):
     def changed(r, b):
         e = r.entries[0]
@@ -92,6 +93,7 @@ def test_rendering_breaks_on_an_answer_sent_without_its_question(monkeypatch):
     broken("rendering", FIVE, "sound", "the compile sends 4 entries", "selection (3 raw, summaries ['L1-0']) 5")
 
 
+@pytest.mark.proves("selection")
 def test_selection_breaks_on_a_selection_the_reference_does_not_make(monkeypatch):
     tamper(monkeypatch, sent=lambda r, b: dataclasses.replace(r, selected=()))
     broken("selection", FIVE, "sound", "the compile selected [], the reference selection ['L1-0']")
@@ -112,6 +114,7 @@ def test_selection_breaks_on_the_reference_selection_in_another_order(monkeypatc
 # ----------------------------------------------------------------------------- exactly-once
 
 
+@pytest.mark.proves("exactly-once")
 def test_exactly_once_breaks_on_a_message_sent_raw_twice(monkeypatch):
     tamper(monkeypatch, sent=lambda r, b: with_entries(r, extra=r.entries[4:]))
     broken("exactly-once", FIVE, "sound", "m4 (2 raw, 0 through summaries)")
@@ -155,6 +158,7 @@ def test_exactly_once_breaks_on_a_window_message_held_by_a_summary_with_no_middl
 # ----------------------------------------------------------------------------- chronological
 
 
+@pytest.mark.proves("chronological")
 def test_chronological_breaks_on_two_entries_swapped(monkeypatch):
     tamper(monkeypatch, sent=lambda r, b: dataclasses.replace(r, entries=r.entries[:3] + r.entries[3:][::-1]))
     broken("chronological", FIVE, "sound", "entry 4 stands for ['m3'], whose first is not after m4")
@@ -219,6 +223,7 @@ def _refusal(case: Case) -> UncoveredDropError:
     return err.value
 
 
+@pytest.mark.proves("tail-suffix")
 def test_tail_suffix_breaks_when_the_evicted_are_not_the_oldest_run(monkeypatch):
     kept = {m: c for m, c in _refusal(TAIL_CUT).categories.items() if m != "m2"}
     tamper(monkeypatch, refused=_uncovered(kept))

@@ -4,7 +4,12 @@ files that name an invariant today (a recipe that forgot one would send a newcom
 from __future__ import annotations
 
 import ast
+import json
+import os
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -77,3 +82,61 @@ def test_the_recipe_check_sees_a_file_it_does_not_list(tmp_path, monkeypatch):
     (tmp_path / "reports").mkdir()
     (tmp_path / "reports" / "extra.py").write_text('NAMES = ("never-over",)\n')
     assert files_naming("never-over") == {"reports/extra.py"}
+
+
+#: A new invariant as the recipe's first step writes it, at the end of its group's module.
+NEW_INVARIANT = """
+
+@judges_what_is_sent("brand-new", cost=99)
+def brand_new(name, out, store, config, budget, variant):
+    return [Violation(name, "always")]
+"""
+
+#: What a user would see change, run in a copy of the project with only that module changed.
+SEEN = """
+import json
+from invariants.properties import CHEAP_FIRST, check
+from invariants.reproduce import judge
+from reference.model import Budget, Config
+from reference.scenario import load_scenario
+from reference.scenario_format import json_schema
+from tests.builders import store
+
+scenario = load_scenario({
+    "store": {"messages": [{"id": "m1", "participant": "User", "content": [{"type": "text", "text": "hi"}]}]},
+    "expect": {"sound": {"breaks": ["brand-new"]}},
+})
+print(json.dumps({
+    "last": CHEAP_FIRST[-1],
+    "checked": sorted({v.invariant for v in check(store(2), Config(), Budget(max_tokens=100), "sound")}),
+    "judged": [v.ok for v in judge(scenario)],
+    "schema": json_schema(),
+}))
+"""
+
+
+def test_a_new_invariant_needs_its_function_its_judge_test_and_its_row_in_the_contract(tmp_path):
+    """The recipe's three files are all there is: an invariant added to its group's module, and nothing else changed,
+    is run by ``check`` (last, by its cost), may be named in a scenario's ``breaks``, and leaves the shipped schema as
+    it is."""
+    steps = re.findall(r"^\d+\. `([^`]+)`", recipe("A new invariant"), re.M)
+    assert [s.rsplit("/", 1)[0] for s in steps] == ["invariants/properties", "tests", "docs"]
+    for folder in ("reference", "strategies", "invariants"):
+        shutil.copytree(ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "tests").mkdir()
+    shutil.copy(ROOT / "tests" / "builders.py", tmp_path / "tests" / "builders.py")
+    group = tmp_path / steps[0]
+    group.write_text(group.read_text(encoding="utf-8") + NEW_INVARIANT, encoding="utf-8")
+    out = subprocess.run(
+        [sys.executable, "-c", SEEN],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    seen = json.loads(out.stdout)
+    assert seen["last"] == "brand-new" and "brand-new" in seen["checked"] and seen["judged"] == [True]
+    assert seen["schema"] == json.loads((ROOT / "docs" / "scenario.schema.json").read_text(encoding="utf-8"))

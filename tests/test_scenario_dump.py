@@ -18,7 +18,8 @@ from pydantic.alias_generators import to_snake
 
 from invariants.generators.config_mix import configs
 from invariants.generators.store_shapes import stores
-from reference.expect import ERRORS, INVARIANT_NAMES, SITES, VARIANT_NAMES, Expectation, Refuses, Sends
+from invariants.properties import INVARIANTS
+from reference.expect import ERRORS, SITES, VARIANT_NAMES, Expectation, Refuses, Sends
 from reference.expect_format import DROP_CATEGORIES
 from reference.model import (
     Block,
@@ -161,7 +162,7 @@ def expectations(draw: st.DrawFn) -> Expectation:
             field=draw(st.none() | TEXT),
             reserve_for_response=draw(STAMP),
         )
-    breaks = draw(st.none() | st.lists(st.sampled_from(INVARIANT_NAMES), min_size=1, max_size=2).map(tuple))
+    breaks = draw(st.none() | st.lists(st.sampled_from(tuple(INVARIANTS)), min_size=1, max_size=2).map(tuple))
     holds = breaks is None and (part == "neither" or draw(st.booleans()))
     return Expectation(sends=sends, refuses=refuses, breaks=breaks, holds=holds)
 

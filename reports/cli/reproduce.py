@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from invariants.reproduce import Verdict, judge
+from reference.errors import UnknownNameError
 from reference.expect import VARIANT_NAMES
 from reference.names import unknown
 from reference.scenario import Scenario
@@ -107,6 +108,14 @@ def _as_json(name: str, sc: Scenario, verdicts: Sequence[Verdict]) -> dict[str, 
     }
 
 
+def judged(name: str, sc: Scenario, variants: Sequence[str] | None) -> list[Verdict]:
+    """The scenario's verdicts; an invariant its ``breaks`` names that no judge declares is the file's error."""
+    try:
+        return judge(sc, variants)
+    except UnknownNameError as err:
+        raise InputError(f"{name}: {err}") from err
+
+
 def run(args: argparse.Namespace, stdout: TextIO) -> int:
     for v in args.variants or ():
         if v not in VARIANT_NAMES:
@@ -128,12 +137,12 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
             sc = read_scenario(name)
             if not sc.expect:
                 raise InputError(f"{name}: the scenario has no expect section (cmharness export writes one)")
+            verdicts = judged(name, sc, args.variants)
         except InputError as err:
             errors.append(str(err))
             if not args.json:
                 print(f"cmharness: error: {err}", file=sys.stderr)
             continue
-        verdicts = judge(sc, args.variants)
         ran += 1
         red += sum(not v.ok for v in verdicts)
         if args.json:
