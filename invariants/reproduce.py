@@ -59,7 +59,7 @@ def site_of(err: OverBudgetError) -> str:
     return "head" if err.item.endswith("(head)") else "middle-raw"
 
 
-def _refusal(err: Exception) -> Refuses:
+def _refusal(err: OverBudgetError | UncoveredDropError | InvalidConfigError) -> Refuses:
     name = type(err).__name__
     if isinstance(err, OverBudgetError):
         d = err.diagnostics
@@ -83,7 +83,7 @@ def _refusal(err: Exception) -> Refuses:
         )
     if isinstance(err, UncoveredDropError):
         return Refuses(error=name, dropped=tuple(err.dropped), categories=dict(err.categories))
-    return Refuses(error=name, field=getattr(err, "field", None))
+    return Refuses(error=name, field=err.field)
 
 
 def observe(scenario: Scenario, variant: str, *, invariants: bool = True) -> Observed:
@@ -209,13 +209,18 @@ def _parts(expected: Sends | Refuses, actual: Sends | Refuses | None, prefix: st
             continue
         if f.name == "message_matches":
             out += _matches(want, actual, prefix)
-            continue
-        got = None if actual is None else getattr(actual, f.name)
-        if f.name == "cleared_by" and got is not None:
-            want = tuple(sorted(want))
-        ok = got is not None and same(want, got)
-        out.append(Line(f"{prefix}.{f.name}", *shown_apart(want, got), ok))
+        else:
+            out.append(_field(f.name, want, actual, prefix))
     return out
+
+
+def _field(name: str, want: object, actual: Sends | Refuses | None, prefix: str) -> Line:
+    """One expected field against the observed one (``cleared_by`` as a set: its written order claims nothing)."""
+    got = None if actual is None else getattr(actual, name)
+    if name == "cleared_by" and got is not None:
+        want = tuple(sorted(want))
+    ok = got is not None and same(want, got)
+    return Line(f"{prefix}.{name}", *shown_apart(want, got), ok)
 
 
 def _matches(patterns: Sequence[str], actual: Sends | Refuses | None, prefix: str) -> list[Line]:

@@ -127,9 +127,10 @@ def _is_nan(x: Number) -> bool:
     return isinstance(x, float) and math.isnan(x)
 
 
-def _signed_zero(x: Number) -> int:
-    """1 for +0 (an int 0 included), -1 for -0, 0 for any other number."""
-    return 0 if x != 0 else int(math.copysign(1, x))
+def _minus(x: Number) -> bool:
+    """Whether ``x`` carries the minus sign (its sign bit): -0 does, +0 and an int 0 do not (an integer past any
+    double has no float to read it from: ask only of a zero)."""
+    return math.copysign(1, x) == -1
 
 
 def js_max(*xs: Number) -> Number:
@@ -140,7 +141,7 @@ def js_max(*xs: Number) -> Number:
     if not xs:
         return -math.inf
     best = max(xs)
-    return next((x for x in xs if _signed_zero(x) > 0), best) if best == 0 else best
+    return next((x for x in xs if x == 0 and not _minus(x)), best) if best == 0 else best
 
 
 def js_min(*xs: Number) -> Number:
@@ -150,7 +151,7 @@ def js_min(*xs: Number) -> Number:
     if not xs:
         return math.inf
     best = min(xs)
-    return next((x for x in xs if _signed_zero(x) < 0), best) if best == 0 else best
+    return next((x for x in xs if x == 0 and _minus(x)), best) if best == 0 else best
 
 
 def js_trim(s: str) -> str:

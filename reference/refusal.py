@@ -3,6 +3,7 @@ and the grace check): the summary inventory and the budget it was given, as the 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 
 from reference.config import Budget
@@ -13,13 +14,8 @@ from reference.numerics import js_number_string
 def summary_inventory(store: Store) -> tuple[int, dict[int, int]]:
     """The highest level among all the stored summaries (merged ones too; 0 with none), and how many each level
     holds."""
-    counts: dict[int, int] = {}
-    deepest = 0
-    for s in store.summaries:
-        counts[s.level] = counts.get(s.level, 0) + 1
-        if s.level > deepest:
-            deepest = s.level
-    return deepest, counts
+    counts = Counter(s.level for s in store.summaries)
+    return max(counts, default=0), dict(counts)
 
 
 def inventory_wording(counts: Mapping[int, int]) -> str:

@@ -121,17 +121,16 @@ def _diagnostics(
     store: Store,
     budget: Budget,
     *,
-    head: bool,
     site: Site | None,
     level: int,
     cleared: frozenset[str],
     defects: Defects,
 ) -> Diagnostics:
+    """A refusal's diagnostics: at the head where ``site`` is None, else at that middle site."""
     actual = run.total + price
-    if head:
+    if site is None:
         head_tokens, middle_tokens, count, unit = actual, 0, 0, "selection-items"
     else:
-        assert site is not None
         head_tokens = 0 if defects.on(Defect.HEAD_AS_MIDDLE) else run.head_total
         middle_tokens = actual - head_tokens
         count, unit = site.count, site.unit
@@ -177,7 +176,6 @@ def emit_head(run: Running, item: Item, store: Store, budget: Budget, defects: D
             item.price,
             store,
             budget,
-            head=True,
             site=None,
             level=0,
             cleared=head_cleared_by(store, defects),
@@ -196,7 +194,6 @@ def middle_refusal(
         item.price,
         store,
         budget,
-        head=False,
         site=site,
         level=item.level,
         cleared=cleared_by(store, site.within, defects),

@@ -39,6 +39,8 @@ PYRAMID = store(
 INVENTORY_WORDS = ("deepest_available_level is", "summary_counts_by_level is", "does not end with")
 #: A refusal of the pyramid at its first recall pair (no head, no tail).
 PYRAMID_CASE = Case(PYRAMID, Config(), Budget(max_tokens=30, reserve_for_response=5))
+#: A refusal of a store without summaries, at its head: an empty inventory, deepest level 0.
+EMPTY_CASE = Case(store(1), Config(head_window_tokens=10**6), Budget(max_tokens=5))
 
 
 def refusal(case: Case, variant) -> OverBudgetError:
@@ -65,7 +67,7 @@ def test_the_newer_lines_carry_the_budget_diagnostics_and_declare_its_commit():
 def test_the_inventory_counts_every_stored_summary_merged_ones_too(line):
     d = refusal(PYRAMID_CASE, line).diagnostics
     assert (d.deepest_available_level, dict(d.summary_counts_by_level)) == (2, {1: 3, 2: 1})
-    empty = refusal(Case(store(1), Config(head_window_tokens=10**6), Budget(max_tokens=5)), line).diagnostics
+    empty = refusal(EMPTY_CASE, line).diagnostics
     assert (empty.deepest_available_level, dict(empty.summary_counts_by_level)) == (0, {})
 
 
@@ -104,10 +106,11 @@ def test_the_lines_message_is_the_typescript_template():
 # ----------------------------------------------------------------------------- the invariant
 
 
-def test_diagnostics_full_holds_on_the_inventory_and_its_message():
-    assert judged("diagnostics-full", PYRAMID_CASE, parse_variant("sound+BUDGET_DIAGNOSTICS")) == []
+@pytest.mark.parametrize("case", [PYRAMID_CASE, EMPTY_CASE], ids=["pyramid", "empty"])
+def test_diagnostics_full_holds_on_the_inventory_and_its_message(case):
+    assert judged("diagnostics-full", case, parse_variant("sound+BUDGET_DIAGNOSTICS")) == []
     for line in LINES:  # the lines' defects may break it; their inventory never does
-        assert not [v for v in judged("diagnostics-full", PYRAMID_CASE, line) if about_inventory(v.message)], line
+        assert not [v for v in judged("diagnostics-full", case, line) if about_inventory(v.message)], line
 
 
 @pytest.mark.parametrize(
@@ -115,10 +118,11 @@ def test_diagnostics_full_holds_on_the_inventory_and_its_message():
     [
         ({"deepest_available_level": 3}, "deepest_available_level is 3, expected 2"),
         ({"deepest_available_level": None}, "deepest_available_level is None, expected 2"),
+        ({"deepest_available_level": 2.0}, "deepest_available_level is 2.0, expected 2"),
         ({"summary_counts_by_level": {1: 2, 2: 1}}, "summary_counts_by_level is [(1, 2), (2, 1)]"),
         ({"summary_counts_by_level": {1: 3}}, "summary_counts_by_level is [(1, 3)]"),
         ({"summary_counts_by_level": {1: 3, 2: 1, 3: 0}}, "summary_counts_by_level is [(1, 3), (2, 1), (3, 0)]"),
-        ({"reserve_for_response": 6}, "does not end with"),
+        ({"reserve_for_response": 6}, "response reserve=6, input budget=25)' does not end with"),
     ],
 )
 def test_diagnostics_full_breaks_on_a_wrong_inventory_or_a_message_that_misstates_it(monkeypatch, changes, words):

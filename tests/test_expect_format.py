@@ -159,9 +159,12 @@ def test_a_bad_inventory_is_refused_at_its_level(counts, message):
 
 
 def test_a_message_pattern_must_be_a_regular_expression():
-    assert error({"sound": {"refuses": {"messageMatches": ["ok", "(unclosed"]}}}).startswith(
+    """The message names the pattern it refuses, as the file writes it, after what ``re`` finds wrong with it."""
+    refused = error({"sound": {"refuses": {"messageMatches": ["ok", "(unclosed"]}}})
+    assert refused.startswith(
         "expect.sound.refuses.messageMatches[1]: not a regular expression (missing ), unterminated subpattern"
     )
+    assert refused.endswith('): "(unclosed"')
     assert error({"sound": {"refuses": {"messageMatches": 3}}}) == (
         "expect.sound.refuses.messageMatches: expected a pattern or an array of patterns, got 3"
     )

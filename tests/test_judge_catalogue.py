@@ -27,12 +27,12 @@ from invariants.properties import (
     check,
     variant_name,
 )
-from invariants.properties.line_rules import image_rules_for, rules_for, switches_for
+from invariants.properties.line_rules import JUDGED_AS, image_rules_for, rules_for, switches_for
 from reference.images import DROPPED, PLACEHOLDER, ImageRules
-from reference.model import Budget, Config
+from reference.model import Budget, Config, Image, Message, Store, Text
 from reference.rendering import Switches
 from strategies import HierarchicalStrategy
-from strategies.defects import LINE_BEHAVIOURS, Behaviour, Defect, Defects
+from strategies.defects import LINE_BEHAVIOURS, Behaviour, Defect, Defects, parse_variant
 from tests.builders import store
 from tests.judge_helpers import judged, tamper
 
@@ -220,6 +220,32 @@ def test_sound_and_a_named_line_are_judged_by_their_own_rules():
     for name, behaviours in LINE_BEHAVIOURS.items():
         assert switches_for(name) == switches_for(Defects(frozenset(), behaviours)), name
         assert rules_for(name) == rules_for(Defects(frozenset(), behaviours)), name
+
+
+def _judged_as(judge: str | None, variant: str) -> list[Violation]:
+    """``check`` of a stripped image (m0's, past the image depth) on ``variant``, judged by ``judge``'s rules."""
+    stripped = Store(
+        (Message("m0", "user", (Text("look"), Image(token_estimate=5))), Message("m1", "user", (Text("b" * 100),))),
+        (),
+    )
+    token = JUDGED_AS.set(None if judge is None else parse_variant(judge))
+    try:
+        return check(stripped, Config(image_strip_depth_tokens=10), Budget(max_tokens=1000), parse_variant(variant))
+    finally:
+        JUDGED_AS.reset(token)
+
+
+def test_while_judged_as_is_set_every_compile_is_judged_by_that_variants_rules():
+    """The proof's behaviour rows: a line's stripped image, sent as "[image dropped from live context]", holds by
+    its own rules and breaks the rendering by ``sound``'s, whose reference sends "[image omitted]"; and the other way
+    round."""
+    line = "sound+IMAGE_PLACEHOLDER_DROPPED"
+    assert _judged_as(None, line) == [] and _judged_as(None, "sound") == []
+    for variant, judge, wanted in ((line, "sound", PLACEHOLDER), ("sound", line, DROPPED)):
+        broken = _judged_as(judge, variant)
+        assert [v.invariant for v in broken] == ["rendering"], (variant, judge)
+        reference = broken[0].message.split(" differs: ")[1].split(" versus ")[0]
+        assert f"Text(text='{wanted}'" in reference, (variant, judge)
 
 
 # ----------------------------------------------------------------------------- a crash is never sound

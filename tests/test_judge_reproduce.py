@@ -212,6 +212,21 @@ def test_compare_names_the_outcome_that_happened():
     ]
 
 
+def test_compare_writes_each_pattern_the_message_must_match_against_the_message():
+    refused = dataclasses.replace(REFUSED, message="Hierarchical emission overran the budget: 66 > 50")
+    expectation = Expectation(refuses=Refuses(message_matches=("66 > 50", "^over")))
+    assert _rows(compare(expectation, _observed(refuses=refused))) == [
+        ("outcome", "refuses", "refuses", True),
+        ("refuses.message_matches", "a message matching /66 > 50/", refused.message, True),
+        ("refuses.message_matches", "a message matching /^over/", refused.message, False),
+    ]
+    assert _rows(compare(expectation, _observed(sends=SENT))) == [
+        ("outcome", "refuses", "sends", False),
+        ("refuses.message_matches", "a message matching /66 > 50/", "-", False),
+        ("refuses.message_matches", "a message matching /^over/", "-", False),
+    ]
+
+
 def test_compare_writes_breaks_as_breaks_or_holds():
     observed = _observed(sends=SENT, violations=[Violation("never-over", "x"), Violation("stats-total", "y")])
     assert _rows(compare(Expectation(breaks=("never-over", "nothing-lost")), observed)) == [
@@ -271,8 +286,9 @@ def test_expectation_of_a_send_pins_what_broke():
     )
 
 
-def test_expectation_of_a_refusal_that_holds_leaves_the_budget_out():
-    assert expectation_of(_observed(refuses=REFUSED)) == Expectation(
+def test_expectation_of_a_refusal_that_holds_leaves_the_budget_and_the_message_out():
+    refused = dataclasses.replace(REFUSED, message="Hierarchical emission overran the budget: 66 > 50")
+    assert expectation_of(_observed(refuses=refused)) == Expectation(
         refuses=dataclasses.replace(
             REFUSED, budget=None, configured_budget=None, reserve_for_response=None, input_budget=None
         ),

@@ -16,9 +16,10 @@ import pytest
 
 from invariants.generators.budget_placement import input_budget_for
 from invariants.properties import INVARIANTS
+from invariants.properties.bad_numbers import bad_values
 from invariants.prove.boundaries import budget_points, emission_sums, grace_lemma, level_points
-from invariants.prove.engine import Proof, merge, prove
-from invariants.prove.scope import PRESETS, parse_scope, scope_spec
+from invariants.prove.engine import Proof, bad_cases, merge, prove
+from invariants.prove.scope import BAD_NAMES, PRESETS, parse_scope, scope_spec
 from invariants.prove.shapes import enumerate_shapes, l1_sets, trees
 from reference.model import Budget, Config
 from reference.scenario import loads_scenario
@@ -117,6 +118,43 @@ def test_every_scope_spec_reads_back_as_itself():
         assert parse_scope(scope_spec(scope)) == scope
     assert parse_scope("small,messages=3,modes=combined").messages == 3
     assert parse_scope("small,messages=3,modes=combined").modes == ("combined",)
+
+
+#: One prose message, no summary: the least store a bad value can be put in.
+ONE_MESSAGE = "small,messages=1,summaries=0,rich=0,caps=off"
+
+
+@pytest.mark.parametrize("name", BAD_NAMES)
+def test_each_bad_value_of_the_scope_is_one_the_bad_values_invariant_calls_bad(name):
+    """The ``bad`` dimension makes what it names: each case it adds has exactly one bad number, the one named."""
+    scope = parse_scope(f"{ONE_MESSAGE},bad={name}")
+    (shape,) = enumerate_shapes(scope).shapes
+    made = list(bad_cases(shape, scope))
+    field = FIELD_OF_BAD[name.rsplit("-", 1)[0]]
+    assert made and all(field in " ".join(bad_values(shape.store, c, b)) for c, b in made)
+
+
+#: The field ``bad_values`` names for each bad value's number.
+FIELD_OF_BAD = {
+    "budget": "max_tokens",
+    "reserve": "reserve_for_response",
+    "grace": "over_budget_grace_ratio",
+    "head": "head_window_tokens",
+    "recent": "recent_window_tokens",
+    "level": "l1_budget_tokens",
+    "cap": "cap",
+}
+
+
+def test_the_bad_values_find_the_unchecked_defect_that_no_other_dimension_does():
+    """``UNCHECKED_BAD_VALUES`` lets a NaN budget through and sends against a NaN grace limit: found by the bad values
+    of the smallest scope, not without them; ``sound`` refuses every one of them or sends under a real limit."""
+    found = prove(parse_scope(ONE_MESSAGE), "sound+UNCHECKED_BAD_VALUES", first=True)
+    assert "bad-values" in {f.invariant for f in found.found}
+    assert prove(parse_scope(f"{ONE_MESSAGE},bad=none"), "sound+UNCHECKED_BAD_VALUES").holds
+    assert prove(parse_scope(ONE_MESSAGE), "sound").holds
+    none = parse_scope(f"{ONE_MESSAGE},bad=none")
+    assert none.bad == () and parse_scope(scope_spec(none)) == none
 
 
 def test_shards_merged_are_the_unsharded_proof(capsys, tmp_path):

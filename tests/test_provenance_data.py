@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from strategies.defects import Defect
 from strategies.provenance import VERSIONS, Reading, Version, _replacing
-from strategies.upstream import BUGS, TIPS, Presence, _all_tips, _at, _read, typescript_bugs
+from strategies.upstream import BUGS, TIPS, Presence, _all_tips, _at, _positioned, _read, typescript_bugs
 
 KNOWN = sorted(VERSIONS)
 behaviours = st.sampled_from(["windows", "cap", "pairing", "pruning", "stripping"])
@@ -71,6 +71,29 @@ def test_all_tips_is_every_tip_read_where_an_offset_is_named(read_at: dict[str, 
     assert [p.version for p in found] == list(TIPS) and {p.function for p in found} == {"f"}
     for p in found:
         assert (p.at, p.read) == (read_at.get(p.version, ""), p.version in read_at), (p, read_at)
+
+
+def test_a_presence_names_the_part_it_is_given_and_none_by_default() -> None:
+    """The part of the function a report's Where row names: given, it is kept at every tip; left out, it is empty
+    (the whole function)."""
+    assert _at("AB-H", "f").part == "" and _at("AB-H", "f", part="its end").part == "its end"
+    assert _read("AB-B", "h", "~2k").part == "" and _read("AB-B", "h", "~2k", part="its end").part == "its end"
+    assert {p.part for p in _all_tips("f")} == {""}
+    assert {p.part for p in _all_tips("f", {"AB-H": "~1k"}, part="its end")} == {"its end"}
+
+
+def test_the_positioned_pairs_are_present_in_the_select_and_in_recall_pair_cost_at_every_tip() -> None:
+    """The positioned pairs' pricing: the positioned emission of ``selectHierarchical`` (read where ``read_at`` says)
+    and ``recallPairCost`` (read at the same offsets), one presence per tip each, in ``TIPS`` order."""
+    read_at = {"AB-H": "~466.9k", "AB-B": "~467.3k"}
+    found = _positioned(read_at)
+    assert [(p.function, p.version) for p in found] == [
+        *(("selectHierarchical", t) for t in TIPS),
+        *(("recallPairCost", t) for t in TIPS),
+    ]
+    assert {p.part for p in found[: len(TIPS)]} == {"the positioned recall pairs' emission"}
+    assert {p.part for p in found[len(TIPS) :]} == {""}
+    assert [(p.at, p.read) for p in found] == 2 * [(read_at.get(t, ""), t in read_at) for t in TIPS]
 
 
 def test_an_offset_keyed_by_a_name_that_is_no_tip_is_refused() -> None:

@@ -41,8 +41,10 @@ def test_max_and_min_of_nothing_are_the_infinities():
 
 
 def test_max_of_integers_beyond_any_double_does_not_overflow():
-    """An exact integer past ``Number.MAX_VALUE`` cannot be NaN; asking ``math.isnan`` of it raises."""
+    """An exact integer past ``Number.MAX_VALUE`` cannot be NaN, nor has it a sign bit to read: asking ``math.isnan``
+    or ``math.copysign`` of it raises, beside a zero too."""
     assert js_max(10**400, 1) == 10**400 and js_min(-(10**400), 1) == -(10**400)
+    assert _sign(js_max(-(10**400), -0.0, 0)) == 1 and _sign(js_min(10**400, 0, -0.0)) == -1
 
 
 # ----------------------------------------------------------------------------- the input budget and grace limit

@@ -46,6 +46,26 @@ CAPS: tuple[str, ...] = ("off", "1", "edges")
 #: ``bytes`` (a live-image byte cap of 1, so every image with a payload passes it), ``hysteresis`` (one live image,
 #: a hysteresis ratio of 0.5).
 PASSES: tuple[str, ...] = ("off", "tools", "images", "depth", "bytes", "hysteresis")
+#: The bad values (docs/model.md, The bad-value refusals), each put alone into the store's plain setting at its budget
+#: edges: a budget, reserve, grace ratio, window, level budget or cap that is NaN, negative or infinite (``bad=none``:
+#: none of them).
+BAD_NAMES: tuple[str, ...] = (
+    "budget-nan",
+    "budget-negative",
+    "reserve-nan",
+    "reserve-negative",
+    "reserve-infinite",
+    "grace-nan",
+    "grace-negative",
+    "grace-infinite",
+    "head-nan",
+    "recent-nan",
+    "recent-negative",
+    "level-nan",
+    "level-negative",
+    "cap-nan",
+    "cap-negative",
+)
 
 
 @dataclass(frozen=True)
@@ -69,6 +89,7 @@ class Scope:
     reserves: tuple[int, ...] = (0,)
     edges: int = 2
     carry: int = 1
+    bad: tuple[str, ...] = BAD_NAMES
 
     def describe(self) -> list[str]:
         """The scope in full, one line a dimension."""
@@ -104,6 +125,10 @@ class Scope:
             " the items sent, the tail accepted newest first) the least input budget whose grace limit reaches it"
             " and one below; every head + selected + tokens the waterfall compares with the input budget, and one"
             " below; repeated over the layout at each new budget until no new sum appears",
+            "bad values   "
+            + (", ".join(self.bad) or "none")
+            + " (each alone, in the store's first setting with the default windows and levels, at each budget of"
+            " that setting)",
         ]
 
 
@@ -156,6 +181,7 @@ _LISTS: dict[str, tuple[str, ...]] = {
     "stores": STORE_KINDS,
     "caps": CAPS,
     "passes": PASSES,
+    "bad": BAD_NAMES,
 }
 _INTS: dict[str, tuple[int, int]] = {
     "messages": (1, 8),
@@ -201,6 +227,8 @@ def parse_scope(spec: str) -> Scope:
             if not low <= value <= high:
                 raise ValueError(f"{key}={value} is out of range ({low}..{high})")
             scope = replace(scope, **{key: value})
+        elif key == "bad" and text == "none":
+            scope = replace(scope, bad=())
         elif key in _LISTS:
             items = tuple(t.strip() for t in text.split("/"))
             for item in items:
@@ -219,5 +247,6 @@ def scope_spec(scope: Scope) -> str:
     parts = []
     for f in fields(Scope):
         value = getattr(scope, f.name)
-        parts.append(f"{f.name}={'/'.join(str(v) for v in value) if isinstance(value, tuple) else value}")
+        shown = ("/".join(str(v) for v in value) or "none") if isinstance(value, tuple) else value
+        parts.append(f"{f.name}={shown}")
     return ",".join(parts)
