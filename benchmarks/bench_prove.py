@@ -43,8 +43,6 @@ BEHAVIOUR_LADDER = (
 JUDGED_AS = "sound"
 #: Defects no invariant sees alone: proved with the defect that unmasks them (as tests/test_defects_found.py does).
 UNMASKED_BY: dict[Defect, Defect] = {Defect.FLOOR_UNHELD: Defect.COVERAGE_COUNTS_LEFT_OUT}
-#: Defects no invariant sees at all: only the question's bytes change, priced as sent (pinned by examples).
-PINNED_BY_EXAMPLES = frozenset({Defect.HEADER_REPLACE_CHAINED})
 
 
 @dataclass(frozen=True)
@@ -67,8 +65,6 @@ class Row:
 
 def table_row(defect: Defect | Behaviour, workers: int, limit: float, ladder: tuple[str, ...] | None = None) -> Row:
     """A defect's row (proved on ``sound`` with it), or a behaviour's (its compile judged by ``JUDGED_AS``'s rules)."""
-    if defect in PINNED_BY_EXAMPLES:
-        return Row(defect.name, "pinned by examples (no invariant sees it)", False, (), "", (0, 0, 0), 0.0)
     spec = f"sound+{defect.name}" + (f",{UNMASKED_BY[defect].name}" if defect in UNMASKED_BY else "")
     behaviour = isinstance(defect, Behaviour)
     judged_as = JUDGED_AS if behaviour else None

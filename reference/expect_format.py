@@ -101,8 +101,8 @@ INVARIANT_NAME = re.compile(r"[a-z]+(?:-[a-z]+)*")
 def _invariant_name(raw: object) -> Any:
     if isinstance(raw, str) and INVARIANT_NAME.fullmatch(raw):
         return raw
-    respelt = re.sub(r"[\s_]+", "-", raw.strip().lower()) if isinstance(raw, str) else ""
-    hint = did_you_mean([respelt] if INVARIANT_NAME.fullmatch(respelt) else [], show)
+    respelt = [re.sub(r"[\s_]+", "-", raw.strip().lower())] if isinstance(raw, str) else []
+    hint = did_you_mean([r for r in respelt if INVARIANT_NAME.fullmatch(r)], show)
     return fail(f"expected an invariant's name (lower-case words joined by hyphens), got {show(raw)}{hint}")
 
 

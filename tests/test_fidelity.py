@@ -35,13 +35,9 @@ def _answers(outcome) -> list:
 
 @pytest.mark.parametrize("variant", VARIANT_NAMES)
 def test_a_carriers_only_answer_gets_open_newline_close(variant: str) -> None:
-    """``wrapRecallAnswerContent`` (recall-envelope.ts@4eb1ab89), no text block::
-
-        if (textPositions.length === 0) {
-          return [...content, { type: 'text', text: `${open}\\n${close}` }];
-        }
-
-    one newline between the tags, not two (two is ``recallEnvelopeAddedText``, what is priced mint-side).
+    """``wrapRecallAnswerContent`` (recall-envelope.ts@4eb1ab89): an answer with no text block keeps its blocks and
+    gains one text block after them, the open tag, one newline and the close tag; one newline, not two (two is
+    ``recallEnvelopeAddedText``, what is priced mint-side).
     """
     reasoning = (Thinking("pondering", "sig"),)
     s = summary("L1-1", 1, 2, carriers=reasoning)
@@ -80,16 +76,10 @@ CHAINED = Defects(frozenset({Defect.HEADER_REPLACE_CHAINED}))
 def test_the_header_is_four_chained_js_replaces_faithfully_and_one_pass_in_sound(
     template: str, first: str, last: str, sid: str, chained: str, one_pass: str
 ) -> None:
-    """``buildRecallHeader`` (autobiographical.ts@1c779181)::
-
-        return template
-          .replace(/\\{id\\}/g, summary.id)
-          .replace(/\\{level\\}/g, String(summary.level))
-          .replace(/\\{first\\}/g, summary.sourceRange.first)
-          .replace(/\\{last\\}/g, summary.sourceRange.last);
-
-    a replacement *string*, so GetSubstitution's patterns apply, and each call scans the last one's output.
-    ``sound`` fills each placeholder once, literally (``HEADER_REPLACE_CHAINED``).
+    """``buildRecallHeader`` (autobiographical.ts@1c779181) fills the four placeholders (id, level, first, last) by
+    four global replaces in a row, each given the value as a replacement *string*: JavaScript's substitution patterns
+    (``$&``, ``$$``, ``$```, ``$'``) apply, and each replace scans what the one before it wrote. ``sound`` fills each
+    placeholder once, literally (``HEADER_REPLACE_CHAINED``).
     """
     st, s = _over(first, last, sid)
     config = Config(recall_header_template=template)
@@ -146,11 +136,8 @@ def test_sound_sends_a_blank_summarys_messages_raw(config: Config) -> None:
 @pytest.mark.parametrize("variant", FAITHFUL)
 def test_faithful_positioned_skips_a_blank_summary_and_refuses_its_messages(variant: str) -> None:
     """``selectHierarchical`` (autobiographical.ts@1c779181): ``getAntiRedundantSummaries`` has no content
-    test, so the waterfall takes a blank summary; positioned emission then skips it::
-
-        if (!summary.content || !summary.content.trim()) continue;
-
-    (no pair, no ``rsSummary``), and ``assertFullCoverage`` refuses its leaves."""
+    test, so the waterfall takes a blank summary; positioned emission then skips a summary whose content is missing or
+    blank once trimmed (no pair, no ``rsSummary``), and ``assertFullCoverage`` refuses its leaves."""
     out = compile_with(variant, _blank_middle(), Config(), math.inf)
     assert isinstance(out.error, UncoveredDropError)
     assert out.error.categories == {"m3": "covered-by-unemitted-summary", "m4": "covered-by-unemitted-summary"}
@@ -160,7 +147,7 @@ def test_faithful_positioned_skips_a_blank_summary_and_refuses_its_messages(vari
 @pytest.mark.parametrize("content", [BLANK, ""])
 def test_faithful_combined_sends_a_blank_summary_and_counts_it_as_covering(variant: str, content: str) -> None:
     """The combined branch of ``selectHierarchical`` has no blank test: ``renderCombinedRecallAnswer``
-    renders every selected summary (``[{type: 'text', text: summary.content}]``) and each is recorded as
+    renders every selected summary (one text block holding its content) and each is recorded as
     rendered, so the blank one's messages are sent as nothing (``BLANK_SUMMARIES_SELECTED``)."""
     st = store(6, [summary("L1-1", 1, 2), replace(summary("L1-2", 3, 4), content=content)])
     out = compile_with(variant, st, COMBINED, math.inf)
@@ -172,10 +159,7 @@ def test_faithful_combined_sends_a_blank_summary_and_counts_it_as_covering(varia
 
 @pytest.mark.parametrize("variant", VARIANT_NAMES)
 def test_a_blank_summary_is_no_claimer(variant: str) -> None:
-    """Phase 3c of ``selectHierarchical``: a blank summary claims nothing::
-
-        if (!s.content || !s.content.trim()) continue;
-
+    """Phase 3c of ``selectHierarchical``: a summary whose content is missing or blank once trimmed claims nothing.
     An L2 over L1-1 that the waterfall cannot afford (L2 and L3 budgets 0) would join as the claimer
     of m1 and m2; blank, it does not, and they go raw."""
     l1 = summary("L1-1", 1, 2, parent="L2-1")
@@ -208,12 +192,8 @@ def test_blank_summaries_selected_is_a_faithful_defect() -> None:
     ],
 )
 def test_js_safe_slice_moves_back_at_any_low_surrogate(s: str, end: int, expected: str) -> None:
-    """``safeSlice`` (autobiographical.ts@1c779181)::
-
-    if (end >= str.length) return str.slice(start);
-    const code = str.charCodeAt(end);
-    if (code >= 0xDC00 && code <= 0xDFFF) return str.slice(start, end - 1);
-    return str.slice(start, end);
+    """``safeSlice`` (autobiographical.ts@1c779181): a cut that reaches the end of the string keeps all of it; a cut
+    whose end falls on a low surrogate (0xDC00 to 0xDFFF) moves back one code unit; any other cut is where it is.
     """
     assert js_safe_slice(s, end) == expected
 

@@ -30,7 +30,7 @@ from invariants import (
 )
 from invariants import examples as known
 from invariants.generators import unlimited_price
-from invariants.properties import Violation
+from invariants.properties import CHEAP_FIRST, Violation
 from reference.errors import UnknownNameError
 from reference.model import Budget, Config, Message, RedactedThinking, Store, Summary, Text, ToolUse, Work
 from reference.scenario import load_scenario
@@ -164,6 +164,32 @@ def test_find_beyond_a_variant_breaking_the_same_finds_nothing():
 def test_find_names_an_unknown_invariant_as_an_invariant():
     with pytest.raises(UnknownNameError, match=r"^unknown invariant 'never-ovr'; did you mean 'never-over'\?"):
         find("never-ovr", MAIN, max_examples=10, strategy=st.just(known.NAN_STAMP))
+
+
+@pytest.mark.parametrize("beyond", [None, "other"])
+def test_find_without_an_invariant_judges_nothing_past_the_first_one_broken(beyond):
+    """The search judges cheapest first and stops at the first invariant broken (then judges only that one): on a
+    case that breaks the cheapest, every other invariant is judged once, for the report of the polished case. With
+    ``beyond`` each side is judged whole, to leave out what the other breaks too: twice in the search, twice in the
+    report."""
+    judged: list[str] = []
+    first = CHEAP_FIRST[0]
+
+    def stub(name: str):
+        def judge(store: Store, config: Config, budget: Budget, variant) -> list[Violation]:
+            judged.append(name)
+            return [Violation(name, "broken")] if name == first and variant == "stub" else []
+
+        return judge
+
+    case = Case(Store(_msgs("m0")), Config(), Budget(max_tokens=10**6))
+    with pytest.MonkeyPatch.context() as mp:
+        for name in INVARIANTS:
+            mp.setitem(INVARIANTS, name, stub(name))
+        found = find(None, "stub", max_examples=1, strategy=st.just(case), beyond=beyond)
+    assert found is not None and found.invariant == first
+    once = 1 if beyond is None else 4
+    assert {name: judged.count(name) for name in CHEAP_FIRST[1:]} == dict.fromkeys(CHEAP_FIRST[1:], once)
 
 
 def test_find_without_an_invariant_keeps_the_cheapest_one_found_broken():

@@ -242,6 +242,12 @@ def test_the_defect_table_has_a_row_for_every_defect():
     assert set(table_rows()) == {d.name for d in Defect} | {b.name for b in Behaviour}
 
 
+def test_every_defect_and_behaviour_is_found_by_the_proof_in_a_scope_of_the_table():
+    """No row says "not found": each defect and line behaviour breaks an invariant within the scope its row names
+    (which ``test_the_defect_table_is_what_the_proof_finds`` proves again under ``--cm-slow``)."""
+    assert sorted(name for name, cells in table_rows().items() if not cells[1].startswith("`")) == []
+
+
 #: The scope where each image behaviour and the raw forms are told apart, one message, no summary (``BEHAVIOUR_LADDER``
 #: in benchmarks/bench_prove.py proves over it with two messages and a summary).
 BEHAVIOURS_TINY = (

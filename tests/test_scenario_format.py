@@ -254,6 +254,13 @@ def test_bad_expectations_are_path_precise(expect, message):
     assert error(minimal(expect=expect)).startswith(message)
 
 
+@pytest.mark.parametrize("name, shown", [(7, "7"), ("Never over!", '"Never over!"'), ("", '""')])
+def test_a_name_that_no_respelling_makes_an_invariants_name_gets_no_suggestion(name, shown):
+    assert error(minimal(expect={"sound": {"breaks": [name]}})) == (
+        f"expect.sound.breaks[0]: expected an invariant's name (lower-case words joined by hyphens), got {shown}"
+    )
+
+
 def test_an_invariant_name_is_checked_for_its_shape_by_the_format_and_for_its_existence_by_the_judges():
     """The file format knows an invariant name's shape only (so a new invariant changes no file of the reference
     layer); ``invariants.reproduce.judge`` refuses a name no judge declares, with the closest one."""

@@ -31,7 +31,7 @@ CONTENT_NAMES: tuple[str, ...] = (
     "raw-parts",
 )
 #: The kinds a summary may be (``shapes.SUMMARY_KINDS``); ``plain`` is the plain one.
-KIND_NAMES: tuple[str, ...] = ("plain", "floored", "blank", "nan", "empty-carriers")
+KIND_NAMES: tuple[str, ...] = ("plain", "floored", "blank", "nan", "empty-carriers", "dollar-id")
 MODES: tuple[str, ...] = ("positioned", "combined")
 ENVELOPES: tuple[str, ...] = ("none", "xml")
 CARRIERS: tuple[str, ...] = ("full", "live-strip")
@@ -140,7 +140,7 @@ PRESETS: dict[str, Scope] = {
         summaries=1,
         levels=1,
         contents=("long", "call"),
-        kinds=("floored", "blank"),
+        kinds=("floored", "blank", "dollar-id"),
         envelopes=("none",),
         caps=("off", "1"),
         passes=("off",),
@@ -153,7 +153,7 @@ PRESETS: dict[str, Scope] = {
         summaries=1,
         levels=1,
         contents=("long", "stamp-nan", "image", "call", "result"),
-        kinds=("floored", "blank", "nan"),
+        kinds=("floored", "blank", "nan", "dollar-id"),
         caps=("off", "1"),
         passes=("off", "images", "tools"),
         edges=1,

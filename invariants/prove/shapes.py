@@ -65,7 +65,11 @@ SUMMARY_KINDS: dict[str, tuple[str, float | None, tuple[Block, ...] | None]] = {
     "blank": ("", 8, None),
     "nan": ("recap of the talk so far", None, None),
     "empty-carriers": ("recap", 400, ()),
+    "dollar-id": ("recap of the talk so far", 8, None),
 }
+#: What a kind adds to a summary's id: ``dollar-id`` a JavaScript replacement pattern (``$&``, the matched text), which
+#: a header filled by a replacement string expands where a literal fill copies it.
+ID_SUFFIX: dict[str, str] = {"dollar-id": "$&"}
 PLAIN_KIND = "plain"
 
 
@@ -136,7 +140,16 @@ def _message(i: int, name: str) -> Message:
 
 def _summary(sid: str, level: int, kind: str, sources: tuple[str, ...], first: str, last: str) -> Summary:
     content, tokens, carriers = SUMMARY_KINDS[kind]
-    return Summary(sid, level, content, tokens, level - 1, sources, (first, last), response_content=carriers)
+    return Summary(
+        sid + ID_SUFFIX.get(kind, ""),
+        level,
+        content,
+        tokens,
+        level - 1,
+        sources,
+        (first, last),
+        response_content=carriers,
+    )
 
 
 def build_store(contents: tuple[str, ...], tree: Tree, kinds: tuple[str, ...], store_kind: str) -> Store:
