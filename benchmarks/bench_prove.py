@@ -6,6 +6,11 @@ breaking store and the time; and each line behaviour switched on alone in ``soun
 
     .venv/bin/python benchmarks/bench_prove.py --table [--workers 2] [--limit 120] [--json PATH]
     .venv/bin/python benchmarks/bench_prove.py --default [--workers 2]
+    .venv/bin/python benchmarks/bench_prove.py --patches [--scope small] [--jobs 2] [--limit 120] [--under strategies/]
+
+``--patches``: each unnamed bug of ``tests/mutants/`` that changes a file under ``--under``, applied to a copy of the
+model and the judges, proved on ``sound`` over ``--scope`` (``--first``, one process each, ``--jobs`` at a time, each
+cut at ``--limit`` seconds): found (the invariants its smallest store breaks), holds over the whole scope, or cut.
 
 The table's rows are markdown, as docs/model.md ("The proof for small stores") holds them.
 """
@@ -14,8 +19,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
+import subprocess
 import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 
 from invariants.prove.engine import prove
 from invariants.prove.scope import parse_scope
@@ -79,6 +90,54 @@ def table_row(defect: Defect | Behaviour, workers: int, limit: float, ladder: tu
     return Row(defect.name, f"none of the ladder (each cut at {limit:.0f} s)", False, (), "", (0, 0, 0), spent)
 
 
+ROOT = Path(__file__).resolve().parents[1]
+#: What one patched copy runs: the proof on ``sound`` over a scope, its first breaks, as JSON on stdout.
+PROVE_PATCHED = """
+import json, sys
+from invariants.prove.engine import prove
+from invariants.prove.scope import parse_scope
+p = prove(parse_scope(sys.argv[1]), "sound", first=True, limit=float(sys.argv[2]))
+print(json.dumps({"found": sorted({f.invariant for f in p.found}), "stopped": p.stopped, "cases": p.cases}))
+"""
+
+
+@dataclass(frozen=True)
+class PatchRow:
+    patch: str
+    verdict: str  # "found", "holds" (the whole scope) or "cut" (stopped at the limit)
+    invariants: tuple[str, ...]
+    cases: int
+    seconds: float
+
+
+def patch_row(patch: Path, scope: str, limit: float) -> PatchRow:
+    """One patch applied to a copy of the model and the judges, proved there."""
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        for folder in ("reference", "strategies", "invariants"):
+            shutil.copytree(ROOT / folder, Path(tmp, folder), ignore=shutil.ignore_patterns("__pycache__"))
+        subprocess.run(["git", "apply", str(patch)], cwd=tmp, check=True, capture_output=True)
+        out = subprocess.run(
+            [sys.executable, "-c", PROVE_PATCHED, scope, str(limit)],
+            cwd=tmp,
+            env={"PYTHONPATH": tmp, "PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1"},
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    seconds = time.perf_counter() - start
+    if out.returncode != 0:
+        return PatchRow(patch.stem, f"error: {out.stderr.strip().splitlines()[-1]}", (), 0, seconds)
+    got = json.loads(out.stdout)
+    verdict = "found" if got["found"] else "cut" if got["stopped"] else "holds"
+    return PatchRow(patch.stem, verdict, tuple(got["found"]), got["cases"], seconds)
+
+
+def patches_under(folder: str) -> list[Path]:
+    """The unnamed bugs that change a file under ``folder``."""
+    return [p for p in sorted((ROOT / "tests" / "mutants").glob("*.patch")) if f"+++ b/{folder}" in p.read_text()]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--table", action="store_true")
@@ -88,7 +147,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", default=None)
     parser.add_argument("--only", nargs="*", default=None, metavar="DEFECT")
     parser.add_argument("--ladder", nargs="*", default=None, metavar="SCOPE", help="scopes to try instead of LADDER")
+    parser.add_argument("--patches", action="store_true")
+    parser.add_argument("--scope", default="small")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--under", default="strategies/")
     args = parser.parse_args(argv)
+    if args.patches:
+        patches = patches_under(args.under)
+        with ThreadPoolExecutor(args.jobs) as pool:
+            rows = list(pool.map(lambda p: patch_row(p, args.scope, args.limit), patches))
+        for r in rows:
+            print(f"| {r.patch} | {r.verdict} | {', '.join(r.invariants) or '-'} | {r.cases} | {r.seconds:.1f} |")
+        counts = {v: sum(r.verdict == v for r in rows) for v in ("found", "holds", "cut")}
+        print(f"{len(rows)} patches under {args.under}: " + ", ".join(f"{n} {v}" for v, n in counts.items()))
+        if args.json:
+            with open(args.json, "w", encoding="utf-8") as fh:
+                json.dump([r.__dict__ for r in rows], fh, indent=2)
     if args.default:
         proof = prove(parse_scope("default"), "sound", workers=args.workers)
         print(
