@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import math
 import multiprocessing
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -25,7 +24,7 @@ from invariants.prove.boundaries import (
     level_points,
     recent_points,
 )
-from invariants.prove.scope import BAD_NAMES, Scope, parse_scope, scope_spec
+from invariants.prove.scope import BAD_VALUES, Scope, parse_scope, scope_spec
 from invariants.prove.shapes import Shape, enumerate_shapes
 from reference.expect import Expectation
 from reference.model import Budget, Config
@@ -44,29 +43,6 @@ _PASSES: dict[str, Callable[[Shape], dict]] = {
     "bytes": lambda shape: {"max_live_image_bytes": 1},
     "hysteresis": lambda shape: {"max_live_images": 1, "image_strip_hysteresis_ratio": 0.5},
 }
-
-
-_NAN, _INF = math.nan, math.inf
-#: What each bad value (``scope.BAD_NAMES``) does to a case: the config and the budget with that one number bad.
-_BAD: dict[str, Callable[[Config, Budget], tuple[Config, Budget]]] = {
-    "budget-nan": lambda c, b: (c, Budget(max_tokens=_NAN, reserve_for_response=b.reserve_for_response)),
-    "budget-negative": lambda c, b: (c, Budget(max_tokens=-1, reserve_for_response=b.reserve_for_response)),
-    "reserve-nan": lambda c, b: (c, Budget(max_tokens=b.max_tokens, reserve_for_response=_NAN)),
-    "reserve-negative": lambda c, b: (c, Budget(max_tokens=b.max_tokens, reserve_for_response=-1)),
-    "reserve-infinite": lambda c, b: (c, Budget(max_tokens=b.max_tokens, reserve_for_response=_INF)),
-    "grace-nan": lambda c, b: (replace(c, over_budget_grace_ratio=_NAN), b),
-    "grace-negative": lambda c, b: (replace(c, over_budget_grace_ratio=-0.5), b),
-    "grace-infinite": lambda c, b: (replace(c, over_budget_grace_ratio=_INF), b),
-    "head-nan": lambda c, b: (replace(c, head_window_tokens=_NAN), b),
-    "recent-nan": lambda c, b: (replace(c, recent_window_tokens=_NAN), b),
-    "recent-negative": lambda c, b: (replace(c, recent_window_tokens=-1), b),
-    "level-nan": lambda c, b: (replace(c, l1_budget_tokens=_NAN), b),
-    "level-negative": lambda c, b: (replace(c, l1_budget_tokens=-1), b),
-    "cap-nan": lambda c, b: (replace(c, max_message_tokens=_NAN), b),
-    "cap-negative": lambda c, b: (replace(c, max_message_tokens=-1), b),
-}
-if set(_BAD) != set(BAD_NAMES):
-    raise ValueError(f"the bad values named and the bad values made differ: {sorted(set(_BAD) ^ set(BAD_NAMES))}")
 
 
 def configs(shape: Shape, scope: Scope) -> Iterator[tuple[Config, int]]:
@@ -132,8 +108,11 @@ def bad_cases(shape: Shape, scope: Scope) -> Iterator[tuple[Config, Budget]]:
     base, reserve = next(configs(shape, scope))
     for b in budget_points(shape.store, base, reserve, 1):
         good = Budget(max_tokens=b + reserve, reserve_for_response=reserve)
-        for name in scope.bad:
-            yield _BAD[name](base, good)
+        for bad in (BAD_VALUES[name] for name in scope.bad):
+            if bad.budget:
+                yield base, replace(good, **{bad.field: bad.value})
+            else:
+                yield replace(base, **{bad.field: bad.value}), good
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ whose one line names it (an unknown name answered with the closest known one).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, fields, replace
 
 from reference.names import lookup, unknown
@@ -46,26 +47,38 @@ CAPS: tuple[str, ...] = ("off", "1", "edges")
 #: ``bytes`` (a live-image byte cap of 1, so every image with a payload passes it), ``hysteresis`` (one live image,
 #: a hysteresis ratio of 0.5).
 PASSES: tuple[str, ...] = ("off", "tools", "images", "depth", "bytes", "hysteresis")
+
+
+@dataclass(frozen=True)
+class BadValue:
+    """One bad number: the field it sets, of the budget (``budget``) or of the config, and its value."""
+
+    field: str
+    value: float
+    budget: bool = False
+
+
 #: The bad values (docs/model.md, The bad-value refusals), each put alone into the store's plain setting at its budget
 #: edges: a budget, reserve, grace ratio, window, level budget or cap that is NaN, negative or infinite (``bad=none``:
 #: none of them).
-BAD_NAMES: tuple[str, ...] = (
-    "budget-nan",
-    "budget-negative",
-    "reserve-nan",
-    "reserve-negative",
-    "reserve-infinite",
-    "grace-nan",
-    "grace-negative",
-    "grace-infinite",
-    "head-nan",
-    "recent-nan",
-    "recent-negative",
-    "level-nan",
-    "level-negative",
-    "cap-nan",
-    "cap-negative",
-)
+BAD_VALUES: dict[str, BadValue] = {
+    "budget-nan": BadValue("max_tokens", math.nan, budget=True),
+    "budget-negative": BadValue("max_tokens", -1, budget=True),
+    "reserve-nan": BadValue("reserve_for_response", math.nan, budget=True),
+    "reserve-negative": BadValue("reserve_for_response", -1, budget=True),
+    "reserve-infinite": BadValue("reserve_for_response", math.inf, budget=True),
+    "grace-nan": BadValue("over_budget_grace_ratio", math.nan),
+    "grace-negative": BadValue("over_budget_grace_ratio", -0.5),
+    "grace-infinite": BadValue("over_budget_grace_ratio", math.inf),
+    "head-nan": BadValue("head_window_tokens", math.nan),
+    "recent-nan": BadValue("recent_window_tokens", math.nan),
+    "recent-negative": BadValue("recent_window_tokens", -1),
+    "level-nan": BadValue("l1_budget_tokens", math.nan),
+    "level-negative": BadValue("l1_budget_tokens", -1),
+    "cap-nan": BadValue("max_message_tokens", math.nan),
+    "cap-negative": BadValue("max_message_tokens", -1),
+}
+BAD_NAMES: tuple[str, ...] = tuple(BAD_VALUES)
 
 
 @dataclass(frozen=True)

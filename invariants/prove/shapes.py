@@ -58,18 +58,17 @@ CONTENTS: dict[str, tuple[Callable[[int], tuple[Block, ...]], str | None]] = {
 PLAIN_CONTENT = "prose"
 
 _CARRIERS = (Thinking("why it matters", None, None), Text("recap"))
-#: Each summary kind: content, measured tokens (None reads as NaN), carriers.
-SUMMARY_KINDS: dict[str, tuple[str, float | None, tuple[Block, ...] | None]] = {
-    "plain": ("recap of the talk so far", 8, None),
-    "floored": ("recap", 400, _CARRIERS),
-    "blank": ("", 8, None),
-    "nan": ("recap of the talk so far", None, None),
-    "empty-carriers": ("recap", 400, ()),
-    "dollar-id": ("recap of the talk so far", 8, None),
+#: Each summary kind: content, measured tokens (None reads as NaN), carriers, and what it adds to the summary's id
+#: (``dollar-id``: a JavaScript replacement pattern, ``$&`` the matched text, which a header filled by a replacement
+#: string expands where a literal fill copies it).
+SUMMARY_KINDS: dict[str, tuple[str, float | None, tuple[Block, ...] | None, str]] = {
+    "plain": ("recap of the talk so far", 8, None, ""),
+    "floored": ("recap", 400, _CARRIERS, ""),
+    "blank": ("", 8, None, ""),
+    "nan": ("recap of the talk so far", None, None, ""),
+    "empty-carriers": ("recap", 400, (), ""),
+    "dollar-id": ("recap of the talk so far", 8, None, "$&"),
 }
-#: What a kind adds to a summary's id: ``dollar-id`` a JavaScript replacement pattern (``$&``, the matched text), which
-#: a header filled by a replacement string expands where a literal fill copies it.
-ID_SUFFIX: dict[str, str] = {"dollar-id": "$&"}
 PLAIN_KIND = "plain"
 
 
@@ -139,9 +138,9 @@ def _message(i: int, name: str) -> Message:
 
 
 def _summary(sid: str, level: int, kind: str, sources: tuple[str, ...], first: str, last: str) -> Summary:
-    content, tokens, carriers = SUMMARY_KINDS[kind]
+    content, tokens, carriers, id_suffix = SUMMARY_KINDS[kind]
     return Summary(
-        sid + ID_SUFFIX.get(kind, ""),
+        sid + id_suffix,
         level,
         content,
         tokens,
