@@ -94,7 +94,8 @@ def _patterns(raw: object) -> Any:
 
 
 #: An invariant's name as the judges declare it (lower-case words joined by hyphens); which names exist is the
-#: judges' to say (``invariants.reproduce.known_invariants``), so a new invariant changes no file of this layer.
+#: judges' to say (``invariants.reproduce.refuse_unknown_invariants``), so a new invariant changes no file of this
+#: layer.
 INVARIANT_NAME = re.compile(r"[a-z]+(?:-[a-z]+)*")
 
 

@@ -96,6 +96,10 @@ def test_reproduce_json_and_stdin(monkeypatch, capsys) -> None:
         ("{", "invalid JSON"),
         ('{"store": {"messages": []}}', "no expect section"),
         ('{"store": {"messages": []}, "expect": {"sond": {"holds": true}}}', 'did you mean "sound"?'),
+        (
+            '{"store": {"messages": []}, "expect": {"sound": {"breaks": ["never-ovr"]}}}',
+            "bad.scenario.json: unknown invariant 'never-ovr' at expect.sound.breaks[0]; did you mean 'never-over'?",
+        ),
     ],
 )
 def test_reproduce_unreadable_exits_2(tmp_path, capsys, content, message) -> None:
