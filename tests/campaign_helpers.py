@@ -6,10 +6,10 @@ from __future__ import annotations
 import io
 import shutil
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from reports.campaign.fingerprint import fingerprint
 from reports.campaign.journal import load_journals
 from reports.campaign.named_mutants import Mutant
 from reports.campaign.phases import baseline, named
@@ -116,7 +116,8 @@ def run_named_mutants(
 ) -> Records:
     """The campaign's first two phases, as the pipeline runs them: the baseline (unless journaled), then the named
     mutants of the shard; every journaled record of the fingerprint."""
-    ctx = RunContext.start(settings, fp or fingerprint(settings), shard, deadline)
+    ctx = RunContext.start(settings, shard, deadline)
+    ctx = replace(ctx, fp=fp) if fp else ctx
     done = load_journals(settings.journal_dir, ctx.fp)
     base = baseline.run(settings, ctx, done)
     return named.run(settings, ctx, mutants, base, done, on_record=on_record, patches=patches)

@@ -67,7 +67,9 @@ pytestmark = pytest.mark.harness
 
 def ensure_baseline(settings, fp: str, journal: Journal, done) -> BaselineRecord:
     """The baseline phase as a run of fingerprint ``fp`` writing to ``journal`` meets it."""
-    return baseline_phase.run(settings, RunContext(fp, journal), done)
+    return baseline_phase.run(
+        settings, RunContext(fp, journal, tuple(hashed_files(settings.root, settings.hashed))), done
+    )
 
 
 ROOT = Path(__file__).resolve().parents[1]

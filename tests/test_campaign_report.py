@@ -79,7 +79,9 @@ def test_red_first_checks_flag_never_red_and_stale_red_on(campaign):
     checks = build(records, fp, MUTANTS, equivalents={}).checks
     assert "tests/test_calc.py::test_plain" in checks.never_red
     assert "tests/test_calc.py::test_add" not in checks.never_red  # killed OFF_BY_ONE
-    assert "tests/test_calc.py::test_red_on_baseline" not in checks.never_red
+    # red only on the unmutated code: a broken test, not one seen to fail on a bug
+    assert "tests/test_calc.py::test_red_on_baseline" in checks.never_red
+    assert checks.broken == ("tests/test_calc.py::test_red_on_baseline",)
     problems = {(v.test, v.problem) for v in checks.red_on_violations}
     assert (
         "tests/test_calc.py::test_marked_but_never_red[pr-8bb01ab8]",
@@ -204,7 +206,7 @@ def test_a_complete_report_with_nothing_alive_exits_zero(campaign):
     _, fp, records = campaign
     killed = [m for m in MUTANTS if records[m.id].status in ("killed", "timeout")]
     report = build(records, fp, killed, equivalents={})
-    report = replace(report, checks=replace(report.checks, never_red=(), gaps=(), red_on_violations=()))
+    report = replace(report, checks=replace(report.checks, never_red=(), gaps=(), red_on_violations=(), broken=()))
     assert exit_status(report) == Exit.OK
 
 

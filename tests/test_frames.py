@@ -18,9 +18,12 @@ from builders import exact_budget, store, summary
 
 from reference.model import Budget, Config
 from reference.scenario import Scenario, dump_scenario, save_scenario
+from reference.variant_names import SOUND
 from reports import cli, frames
 from reports.campaign.journal import load_journals
 from reports.campaign.records import (
+    BROKEN,
+    FAILING,
     RED,
     Kind,
     MutantRecord,
@@ -135,7 +138,8 @@ def test_the_tests_frame_has_each_test_with_its_outcome_and_witness_or_reason(re
         assert t.loc[nodeid].variant == r.variant if r.variant else missing(t.loc[nodeid].variant)
         assert t.loc[nodeid].outcome == r.outcome.value
     base_of = {r.nodeid: r.base for r in rows.values()}
-    shown_red = {r.base for r in rows.values() if r.outcome in RED}
+    broken = {r.base for r in rows.values() if r.outcome in FAILING and r.variant in (None, SOUND)}
+    shown_red = {r.base for r in rows.values() if r.outcome in RED} - broken  # a failure on sound is no witness
     shown_red |= {base_of.get(k, k) for ks in killed(records).values() for k in ks}
     searched = {w.base: w for w in records.values() if isinstance(w, WitnessRecord)}
     for nodeid, row in t.iterrows():
@@ -144,6 +148,8 @@ def test_the_tests_frame_has_each_test_with_its_outcome_and_witness_or_reason(re
             assert not missing(row.witness) and missing(row.reason), nodeid
             if row.base not in shown_red:
                 assert row.witness == w.witness
+        elif row.base in broken:
+            assert missing(row.witness) and row.reason == BROKEN, nodeid
         elif w is not None:
             assert missing(row.witness) and row.reason == w.reason, nodeid
     assert t.witness.notna().any() and t.reason.notna().any()

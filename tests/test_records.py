@@ -29,7 +29,7 @@ FIELD_NAMES = {
 
 
 def test_the_same_journal_gives_the_same_report():
-    """``expected/`` was rendered from ``all.jsonl`` by the code before the redesign; the report must not move."""
+    """``expected/`` is the report of ``all.jsonl``: a refactor of the records or the renderers must not move it."""
     fp = json.loads((FIXTURE / "all.jsonl").read_text().splitlines()[0])["fingerprint"]
     records = load_journals(FIXTURE, fp)
     report = build(records, fp, MUTANTS, equivalents={})

@@ -101,6 +101,32 @@ def test_a_test_never_seen_to_fail_and_a_red_on_violation_need_attention() -> No
     assert "Tests seen to fail at least once: 1 of 2" in top.found
 
 
+@pytest.mark.parametrize("outcome", ["failed", "error"])
+def test_a_test_that_fails_on_the_unmutated_code_needs_attention_and_is_no_witness_of_itself(outcome: str) -> None:
+    raw = clean()
+    del raw[f"witness:{PLAIN}"]  # its only red is its own failure on the unmutated code
+    raw["baseline"]["tests"][2] |= {"outcome": outcome, "text": "E   ImportError: cannot import name 'x'"}
+    raw["baseline"]["tests"][1] |= {"outcome": outcome}  # on sound: no variant excuses it
+    report = report_of(raw)
+    top = plain_headline(report)
+    assert top.verdict == ("COMPLETE, needs attention: 2 tests fail on the unmutated code.")
+    assert exit_status(report) == Exit.SURVIVORS
+    assert top.attention[0] == (
+        "2 tests fail on the unmutated code: the suite is red without a bug, so no mutant is judged by them "
+        f"({ADD}[sound], {PLAIN})"
+    )
+    assert PLAIN not in report.checks.witness and PLAIN in report.checks.never_red
+    assert PLAIN not in report.checks.gaps  # said once, as failing, not again as never seen to fail
+
+
+def test_a_test_red_on_a_variant_with_a_defect_is_not_a_failure_of_the_suite() -> None:
+    raw = clean()
+    raw["baseline"]["tests"][0] |= {"outcome": "failed", "text": "E   assert 4 == 3"}  # on pr-8bb01ab8
+    report = report_of(raw)
+    assert report.checks.broken == ()
+    assert exit_status(report) == Exit.OK and plain_headline(report).attention == ()
+
+
 def test_a_pending_mutant_says_incomplete() -> None:
     raw = clean()
     del raw["defect:OFF_FOR_LARGE"]

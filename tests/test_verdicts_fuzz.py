@@ -60,6 +60,20 @@ def test_a_failure_is_an_expected_red_only_on_a_variant_its_red_on_names(targets
     assert not any(t.expected_red for name, t in targets.items() if name.startswith("test_unmarked["))
 
 
+def test_the_collection_can_run_again_on_another_project_in_the_same_process(tmp_path_factory, targets) -> None:
+    """A second collection, of another project whose test module has the same name, finds its tests: the first
+    leaves no module of its project behind (pytest's order can set the module's fixture up twice in one session)."""
+    root = tmp_path_factory.mktemp("fuzz-project")
+    (root / "conftest.py").write_text('pytest_plugins = ["invariants.plugin"]\n', encoding="utf-8")
+    (root / "test_pinned.py").write_text(PINNED, encoding="utf-8")
+    profile = settings.get_current_profile_name()
+    try:
+        found, _ = collect(Plan(str(root / "db"), files=("test_pinned.py",), root=root))
+    finally:
+        settings.load_profile(profile)
+    assert sorted(t.nodeid.split("::", 1)[1] for t in found) == sorted(targets)
+
+
 def _run(monkeypatch, tmp_path: Path, failed: list[Target], in_fuzzer: bool = False) -> tuple[int, str]:
     """``cmharness fuzz`` whose campaign reports a shrunk failure on each of ``failed`` (raised inside HypoFuzz
     itself with ``in_fuzzer``)."""

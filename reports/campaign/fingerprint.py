@@ -19,7 +19,7 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
@@ -88,12 +88,13 @@ def harness_only(root: Path, files: Iterable[Path]) -> frozenset[str]:
     return frozenset(unreached | data)
 
 
-def fingerprint(settings: Settings) -> str:
-    """A hash of the code under test, the tests, the selection and the profile (16 hex digits). Python is hashed as
-    the interpreter reads it, with each node's position: a comment or docstring that moves no code changes nothing."""
+def fingerprint(settings: Settings, code: Sequence[Path] | None = None) -> str:
+    """A hash of the code under test (``code``, else walked), the tests, the selection and the profile (16 hex
+    digits). Python is hashed as the interpreter reads it, with each node's position: a comment or docstring that
+    moves no code changes nothing."""
     h = hashlib.sha256()
     h.update(json.dumps([list(settings.selection), settings.profile, settings.all_variants]).encode())
-    for f in hashed_files(settings.root, settings.hashed):
+    for f in hashed_files(settings.root, settings.hashed) if code is None else code:
         h.update(f.relative_to(settings.root).as_posix().encode() + b"\0")
         if f.suffix == ".py":
             h.update(semantic_key(f.read_text(encoding="utf-8", errors="surrogateescape"), positions=True).encode())

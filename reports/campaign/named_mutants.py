@@ -21,10 +21,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from reference.variant_names import PR as SEED_PR
+from reference.variant_names import SOUND
 from reports.campaign.records import BaselineRecord, Kind, Outcome, TestRow
 from strategies.defects import KNOWN, Defect
 
-SOUND = "sound"
 PR = SEED_PR
 
 

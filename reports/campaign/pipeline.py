@@ -88,7 +88,7 @@ def run(settings: Settings, plan: Plan, main_pass_complete: Callable[[Records, s
 def _campaign(settings: Settings, plan: Plan) -> tuple[str, Records]:
     if plan.full and not plan.merge:
         forget(settings)
-    ctx = RunContext.start(settings, fingerprint(settings), plan.shard, time.time() + plan.seconds)
+    ctx = RunContext.start(settings, plan.shard, time.time() + plan.seconds)
     if not plan.merge:
         mutants = plan.mutants()
         patches = {

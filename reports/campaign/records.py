@@ -73,6 +73,7 @@ BASELINE = "baseline"
 NO_CODE = "covers no mutated code (calls no mutated function in its own process)"
 ONLY_EQUIVALENT = "covers only code whose mutants are equivalent or survived"
 REAL_GAP = "a real gap: passed under every killed mutant of the code it covers"
+BROKEN = "fails on the unmutated code (on sound, or with no variant): no mutant runs it"
 
 
 # ----------------------------------------------------------------------------- the records

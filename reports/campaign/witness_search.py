@@ -25,6 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
+from reference.variant_names import SOUND
 from reports.campaign.hints import function_of, learnt_hints
 from reports.campaign.mutmut.meta import load_meta, mutant_name, tests_by_function
 from reports.campaign.processes import run_process
@@ -78,7 +79,7 @@ def never_red(records: Records) -> dict[str, str]:
     for r in baseline_of(records).tests:
         if r.outcome != Outcome.PASSED or r.base in red:
             continue
-        if r.base not in chosen or r.variant == "sound":
+        if r.base not in chosen or r.variant == SOUND:
             chosen[r.base] = r.nodeid
     return dict(sorted(chosen.items()))
 

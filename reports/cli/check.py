@@ -35,6 +35,7 @@ from reference.model import Config, Entry, Image, Store, Text, Thinking, ToolRes
 from reference.numerics import Number
 from reference.price import reference_price
 from reference.scenario import Scenario
+from reference.variant_names import SOUND
 from reports.cli import check_verdict
 from reports.cli.scenario_files import read_scenario
 from reports.cli.terminal import fmt, format_table
@@ -420,7 +421,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def variant_specs(args: argparse.Namespace) -> list[str]:
     specs = list(args.variants or [])
     if args.defects:
-        specs = specs or ["sound"]
+        specs = specs or [SOUND]
         specs.append("sound+" + ",".join(args.defects))
     specs = specs or list(VARIANTS)
     for spec in specs:

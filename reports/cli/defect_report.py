@@ -29,6 +29,7 @@ from reference.names import closest, did_you_mean
 from reference.numerics import Number, js_number_string
 from reference.price import reference_price
 from reference.scenario import Scenario, dump_content, dump_expectation, dump_scenario, load_scenario
+from reference.variant_names import SOUND
 from reports.errors import UsageError
 from reports.exit_codes import Exit
 from strategies import HierarchicalStrategy
@@ -37,7 +38,6 @@ from strategies.provenance import MODELS, VERSIONS, Version
 from strategies.upstream import BUGS, Presence, UpstreamBug, typescript_bugs
 
 ROOT = Path(__file__).resolve().parents[2]
-SOUND = "sound"
 
 
 class ReportError(UsageError):

@@ -19,6 +19,7 @@ from typing import TextIO
 
 from invariants.reproduce import expect_from, expectation_of, observe
 from reference.scenario import Scenario, dumps_scenario
+from reference.variant_names import SOUND
 from reports.cli.scenario_files import read_counterexample, write_text
 from reports.exit_codes import Exit
 
@@ -37,7 +38,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def exported(scenario: Scenario, as_sound: bool = False) -> Scenario:
     """The scenario with an ``expect`` pinning each variant's behaviour (or sound's, for every variant)."""
-    expect = {"all": expectation_of(observe(scenario, "sound"))} if as_sound else expect_from(scenario)
+    expect = {"all": expectation_of(observe(scenario, SOUND))} if as_sound else expect_from(scenario)
     return replace(scenario, expect=expect)
 
 

@@ -25,6 +25,7 @@ from invariants.properties import INVARIANTS
 from invariants.prove.engine import Proof, merge, prove
 from invariants.prove.scope import PRESETS, parse_scope
 from reference.names import lookup
+from reference.variant_names import SOUND
 from reports.errors import UsageError
 from reports.exit_codes import Exit
 from strategies.defects import parse_variant
@@ -41,7 +42,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="SPEC",
         help=f"a preset ({', '.join(PRESETS)}) and/or KEY=VALUE,... (lists with /), e.g. default,messages=3",
     )
-    parser.add_argument("--variant", default="sound", metavar="VARIANT", help="a variant or spec (sound+DEFECT)")
+    parser.add_argument("--variant", default=SOUND, metavar="VARIANT", help="a variant or spec (sound+DEFECT)")
     parser.add_argument(
         "--invariant", action="append", dest="invariants", metavar="NAME", help="only this invariant (repeatable)"
     )

@@ -38,7 +38,7 @@ from reference.model import (
 )
 from reference.numerics import Number
 from reference.price import excess, reference_price
-from reference.variant_names import MAIN, PR
+from reference.variant_names import MAIN, PR, SOUND
 from strategies.hierarchical import HierarchicalStrategy
 
 ESTIMATORS = ("default", "custom", "calibrated")
@@ -316,7 +316,7 @@ def edges(store: Store, config: Config) -> dict[str, Number]:
     """Twelve budgets at the store's own edges: the head's price and one below, halfway, the grace boundary
     of the price without the summaries' floors, of what each faithful variant charges and of the reference
     price of the sound compile (and one below each), that price itself, and twice it."""
-    sent = _unlimited(store, config, "sound")
+    sent = _unlimited(store, config, SOUND)
     entries = sent.entries if sent is not None else ()
     exact = reference_price(entries, store, config) if entries else sum(_e(store, m) for m in store.messages)
     held = [store.summary(sid) for e in entries if e.kind == "answer" for sid in e.summary_ids]

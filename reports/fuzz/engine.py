@@ -90,8 +90,11 @@ class CollectionError(UsageError):
 
 @contextlib.contextmanager
 def environment(plan: Plan) -> Iterator[None]:
-    """The plan's environment and the checkout on ``sys.path`` (the tests import ``tests.*``), then restored."""
+    """The plan's environment and the checkout on ``sys.path`` (the tests import ``tests.*``), then restored: the
+    modules imported from the checkout meanwhile are forgotten, so that another plan's test module of the same name
+    is imported afresh."""
     saved = {k: os.environ.get(k) for k in (*plan.environment(), VARIANTS_ENV)}
+    before = set(sys.modules)
     os.environ.pop(VARIANTS_ENV, None)
     os.environ.update(plan.environment())
     sys.path.insert(0, str(plan.root))
@@ -99,11 +102,20 @@ def environment(plan: Plan) -> Iterator[None]:
         yield
     finally:
         sys.path.remove(str(plan.root))
+        for name in set(sys.modules) - before:
+            if _imported_from(sys.modules[name], plan.root):
+                del sys.modules[name]
         for k, v in saved.items():
             if v is None:
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
+
+
+def _imported_from(module: object, root: Path) -> bool:
+    """Whether ``module`` was loaded from a file under ``root``."""
+    file = getattr(module, "__file__", None)
+    return file is not None and Path(file).resolve().is_relative_to(root.resolve())
 
 
 def collect(plan: Plan) -> tuple[list[Target], dict[str, str]]:

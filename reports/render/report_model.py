@@ -10,9 +10,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from invariants.reproduce import MISMATCH
+from reference.variant_names import SOUND
 from reports.campaign.equivalents import Equivalent, load_equivalents
 from reports.campaign.named_mutants import Mutant, named_mutants, tests_for
 from reports.campaign.records import (
+    BROKEN,
+    FAILING,
     NO_CODE,
     ONLY_EQUIVALENT,
     RED,
@@ -171,6 +174,8 @@ class Checks:
     witness: Mapping[str, tuple[str, str]]  # test -> (its witness, the failure's first line)
     without: Mapping[str, str]  # test -> why it has no witness
     gaps: tuple[str, ...]  # the tests without one for a reason other than covering no (killable) code
+    #: The node ids that fail on the unmutated code where nothing excuses it (on sound, or with no variant).
+    broken: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -372,8 +377,9 @@ def red_first(tests: Sequence[TestRow], records: Records) -> Checks:
     """Each test's red-first witness (a variant it is red on, or a mutant it kills), the tests without one and
     why; every ``red_on`` red there and green on sound."""
     base_of = {r.nodeid: r.base for r in tests}
+    broken = tuple(sorted(r.nodeid for r in tests if r.outcome in FAILING and r.variant in (None, SOUND)))
     witness: dict[str, tuple[str, str]] = {}
-    for row in sorted((r for r in tests if r.outcome in RED), key=lambda r: r.nodeid):
+    for row in sorted((r for r in tests if r.outcome in RED and r.nodeid not in broken), key=lambda r: r.nodeid):
         witness.setdefault(row.base, (f"variant {row.variant or 'baseline'}", first_line_of_failure(row.text)))
     for key in sorted(records):
         rec = records[key]
@@ -391,14 +397,15 @@ def red_first(tests: Sequence[TestRow], records: Records) -> Checks:
     bases = sorted(ran)
     never_red = tuple(b for b in bases if b not in witness)
     unsearched = "not searched yet (the witness search runs after a complete main pass over every folder)"
-    without = {b: reasons.get(b, unsearched) for b in never_red}
+    broken_bases = {base_of[n] for n in broken}
+    without = {b: BROKEN if b in broken_bases else reasons.get(b, unsearched) for b in never_red}
     violations = []
     for row in tests:
         if not row.red_on or row.outcome == Outcome.SKIPPED:
             continue
         if row.variant in row.red_on and row.outcome not in RED:
             violations.append(Violation(row.nodeid, f"marked red_on {row.variant} but {row.outcome} there"))
-        if row.variant == "sound" and row.outcome != Outcome.PASSED:
+        if row.variant == SOUND and row.outcome != Outcome.PASSED:
             violations.append(
                 Violation(row.nodeid, f"marked red_on {', '.join(row.red_on)} but {row.outcome} on sound")
             )
@@ -407,7 +414,7 @@ def red_first(tests: Sequence[TestRow], records: Records) -> Checks:
         if row.red_on:
             marked.setdefault(row.base, set()).add(row.variant)
     for base in sorted(marked):
-        if "sound" not in marked[base]:
+        if SOUND not in marked[base]:
             violations.append(Violation(base, "marked red_on but never run on sound"))
     return Checks(
         tests=len(bases),
@@ -416,5 +423,6 @@ def red_first(tests: Sequence[TestRow], records: Records) -> Checks:
         red_on_violations=tuple(violations),
         witness={b: witness[b] for b in bases if b in witness},
         without=without,
-        gaps=tuple(b for b, why in without.items() if why not in (NO_CODE, ONLY_EQUIVALENT)),
+        gaps=tuple(b for b, why in without.items() if why not in (NO_CODE, ONLY_EQUIVALENT, BROKEN)),
+        broken=broken,
     )

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from reference.variant_names import SEED_VARIANTS
-from reports.campaign.records import ALIVE, Kind, Outcome, Status, TestRow
+from reports.campaign.records import ALIVE, NO_CODE, ONLY_EQUIVALENT, Kind, Outcome, Status, TestRow
 from reports.exit_codes import Exit
 from reports.render.report_model import MutmutRow, Report, Score, score
 
@@ -190,11 +190,18 @@ def _unseen(report: Report) -> str:
     return "never seen to fail" if completeness(report).complete else "not yet seen to fail"
 
 
+def _failing_unmutated(k: int) -> str:
+    """``1 test fails on the unmutated code``: the verdict's phrase for the tests red without a bug."""
+    return f"{plural(k, 'test')} {'fails' if k == 1 else 'fail'} on the unmutated code"
+
+
 def _problems(report: Report) -> list[str]:
     """What keeps the report from passing, each a short phrase with its count (the verdict's list)."""
     counts = score(r.status for r in (*report.named, *report.mutmut)).counts
     out = [f"{plural(counts[s], 'mutant')} {word}" for s, word, _ in NOT_CAUGHT if counts.get(s)]
     checks = report.checks
+    if checks.broken:
+        out.append(_failing_unmutated(len(checks.broken)))
     if checks.gaps:
         out.append(f"{plural(len(checks.gaps), 'test')} {_unseen(report)}")
     if checks.red_on_violations:
@@ -264,7 +271,7 @@ def _found(report: Report) -> list[str]:
     )
     checks = report.checks
     out.append(f"Tests seen to fail at least once: {checks.tests - len(checks.never_red):,} of {checks.tests:,}")
-    cannot = len(checks.never_red) - len(checks.gaps)
+    cannot = sum(1 for t in checks.never_red if checks.without[t] in (NO_CODE, ONLY_EQUIVALENT))
     if cannot:
         out.append(
             f"{plural(cannot, 'test')} that no mutant can turn red: "
@@ -282,6 +289,14 @@ def _attention(report: Report) -> list[str]:
             which = f" (named: {', '.join(named)})" if named else ""
             out.append(f"{plural(counts[status], 'mutant')} {word}: {why}{which}")
     checks = report.checks
+    if checks.broken:
+        shown = ", ".join(checks.broken[:3]) + (
+            f" and {len(checks.broken) - 3:,} more" if len(checks.broken) > 3 else ""
+        )
+        out.append(
+            f"{_failing_unmutated(len(checks.broken))}: the suite is red without a bug, so no mutant "
+            f"is judged by {'it' if len(checks.broken) == 1 else 'them'} ({shown})"
+        )
     if checks.gaps:
         out.append(
             f"{plural(len(checks.gaps), 'test')} {_unseen(report)} "
@@ -363,7 +378,8 @@ def exit_status(report: Report) -> int:
 
 
 def red_first_gaps(report: Report) -> int:
-    return len(report.checks.red_on_violations) + len(report.checks.gaps)
+    """The tests the red-first checks fault: ``red_on`` contradicted, no witness, or red on the unmutated code."""
+    return len(report.checks.red_on_violations) + len(report.checks.gaps) + len(report.checks.broken)
 
 
 def _reason_counts(without: Mapping[str, str], grouped: bool = False) -> str:

@@ -19,7 +19,6 @@ from reports.campaign.dependency_keys import (
     rerun,
     settings_part,
 )
-from reports.campaign.fingerprint import hashed_files
 from reports.campaign.journal import read_records
 from reports.campaign.plugins.mutant_plugin import SKIP_ENV
 from reports.campaign.processes import RunOutcome, run_failed, run_pytest
@@ -32,7 +31,7 @@ def run(settings: Settings, ctx: RunContext, done: Records) -> BaselineRecord:
     """The baseline of the run's fingerprint: journaled, or run again for what changed since the last one, or run."""
     if isinstance(found := done.get(BASELINE), BaselineRecord):
         return found
-    files = hashed_files(settings.root, settings.hashed)
+    files = list(ctx.code)
     sources = baseline_sources(
         settings.root, files, settings_part(settings.selection, settings.profile, settings.all_variants)
     )
