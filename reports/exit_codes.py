@@ -19,7 +19,7 @@ class Exit(IntEnum):
 
     # what a subcommand means by FOUND
     REPRODUCED = 1  # check: breaks only where defects are switched on
-    SURVIVORS = 1  # report: survivors or red-first gaps
+    SURVIVORS = 1  # report: survivors, red-first gaps, or a test failing on the unmutated code
     NOT_AS_EXPECTED = 1  # reproduce: a scenario did not do what its expect says
     NEW_BYTES = 1  # compare: a cell sends different bytes on the two sides
     FAILURE_FOUND = 1  # fuzz: a property test failed that should pass
@@ -53,7 +53,7 @@ MEANINGS: dict[str, dict[Exit, str]] = {
     },
     "report": {
         Exit.OK: "complete, nothing survived, every test shown red",
-        Exit.SURVIVORS: "survivors or red-first gaps",
+        Exit.SURVIVORS: "survivors, red-first gaps, or a test that fails on the unmutated code",
         Exit.USAGE: "a bad option",
         Exit.INCOMPLETE: "incomplete: mutants pending, or the baseline could not run",
     },

@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from campaign_helpers import make_project, settings_for
+from campaign_helpers import FAKE_HASHED, make_project, settings_for
 
 from reports.campaign.dependency_keys import (
     Coverage,
@@ -311,6 +311,79 @@ def test_a_changed_function_reruns_only_its_tests_and_keeps_the_rest(project):
     assert again.calls is not None and again.calls.by_test([r.nodeid for r in again.tests]) == first.calls.by_test(
         [r.nodeid for r in first.tests]
     )  # the rows kept keep their calls; those run again recorded theirs
+
+
+VERDICT = """
+def passes(x):
+    return x > 0
+
+
+def label(x):
+    return "yes" if passes(x) else "no"
+"""
+
+VERDICT_TESTS = """
+from tools.verdict import label, passes
+
+
+def test_passes():
+    assert passes(1)
+
+
+def test_label():
+    assert label(-1) == "no"
+"""
+
+#: The fake project's mutmut scope: the model's folder and, of its tools, the verdict module alone (as this
+#: project's ``[tool.mutmut]`` names its verdict rules).
+VERDICT_SCOPE = """
+[tool.mutmut]
+source_paths = ["strategies/", "tools/"]
+only_mutate = ["strategies/*", "tools/verdict.py"]
+"""
+
+
+@pytest.fixture
+def verdict_project(tmp_path):
+    root = make_project(tmp_path / "p")
+    (root / "tools").mkdir()
+    (root / "tools" / "__init__.py").write_text("")
+    (root / "tools" / "verdict.py").write_text(VERDICT)
+    (root / "tools" / "other.py").write_text("def helper():\n    return 1\n")
+    (root / "tests" / "test_verdict.py").write_text(VERDICT_TESTS)
+    (root / "pyproject.toml").write_text(VERDICT_SCOPE)
+    settings = settings_for(root, hashed=(*FAKE_HASHED, "tools", "pyproject.toml"))
+    journal = Journal(settings.journal_dir)
+    first = ensure_baseline(settings, fingerprint(settings), journal, {})
+    return settings, journal, first
+
+
+def test_a_module_mutmut_mutates_outside_the_models_folders_is_keyed_and_traced_function_by_function(verdict_project):
+    """A verdict rule of the tools (``only_mutate`` names it) is code under test: a change to one of its functions
+    re-runs the tests that call it, not the whole baseline; another module of the same folder is a plain file."""
+    settings, journal, first = verdict_project
+    parts = set(first.sources)
+    assert {"code:tools/verdict.py::passes", "code:tools/verdict.py::label", "file:tools/other.py"} <= parts
+    assert "tools.verdict" in first.calls.modules
+    verdict = settings.root / "tools" / "verdict.py"
+    verdict.write_text(VERDICT.replace('"yes" if', '"YES" if'))
+    again = baseline_after(settings, journal)
+    ran = sorted(r.nodeid for r in again.tests if r.t > first.finished)
+    assert ran == ["tests/test_verdict.py::test_label"]  # test_passes calls passes only
+    assert again.reused == len(first.tests) - 1
+
+
+def test_the_sources_key_only_what_mutmut_mutates_of_a_tools_folder(tmp_path):
+    root = make_project(tmp_path / "p")
+    (root / "tools").mkdir()
+    (root / "tools" / "verdict.py").write_text(VERDICT)
+    (root / "tools" / "other.py").write_text("def helper():\n    return 1\n")
+    (root / "pyproject.toml").write_text(VERDICT_SCOPE)
+    parts = baseline_sources(root, hashed_files(root, ("strategies", "tools", "tests")), "settings")
+    assert {"code:tools/verdict.py", "code:tools/verdict.py::passes", "file:tools/other.py"} <= set(parts)
+    (root / "pyproject.toml").write_text(VERDICT_SCOPE.replace("tools/verdict.py", "tools/nothing.py"))
+    parts = baseline_sources(root, hashed_files(root, ("strategies", "tools", "tests")), "settings")
+    assert "file:tools/verdict.py" in parts and not any(p.startswith("code:tools/") for p in parts)
 
 
 SHARING = """

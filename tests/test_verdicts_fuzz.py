@@ -60,6 +60,7 @@ def test_a_failure_is_an_expected_red_only_on_a_variant_its_red_on_names(targets
     assert not any(t.expected_red for name, t in targets.items() if name.startswith("test_unmarked["))
 
 
+@pytest.mark.harness  # the engine's collection, which mutmut does not mutate: seen red on it, not on a mutant
 def test_the_collection_can_run_again_on_another_project_in_the_same_process(tmp_path_factory, targets) -> None:
     """A second collection, of another project whose test module has the same name, finds its tests: the first
     leaves no module of its project behind (pytest's order can set the module's fixture up twice in one session)."""

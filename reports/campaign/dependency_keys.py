@@ -27,6 +27,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from reports.campaign.mutation_scope import is_code, mutmut_config
 from reports.campaign.records import BaselineRecord
 
 #: Files every test depends on besides its own module (relative to the project root; folders walked).
@@ -273,24 +274,23 @@ def settings_part(selection: Iterable[str], profile: str, all_variants: bool) ->
 
 # ----------------------------------------------------------------------------- the baseline, part by part
 
-#: The folders of the code under test: a test's outcome depends on the functions of these it calls.
-CODE = ("strategies", "reference", "invariants")
 #: What no baseline test reads (only the harness's own tests read the documents): a change there re-runs none.
 UNREAD = ("docs", "README.md")
 
 
 def baseline_sources(root: Path, files: Iterable[Path], settings: str) -> dict[str, str]:
     """Every part a baseline test's outcome can depend on, by name: ``settings``; ``code:FILE`` (a module of the
-    code under test outside its functions) and ``code:FILE::NAME`` (one function or method); ``test:FILE`` (a test
-    module outside its tests) and ``test:FILE::NAME`` (one test function or class); ``file:FILE`` (anything else:
-    helpers, fixtures, data, the plugin). ``files`` are the fingerprint's files."""
+    code under test, ``mutation_scope.is_code``, outside its functions) and ``code:FILE::NAME`` (one function or
+    method); ``test:FILE`` (a test module outside its tests) and ``test:FILE::NAME`` (one test function or class);
+    ``file:FILE`` (anything else: helpers, fixtures, data, the plugin). ``files`` are the fingerprint's files."""
     parts = {"settings": digest(settings)}
+    config = mutmut_config(root)
     for path in files:
         rel = path.relative_to(root).as_posix()
         top = rel.split("/", 1)[0]
         if top in UNREAD:
             continue
-        if top in CODE and path.suffix == ".py":
+        if is_code(rel, config):
             text = path.read_text(encoding="utf-8", errors="surrogateescape")
             parts[f"code:{rel}"] = MEMO.get("r", text, lambda t: digest(module_rest(t)))
             parts.update({f"code:{rel}::{name}": key for name, key in function_keys(text).items()})

@@ -9,16 +9,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from reports.campaign.mutation_scope import MUTMUT_PATHS
 from reports.campaign.named_mutants import parse_shard
 
 DEFAULT_BUDGET = 1800.0
-#: The model's folders: everything the tests test (a test of ``reference/`` can only be shown red by a mutant there),
-#: and the judges (``[tool.mutmut] only_mutate`` names which parts of ``invariants/``).
-MODEL_PATHS = ("strategies", "reference", "invariants")
-#: The folders mutmut mutates: the model's, and the tool's own, where ``only_mutate`` names the verdict rules alone
-#: (``check``'s, ``fuzz``'s, ``compare``'s classes), never the campaign. ``--mutmut-paths`` chooses a run's folders;
-#: results of other runs stay in the report.
-MUTMUT_PATHS = (*MODEL_PATHS, "reports")
 #: A run's folders unless told: all of them, the model, its judges and the tools' verdicts. A run over fewer is never
 #: a main pass.
 DEFAULT_MUTMUT_PATHS = MUTMUT_PATHS

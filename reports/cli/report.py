@@ -1,5 +1,5 @@
 """``cmharness report``: parse the options, run the campaign (``reports.campaign.pipeline``), write the report and print
-its verdict. Exit 0 complete with nothing left alive, 1 survivors or red-first gaps, 2 usage, 3 incomplete."""
+its verdict. Exit 0 complete with nothing left alive, 1 something needs attention, 2 usage, 3 incomplete."""
 
 from __future__ import annotations
 
@@ -70,7 +70,7 @@ def main_pass_complete(mutants: list[Mutant], scope: tuple[str, ...]) -> Callabl
 
 
 def run(args: Any, stdout: TextIO) -> int:
-    """The subcommand: exit 0 complete with nothing left alive, 1 survivors or red-first gaps, 3 incomplete."""
+    """The subcommand: exit 0 complete with nothing left alive, 1 something needs attention, 3 incomplete."""
     settings = settings_from(args)
     plan = plan_from(args)
     start = time.time()

@@ -371,7 +371,8 @@ def survivors(report: Report) -> int:
 
 
 def exit_status(report: Report) -> int:
-    """0 complete and nothing survived, 1 survivors or red-first gaps, 3 incomplete (2 is a usage error)."""
+    """0 complete and nothing survived, 1 survivors, red-first gaps or tests failing on the unmutated code, 3
+    incomplete (2 is a usage error)."""
     if not completeness(report).complete:
         return Exit.INCOMPLETE
     return Exit.SURVIVORS if survivors(report) or red_first_gaps(report) else Exit.OK

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from reports.campaign.options import MUTMUT_PATHS
+from reports.campaign.mutation_scope import MUTMUT_PATHS
 
 
 def module_of(source: str) -> str:

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from reports.campaign.journal import Journal, journal_name
+from reports.campaign.mutation_scope import MUTMUT_PATHS
 from reports.campaign.mutmut.execute import run_pending
 from reports.campaign.mutmut.results import (
     collect,
@@ -51,7 +52,6 @@ from reports.campaign.mutmut.work_copy import (
     work_dir,
 )
 from reports.campaign.named_mutants import shard_of
-from reports.campaign.options import MUTMUT_PATHS
 from reports.campaign.processes import kill_group, spawn
 from reports.campaign.progress import fmt_time
 from reports.campaign.records import BaselineRecord, MutmutRecord, Status, coverage_key

@@ -3,20 +3,17 @@ the mutants of changed functions and of functions whose covering tests changed m
 
 from __future__ import annotations
 
-import fnmatch
 import json
 import shutil
-import tomllib
 from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
-from typing import Any
 
 from reports.campaign.dependency_keys import digest, function_keys, shared_key, test_key
 from reports.campaign.fingerprint import hashed_files
 from reports.campaign.hints import function_of
+from reports.campaign.mutation_scope import MUTMUT_PATHS, is_code, is_mutated, mutmut_config
 from reports.campaign.mutmut.meta import load_meta, module_of, mutant_name, tests_by_function
 from reports.campaign.mutmut.results import mutmut_status
-from reports.campaign.options import MODEL_PATHS, MUTMUT_PATHS
 from reports.campaign.records import Status
 from reports.campaign.settings import ROOT, Settings
 
@@ -254,39 +251,22 @@ def mutated_sources(work: Path, paths: Iterable[str]) -> list[str]:
     mutmut mutates: the Python files of the model's folders (``MODEL_PATHS``), and those of the tool's own folder that
     ``only_mutate`` names (the verdict rules); the rest of ``reports/`` (the campaign itself, the command line around
     the verdicts) is not, however often it changes."""
-    config = _mutmut_config(work)
-    return [
-        rel for rel in paths if rel.endswith(".py") and (rel.split("/", 1)[0] in MODEL_PATHS or _mutated(rel, config))
-    ]
-
-
-def _mutated(rel: str, config: Mapping[str, Any]) -> bool:
-    """Whether mutmut mutates the Python file ``rel``, as it decides: under one of its ``source_paths`` (the mutated
-    folders when none is given) and one of its ``only_mutate`` files (``fnmatch``), or any file without them."""
-    roots = [p.rstrip("/") for p in config.get("source_paths", [])] or list(MUTMUT_PATHS)
-    patterns = config.get("only_mutate") or ["*"]
-    return any(rel == r or rel.startswith(r + "/") for r in roots) and any(fnmatch.fnmatch(rel, p) for p in patterns)
+    config = mutmut_config(work)
+    return [rel for rel in paths if is_code(rel, config)]
 
 
 def modules(work: Path) -> list[str]:
     """The dotted names of the modules mutmut mutates (``_mutated``) in the mutated folders, those with a function."""
-    config = _mutmut_config(work)
+    config = mutmut_config(work)
     out = []
     for top in MUTMUT_PATHS:
         for path in sorted((work / top).rglob("*.py")):
             rel = path.relative_to(work)
-            if _mutated(rel.as_posix(), config) and "def " in path.read_text(encoding="utf-8"):
+            if is_mutated(rel.as_posix(), config) and "def " in path.read_text(encoding="utf-8"):
                 out.append(".".join(rel.with_suffix("").parts))
     return out
 
 
 def read_selection(work: Path) -> list[str]:
     """mutmut's ``pytest_add_cli_args_test_selection`` from the work copy's pyproject.toml."""
-    return list(_mutmut_config(work).get("pytest_add_cli_args_test_selection", ["tests/"]))
-
-
-def _mutmut_config(work: Path) -> dict[str, Any]:
-    """The work copy's ``[tool.mutmut]`` table (empty without a pyproject.toml: mutmut's defaults)."""
-    path = work / "pyproject.toml"
-    data = tomllib.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-    return data.get("tool", {}).get("mutmut", {})
+    return list(mutmut_config(work).get("pytest_add_cli_args_test_selection", ["tests/"]))

@@ -11,7 +11,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from reports.campaign.dependency_keys import (
-    CODE,
     Rerun,
     at_import,
     baseline_sources,
@@ -20,6 +19,7 @@ from reports.campaign.dependency_keys import (
     settings_part,
 )
 from reports.campaign.journal import read_records
+from reports.campaign.mutation_scope import is_code, mutmut_config
 from reports.campaign.plugins.mutant_plugin import SKIP_ENV
 from reports.campaign.processes import RunOutcome, run_failed, run_pytest
 from reports.campaign.records import BASELINE, FAILING, BaselineRecord, Records, TestCalls, TestRow
@@ -36,7 +36,8 @@ def run(settings: Settings, ctx: RunContext, done: Records) -> BaselineRecord:
         settings.root, files, settings_part(settings.selection, settings.profile, settings.all_variants)
     )
     previous = previous_baseline(settings.journal_dir)
-    code = [f for f in files if f.relative_to(settings.root).parts[0] in CODE]
+    config = mutmut_config(settings.root)
+    code = [f for f in files if is_code(f.relative_to(settings.root).as_posix(), config)]
     plan = rerun(previous.sources, sources, coverage_of(previous), at_import(code)) if previous is not None else None
     started = time.time()
     if plan is not None and previous is not None and not plan.everything:

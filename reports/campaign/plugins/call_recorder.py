@@ -1,9 +1,10 @@
 """Which functions of the code under test each test calls: the baseline's per-test coverage, cheap enough for every run.
 
-An import hook compiles the modules of the code under test (the packages ``CODE`` names) with one statement added at
-the top of every function's body: a C-level ``set.add`` of the function's index. A function nested in another counts
-as its outermost function or method, the granularity of ``reports.campaign.dependency_keys.function_keys``. The
-recording plugin empties that set at each test's start and takes it at the test's end.
+An import hook compiles the modules of the code under test (``reports.campaign.mutation_scope.is_code``: the model's
+packages, and the tools' verdict rules mutmut mutates) with one statement added at the top of every function's body:
+a C-level ``set.add`` of the function's index. A function nested in another counts as its outermost function or
+method, the granularity of ``reports.campaign.dependency_keys.function_keys``. The recording plugin empties that set
+at each test's start and takes it at the test's end.
 
 Calls whose result can outlive the test that made them are *shared*: those made outside any test (imports,
 collection), while a fixture wider than one test is set up, or inside a cached function (``functools.cache``,
@@ -27,7 +28,7 @@ from pathlib import Path
 from types import CodeType
 from typing import Any
 
-from reports.campaign.dependency_keys import CODE
+from reports.campaign.mutation_scope import MODEL_PATHS, is_code, mutmut_config
 
 HIT = "__cm_hit__"
 _REAL_LRU_CACHE = functools.lru_cache
@@ -194,8 +195,22 @@ class _Loader(importlib.machinery.SourceFileLoader):
 
 
 class _Finder(importlib.abc.MetaPathFinder):
+    """Finds the modules of the code under test of the project at ``root`` (``mutation_scope.is_code``: the model's
+    folders, and what mutmut mutates elsewhere, the tools' verdict rules) and has them loaded instrumented."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.config = mutmut_config(root)
+
+    def _is_code(self, fullname: str) -> bool:
+        base = fullname.replace(".", "/")
+        return any(
+            is_code(rel, self.config) and (fullname.partition(".")[0] in MODEL_PATHS or (self.root / rel).is_file())
+            for rel in (f"{base}.py", f"{base}/__init__.py")
+        )
+
     def find_spec(self, fullname: str, path: Sequence[str] | None, target: Any = None) -> Any:
-        if fullname.partition(".")[0] not in CODE:
+        if not self._is_code(fullname):
             return None
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
         if spec is None or not isinstance(spec.loader, importlib.machinery.SourceFileLoader):
@@ -204,11 +219,12 @@ class _Finder(importlib.abc.MetaPathFinder):
         return spec
 
 
-def install() -> None:
-    """From now on the modules of the code under test are imported instrumented (those already imported stay as
-    they are, and are not listed by ``instrumented_modules``), and functools' caches share their misses."""
+def install(root: Path) -> None:
+    """From now on the modules of the code under test of the project at ``root`` are imported instrumented (those
+    already imported stay as they are, and are not listed by ``instrumented_modules``), and functools' caches share
+    their misses."""
     if not any(isinstance(f, _Finder) for f in sys.meta_path):
-        sys.meta_path.insert(0, _Finder())
+        sys.meta_path.insert(0, _Finder(root))
         sys.addaudithook(_audit)
     functools.lru_cache = lru_cache  # type: ignore[assignment]  # this process only
     functools.cached_property = cached_property  # type: ignore[misc]

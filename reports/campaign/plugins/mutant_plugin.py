@@ -74,7 +74,7 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     test is imported instrumented (``call_recorder``)."""
     trampoline.install()
     if getattr(early_config.known_args_namespace, "cm_calls", False):
-        call_recorder.install()
+        call_recorder.install(early_config.rootpath)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
