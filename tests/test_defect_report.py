@@ -131,7 +131,7 @@ def test_report_to_stdout(capsys) -> None:
     [
         (("--report", "TOOL_PASES"), "no defect named 'TOOL_PASES'; did you mean TOOL_PASSES_UNPRICED?"),
         (("--report", "HEAD_CLEARED_BY_ANYWHERE"), "'HEAD_CLEARED_BY_ANYWHERE' is not a TypeScript defect"),
-        (("--out", "x"), "--out needs --report NAME"),
+        (("--out", "x"), "--out and --source need --report NAME"),
     ],
 )
 def test_a_bad_report_name_is_one_line_and_exit_2(capsys, argv, fragment) -> None:

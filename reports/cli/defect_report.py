@@ -30,6 +30,7 @@ from reference.numerics import Number, js_number_string
 from reference.price import reference_price
 from reference.scenario import Scenario, dump_content, dump_expectation, dump_scenario, load_scenario
 from reference.variant_names import SOUND
+from reports.cli.typescript_source import Checkout
 from reports.errors import UsageError
 from reports.exit_codes import Exit
 from strategies import HierarchicalStrategy
@@ -192,13 +193,25 @@ def places(present: Sequence[Presence]) -> tuple[Place, ...]:
     return tuple(Place(*key, tuple(vs)) for key, vs in grouped.items())
 
 
-def _where(bug: UpstreamBug) -> list[str]:
-    """The Where table (rows at a commit), the lines whose tip has no commit named, and what to check."""
+def _at_commit(place: Place, v: Version, source: Checkout | None) -> str:
+    """One commit of a Where row: ``file:lines`` at the commit where the maintainer's clone (``source``) has the
+    function, else the commit alone."""
+    if source is not None and v.commit:
+        for file in (f.strip() for f in v.file.split(",")):
+            if (lines := source.lines(v.commit, file, place.function)) is not None:
+                return f"`{file}:{lines}` at `{v.commit}` ({v.line})"
+        source.missing.append(f"{place.function} in {v.file} at {v.commit}")
+    return f"`{v.commit}` ({v.line})"
+
+
+def _where(bug: UpstreamBug, source: Checkout | None = None) -> list[str]:
+    """The Where table (rows at a commit; with the maintainer's clone, each at its file and lines there), the lines
+    whose tip has no commit named, and what to check."""
     rows: list[str] = []
     elsewhere: dict[str, list[str]] = {}
     for place in places(bug.present):
         if at := [v for v in place.versions if v.commit]:
-            commits = ", ".join(f"`{v.commit}` ({v.line})" for v in at)
+            commits = ", ".join(_at_commit(place, v, source) for v in at)
             rows.append(f"| `{place.file}` | `{place.function}` | {place.part} | {commits} |")
         for v in place.versions:
             if not v.commit:
@@ -273,8 +286,8 @@ def _numbers(f: Facts) -> list[str]:
     return out
 
 
-def render(bug: UpstreamBug, f: Facts) -> str:
-    """The whole report as markdown."""
+def render(bug: UpstreamBug, f: Facts, source: Checkout | None = None) -> str:
+    """The whole report as markdown (``source``: the maintainer's clone, for each function's lines)."""
     d = bug.defect
     carriers = ", ".join(f"`{r.variant}`" for r in f.carriers)
     green = ", ".join(f.sound.observed.breaks) or "every invariant holds"
@@ -286,7 +299,7 @@ def render(bug: UpstreamBug, f: Facts) -> str:
         "",
         "## Where",
         "",
-        *_where(bug),
+        *_where(bug, source),
     ]
     if bug.upstream_says:
         lines += ["", "## What upstream says", "", bug.upstream_says]
@@ -351,11 +364,11 @@ def fixture(bug: UpstreamBug, f: Facts) -> dict[str, Any]:
     return {"description": f"{bug.title} ({bug.defect.name})", **typescript_store(f.scenario), "expect": expect}
 
 
-def _write(bug: UpstreamBug, out: Path) -> tuple[Path, ...]:
+def _write(bug: UpstreamBug, out: Path, source: Checkout | None) -> tuple[Path, ...]:
     """The report and its fixture, written into ``out``."""
     f = facts(bug)
     md, js = out / f"{bug.slug}.md", out / f"{bug.slug}.fixture.json"
-    md.write_text(render(bug, f), encoding="utf-8")
+    md.write_text(render(bug, f, source), encoding="utf-8")
     js.write_text(json.dumps(fixture(bug, f), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return md, js
 
@@ -366,19 +379,27 @@ def report(name: str) -> str:
     return render(bug, facts(bug))
 
 
-def run_report(name: str | None, out: Path | None, stdout: TextIO) -> int:
-    """``--report NAME|all [--out DIR]``: the report(s) on stdout, or written into DIR (one line each)."""
+def run_report(
+    name: str | None, out: Path | None, stdout: TextIO, source: Path | None = None, stderr: TextIO | None = None
+) -> int:
+    """``--report NAME|all [--out DIR] [--source CLONE]``: the report(s) on stdout, or written into DIR (one line
+    each); with the maintainer's clone of the TypeScript, each function at its lines there (what the clone lacks is
+    said on ``stderr``, one line each)."""
     if name is None:
-        raise UsageError("--out needs --report NAME (or --report all)")
+        raise UsageError("--out and --source need --report NAME (or --report all)")
     bugs = typescript_bugs() if name.strip().lower() == "all" else (find_bug(name),)
+    clone = Checkout(source) if source is not None else None
     if out is None:
-        stdout.write("\n---\n\n".join(render(b, facts(b)) for b in bugs))
-        return Exit.OK
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        for bug in bugs:
-            md, js = _write(bug, out)
-            stdout.write(f"wrote {md} and {js.name}\n")
-    except OSError as err:
-        raise UsageError(f"{out}: cannot write: {err.strerror or err}") from err
+        stdout.write("\n---\n\n".join(render(b, facts(b), clone) for b in bugs))
+    else:
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            for bug in bugs:
+                md, js = _write(bug, out, clone)
+                stdout.write(f"wrote {md} and {js.name}\n")
+        except OSError as err:
+            raise UsageError(f"{out}: cannot write: {err.strerror or err}") from err
+    if clone is not None and stderr is not None:
+        for miss in dict.fromkeys(clone.missing):
+            stderr.write(f"cmharness: --source {source}: not found: {miss} (that row names the commit alone)\n")
     return Exit.OK

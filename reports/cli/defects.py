@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -96,6 +97,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="write a markdown bug report for the TypeScript defect NAME (or all of them) instead of the table",
     )
     parser.add_argument("--out", type=Path, metavar="DIR", help="with --report: write NAME.md files into DIR")
+    parser.add_argument(
+        "--source",
+        type=Path,
+        metavar="CLONE",
+        help="with --report: a git clone of the TypeScript; each function is cited at its file and lines there, at "
+        "each tip's commit",
+    )
 
 
 def status_line(fp: str | None, journal_dir: Path) -> str:
@@ -121,8 +129,8 @@ def row_json(r: DefectRow) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace, stdout: TextIO) -> int:
-    if args.report is not None or args.out is not None:
-        return run_report(args.report, args.out, stdout)
+    if args.report is not None or args.out is not None or args.source is not None:
+        return run_report(args.report, args.out, stdout, args.source, sys.stderr)
     journal, fp = read_journal(args.journal)
     rows = defect_rows(journal)
     status = status_line(fp, args.journal)
