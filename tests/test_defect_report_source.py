@@ -61,6 +61,10 @@ class Other {
 const postStripEstimates = (x: number): { y: number } => {
   return { y: x };
 };
+
+function matchesBrace(s: string): boolean {
+  return /}/.test(s) || s.length / 2 > 1;
+}
 """
 
 
@@ -73,6 +77,7 @@ const postStripEstimates = (x: number): { y: number } => {
         ("buildRecallHeader", Lines(28, 28)),  # a bound arrow function, one line
         ("selectL1Summaries", Lines(31, 35)),  # an object type returned: its braces are not the body
         ("postStripEstimates", Lines(38, 40)),  # the same in a bound arrow function
+        ("matchesBrace", Lines(42, 44)),  # a regular expression after ``return``; a division is none
         ("missing", None),
     ],
 )

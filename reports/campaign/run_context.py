@@ -25,7 +25,7 @@ class RunContext:
 
     fp: str
     journal: Journal
-    code: tuple[Path, ...] = ()
+    code: tuple[Path, ...]
     shard: tuple[int, int] | None = None
     deadline: float | None = None
 

@@ -157,8 +157,10 @@ def _opens_regex(text: str, i: int) -> bool:
         j -= 1
     if j < 0 or text[j] in _REGEX_AFTER:
         return True
-    word = re.search(r"[A-Za-z_$][\w$]*$", text[: j + 1])
-    return word is not None and word.group() in _REGEX_WORDS
+    start = j  # the word that ends at ``j``
+    while start >= 0 and (text[start].isalnum() or text[start] in "_$"):
+        start -= 1
+    return text[start + 1 : j + 1] in _REGEX_WORDS
 
 
 def _regex_end(text: str, i: int) -> int:

@@ -94,7 +94,7 @@ def environment(plan: Plan) -> Iterator[None]:
     modules imported from the checkout meanwhile are forgotten, so that another plan's test module of the same name
     is imported afresh."""
     saved = {k: os.environ.get(k) for k in (*plan.environment(), VARIANTS_ENV)}
-    before = set(sys.modules)
+    before, root = set(sys.modules), plan.root.resolve()
     os.environ.pop(VARIANTS_ENV, None)
     os.environ.update(plan.environment())
     sys.path.insert(0, str(plan.root))
@@ -103,7 +103,7 @@ def environment(plan: Plan) -> Iterator[None]:
     finally:
         sys.path.remove(str(plan.root))
         for name in set(sys.modules) - before:
-            if _imported_from(sys.modules[name], plan.root):
+            if _imported_from(sys.modules[name], root):
                 del sys.modules[name]
         for k, v in saved.items():
             if v is None:
@@ -113,9 +113,9 @@ def environment(plan: Plan) -> Iterator[None]:
 
 
 def _imported_from(module: object, root: Path) -> bool:
-    """Whether ``module`` was loaded from a file under ``root``."""
+    """Whether ``module`` was loaded from a file under ``root`` (resolved)."""
     file = getattr(module, "__file__", None)
-    return file is not None and Path(file).resolve().is_relative_to(root.resolve())
+    return file is not None and Path(file).resolve().is_relative_to(root)
 
 
 def collect(plan: Plan) -> tuple[list[Target], dict[str, str]]:

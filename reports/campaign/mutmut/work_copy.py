@@ -256,7 +256,7 @@ def mutated_sources(work: Path, paths: Iterable[str]) -> list[str]:
 
 
 def modules(work: Path) -> list[str]:
-    """The dotted names of the modules mutmut mutates (``_mutated``) in the mutated folders, those with a function."""
+    """The dotted names of the modules mutmut mutates (``is_mutated``) in the mutated folders, those with a function."""
     config = mutmut_config(work)
     out = []
     for top in MUTMUT_PATHS:

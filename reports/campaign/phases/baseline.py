@@ -19,7 +19,6 @@ from reports.campaign.dependency_keys import (
     settings_part,
 )
 from reports.campaign.journal import read_records
-from reports.campaign.mutation_scope import is_code, mutmut_config
 from reports.campaign.plugins.mutant_plugin import SKIP_ENV
 from reports.campaign.processes import RunOutcome, run_failed, run_pytest
 from reports.campaign.records import BASELINE, FAILING, BaselineRecord, Records, TestCalls, TestRow
@@ -36,8 +35,7 @@ def run(settings: Settings, ctx: RunContext, done: Records) -> BaselineRecord:
         settings.root, files, settings_part(settings.selection, settings.profile, settings.all_variants)
     )
     previous = previous_baseline(settings.journal_dir)
-    config = mutmut_config(settings.root)
-    code = [f for f in files if is_code(f.relative_to(settings.root).as_posix(), config)]
+    code = [f for f in files if f"code:{f.relative_to(settings.root).as_posix()}" in sources]
     plan = rerun(previous.sources, sources, coverage_of(previous), at_import(code)) if previous is not None else None
     started = time.time()
     if plan is not None and previous is not None and not plan.everything:

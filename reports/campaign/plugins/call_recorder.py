@@ -28,7 +28,7 @@ from pathlib import Path
 from types import CodeType
 from typing import Any
 
-from reports.campaign.mutation_scope import MODEL_PATHS, is_code, mutmut_config
+from reports.campaign.mutation_scope import MODEL_PATHS, is_mutated, mutmut_config
 
 HIT = "__cm_hit__"
 _REAL_LRU_CACHE = functools.lru_cache
@@ -203,11 +203,11 @@ class _Finder(importlib.abc.MetaPathFinder):
         self.config = mutmut_config(root)
 
     def _is_code(self, fullname: str) -> bool:
+        if fullname.partition(".")[0] in MODEL_PATHS:
+            return True
         base = fullname.replace(".", "/")
-        return any(
-            is_code(rel, self.config) and (fullname.partition(".")[0] in MODEL_PATHS or (self.root / rel).is_file())
-            for rel in (f"{base}.py", f"{base}/__init__.py")
-        )
+        rels = (f"{base}.py", f"{base}/__init__.py")
+        return any(is_mutated(rel, self.config) and (self.root / rel).is_file() for rel in rels)
 
     def find_spec(self, fullname: str, path: Sequence[str] | None, target: Any = None) -> Any:
         if not self._is_code(fullname):
