@@ -11,8 +11,9 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from campaign_helpers import FAKE_HASHED, make_project, settings_for
+from campaign_helpers import FAKE_HASHED, make_project, mutmut_result, settings_for
 
+from reports.campaign import settings as campaign_settings
 from reports.campaign.dependency_keys import (
     Coverage,
     KeyMemo,
@@ -24,6 +25,7 @@ from reports.campaign.dependency_keys import (
 )
 from reports.campaign.fingerprint import fingerprint, hashed_files
 from reports.campaign.hints import Hints
+from reports.campaign.hints import write as write_hints
 from reports.campaign.journal import (
     Journal,
     compact,
@@ -39,14 +41,15 @@ from reports.campaign.mutmut.work_copy import (
     complete_stats,
     covering_digests,
     keep_verdicts,
+    reopen_for_new_hints,
     reopen_recovered,
+    save_test_keys,
     unmangled,
     verdicts,
 )
-from reports.campaign.mutmut.work_copy import test_keys as keys_of_tests
 from reports.campaign.phases import baseline as baseline_phase
 from reports.campaign.phases.baseline import previous_baseline
-from reports.campaign.phases.witness import kept_witnesses
+from reports.campaign.phases.witness import kept_witnesses, witness_deps
 from reports.campaign.processes import run_pytest
 from reports.campaign.records import (
     BASELINE,
@@ -699,11 +702,16 @@ def test_a_files_mutants_are_described_once_until_what_describing_reads_changes(
     assert len(calls) == 3
 
 
+def _row(nodeid: str, t: float) -> Row:
+    return Row(nodeid, Outcome.PASSED, 0.1, t, nodeid, nodeid.split("::")[0], None)
+
+
 def test_a_test_that_calls_no_mutated_function_keeps_that_finding_while_only_traced_functions_change(tmp_path):
     root = make_project(tmp_path / "p")
     settings = settings_for(root)
     plain, gone = "tests/test_calc.py::test_plain", "tests/test_calc.py::test_table"
-    keys = keys_of_tests(settings, [plain, gone])
+    rows = (_row(plain, 1.0), _row(gone, 2.0))
+    keys = witness_deps(settings, BaselineRecord("old", 1.0, 0.1, 0, rows, 1.0), [plain, gone])
     journal = Journal(settings.journal_dir)
     found = [
         WitnessRecord(witness_key(plain), "old", plain, plain, None, reason=NO_CODE, deps=keys[plain]),
@@ -713,11 +721,31 @@ def test_a_test_that_calls_no_mutated_function_keeps_that_finding_while_only_tra
     pending = {plain, gone}
 
     def kept(reused: int) -> list[str]:
-        done = {BASELINE: BaselineRecord("new", 1.0, 0.1, 0, (), 1.0, reused=reused)}
-        return [r.base for r in kept_witnesses(settings, done, pending, "new")]
+        done = {BASELINE: BaselineRecord("new", 1.0, 0.1, 0, rows, 1.0, reused=reused)}
+        return [r.base for r in kept_witnesses(settings, done, pending, "new", {})]
 
     assert kept(reused=5) == [plain]  # its sources unchanged; the other's changed
     assert kept(reused=0) == []  # the whole baseline ran again: something outside the traced functions changed
+
+
+def test_a_witness_is_kept_only_where_a_fresh_search_would_find_it_first(tmp_path):
+    """A fresh clone's search tries each test's first candidate first: an earlier witness is kept only when it is
+    that mutant, still killed, and the test did not run again on this baseline (its code under test unchanged)."""
+    root = make_project(tmp_path / "p")
+    settings = settings_for(root)
+    kept_one, other_first, ran_again = (f"tests/test_calc.py::test_{n}" for n in ("plain", "table", "double"))
+    mutant = "mutmut:calc.x_f__mutmut_1"
+    before = BaselineRecord("old", 1.0, 0.1, 0, tuple(_row(n, 1.0) for n in (kept_one, other_first, ran_again)), 1.0)
+    keys = witness_deps(settings, before, [kept_one, other_first, ran_again])
+    Journal(settings.journal_dir).write_all(
+        [WitnessRecord(witness_key(n), "old", n, n, mutant, deps=keys[n]) for n in (kept_one, other_first, ran_again)]
+    )
+    now = replace(before, fingerprint="new", tests=(*before.tests[:2], _row(ran_again, 9.0)), reused=2)
+    done = {BASELINE: now, mutant: mutmut_result(mutant, "killed")}
+    first = {kept_one: mutant, other_first: "mutmut:calc.x_f__mutmut_2", ran_again: mutant}
+    pending = {kept_one, other_first, ran_again}
+    assert [r.base for r in kept_witnesses(settings, done, pending, "new", first)] == [kept_one]
+    assert kept_witnesses(settings, {BASELINE: now}, pending, "new", first) == []  # the witness no longer killed
 
 
 def test_a_partial_baseline_of_many_tests_runs_on_several_workers_and_records_each_test_once(project, monkeypatch):
@@ -853,3 +881,27 @@ def test_a_functions_mutants_run_again_when_its_covering_tests_change(tmp_path):
         "reference.ops.x_f__mutmut_2": None,
         "reference.ops.x_g__mutmut_1": 1,
     }
+
+
+def test_every_mutant_runs_again_in_the_new_order_when_other_hints_are_committed(tmp_path, monkeypatch):
+    """The committed hints order each mutant's tests, so they name its first killer: a work copy whose verdicts were
+    given under other hints (or that does not say under which) runs every mutant again; under the same, none."""
+    committed = tmp_path / "mutation"
+    committed.mkdir()
+    monkeypatch.setattr(campaign_settings, "COMMITTED", committed)
+    work = tmp_path / "state" / "project"
+    (work / "mutants" / "reference").mkdir(parents=True)
+    codes = {"reference.ops.x_f__mutmut_1": 1, "reference.ops.x_g__mutmut_1": 0, "reference.ops.x_g__mutmut_2": None}
+    meta = work / "mutants" / "reference" / "ops.py.meta"
+    meta.write_text(json.dumps({"exit_code_by_key": codes}))
+    assert reopen_for_new_hints(work) == ["reference.ops.x_f", "reference.ops.x_g"]  # not said: every one
+    assert set(json.loads(meta.read_text())["exit_code_by_key"].values()) == {None}
+    meta.write_text(json.dumps({"exit_code_by_key": codes}))
+    write_hints(Hints(killers={"reference.ops.x_f": ("t::a",)}), committed / "hints.json")
+    save_test_keys(settings_for(tmp_path, state_dir=tmp_path / "state"), work)
+    assert reopen_for_new_hints(work) == []  # the hints its verdicts were given under
+    fp = fingerprint(settings_for(tmp_path))
+    write_hints(Hints(killers={"reference.ops.x_f": ("t::b", "t::a")}), committed / "hints.json")
+    assert fingerprint(settings_for(tmp_path)) != fp  # a new campaign: the journal's verdicts are not this order's
+    assert reopen_for_new_hints(work) == ["reference.ops.x_f", "reference.ops.x_g"]
+    assert json.loads(meta.read_text())["exit_code_by_key"]["reference.ops.x_f__mutmut_1"] is None

@@ -9,7 +9,7 @@ import pytest
 
 from invariants.plugin import STATE_ENV, order_file
 from reports.campaign import settings as campaign_settings
-from reports.campaign.hints import Hints, read, write
+from reports.campaign.hints import Hints, committed_digest, committed_hints, write
 
 pytestmark = pytest.mark.harness
 
@@ -30,16 +30,20 @@ def test_the_reviewed_data_is_committed_in_mutation():
         assert (campaign_settings.COMMITTED / name).is_file(), name
 
 
-def test_a_learnt_file_is_read_from_the_state_folder_before_the_committed_copy(tmp_path, monkeypatch):
+def test_only_the_committed_hints_order_a_run_the_state_folders_wait_to_be_adopted(tmp_path, monkeypatch):
+    """A clone with a report of its own orders its mutants' tests as a fresh clone of the commit does: the order
+    names each mutant's first killer, so the fresher hints a report wrote to the state folder do not count."""
     committed, state = tmp_path / "mutation", tmp_path / ".cmharness"
     committed.mkdir()
-    monkeypatch.setattr(campaign_settings, "COMMITTED", committed)
-    write(Hints(witnesses={"t": "reviewed"}), committed / "hints.json")
-    assert campaign_settings.learnt("hints.json", state) == committed / "hints.json"
-    assert read(campaign_settings.learnt("hints.json", state)).witnesses == {"t": "reviewed"}
     state.mkdir()
+    monkeypatch.setattr(campaign_settings, "COMMITTED", committed)
+    assert committed_hints() == Hints() and committed_digest() == ""
+    write(Hints(witnesses={"t": "reviewed"}), committed / "hints.json")
     write(Hints(witnesses={"t": "fresh"}), state / "hints.json")
-    assert read(campaign_settings.learnt("hints.json", state)).witnesses == {"t": "fresh"}
+    assert committed_hints().witnesses == {"t": "reviewed"}
+    reviewed = committed_digest()
+    write(Hints(witnesses={"t": "adopted"}), committed / "hints.json")
+    assert committed_hints().witnesses == {"t": "adopted"} and committed_digest() not in ("", reviewed)
 
 
 def test_the_suite_order_is_found_from_the_rootdir_not_from_a_module(tmp_path, monkeypatch):

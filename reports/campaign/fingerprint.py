@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from reports.campaign.dependency_keys import MEMO, semantic_key
+from reports.campaign.hints import committed_digest
 from reports.campaign.settings import HASHED, Settings
 
 #: Where the harness can be: the tool and the tests (the model's folders are always the code under test).
@@ -89,11 +90,12 @@ def harness_only(root: Path, files: Iterable[Path]) -> frozenset[str]:
 
 
 def fingerprint(settings: Settings, code: Sequence[Path] | None = None) -> str:
-    """A hash of the code under test (``code``, else walked), the tests, the selection and the profile (16 hex
-    digits). Python is hashed as the interpreter reads it, with each node's position: a comment or docstring that
-    moves no code changes nothing."""
+    """A hash of the code under test (``code``, else walked), the tests, the selection, the profile and the committed
+    hints, which order each mutant's tests and so name its first killer (16 hex digits). Python is hashed as the
+    interpreter reads it, with each node's position: a comment or docstring that moves no code changes nothing."""
     h = hashlib.sha256()
     h.update(json.dumps([list(settings.selection), settings.profile, settings.all_variants]).encode())
+    h.update(committed_digest().encode())
     for f in hashed_files(settings.root, settings.hashed) if code is None else code:
         h.update(f.relative_to(settings.root).as_posix().encode() + b"\0")
         if f.suffix == ".py":

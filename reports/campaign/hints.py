@@ -5,16 +5,21 @@ that killed its mutants, and each test's red-first witness (``hints.json``, writ
 Hints only order work: a cold run tries a function's known killers first and each never-red test's known
 witness first (found by the search, or a mutant the test killed first), so it reaches the same verdicts in far
 fewer test runs. A missing or unreadable file, or a
-hint about code that changed, costs time, never a verdict.
+hint about code that changed, costs time, never a verdict. Only the committed copy (``mutation/hints.json``) orders
+a run: the order names each mutant's first killer and each test's witness, so a clone with a report of its own
+and a fresh clone of the same commit must read the same hints; a complete report's fresh copy in the state folder
+waits to be adopted.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from reports.campaign import settings as campaign_settings
 from reports.campaign.records import (
     BASELINE,
     BaselineRecord,
@@ -25,7 +30,6 @@ from reports.campaign.records import (
     Status,
     WitnessRecord,
 )
-from reports.campaign.settings import learnt
 
 NAME = "hints.json"
 
@@ -113,6 +117,18 @@ def read(path: Path) -> Hints:
     return Hints()
 
 
-def learnt_hints(state_dir: Path) -> Hints:
-    """The hints the last complete report learnt: the state folder's, else the committed ones."""
-    return read(learnt(NAME, state_dir))
+def committed_path() -> Path:
+    return campaign_settings.COMMITTED / NAME
+
+
+def committed_hints() -> Hints:
+    """The hints that order a run: the committed ones, as last adopted."""
+    return read(committed_path())
+
+
+def committed_digest() -> str:
+    """What identifies the committed hints (their text hashed; empty when there is no file): a report's first killers
+    and witnesses follow them, so adopting new ones is a new campaign."""
+    with contextlib.suppress(OSError):
+        return hashlib.sha256(committed_path().read_bytes()).hexdigest()[:16]
+    return ""

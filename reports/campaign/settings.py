@@ -16,10 +16,10 @@ from reports.errors import UsageError
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Reviewed data committed with the project: the equivalent mutants, and the suite's order and the hints a
-#: complete report learnt, as last reviewed (docs/architecture.md, "State").
+#: complete report learnt, as last adopted (docs/architecture.md, "State").
 COMMITTED = ROOT / "mutation"
 #: What the tool writes at run time (``--state-dir``): mutmut's work copy, and what the last complete report
-#: learnt (its suite order and hints), read before the committed copies.
+#: learnt (its suite order, read before the committed copy, and its hints, waiting to be adopted).
 STATE = ROOT / ".cmharness"
 #: The environment variable naming the state folder to the campaign's pytest sessions (``invariants.plugin`` reads
 #: the learnt test order there).
@@ -52,13 +52,6 @@ def engine_from_environment(variable: str) -> StrEnum:
         return kind(value)
     except ValueError:
         raise UsageError(unknown(f"value of {variable}", value, [e.value for e in kind])) from None
-
-
-def learnt(name: str, state: Path) -> Path:
-    """The run-time copy of a learnt file (``test-order.json``, ``hints.json``) when a report wrote one, else the
-    committed copy."""
-    fresh = state / name
-    return fresh if fresh.is_file() else COMMITTED / name
 
 
 #: What the fingerprint covers (files and folders, relative to the project root).

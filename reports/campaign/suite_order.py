@@ -30,7 +30,7 @@ KILLING_KINDS = (*NAMED_KINDS, Kind.MUTMUT, Kind.EXTRA)
 LEAST_SECONDS = 0.01
 
 
-#: The file the order is written to and read from (``reports.campaign.settings.learnt``).
+#: The file the order is written to and read from (``invariants.plugin.order_file``).
 NAME = "test-order.json"
 
 

@@ -22,11 +22,11 @@ from __future__ import annotations
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from reference.variant_names import SOUND
-from reports.campaign.hints import function_of, learnt_hints
+from reports.campaign.hints import committed_hints, function_of
 from reports.campaign.mutmut.meta import load_meta, mutant_name, tests_by_function
 from reports.campaign.processes import run_process
 from reports.campaign.protocol import (
@@ -197,11 +197,36 @@ def plan(
 # ----------------------------------------------------------------------------- running the search
 
 
-def search(settings: Settings, records: Records, fp: str, work: Path | None, deadline: float) -> list[WitnessRecord]:
-    """Journal records ``witness:<base>`` for the never-red tests: the witness found, or the reason there is none."""
+@dataclass(frozen=True)
+class Search:
+    """The search over a journal's never-red tests: each test's candidates in the order they are tried (``todo``, by
+    node id), the reason of each test that has none (by base), and the mutants by function it may switch on."""
+
+    todo: dict[str, list[Candidate]]
+    reasons: dict[str, str]
+    by_function: dict[str, list[str]]
+
+    def first_tried(self, records: Records) -> dict[str, str]:
+        """The journal key of the mutant each test's search tries first, by the test's base: its witness whenever
+        that mutant turns it red (as an earlier search saw, its sources unchanged since)."""
+        rows = {r.nodeid: r for r in baseline_of(records).tests}
+        return {rows[n].base: cands[0].mutant for n, cands in self.todo.items() if cands and cands[0].mutant}
+
+    def only(self, bases: set[str], records: Records) -> Search:
+        """This search over the tests of ``bases`` alone (the others hold a witness or a reason already)."""
+        rows = {r.nodeid: r for r in baseline_of(records).tests}
+        return replace(
+            self,
+            todo={n: c for n, c in self.todo.items() if rows[n].base in bases},
+            reasons={b: why for b, why in self.reasons.items() if b in bases},
+        )
+
+
+def planned(records: Records, work: Path | None) -> Search:
+    """The search over ``records``' never-red tests, ordered by the committed hints (``hints.committed_hints``)."""
     killed = killed_by_function(records)
     unrun = unrun_by_function(work, records)
-    hints = learnt_hints(settings.state_dir)
+    hints = committed_hints()
     todo, reasons = plan(
         records,
         load_coverage(work),
@@ -212,6 +237,17 @@ def search(settings: Settings, records: Records, fp: str, work: Path | None, dea
         kills=hints.kills,
         unrun=unrun,
     )
+    by_function = {fn: killed.get(fn, []) + unrun.get(fn, []) for fn in killed.keys() | unrun.keys()}
+    return Search(todo, reasons, by_function)
+
+
+def search(
+    settings: Settings, records: Records, fp: str, work: Path | None, deadline: float, the_search: Search | None = None
+) -> list[WitnessRecord]:
+    """Journal records ``witness:<base>`` for the never-red tests: the witness found, or the reason there is none.
+    ``the_search`` is ``planned(records, work)`` (perhaps ``only`` over some tests), computed here unless given."""
+    chosen = the_search if the_search is not None else planned(records, work)
+    todo, reasons = chosen.todo, chosen.reasons
     rows = {r.nodeid: r for r in baseline_of(records).tests}
     out = [
         WitnessRecord(key=witness_key(b), fingerprint=fp, base=b, test=None, witness=None, reason=why)
@@ -223,7 +259,7 @@ def search(settings: Settings, records: Records, fp: str, work: Path | None, dea
     workers = max(1, min(settings.workers, len(ids)))
     parts = [ids[k::workers] for k in range(workers)]
     cwd = (work / "mutants") if work and (work / "mutants").is_dir() else settings.root
-    by_function = {fn: killed.get(fn, []) + unrun.get(fn, []) for fn in killed.keys() | unrun.keys()}
+    by_function = chosen.by_function
     plans = [
         WitnessPlan(
             tests={n: tuple(todo[n]) for n in part},

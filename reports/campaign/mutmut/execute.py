@@ -22,7 +22,7 @@ from typing import Any, TextIO
 
 from reports.campaign.dependency_keys import coverage_of
 from reports.campaign.equivalents import Equivalent, load_equivalents
-from reports.campaign.hints import Hints, function_of, learnt_hints
+from reports.campaign.hints import Hints, committed_hints, function_of
 from reports.campaign.mutmut.meta import load_meta, module_of, mutant_name
 from reports.campaign.mutmut.results import described, seed_from_journal
 from reports.campaign.mutmut.work_copy import (
@@ -289,7 +289,7 @@ def run_pending(
         complete_stats(work, cover.tests_of)
     reopened = reopen_recovered(work)
     seeded = seed_from_journal(work, journaled)  # last: what the journal holds for this code stands
-    the_plan = plan(work, owned, baseline, learnt_hints(settings.state_dir))
+    the_plan = plan(work, owned, baseline, committed_hints())
     planned = {m.name: m.key for m in the_plan.warm.mutants}
     merge(work, the_plan.reviewed, dict.fromkeys(the_plan.reviewed, Verdict(MutantExit.SKIPPED)))
     if stream is not None:

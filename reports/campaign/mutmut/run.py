@@ -47,6 +47,7 @@ from reports.campaign.mutmut.work_copy import (
     lay_work_copy,
     modules,
     mutated_sources,
+    reopen_for_new_hints,
     reset_for_changed_tests,
     save_test_keys,
     work_dir,
@@ -105,9 +106,15 @@ def run_mutmut(
     warm = (work_dir(settings) / "mutants").is_dir() and ahead is None
     work, previous = lay_work_copy(settings)
     reset_interrupted(work)
+    rehinted = reopen_for_new_hints(work) if warm else []
     touched = changed_functions(work, previous) if warm else []
     retest = reset_for_changed_tests(settings, work) if warm else []
-    if warm and settings.progress is not None:
+    if rehinted and settings.progress is not None:
+        settings.progress.write(
+            f"incremental: the committed hints are not those of the work copy's verdicts: the mutants of all "
+            f"{len(rehinted)} function(s) run again in their order\n"
+        )
+    elif warm and settings.progress is not None:
         settings.progress.write(
             f"incremental: mutmut re-runs the mutants of {len(touched)} changed function(s)"
             + (f" ({', '.join(touched[:8])}{', ...' if len(touched) > 8 else ''})" if touched else "")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from reports.campaign.dependency_keys import digest, function_keys, shared_key, test_key
 from reports.campaign.fingerprint import hashed_files
-from reports.campaign.hints import function_of
+from reports.campaign.hints import committed_digest, function_of
 from reports.campaign.mutation_scope import MUTMUT_PATHS, is_code, is_mutated, mutmut_config
 from reports.campaign.mutmut.meta import load_meta, module_of, mutant_name, tests_by_function
 from reports.campaign.mutmut.results import mutmut_status
@@ -126,8 +126,33 @@ def reopen_recovered(work: Path) -> list[str]:
     return changed
 
 
+#: The committed hints the work copy's verdicts were given under (their digest, ``hints.committed_digest``).
+ORDERED_BY = "hints-digest"
+
+
+def reopen_for_new_hints(work: Path) -> list[str]:
+    """Every function's finished mutants pending again when the committed hints changed since their verdicts were
+    given, or the work copy does not say under which (the hints order a mutant's tests, so they name its first
+    killer); the functions so reopened."""
+    saved = work.parent / ORDERED_BY
+    if saved.is_file() and saved.read_text(encoding="utf-8").strip() == committed_digest():
+        return []
+    functions = sorted(
+        {
+            function_of(k)
+            for _source, (_, data) in load_meta(work).items()
+            for k, code in data.get("exit_code_by_key", {}).items()
+            if code is not None
+        }
+    )
+    reopen(work, functions)
+    return functions
+
+
 def save_test_keys(settings: Settings, work: Path) -> None:
-    """What the next run compares to find what changed: each covering test's key, and each function's covering set."""
+    """What the next run compares to find what changed: each covering test's key, each function's covering set, and
+    the hints the verdicts were given under."""
+    (work.parent / ORDERED_BY).write_text(committed_digest() + "\n", encoding="utf-8")
     covered = tests_by_function(work)
     (work.parent / COVERING).write_text(json.dumps(covering_digests(covered or {}), indent=0), encoding="utf-8")
     if covered is not None:
