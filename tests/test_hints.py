@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from campaign_helpers import as_records
 
-from reports.campaign.hints import Hints, function_of, learn, read, write
+from reports.campaign.hints import Hints, function_of, gone_tests, learn, read, write
 from reports.campaign.mutmut.test_order import own_test_files, running_order
-from reports.campaign.records import MutantChange
+from reports.campaign.records import BASELINE, MutantChange
 from reports.campaign.settings import ROOT
 
 pytestmark = pytest.mark.harness
@@ -41,6 +41,22 @@ def test_hints_rank_each_functions_killers_and_keep_each_tests_witness():
     hints = learn(as_records(records))
     assert hints.killers == {"reference.cap.x_walk": ("tests/test_cap.py::test_a", "tests/test_cap.py::test_b")}
     assert hints.witnesses == {"tests/test_cap.py::test_c": "mutmut:reference.cap.x_walk__mutmut_4"}
+
+
+def test_the_tests_hints_name_that_the_suite_no_longer_has_are_told():
+    """Hints naming renamed tests cost a cold run minutes (a function's mutants run its other tests before their
+    killer), so a complete report says which of the committed hints' tests its baseline no longer has."""
+    hints = Hints(
+        killers={"reference.cap.x_walk": ("tests/test_cap.py::test_a", "tests/test_cap.py::test_renamed")},
+        witnesses={"tests/test_cap.py::test_gone": "mutmut:reference.cap.x_walk__mutmut_1"},
+    )
+    rows = [
+        {"nodeid": n, "duration": 0.1, "t": 0.0, "base": n, "file": "tests/test_cap.py", "variant": None}
+        for n in ("tests/test_cap.py::test_a", "tests/test_cap.py::test_b")
+    ]
+    records = as_records({BASELINE: {"wall": 1.0, "overhead": 0.0, "exit": 0, "finished": 1.0, "tests": rows}})
+    assert gone_tests(hints, records) == ("tests/test_cap.py::test_gone", "tests/test_cap.py::test_renamed")
+    assert gone_tests(Hints(killers={"reference.cap.x_walk": ("tests/test_cap.py::test_b",)}), records) == ()
 
 
 def test_hints_keep_every_killer_of_a_function_most_kills_first():

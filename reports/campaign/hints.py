@@ -117,6 +117,15 @@ def read(path: Path) -> Hints:
     return Hints()
 
 
+def gone_tests(hints: Hints, records: Records) -> tuple[str, ...]:
+    """The tests ``hints`` name as a function's killer or by their witness that ``records``' baseline no longer has:
+    each sends the mutants it killed first through the function's other tests before their killer (sorted)."""
+    baseline = records.get(BASELINE)
+    have = {r.nodeid for r in baseline.tests} if isinstance(baseline, BaselineRecord) else set()
+    named = {t for tests in hints.killers.values() for t in tests} | set(hints.witnesses)
+    return tuple(sorted(named - have))
+
+
 def committed_path() -> Path:
     return campaign_settings.COMMITTED / NAME
 

@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from reports.campaign import pipeline
+from reports.campaign.hints import NAME as HINTS_NAME
+from reports.campaign.hints import committed_hints, committed_path, gone_tests
 from reports.campaign.named_mutants import Mutant
 from reports.campaign.options import add_report_arguments, covers_default
 from reports.campaign.processes import terminate_as_interrupt
@@ -85,6 +87,13 @@ def run(args: Any, stdout: TextIO) -> int:
     paths = write(report, settings.out, settings.root)
     if completeness(report).complete and plan.shard is None and covers_default(plan.scope):
         paths += pipeline.learn(settings, outcome.records, outcome.fp)
+        if gone := gone_tests(committed_hints(), outcome.records):
+            print(
+                f"cmharness report: the committed hints name {len(gone)} test(s) the suite no longer has (such as "
+                f"{gone[0]}), so mutants run other tests before their killer; to order the next runs by this "
+                f"report's, copy {settings.state_dir / HINTS_NAME} to {committed_path()} and commit",
+                file=sys.stderr,
+            )
     stdout.write("\n".join(summary_lines(report)) + "\n")
     shown = [str(p.relative_to(settings.root)) if p.is_relative_to(settings.root) else str(p) for p in paths]
     stdout.write(f"wrote {', '.join(shown)} in {fmt_time(time.time() - start)}\n")
