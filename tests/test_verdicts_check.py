@@ -7,6 +7,7 @@ the wrong way turns it red. The verdict rules are mutated by ``cmharness report`
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from builders import exact_budget, store, summary
@@ -26,11 +27,13 @@ PLANTED = "sound+QUESTION_PRICED_AS_LABEL"
 HEADER = "[Recall {id} of messages {first} to {last}, at level {level}]"
 
 
-@pytest.fixture(scope="module")
-def question_305(tmp_path_factory: pytest.TempPathFactory) -> str:
+@pytest.fixture
+def question_305(tmp_path: Path) -> str:
+    """#305's first half, written in the test that reads it (a wider fixture's compile would count as every test's
+    call in the report's baseline)."""
     config = Config(over_budget_grace_ratio=0, head_window_tokens=10, recall_header_template=HEADER)
     st = store(5, [summary("L1-1", 1, 3)])
-    path = tmp_path_factory.mktemp("check") / "question-305.scenario.json"
+    path = tmp_path / "question-305.scenario.json"
     save_scenario(Scenario(st, config, Budget(max_tokens=exact_budget(st, config) - 1)), path)
     return str(path)
 

@@ -139,9 +139,11 @@ def test_a_refuses_expectation_wrong_in_one_field_mismatches_on_that_field(name)
 # ----------------------------------------------------------------------------- the command, on compiled scenarios
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def cases() -> dict[str, tuple[Scenario, Sends | Refuses]]:
-    """#305's store on sound: at its exact budget it sends, one token below it refuses; each with what it did."""
+    """#305's store on sound: at its exact budget it sends, one token below it refuses; each with what it did
+    (compiled in each test that reads it: a wider fixture's compile would count as every test's call in the report's
+    baseline, so a change to any function it runs would re-run the whole suite)."""
     config = Config(over_budget_grace_ratio=0, head_window_tokens=10, recall_header_template="[Recall {id}: {first}]")
     st = store(5, [summary("L1-1", 1, 3)])
     price = exact_budget(st, config)
