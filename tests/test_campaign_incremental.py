@@ -435,6 +435,8 @@ def test_a_function_whose_result_outlives_a_test_reruns_every_test_when_it_chang
     settings = settings_for(root)
     journal = Journal(settings.journal_dir)
     first = ensure_baseline(settings, fingerprint(settings), journal, {})
+    assert first.calls is not None and len(first.calls.shared) == 2  # the cache's miss and the module fixture's call
+    assert "baseline: 2 function(s) of the code under test ran outside one test" in settings.progress.getvalue()
     helper = root / "strategies" / "helper.py"
     body = {"triple": "return 3 * x\n", "unused": "return x\n", "double": "return 2 * x\n"}[function]
     helper.write_text(helper.read_text().replace(body, body.rstrip() + " + 0\n"))

@@ -59,6 +59,12 @@ def run(settings: Settings, ctx: RunContext, done: Records) -> BaselineRecord:
                 f"baseline: {len(baseline.tests)} tests in {baseline.wall:.1f}s "
                 f"({', '.join(f'{k} {v}' for k, v in sorted(counts.items()))})\n"
             )
+            if baseline.calls is not None and baseline.calls.shared:
+                settings.progress.write(
+                    f"baseline: {len(baseline.calls.shared)} function(s) of the code under test ran outside one test "
+                    "(at import or collection, in a fixture wider than a test, or inside a cache): a change to one "
+                    "re-runs every test\n"
+                )
     ctx.journal.write(baseline)
     done[BASELINE] = baseline
     return baseline
