@@ -1,6 +1,6 @@
 """The baseline's per-test calls: every function of the code under test counts once per test that runs it, a nested
-function as its outermost one, and calls whose result outlives a test (cached, or made outside every test) are
-shared."""
+function as its outermost one, a cached value's calls count for every test that reads it, and calls whose result
+otherwise outlives a test (made outside every test, a cached property's) are shared."""
 
 from __future__ import annotations
 
@@ -82,13 +82,22 @@ def test_a_nested_function_counts_as_its_outermost_one(ns):
     assert cr.end_test() == ["strategies.fake.leaf", "strategies.fake.outer"]
 
 
-def test_a_cached_functions_calls_are_shared_and_a_later_test_sees_none(ns):
+def test_a_cached_values_calls_count_for_every_test_that_reads_it(ns):
+    """Which test fills a cache depends on the order the tests run in; what each test reads does not."""
     assert ns["table"]() == 3
-    assert cr.end_test() == []  # which test fills the cache depends on the order: none owns the calls...
+    assert cr.end_test() == ["strategies.fake.leaf", "strategies.fake.table"]  # the test that filled it
     cr.start_test()
     assert ns["table"]() == 3
-    assert cr.end_test() == []  # (the next gets the result without a call)
-    assert cr.shared_names() == ["strategies.fake.leaf", "strategies.fake.table"]  # ...so a change reruns all
+    assert cr.end_test() == ["strategies.fake.leaf", "strategies.fake.table"]  # and the next, that got its value
+    assert ns["table"].cache_info().misses == 1 and cr.shared_names() == []
+    cr.start_test()
+    ns["leaf"](1)
+    assert ns["table"]() == 3 and ns["outer"](2) == 2
+    assert cr.end_test() == ["strategies.fake.leaf", "strategies.fake.outer", "strategies.fake.table"]
+    ns["table"].cache_clear()
+    cr.start_test()
+    assert ns["table"]() == 3 and ns["table"].cache_info().misses == 1  # filled again, and credited again
+    assert cr.end_test() == ["strategies.fake.leaf", "strategies.fake.table"]
 
 
 def test_calls_outside_a_test_are_shared(ns):
@@ -132,6 +141,11 @@ def sized(x):
     return leaf(x)
 
 
+@functools.lru_cache(typed=True)
+def typed(x):
+    return leaf(x)
+
+
 class Box:
     @functools.cached_property
     def content(self):
@@ -139,7 +153,9 @@ class Box:
 """
 
 
-def test_every_form_of_functools_caching_shares_its_misses(monkeypatch):
+def test_every_form_of_functools_caching_is_followed(monkeypatch):
+    """An ``lru_cache`` of any size, typed or not, credits its readers by the key it caches under; a
+    ``cached_property``'s first computation is shared, since later reads call nothing."""
     monkeypatch.setattr(functools, "lru_cache", cr.lru_cache)
     monkeypatch.setattr(functools, "cached_property", cr.cached_property)
     namespace = load(CACHES, "strategies.caches")
@@ -147,9 +163,14 @@ def test_every_form_of_functools_caching_shares_its_misses(monkeypatch):
     box = namespace["Box"]()
     assert namespace["sized"](1) == 1 and box.content == 5 and box.content == 5
     assert namespace["sized"].cache_info().misses == 1 and namespace["Box"].content.__doc__ is None
-    made = ["strategies.caches.Box.content", "strategies.caches.leaf", "strategies.caches.sized"]
-    assert cr.end_test() == []  # the calls that filled the caches belong to no test...
-    assert cr.shared_names() == made  # ...they are shared: a change to one re-runs every test
+    assert cr.end_test() == ["strategies.caches.leaf", "strategies.caches.sized"]
+    assert cr.shared_names() == ["strategies.caches.Box.content", "strategies.caches.leaf"]
+    cr.start_test()
+    assert namespace["sized"](x=1) == 1 and namespace["sized"](1) == 1 and namespace["sized"].cache_info().hits == 1
+    assert cr.end_test() == ["strategies.caches.leaf", "strategies.caches.sized"]
+    assert namespace["typed"](1) == 1 and namespace["typed"](1.0) == 1.0 and namespace["typed"](1) == 1
+    assert namespace["typed"].cache_info().misses == 2 and namespace["sized"].cache_parameters()["maxsize"] == 4
+    assert cr.end_test() == ["strategies.caches.leaf", "strategies.caches.typed"]
 
 
 def test_a_test_that_starts_a_python_process_is_marked_and_one_that_runs_another_program_is_not():

@@ -424,28 +424,36 @@ def test_double_plain():
 """
 
 
+MEMO_TESTS = {"tests/test_sharing.py::testmemo_first", "tests/test_sharing.py::testmemo_again"}  # "_memo" renamed
+
+
 @pytest.mark.parametrize(
-    ("function", "why"),
-    [("triple", "outlives a test"), ("unused", "outlives a test"), ("double", "")],
+    ("function", "why", "rerun"),
+    [
+        ("triple", "", MEMO_TESTS),  # a cache credits the test that filled it and the one that read it after
+        ("unused", "outlives a test", None),  # a module fixture's value: one test set it up, another reads it
+        ("double", "", {"tests/test_sharing.py::test_double_plain"}),
+    ],
 )
-def test_a_function_whose_result_outlives_a_test_reruns_every_test_when_it_changes(tmp_path, function, why):
+def test_a_change_reruns_every_test_that_read_a_cached_value_and_every_test_after_a_wide_fixtures(
+    tmp_path, function, why, rerun
+):
     root = make_project(tmp_path / "p")
     (root / "strategies" / "helper.py").write_text(HELPER + "\n\ndef triple(x):\n    return 3 * x\n")
     (root / "tests" / "test_sharing.py").write_text(SHARING.replace("_memo", "memo"))  # cached in the test module
     settings = settings_for(root)
     journal = Journal(settings.journal_dir)
     first = ensure_baseline(settings, fingerprint(settings), journal, {})
-    assert first.calls is not None and len(first.calls.shared) == 2  # the cache's miss and the module fixture's call
-    assert "baseline: 2 function(s) of the code under test ran outside one test" in settings.progress.getvalue()
+    assert first.calls is not None and first.calls.shared == ("strategies.helper.unused",)
+    assert "baseline: 1 function(s) of the code under test ran outside one test" in settings.progress.getvalue()
     helper = root / "strategies" / "helper.py"
     body = {"triple": "return 3 * x\n", "unused": "return x\n", "double": "return 2 * x\n"}[function]
     helper.write_text(helper.read_text().replace(body, body.rstrip() + " + 0\n"))
     again = baseline_after(settings, journal)
-    if why:  # a cached result (the second test never calls it) or a module fixture's value (one test set it up)
+    if why:
         assert again.reused == 0 and why in settings.progress.getvalue()
     else:
-        rerun_now = {r.nodeid for r in again.tests if r.t > first.finished}
-        assert rerun_now == {"tests/test_sharing.py::test_double_plain"}  # the only test that calls it
+        assert {r.nodeid for r in again.tests if r.t > first.finished} == rerun
 
 
 def test_a_docstring_or_comment_change_runs_no_test(project):

@@ -62,8 +62,8 @@ def run(settings: Settings, ctx: RunContext, done: Records) -> BaselineRecord:
             if baseline.calls is not None and baseline.calls.shared:
                 settings.progress.write(
                     f"baseline: {len(baseline.calls.shared)} function(s) of the code under test ran outside one test "
-                    "(at import or collection, in a fixture wider than a test, or inside a cache): a change to one "
-                    "re-runs every test\n"
+                    "(at import or collection, in a fixture wider than a test, or in a cached property): a change to "
+                    "one re-runs every test\n"
                 )
     ctx.journal.write(baseline)
     done[BASELINE] = baseline

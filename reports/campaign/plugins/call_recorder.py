@@ -6,13 +6,15 @@ a C-level ``set.add`` of the function's index. A function nested in another coun
 method, the granularity of ``reports.campaign.dependency_keys.function_keys``. The recording plugin empties that set
 at each test's start and takes it at the test's end.
 
-Calls whose result can outlive the test that made them are *shared*: those made outside any test (imports,
-collection), while a fixture wider than one test is set up, or inside a cached function (``functools.cache``,
-``lru_cache`` and ``cached_property`` are replaced by ones that mark their misses, for every module imported after
-``install``, the tests' included: a later test gets the result without the calls). A change to a shared function
-re-runs every test. A test that starts a Python process (``spawned``, seen by an audit hook) may run any function
-there, unseen: a change to any function re-runs it. A module imported before the hook was installed is not
-instrumented; ``modules`` lists those that were, so that a change elsewhere is known to be unseen.
+A cached function (``functools.cache`` and ``lru_cache``, replaced for every module imported after ``install``, the
+tests' included) credits every caller with the calls its value took, the test that filled the cache and each that
+got the value from it alike: which test fills a cache depends on the order the tests run in, and what each test
+reads does not. Other calls whose result can outlive the test that made them are *shared*: those made outside any
+test (imports, collection), while a fixture wider than one test is set up, or in a ``cached_property``'s first
+computation (later reads do not call it). A change to a shared function re-runs every test. A test that starts a
+Python process (``spawned``, seen by an audit hook) may run any function there, unseen: a change to any function
+re-runs it. A module imported before the hook was installed is not instrumented; ``modules`` lists those that were,
+so that a change elsewhere is known to be unseen.
 """
 
 from __future__ import annotations
@@ -51,8 +53,9 @@ def _index(name: str) -> int:
 
 @contextmanager
 def shared() -> Iterator[None]:
-    """The calls made inside count as shared only (a cache's miss, a wide fixture's set-up): which test fills a cache
-    depends on the order the tests ran in, so a test's own calls leave them out and read the same in any order."""
+    """The calls made inside count as shared only (a wide fixture's set-up, a ``cached_property``'s computation): which
+    test sets them up depends on the order the tests ran in, so a test's own calls leave them out and read the same
+    in any order."""
     saved = set(_HITS)
     _HITS.clear()
     try:
@@ -64,7 +67,7 @@ def shared() -> Iterator[None]:
 
 
 def _sharing(function: Any) -> Any:
-    """``function``, its calls shared (what a cache runs on a miss)."""
+    """``function``, its calls shared (what a ``cached_property`` runs the first time)."""
 
     @functools.wraps(function)
     def shared_call(*args: Any, **kwargs: Any) -> Any:
@@ -74,12 +77,44 @@ def _sharing(function: Any) -> Any:
     return shared_call
 
 
+def _crediting(function: Any, cache: Any, typed: bool) -> Any:
+    """``cache(function)`` that credits each caller with the calls the value it gets took (kept by the key the cache
+    itself uses, ``functools._make_key``)."""
+    took: dict[Any, frozenset[int]] = {}
+
+    def miss(*args: Any, **kwargs: Any) -> Any:
+        outer = set(_HITS)
+        _HITS.clear()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            took[functools._make_key(args, kwargs, typed)] = frozenset(_HITS)
+            _HITS.update(outer)
+
+    cached = cache(miss)
+
+    @functools.wraps(function)
+    def credited(*args: Any, **kwargs: Any) -> Any:
+        value = cached(*args, **kwargs)
+        _HITS.update(took.get(functools._make_key(args, kwargs, typed), ()))
+        return value
+
+    def cache_clear() -> None:
+        cached.cache_clear()
+        took.clear()
+
+    credited.cache_clear = cache_clear  # type: ignore[attr-defined]
+    credited.cache_info = cached.cache_info  # type: ignore[attr-defined]
+    credited.cache_parameters = cached.cache_parameters  # type: ignore[attr-defined]
+    return credited
+
+
 def lru_cache(maxsize: Any = 128, typed: bool = False) -> Any:
-    """``functools.lru_cache`` (and so ``functools.cache``) whose misses are shared."""
+    """``functools.lru_cache`` (and so ``functools.cache``) that credits each caller with the calls its value took."""
     if callable(maxsize) and not isinstance(maxsize, bool):  # used bare: @lru_cache
-        return _REAL_LRU_CACHE(_sharing(maxsize))
+        return _crediting(maxsize, _REAL_LRU_CACHE, False)
     decorate = _REAL_LRU_CACHE(maxsize, typed)
-    return lambda function: decorate(_sharing(function))
+    return lambda function: _crediting(function, decorate, typed)
 
 
 class cached_property(_REAL_CACHED_PROPERTY):  # functools' name
@@ -221,8 +256,8 @@ class _Finder(importlib.abc.MetaPathFinder):
 
 def install(root: Path) -> None:
     """From now on the modules of the code under test of the project at ``root`` are imported instrumented (those
-    already imported stay as they are, and are not listed by ``instrumented_modules``), and functools' caches share
-    their misses."""
+    already imported stay as they are, and are not listed by ``instrumented_modules``), and functools' caches credit
+    each caller with what their values took (``cached_property`` shares its first computation)."""
     if not any(isinstance(f, _Finder) for f in sys.meta_path):
         sys.meta_path.insert(0, _Finder(root))
         sys.addaudithook(_audit)
