@@ -200,24 +200,24 @@ def plan(
 @dataclass(frozen=True)
 class Search:
     """The search over a journal's never-red tests: each test's candidates in the order they are tried (``todo``, by
-    node id), the reason of each test that has none (by base), and the mutants by function it may switch on."""
+    node id), the reason of each test that has none (by base), the mutants by function it may switch on, and each
+    test's base by node id."""
 
     todo: dict[str, list[Candidate]]
     reasons: dict[str, str]
     by_function: dict[str, list[str]]
+    bases: dict[str, str]
 
-    def first_tried(self, records: Records) -> dict[str, str]:
+    def first_tried(self) -> dict[str, str]:
         """The journal key of the mutant each test's search tries first, by the test's base: its witness whenever
         that mutant turns it red (as an earlier search saw, its sources unchanged since)."""
-        rows = {r.nodeid: r for r in baseline_of(records).tests}
-        return {rows[n].base: cands[0].mutant for n, cands in self.todo.items() if cands and cands[0].mutant}
+        return {self.bases[n]: cands[0].mutant for n, cands in self.todo.items() if cands and cands[0].mutant}
 
-    def only(self, bases: set[str], records: Records) -> Search:
+    def only(self, bases: set[str]) -> Search:
         """This search over the tests of ``bases`` alone (the others hold a witness or a reason already)."""
-        rows = {r.nodeid: r for r in baseline_of(records).tests}
         return replace(
             self,
-            todo={n: c for n, c in self.todo.items() if rows[n].base in bases},
+            todo={n: c for n, c in self.todo.items() if self.bases[n] in bases},
             reasons={b: why for b, why in self.reasons.items() if b in bases},
         )
 
@@ -238,7 +238,7 @@ def planned(records: Records, work: Path | None) -> Search:
         unrun=unrun,
     )
     by_function = {fn: killed.get(fn, []) + unrun.get(fn, []) for fn in killed.keys() | unrun.keys()}
-    return Search(todo, reasons, by_function)
+    return Search(todo, reasons, by_function, {r.nodeid: r.base for r in baseline_of(records).tests})
 
 
 def search(

@@ -37,7 +37,7 @@ def run(settings: Settings, ctx: RunContext, done: Records, mutmut: bool) -> Non
     pending = {b for b in never_red(done) if witness_key(b) not in done}
     work = work_dir(settings) if mutmut and work_dir(settings).is_dir() else None
     the_search = planned(done, work)
-    for rec in kept_witnesses(settings, done, pending, ctx.fp, the_search.first_tried(done)):
+    for rec in kept_witnesses(settings, done, pending, ctx.fp, the_search.first_tried()):
         ctx.journal.write(rec)
         done[rec.key] = rec
         pending.discard(rec.base)
@@ -49,10 +49,11 @@ def run(settings: Settings, ctx: RunContext, done: Records, mutmut: bool) -> Non
     started = time.time()
     found = 0
     deadline = ctx.deadline if ctx.deadline is not None else float("inf")
-    baseline = baseline_of(done)
-    for rec in search(settings, done, ctx.fp, work, deadline, the_search.only(pending, done)):
+    results = search(settings, done, ctx.fp, work, deadline, the_search.only(pending))
+    deps = witness_deps(settings, baseline_of(done), [r.test for r in results if r.test])
+    for rec in results:
         if rec.test:
-            rec = replace(rec, deps=witness_deps(settings, baseline, [rec.test])[rec.test])
+            rec = replace(rec, deps=deps[rec.test])
         if done.get(rec.key) != rec:
             ctx.journal.write(rec)
             done[rec.key] = rec
