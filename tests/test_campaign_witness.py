@@ -278,6 +278,43 @@ def test_a_mutant_outside_the_runs_scope_is_a_candidate_after_the_killed_ones(ca
     assert judged not in without and reasons  # before: no candidate, so "covers no mutated code"
 
 
+def test_a_tests_candidates_come_in_the_search_order_and_a_plan_over_some_tests_is_theirs_in_the_whole(campaign):
+    """Its last witness first; then the mutants the journal holds, those of the functions it killed last time
+    first, then the named mutants, then the other functions'; then the unrun mutants in the same order. Planned
+    over some tests, each test's candidates are those of the whole plan."""
+    from reports.campaign.witness_search import never_red, plan
+
+    _, _, records = campaign
+    killed = [k for k, v in records.items() if k.startswith("defect:") and v.status == "killed"]
+    named = {k: replace(records[k], killed_by=()) for k in killed}
+    records = {BASELINE: records[BASELINE], **named}  # killing nothing: the tests stay never red
+    for fn in ("x_add", "x_sub", "x_mul"):
+        for n in (1, 2):
+            records[f"mutmut:calc.{fn}__mutmut_{n}"] = mutmut_result(f"mutmut:calc.{fn}__mutmut_{n}", "killed")
+    test = never_red(records)["tests/test_calc.py::test_marked_but_never_red"]
+    coverage = {"calc.x_add": {test}, "calc.x_sub": {test}, "calc.x_mul": {test, "tests/test_calc.py::test_plain"}}
+    unrun = {"calc.x_add": ["calc.x_add__mutmut_9"], "calc.x_sub": ["calc.x_sub__mutmut_9"]}
+    killers = {"calc.x_sub": ("tests/test_calc.py::test_marked_but_never_red[pr-8bb01ab8]",)}
+    todo, _ = plan(records, coverage, killers=killers, unrun=unrun, hints={test: "mutmut:calc.x_mul__mutmut_2"})
+    assert [c.mutant for c in todo[test]] == [
+        "mutmut:calc.x_mul__mutmut_2",
+        "mutmut:calc.x_sub__mutmut_1",
+        "mutmut:calc.x_sub__mutmut_2",
+        *sorted(named),
+        "mutmut:calc.x_add__mutmut_1",
+        "mutmut:calc.x_add__mutmut_2",
+        "mutmut:calc.x_mul__mutmut_1",
+        "mutmut:calc.x_sub__mutmut_9",
+        "mutmut:calc.x_add__mutmut_9",
+    ]
+    assert named and len(todo) > 1
+    for base in never_red(records):
+        part, why = plan(records, coverage, killers=killers, unrun=unrun, bases={base})
+        whole, reasons = plan(records, coverage, killers=killers, unrun=unrun)
+        assert part == {n: c for n, c in whole.items() if n.split("[")[0] == base}
+        assert why == {b: r for b, r in reasons.items() if b == base}
+
+
 def test_the_mutants_no_run_tried_are_read_from_mutmuts_work_copy(tmp_path):
     from reports.campaign.witness_search import unrun_by_function
 

@@ -48,6 +48,15 @@ def spawn(cmd: Sequence[str], cwd: Path, env: Mapping[str, str], out: IO[bytes])
     )
 
 
+def ended(proc: subprocess.Popen[bytes], seconds: float) -> bool:
+    """Whether ``proc`` ends within ``seconds``, returning as soon as it does (a poll loop's wait)."""
+    try:
+        proc.wait(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        return False
+    return True
+
+
 _LIVE: set[subprocess.Popen[bytes]] = set()
 _LIVE_LOCK = threading.Lock()
 

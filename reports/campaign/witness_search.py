@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import tempfile
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from itertools import islice
 from pathlib import Path
 
 from reference.variant_names import SOUND
@@ -121,8 +123,10 @@ def plan(
     killers: dict[str, tuple[str, ...]] | None = None,
     kills: dict[str, str] | None = None,
     unrun: dict[str, list[str]] | None = None,
+    bases: set[str] | None = None,
 ) -> tuple[dict[str, list[Candidate]], dict[str, str]]:
-    """(candidates by node id, the reason of each test that has none), for the never-red tests; a test's
+    """(candidates by node id, the reason of each test that has none), for the never-red tests (those of ``bases``
+    alone when given: each test's plan is its own); a test's
     witness in ``hints`` (``reports.campaign.hints``) is tried first (else the mutant it killed first in ``kills``,
     by its
     base), then the mutants of the functions whose mutants it
@@ -157,41 +161,81 @@ def plan(
         and rec.status == Status.KILLED
         and rec.spec
     ]
+    held = _held_first(killed, records), _held_first(unrun or {}, records)
     todo: dict[str, list[Candidate]] = {}
     reasons: dict[str, str] = {}
     for base, nodeid in never_red(records).items():
+        if bases is not None and base not in bases:
+            continue
         fns = sorted(functions_of.get(nodeid, []))
         # a test that reads the defect table fails under any named mutant by construction: only mutmut's count
         used = [] if rows[nodeid].reads_table else (rows[nodeid].variants_used or ())
-        cands = [Candidate(CandidateKind.NAMED, spec, key) for key, spec in named if spec.split("+", 1)[0] in used]
-        cands += [Candidate(CandidateKind.MUTMUT, n, mutmut_key(n)) for fn in fns for n in killed.get(fn, [])]
-        cands += [Candidate(CandidateKind.MUTMUT, n, mutmut_key(n)) for fn in fns for n in (unrun or {}).get(fn, [])]
+        theirs = [Candidate(CandidateKind.NAMED, spec, key) for key, spec in named if spec.split("+", 1)[0] in used]
         known = hints.get(nodeid) or (kills or {}).get(base)
-        if (
-            known
-            and known.startswith("mutmut:")
-            and all(c.mutant != known for c in cands)
-            and isinstance(found := records.get(known), MutmutRecord)
-            and found.status == Status.KILLED
-        ):
-            cands.append(Candidate(CandidateKind.MUTMUT, known.removeprefix("mutmut:"), known))
-        mine = killed_before.get(base, set())
-        # the witness of the last complete report first, then the mutants of what it killed there (stable)
-        cands.sort(
-            key=lambda c: (
-                c.mutant != known,
-                c.mutant not in records,
-                c.kind != CandidateKind.MUTMUT or function_of(c.mutant) not in mine,
-            )
-        )
-        cands = cands[:MAX_CANDIDATES]
+        first = _known(known, theirs, fns, held, records)
+        rest = _ordered(theirs, fns, killed_before.get(base, set()), held, records)
+        cands = first + list(islice((c for c in rest if c.mutant != known), MAX_CANDIDATES - len(first)))
         if discover and not fns:  # before the named mutants, which a test mutmut leaves out often cannot see
-            cands.insert(1 if cands and cands[0].mutant == known else 0, Candidate(CandidateKind.DISCOVER))
+            cands.insert(len(first), Candidate(CandidateKind.DISCOVER))
         if cands:
             todo[nodeid] = cands
         else:
             reasons[base] = ONLY_EQUIVALENT if any(any_by_function.get(fn) for fn in fns) else NO_CODE
     return todo, reasons
+
+
+#: mutmut's mutants of each function, split into those the journal holds a record of and the others (each in order).
+Held = dict[str, tuple[list[str], list[str]]]
+
+
+def _held_first(by_function: dict[str, list[str]], records: Records) -> Held:
+    """Each function's mutants, those ``records`` holds split from the others (their order kept)."""
+    return {
+        fn: ([n for n in names if mutmut_key(n) in records], [n for n in names if mutmut_key(n) not in records])
+        for fn, names in by_function.items()
+    }
+
+
+def _known(
+    known: str | None, theirs: list[Candidate], fns: list[str], held: tuple[Held, Held], records: Records
+) -> list[Candidate]:
+    """The witness a test's search tries first (``known``, from the last complete report), when it is one of its
+    candidates or a mutant the journal holds killed; else nothing."""
+    if not known:
+        return []
+    if any(c.mutant == known for c in theirs):
+        return [next(c for c in theirs if c.mutant == known)]
+    if not known.startswith("mutmut:"):
+        return []
+    name = known.removeprefix("mutmut:")
+    fn = function_of(name)
+    among = fn in fns and any(name in part for h in held for part in h.get(fn, ((), ())))
+    found = records.get(known)
+    if among or (isinstance(found, MutmutRecord) and found.status == Status.KILLED):
+        return [Candidate(CandidateKind.MUTMUT, name, known)]
+    return []
+
+
+def _ordered(
+    theirs: list[Candidate], fns: list[str], mine: set[str], held: tuple[Held, Held], records: Records
+) -> Iterator[Candidate]:
+    """A test's candidates in the order its search tries them (``known`` aside): first those the journal holds, and
+    of them first the mutants of the functions whose mutants the test killed in the last complete report
+    (``mine``), then the named mutants and the rest; then those the journal does not hold, in the same order. Each
+    group keeps the killed mutants before the unrun ones, and the functions in ``fns``' order."""
+    ours = [fn for fn in fns if fn in mine]
+    others = [fn for fn in fns if fn not in mine]
+
+    def mutmut(functions: list[str], journaled: bool) -> Iterator[Candidate]:
+        for by_function in held:
+            for fn in functions:
+                for n in by_function.get(fn, ([], []))[0 if journaled else 1]:
+                    yield Candidate(CandidateKind.MUTMUT, n, mutmut_key(n))
+
+    for journaled in (True, False):
+        yield from mutmut(ours, journaled)
+        yield from (c for c in theirs if (c.mutant in records) == journaled)
+        yield from mutmut(others, journaled)
 
 
 # ----------------------------------------------------------------------------- running the search
@@ -214,7 +258,7 @@ class Search:
         return {self.bases[n]: cands[0].mutant for n, cands in self.todo.items() if cands and cands[0].mutant}
 
     def only(self, bases: set[str]) -> Search:
-        """This search over the tests of ``bases`` alone (the others hold a witness or a reason already)."""
+        """This search over the tests of ``bases`` alone (the others found their witness or reason meanwhile)."""
         return replace(
             self,
             todo={n: c for n, c in self.todo.items() if self.bases[n] in bases},
@@ -222,8 +266,9 @@ class Search:
         )
 
 
-def planned(records: Records, work: Path | None) -> Search:
-    """The search over ``records``' never-red tests, ordered by the committed hints (``hints.committed_hints``)."""
+def planned(records: Records, work: Path | None, bases: set[str] | None = None) -> Search:
+    """The search over ``records``' never-red tests (those of ``bases`` alone when given: the others hold a witness
+    or a reason already), ordered by the committed hints (``hints.committed_hints``)."""
     killed = killed_by_function(records)
     unrun = unrun_by_function(work, records)
     hints = committed_hints()
@@ -236,6 +281,7 @@ def planned(records: Records, work: Path | None) -> Search:
         killers=hints.killers,
         kills=hints.kills,
         unrun=unrun,
+        bases=bases,
     )
     by_function = {fn: killed.get(fn, []) + unrun.get(fn, []) for fn in killed.keys() | unrun.keys()}
     return Search(todo, reasons, by_function, {r.nodeid: r.base for r in baseline_of(records).tests})
@@ -245,7 +291,7 @@ def search(
     settings: Settings, records: Records, fp: str, work: Path | None, deadline: float, the_search: Search | None = None
 ) -> list[WitnessRecord]:
     """Journal records ``witness:<base>`` for the never-red tests: the witness found, or the reason there is none.
-    ``the_search`` is ``planned(records, work)`` (perhaps ``only`` over some tests), computed here unless given."""
+    ``the_search`` is ``planned(records, work)`` (perhaps over some tests), computed here unless given."""
     chosen = the_search if the_search is not None else planned(records, work)
     todo, reasons = chosen.todo, chosen.reasons
     rows = {r.nodeid: r for r in baseline_of(records).tests}

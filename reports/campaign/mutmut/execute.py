@@ -33,7 +33,7 @@ from reports.campaign.mutmut.work_copy import (
     verdicts,
 )
 from reports.campaign.plugins.mutant_plugin import SKIP_ENV
-from reports.campaign.processes import kill_group, spawn
+from reports.campaign.processes import ended, kill_group, spawn
 from reports.campaign.progress import fmt_time
 from reports.campaign.protocol import (
     FunctionTests,
@@ -81,8 +81,7 @@ def _run(
     with open(log, "ab") as out:
         proc = spawn(cmd, cwd, env, out)
         try:
-            while proc.poll() is None:
-                time.sleep(0.5)
+            while not ended(proc, 0.5):
                 if time.time() >= deadline:
                     kill_group(proc)
                     proc.wait()

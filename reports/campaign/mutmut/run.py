@@ -53,7 +53,7 @@ from reports.campaign.mutmut.work_copy import (
     work_dir,
 )
 from reports.campaign.named_mutants import shard_of
-from reports.campaign.processes import kill_group, spawn
+from reports.campaign.processes import ended, kill_group, spawn
 from reports.campaign.progress import fmt_time
 from reports.campaign.records import BaselineRecord, MutmutRecord, Status, coverage_key
 from reports.campaign.runs import red_tests
@@ -197,8 +197,7 @@ def _invoke(
         started = last = time.time()
         note = ""
         try:
-            while proc.poll() is None:
-                time.sleep(1.0)
+            while not ended(proc, 1.0):
                 now = time.time()
                 if now >= deadline:
                     note = "stopped at the end of its budget; the pending mutants run next time"

@@ -36,7 +36,7 @@ def run(settings: Settings, ctx: RunContext, done: Records, mutmut: bool) -> Non
     work copy (its coverage) may be read."""
     pending = {b for b in never_red(done) if witness_key(b) not in done}
     work = work_dir(settings) if mutmut and work_dir(settings).is_dir() else None
-    the_search = planned(done, work)
+    the_search = planned(done, work, pending)
     for rec in kept_witnesses(settings, done, pending, ctx.fp, the_search.first_tried()):
         ctx.journal.write(rec)
         done[rec.key] = rec
