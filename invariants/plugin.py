@@ -20,6 +20,9 @@ Loaded by ``tests/conftest.py`` (``pytest_plugins``), or by ``-p invariants.plug
   that example database, so a failure the fuzzer (``cmharness fuzz``) found is red again here. Profile ``fuzz``
   is what the fuzzer's workers load (not derandomized, so HypoFuzz takes the tests); profile ``replay`` runs only
   the inputs the database holds (no explicit examples, no new ones).
+- Hypothesis's pool of the project's own constants is filled from every module of its packages before any test
+  runs (``invariants.local_constants``): a derandomized test draws the same examples whatever else the session
+  collected, one test file alone or the whole suite.
 - ``--cm-variant SPEC`` (repeatable, or ``$CMHARNESS_VARIANTS``, specs separated by spaces): the ``variant``
   parametrization runs over these specs (``sound+QUESTION_PRICED_AS_LABEL``) instead of the three names.
 """
@@ -35,6 +38,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis.errors import Flaky
 
+from invariants import local_constants
 from invariants.counterexample_file import counterexample_section
 from invariants.database import DATABASE_ENV, DatabaseError, open_database
 from invariants.scenario_items import ScenarioFile, is_scenario_file
@@ -106,6 +110,7 @@ def chosen_profile(config: pytest.Config) -> str:
 
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
+    local_constants.pin(config.rootpath)
     config.addinivalue_line(
         "markers",
         "red_on(*variants): the test is expected to fail with an invariant "

@@ -15,7 +15,7 @@ from reports.campaign.fingerprint import fingerprint, harness_only, hashed_files
 from reports.campaign.journal import Journal, load_journals
 from reports.campaign.named_mutants import in_shard, named_mutants, parse_shard, shard_of
 from reports.campaign.records import BASELINE, dumps
-from reports.campaign.settings import ROOT
+from reports.campaign.settings import ROOT, NamedEngine
 
 pytestmark = pytest.mark.harness
 
@@ -147,22 +147,179 @@ def test_after_a_change_only_the_named_mutants_it_touches_run_again(campaign, tm
     again = settings_for(root)
     tests = root / "tests" / "test_calc.py"
     tests.write_text(tests.read_text().replace("assert 1 + 1 == 2", "assert 2 + 2 == 4"))  # no mutant runs it
-    defects_py = root / "strategies" / "defects.py"
-    defects_py.write_text(defects_py.read_text().replace('"changes nothing a test sees"', '"still nothing"'))
     seen: list[str] = []
     new_fp = fingerprint(again)
     assert new_fp != fp
     done = run_named_mutants(again, MUTANTS, fp=new_fp, on_record=lambda r: seen.append(r.key))
-    assert seen == ["defect:HARMLESS"]  # its switch's site changed; the others are kept
-    assert "incremental: 3 named mutant(s) kept" in again.progress.getvalue()
+    assert seen == []
+    assert "incremental: 4 named mutant(s) kept" in again.progress.getvalue()
     assert {k: v.status for k, v in done.items() if k != BASELINE} == {
         k: v.status for k, v in records.items() if k != BASELINE
     }
-    tests.write_text(tests.read_text().replace("assert add(1, 2, variant) == 3", "assert add(2, 1, variant) == 3"))
-    seen.clear()
+    # a switch's site changed (outside any function: every test runs again on the baseline, so every mutant too)
+    defects_py = root / "strategies" / "defects.py"
+    defects_py.write_text(defects_py.read_text().replace('"changes nothing a test sees"', '"still nothing"'))
     quick = [m for m in MUTANTS if m.id != "defect:HANGS"]
     run_named_mutants(again, quick, fp=fingerprint(again), on_record=lambda r: seen.append(r.key))
+    assert sorted(seen) == sorted(m.id for m in quick)
+    assert "2 run again on the tests whose code changed (0 test run(s) filed as before); 1 re-run: defect:HARMLESS" in (
+        again.progress.getvalue()
+    )
+    tests.write_text(tests.read_text().replace("assert add(1, 2, variant) == 3", "assert add(2, 1, variant) == 3"))
+    seen.clear()
+    run_named_mutants(again, quick, fp=fingerprint(again), on_record=lambda r: seen.append(r.key))
     assert sorted(seen) == sorted(m.id for m in quick)  # test_add[sound] runs under every sound mutant
+
+
+TOTAL = """
+def total(a, b, extra):
+    return a + b + extra
+
+
+def other(x):
+    return x
+"""
+
+OTHER_TEST = """
+from calc import add
+from strategies.helper import other
+
+
+def test_other():
+    assert other(add(0, 0)) == 0
+"""
+
+
+def _with_a_helper(root):
+    """The fake project with ``calc.add`` adding through ``strategies.helper.total`` (code traced function by
+    function, unlike ``calc.py``), and a test of the helper's ``other`` that looks the variants up too."""
+    calc = root / "calc.py"
+    calc.write_text(
+        "from strategies.helper import total\n"
+        + calc.read_text().replace("return a + b + (1 if off else 0)", "return total(a, b, 1 if off else 0)")
+    )
+    (root / "strategies" / "helper.py").write_text(TOTAL)
+    (root / "tests" / "test_other.py").write_text(OTHER_TEST)
+    return root
+
+
+SAME_IN_EVERY_RUN = ("status", "killed_by", "failures", "outcomes", "shrunk", "ran", "passed")
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "statuses"),
+    [
+        # the helper drops what the defects add: their switch sites are unchanged, and they survive now
+        (
+            "return a + b + extra",
+            "return a + b + min(extra, 0)",
+            {"defect:OFF_BY_ONE": "survived", "defect:OFF_FOR_LARGE": "survived"},
+        ),
+        # the helper doubles it: the killing tests fail with other values
+        (
+            "return a + b + extra",
+            "return a + b + 2 * extra",
+            {"defect:OFF_BY_ONE": "killed", "defect:OFF_FOR_LARGE": "killed"},
+        ),
+        # a function only one test calls: the rest of each run is filed as it was (the shrunk example too)
+        ("return x", "return x * 1", {"defect:OFF_BY_ONE": "killed", "defect:OFF_FOR_LARGE": "killed"}),
+    ],
+    ids=["masks-the-defects", "changes-the-failures", "one-test"],
+)
+def test_a_named_mutant_runs_again_where_its_tests_code_changed_and_reads_as_a_fresh_run(tmp_path, old, new, statuses):
+    """A change to code the named mutants' tests call (not their switch sites, not their tests) runs each of them
+    again on the tests that call it, the other rows filed as the earlier run saw them: the records are a fresh
+    run's, whether the change hides a defect, changes its failures or touches one test."""
+    quick = [m for m in MUTANTS if m.id != "defect:HANGS"]
+    root = _with_a_helper(make_project(tmp_path / "p"))
+    settings = settings_for(root)
+    first = run_named_mutants(settings, quick, fp=fingerprint(settings))
+    assert first["defect:OFF_BY_ONE"].status == "killed" and first["defect:OFF_FOR_LARGE"].shrunk
+    helper = root / "strategies" / "helper.py"
+    helper.write_text(TOTAL.replace(old, new))
+    again = run_named_mutants(settings, quick, fp=fingerprint(settings))
+    fresh_root = _with_a_helper(make_project(tmp_path / "fresh"))
+    (fresh_root / "strategies" / "helper.py").write_text(helper.read_text())
+    fresh_settings = settings_for(fresh_root)
+    fresh = run_named_mutants(fresh_settings, quick, fp=fingerprint(fresh_settings))
+    assert {k: again[k].status for k in statuses} == statuses
+    for m in quick:
+        assert {f: getattr(again[m.id], f) for f in SAME_IN_EVERY_RUN} == {
+            f: getattr(fresh[m.id], f) for f in SAME_IN_EVERY_RUN
+        }, m.id
+    said = settings.progress.getvalue()
+    filed = re.search(r"3 run again on the tests whose code changed \((\d+) test run\(s\) filed as before\)", said)
+    assert filed and (int(filed[1]) > 0) == (old == "return x")  # only there do some tests of theirs call nothing new
+
+
+def test_with_a_process_a_mutant_a_named_mutant_whose_tests_code_changed_runs_again_whole(tmp_path):
+    """The process engine cannot file an earlier run's rows: a named mutant whose tests call changed code runs again
+    whole, and reads as a fresh run."""
+    one = [m for m in MUTANTS if m.id == "defect:OFF_BY_ONE"]
+    root = _with_a_helper(make_project(tmp_path / "p"))
+    settings = settings_for(root, named_engine=NamedEngine.PROCESS)
+    assert run_named_mutants(settings, one, fp=fingerprint(settings))["defect:OFF_BY_ONE"].status == "killed"
+    (root / "strategies" / "helper.py").write_text(
+        TOTAL.replace("return a + b + extra", "return a + b + min(extra, 0)")
+    )
+    again = run_named_mutants(settings, one, fp=fingerprint(settings))["defect:OFF_BY_ONE"]
+    assert again.status == "survived" and again.ran == again.passed
+    assert "0 run again on the tests whose code changed; 1 re-run: defect:OFF_BY_ONE" in settings.progress.getvalue()
+
+
+SHOWN_CALC = """
+from strategies.defects import VARIANTS, Defect
+from strategies.helper import shown
+
+
+def add(a, b, variant="sound"):
+    off = Defect.OFF_BY_ONE in VARIANTS[variant]
+    return a + b + (1 if off else 0)
+
+
+def show(a, variant="sound"):
+    return shown(add(a, 0, variant))
+"""
+
+SHOWN_HELPER = """
+def shown(x):
+    return str(x)
+"""
+
+SHOWN_TESTS = """
+from hypothesis import given, settings, strategies as st
+
+from calc import add, show
+
+
+def test_show():
+    assert show(2) == "2"
+
+
+@settings(database=None, derandomize=True, max_examples=20)
+@given(st.integers(min_value=0, max_value=10))
+def test_add_zero(x):
+    assert add(x, 0) == x
+"""
+
+
+def test_a_property_test_an_earlier_run_never_reached_runs_when_the_example_that_killed_first_passes(tmp_path):
+    """``OFF_BY_ONE`` is first killed by an example test, so its property test is skipped; a change to what only the
+    example calls makes it pass under the mutant: the property test, unchanged, now runs and kills, as in a fresh
+    run."""
+    root = make_project(tmp_path / "p")
+    (root / "calc.py").write_text(SHOWN_CALC)
+    (root / "strategies" / "helper.py").write_text(SHOWN_HELPER)
+    (root / "tests" / "test_calc.py").write_text(SHOWN_TESTS)
+    settings = settings_for(root)
+    one = [m for m in MUTANTS if m.id == "defect:OFF_BY_ONE"]
+    first = run_named_mutants(settings, one, fp=fingerprint(settings))["defect:OFF_BY_ONE"]
+    assert first.killed_by == ("tests/test_calc.py::test_show",)
+    assert first.outcomes["tests/test_calc.py::test_add_zero"] == "skipped"
+    (root / "strategies" / "helper.py").write_text(SHOWN_HELPER.replace("return str(x)", 'return "2"'))
+    again = run_named_mutants(settings, one, fp=fingerprint(settings))["defect:OFF_BY_ONE"]
+    assert again.killed_by == ("tests/test_calc.py::test_add_zero",) and again.shrunk
+    assert "0 re-run" in settings.progress.getvalue()  # run again on its changed test, the other one not filed
 
 
 def test_the_harness_of_this_project_is_its_marked_tests_and_what_only_they_import():

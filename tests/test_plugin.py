@@ -250,3 +250,34 @@ def test_an_expected_red_runs_after_its_siblings_of_the_same_rank(pytester, run)
         "test_red.py::test_red_where_marked[main-48bb87a1]",
         "test_red.py::test_red_where_marked[pr-8bb01ab8]",
     ], names
+
+
+DRAWS = """
+from hypothesis import given, strategies as st
+
+def test_draws(record_property):
+    seen = []
+
+    @given(st.integers())
+    def inner(x):
+        seen.append(x)
+
+    inner()
+    with open("draws.txt", "a") as fh:
+        fh.write(repr(seen) + "\\n")
+"""
+
+
+def test_a_derandomized_test_draws_the_same_examples_whatever_else_its_session_imports(pytester, run):
+    """Hypothesis draws some integers from the literals of the project's modules imported at the time: with the pool
+    filled from every module up front, a test draws the same whether or not another test file imported a module
+    full of literals first."""
+    pytester.makeconftest("pytest_plugins = ['invariants.plugin']\n")
+    pkg = pytester.mkpydir("pkg")
+    (pkg / "literals.py").write_text("VALUES = (" + ", ".join(str(7_000_003 + 13 * k) for k in range(200)) + ")\n")
+    pytester.makepyfile(test_draws=DRAWS, test_imports="import pkg.literals\n\ndef test_nothing():\n    pass\n")
+    for args in (["test_draws.py"], ["test_imports.py", "test_draws.py"]):
+        assert run(*args, "--cm-profile", "ci", subprocess=True).ret == 0
+    alone, beside = (pytester.path / "draws.txt").read_text().splitlines()
+    assert alone == beside
+    assert any(7_000_003 <= x <= 7_000_003 + 13 * 199 for x in eval(alone))  # the module's literals are drawn

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from reports.campaign.named_mutants import Mutant, tests_for
@@ -39,10 +40,26 @@ from reports.campaign.settings import Settings
 Written = dict[str, dict[str, TestRow | None]]
 
 
+@dataclass(frozen=True)
+class Earlier:
+    """What an earlier run of a named mutant still tells, its sites and tests unchanged: the rows of its tests
+    whose code has not changed since (filed again instead of run), and the shrunk failure texts among them."""
+
+    rows: tuple[TestRow, ...]
+    shrunk: Mapping[str, str]
+
+
 def run_warm(
-    settings: Settings, mutants: Sequence[Mutant], baseline: BaselineRecord, fp: str, deadline: float | None
+    settings: Settings,
+    mutants: Sequence[Mutant],
+    baseline: BaselineRecord,
+    fp: str,
+    deadline: float | None,
+    earlier: Mapping[str, Earlier] | None = None,
 ) -> Iterator[MutantRecord]:
-    """Each mutant's journal record, as it finishes; those unfinished at ``deadline`` are not yielded."""
+    """Each mutant's journal record, as it finishes; those unfinished at ``deadline`` are not yielded. A mutant in
+    ``earlier`` runs only its tests whose code changed since that run (the rest are filed as it saw them)."""
+    earlier = earlier or {}
     planned, meta = [], {}
     for m in mutants:
         rows = tests_for(m, baseline, settings.all_variants)
@@ -50,7 +67,8 @@ def run_warm(
         if not rows:
             yield not_covered(m, settings, fp)
             continue
-        planned.append(PlannedMutant(m.id, meta[m.id][2], tuple(r.nodeid for r in rows), spec=m.spec))
+        known = earlier[m.id].rows if m.id in earlier else ()
+        planned.append(PlannedMutant(m.id, meta[m.id][2], tuple(r.nodeid for r in rows), spec=m.spec, known=known))
     if not planned:
         return
     with tempfile.TemporaryDirectory(prefix="cm-named-") as tmp:
@@ -82,7 +100,8 @@ def run_warm(
                     if end.name not in seen:
                         seen.add(end.name)
                         m, rows, limit = meta[end.name]
-                        yield _record(m, written.get(end.name, {}), end, limit, baseline, settings, fp)
+                        shrunk = earlier[m.id].shrunk if m.id in earlier else {}
+                        yield _record(m, written.get(end.name, {}), end, limit, baseline, settings, fp, shrunk)
                 if not running:
                     break
                 if deadline is not None and time.time() >= deadline:
@@ -120,8 +139,10 @@ def _record(
     baseline: BaselineRecord,
     settings: Settings,
     fp: str,
+    shrunk: Mapping[str, str],
 ) -> MutantRecord:
-    """A mutant's record from the rows its child wrote (a test started and never finished was running)."""
+    """A mutant's record from the rows its child wrote (a test started and never finished was running); ``shrunk``:
+    failure texts shrunk before, of tests whose code is unchanged."""
     rows = [r for r in tests.values() if r is not None]
     running = [nodeid for nodeid, r in tests.items() if r is None]
     timed_out = end.exit == MutantExit.TIMEOUT
@@ -135,4 +156,6 @@ def _record(
         else Status.ERROR
     )
     run = RunOutcome(rows, running, end.exit, end.seconds, timed_out, "", end.started or 0.0)
-    return mutant_record(mutant, baseline, settings, fp, run, status, limit, ran=len(tests), engine="warm")
+    return mutant_record(
+        mutant, baseline, settings, fp, run, status, limit, ran=len(tests), engine="warm", shrunk_before=shrunk
+    )

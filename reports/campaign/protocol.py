@@ -266,7 +266,9 @@ class KillerLine:
 @dataclass(frozen=True)
 class PlannedMutant:
     """One mutant a warm session runs: a named mutant (``spec``, its ``tests``) or a mutmut mutant (its ``key`` in
-    mutmut's files and its ``function``, whose covering tests the plan lists), within ``limit`` seconds."""
+    mutmut's files and its ``function``, whose covering tests the plan lists), within ``limit`` seconds. A named
+    mutant's ``known`` rows are its tests' rows of an earlier run whose code has not changed since: filed as they
+    are instead of run again."""
 
     name: str
     limit: float
@@ -274,6 +276,7 @@ class PlannedMutant:
     function: str = ""
     spec: str = ""
     key: str = ""
+    known: tuple[TestRow, ...] = ()
 
     def to_json(self) -> JSON:
         out: JSON = {"name": self.name}
@@ -281,6 +284,7 @@ class PlannedMutant:
         out |= {"function": self.function} if self.function else {}
         out |= {"spec": self.spec} if self.spec else {}
         out |= {"tests": list(self.tests)} if self.tests is not None else {}
+        out |= {"known": [encode_row(r) for r in self.known]} if self.known else {}
         return out | {"limit": self.limit}
 
     @staticmethod
@@ -293,6 +297,7 @@ class PlannedMutant:
             f.get("function", _str, ""),
             f.get("spec", _str, ""),
             f.get("key", _str, ""),
+            f.get("known", _list(lambda o: _row("a known row", o)), ()),
         )
         if mutant.tests is None and not mutant.function:
             raise ProtocolError("a planned mutant: no field 'tests' nor 'function'")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from reports.campaign.named_mutants import Mutant, tests_for
 from reports.campaign.processes import RunOutcome, run_pytest
@@ -75,12 +75,14 @@ def mutant_record(
     *,
     ran: int,
     engine: str,
+    shrunk_before: Mapping[str, str] | None = None,
 ) -> MutantRecord:
-    """The journal record of a named mutant's finished run, its quickest Hypothesis killer shrunk again."""
+    """The journal record of a named mutant's finished run, its quickest Hypothesis killer shrunk again (unless
+    ``shrunk_before`` holds that test's shrunk text: an earlier run's, its code unchanged)."""
     failed = [r for r in run.rows if r.outcome in FAILING]
     shrink_started = time.time()
     args = [*settings.selection, f"--cm-mutant={mutant.spec}"]
-    shrunk = _shrink_one(settings, args, failed, baseline) if failed else {}
+    shrunk = _shrink_one(settings, args, failed, baseline, shrunk_before or {}) if failed else {}
     shrink_seconds = time.time() - shrink_started
     return MutantRecord(
         key=mutant.id,
@@ -123,8 +125,11 @@ def run_only(settings: Settings, args: list[str], nodeids: Sequence[str], timeou
         os.unlink(only)
 
 
-def _shrink_one(settings: Settings, args: list[str], failed: list[TestRow], baseline: BaselineRecord) -> dict[str, str]:
-    """Run the quickest killing test that printed a Hypothesis example again, shrinking: its minimal example.
+def _shrink_one(
+    settings: Settings, args: list[str], failed: list[TestRow], baseline: BaselineRecord, before: Mapping[str, str]
+) -> dict[str, str]:
+    """Run the quickest killing test that printed a Hypothesis example again, shrinking: its minimal example
+    (``before``'s text of it, when it holds one).
 
     Shrinking stops at ``settings.shrink_timeout`` seconds; the report then shows the example unshrunk.
     """
@@ -133,6 +138,8 @@ def _shrink_one(settings: Settings, args: list[str], failed: list[TestRow], base
     if not found:
         return {}
     nodeid = min(found, key=lambda r: durations.get(r.nodeid, 0.0)).nodeid
+    if nodeid in before:
+        return {nodeid: before[nodeid]}
     again = run_only(settings, args, [nodeid], settings.shrink_timeout)
     texts = {r.nodeid: r.text for r in again.rows if r.outcome in FAILING}
     return {nodeid: texts[nodeid]} if nodeid in texts else {}

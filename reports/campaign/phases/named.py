@@ -16,10 +16,10 @@ from reports.campaign.dependency_keys import named_key, settings_part
 from reports.campaign.extra_mutants import key, run_extra
 from reports.campaign.journal import read_records
 from reports.campaign.named_mutants import Mutant, in_shard, tests_for
-from reports.campaign.named_warm import run_warm
+from reports.campaign.named_warm import Earlier, run_warm
 from reports.campaign.processes import kill_all, terminate_as_interrupt
 from reports.campaign.progress import Progress
-from reports.campaign.records import BaselineRecord, MutantRecord, Outcome, Records
+from reports.campaign.records import FAILING, BaselineRecord, MutantRecord, Outcome, Records, Status, TestRow
 from reports.campaign.run_context import RunContext
 from reports.campaign.runs import run_named
 from reports.campaign.settings import NamedEngine, Settings
@@ -38,12 +38,74 @@ def _key(settings: Settings, mutant: Mutant, baseline: BaselineRecord, patch: Pa
     )
 
 
-def reuse_unchanged(directory: Path, pending: Sequence[Mutant], keys: dict[str, str], fp: str) -> list[MutantRecord]:
-    """Records of earlier runs (any fingerprint) of the pending named mutants whose dependency key is unchanged,
-    carried over to fingerprint ``fp``."""
+def earlier_runs(directory: Path, pending: Sequence[Mutant], keys: dict[str, str]) -> dict[str, MutantRecord]:
+    """The last record of an earlier run (any fingerprint) of each pending named mutant whose dependency key (its
+    switches' sites, its tests, the settings) is unchanged, by id."""
     wanted = {(m.id, keys[m.id]) for m in pending}
-    found = {r.key: r for r in read_records(directory) if isinstance(r, MutantRecord) and (r.key, r.deps) in wanted}
-    return [replace(found[m.id], fingerprint=fp) for m in pending if m.id in found]
+    found: dict[str, MutantRecord] = {}
+    for r in read_records(directory):
+        newer = isinstance(r, MutantRecord) and (r.key not in found or r.finished >= found[r.key].finished)
+        if newer and (r.key, r.deps) in wanted:
+            found[r.key] = r
+    return found
+
+
+def changed_since(record: MutantRecord, rows: Sequence[TestRow]) -> set[str]:
+    """The tests of ``rows`` (a mutant's, on this baseline) that ran again on the baseline after ``record`` was made:
+    the code they call changed since, so what they do under the mutant may have too."""
+    return {r.nodeid for r in rows if r.t > record.finished}
+
+
+def earlier_of(record: MutantRecord, rows: Sequence[TestRow], changed: set[str]) -> Earlier:
+    """What ``record`` tells a run of its mutant again: its rows of the tests not ``changed`` (a shrunk failure's
+    test runs again too, for its own text), and its shrunk texts of unchanged tests."""
+    again = changed | set(record.shrunk)
+    slowest = dict(record.slowest)
+    known = []
+    for r in rows:
+        if r.nodeid in again:
+            continue
+        outcome = record.outcomes.get(r.nodeid, Outcome.PASSED)
+        text = record.failures.get(r.nodeid, "") if outcome in FAILING else ""
+        known.append(TestRow(r.nodeid, outcome, slowest.get(r.nodeid, 0.0), 0.0, r.nodeid, r.file, None, text=text))
+    shrunk = {n: record.failures[n] for n in record.shrunk if n not in changed and n in record.failures}
+    return Earlier(tuple(known), shrunk)
+
+
+def _carried_over(
+    settings: Settings,
+    pending: Sequence[Mutant],
+    keys: dict[str, str],
+    baseline: BaselineRecord,
+    patches: dict[str, Path],
+    fp: str,
+) -> tuple[list[MutantRecord], dict[str, Earlier], list[str]]:
+    """The earlier records kept as they are (no test of theirs ran again on the baseline since), carried over to
+    ``fp``; what the others tell a run that files the rows of their unchanged tests (the warm engine's named
+    mutants that ended killed or survived); and the ids of the rest, which run again whole."""
+    kept: list[MutantRecord] = []
+    replay: dict[str, Earlier] = {}
+    whole: list[str] = []
+    earlier = earlier_runs(settings.journal_dir, pending, keys)
+    for m, rec in ((m, earlier[m.id]) for m in pending if m.id in earlier):
+        rows = (
+            [r for r in baseline.tests if r.outcome == Outcome.PASSED]
+            if m.id in patches
+            else tests_for(m, baseline, settings.all_variants)
+        )
+        changed = changed_since(rec, rows)
+        if not changed:
+            kept.append(replace(rec, fingerprint=fp))
+        elif (
+            settings.named_engine is NamedEngine.WARM
+            and m.id not in patches
+            and rec.status in (Status.KILLED, Status.SURVIVED)
+            and not rec.timed_out
+        ):
+            replay[m.id] = earlier_of(rec, rows, changed)
+        else:
+            whole.append(m.id)
+    return kept, replay, whole
 
 
 def run(
@@ -82,15 +144,19 @@ def _run(
             f"resuming: {len(mine) - len(pending)} of {len(mine)} named mutants already journaled\n"
         )
     keys = {m.id: _key(settings, m, baseline, patches.get(m.id)) for m in pending}
-    kept = reuse_unchanged(settings.journal_dir, pending, keys, ctx.fp)
+    kept, replay, whole = _carried_over(settings, pending, keys, baseline, patches, ctx.fp)
     for rec in kept:
         journal.write(rec)
         done[rec.key] = rec
-    if settings.progress and kept:
-        rerun = [m.id for m in pending if m.id not in done]
+    if settings.progress and (kept or replay or whole):
+        rerun = [m.id for m in pending if m.id not in done and m.id not in replay]
         settings.progress.write(
-            f"incremental: {len(kept)} named mutant(s) kept (their switch sites and tests are "
-            f"unchanged); {len(rerun)} re-run" + (f": {', '.join(rerun)}" if rerun else "") + "\n"
+            f"incremental: {len(kept)} named mutant(s) kept (their switch sites and tests are unchanged, and the "
+            f"code their tests call); {len(replay)} run again on the tests whose code changed"
+            + (f" ({sum(len(e.rows) for e in replay.values())} test run(s) filed as before)" if replay else "")
+            + f"; {len(rerun)} re-run"
+            + (f": {', '.join(rerun)}" if rerun else "")
+            + "\n"
         )
     pending = [m for m in pending if m.id not in done]
     progress = Progress(len(pending), settings.workers, settings.progress, "named mutants")
@@ -112,7 +178,7 @@ def _run(
 
     if settings.named_engine is NamedEngine.WARM:
         warm = [m for m in pending if m.id not in patches]
-        for record in run_warm(settings, warm, baseline, ctx.fp, deadline):
+        for record in run_warm(settings, warm, baseline, ctx.fp, deadline, replay):
             record = replace(record, deps=keys[record.key])
             journal.write(record)
             done[record.key] = record

@@ -27,7 +27,7 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, BinaryIO, Generic, TypeVar
 
@@ -146,7 +146,7 @@ class Executor:
         """In a mutant's child: its tests, ordered by the child itself, run under it; the child's exit code."""
         tests = (items[t] for t in self.tests_of(mutant) if t in items)
         if mutant.spec:
-            return _named_child(mutant.name, mutant.spec, list(tests), self.out)
+            return _named_child(mutant.name, mutant.spec, list(tests), self.out, mutant.known)
         self.timing = True
         return _child(mutant.name, tests, self.out)
 
@@ -296,10 +296,11 @@ def _child(name: str, tests: Iterator[pytest.Item], out: str) -> int:
     return code
 
 
-def _named_child(name: str, spec: str, tests: list[pytest.Item], out: str) -> int:
+def _named_child(name: str, spec: str, tests: list[pytest.Item], out: str, known: Sequence[TestRow] = ()) -> int:
     """A named mutant: its switches on in this process; every example test runs (each failing one a killer),
     the property searches only while nothing has failed; one row per test as ``reports.campaign.plugins.mutant_plugin``
-    writes them. Exit 1 when a test failed, else 0."""
+    writes them. A test with a ``known`` row (an earlier run's, its code unchanged) is filed with it instead of run,
+    where that run reached it. Exit 1 when a test failed, else 0."""
     code = MutantExit.SURVIVED
     try:
         apply_mutant(spec)
@@ -311,26 +312,51 @@ def _named_child(name: str, spec: str, tests: list[pytest.Item], out: str) -> in
                 it.nodeid if is_property_test(it) else drawn(spec, it.nodeid),
             ),
         )
+        rows = {r.nodeid: r for r in known}
+        filed = {it.nodeid: rows[it.nodeid] for it in tests if _reached(it, rows.get(it.nodeid))}
         with open(out, "a", encoding="utf-8") as fh:
             for k, item in enumerate(tests):
                 row = _row(item.nodeid, Outcome.SKIPPED)
                 if not (code == MutantExit.KILLED and is_property_test(item)):
-                    fh.write(encode_line(MutantStarted(name, item.nodeid, time.time())))
-                    fh.flush()
-                    reports = runtestprotocol(item, nextitem=tests[k + 1] if k + 1 < len(tests) else None, log=False)
-                    outcome, text = outcome_of(reports)
-                    row = replace(
-                        _row(item.nodeid, outcome),
-                        duration=round(sum(r.duration for r in reports), 6),
-                        text=text[-MAX_TEXT:],
-                    )
-                    if outcome in (Outcome.FAILED, Outcome.ERROR):
+                    if item.nodeid in filed:
+                        row = replace(filed[item.nodeid], t=time.time())
+                    else:
+                        fh.write(encode_line(MutantStarted(name, item.nodeid, time.time())))
+                        fh.flush()
+                        nextitem = _next_run(tests, k, filed, code == MutantExit.KILLED)
+                        reports = runtestprotocol(item, nextitem=nextitem, log=False)
+                        outcome, text = outcome_of(reports)
+                        row = replace(
+                            _row(item.nodeid, outcome),
+                            duration=round(sum(r.duration for r in reports), 6),
+                            text=text[-MAX_TEXT:],
+                        )
+                    if row.outcome in (Outcome.FAILED, Outcome.ERROR):
                         code = MutantExit.KILLED
                 fh.write(encode_line(MutantRow(name, row)))
                 fh.flush()
     except BaseException:
         code = MutantExit.CRASHED
     return code
+
+
+def _reached(item: pytest.Item, row: TestRow | None) -> bool:
+    """Whether an earlier run's ``row`` of ``item`` holds its outcome: a property test skipped there was not reached
+    (a test had failed before it), so it runs when it is reached now."""
+    return row is not None and not (row.outcome == Outcome.SKIPPED and is_property_test(item))
+
+
+def _next_run(tests: list[pytest.Item], k: int, filed: Mapping[str, TestRow], killed: bool) -> pytest.Item | None:
+    """The test that runs after ``tests[k]`` if it passes (the filed rows are not run; a failing one stops the
+    property tests), so that pytest tears down only the fixtures the next test run does not share."""
+    for item in tests[k + 1 :]:
+        if killed and is_property_test(item):
+            return item  # properties come last: none runs any more, so the next in order serves
+        row = filed.get(item.nodeid)
+        if row is None:
+            return item
+        killed = killed or row.outcome in (Outcome.FAILED, Outcome.ERROR)
+    return None
 
 
 def _row(nodeid: str, outcome: Outcome) -> TestRow:
