@@ -29,7 +29,8 @@ def package_files(root: Path) -> list[Path]:
         for d in sorted(root.iterdir())
         if d.is_dir() and (d / "__init__.py").is_file() and not d.name.startswith(".") and d.name != "tests"
     ]
-    return sorted(p for d in packages for p in d.rglob("*.py") if not any(s.startswith(".") for s in p.parts))
+    files = (p for d in packages for p in d.rglob("*.py"))
+    return sorted(p for p in files if not any(s.startswith(".") for s in p.relative_to(root).parts))
 
 
 _PINNED: list[Path] = []

@@ -110,7 +110,6 @@ def chosen_profile(config: pytest.Config) -> str:
 
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
-    local_constants.pin(config.rootpath)
     config.addinivalue_line(
         "markers",
         "red_on(*variants): the test is expected to fail with an invariant "
@@ -180,6 +179,13 @@ def chosen_variants(config: pytest.Config) -> tuple[tuple[str, str | frozenset[D
         except ValueError as err:
             raise pytest.UsageError(f"cmharness: --cm-variant: {err}") from None
     return tuple(chosen)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Before any test is collected, once Hypothesis's own plugin has set up (its storage read then is no side
+    effect of the plugin's loading)."""
+    local_constants.pin(session.config.rootpath)
 
 
 @pytest.hookimpl(wrapper=True)
