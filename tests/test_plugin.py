@@ -281,3 +281,24 @@ def test_a_derandomized_test_draws_the_same_examples_whatever_else_its_session_i
     alone, beside = (pytester.path / "draws.txt").read_text().splitlines()
     assert alone == beside
     assert any(7_000_003 <= x <= 7_000_003 + 13 * 199 for x in eval(alone))  # the module's literals are drawn
+
+
+def test_the_pool_is_read_from_the_roots_packages_wherever_the_root_lies(tmp_path):
+    """A root inside a hidden folder (mutmut's work copy is under ``.cmharness``) still has its packages read; hidden
+    folders below it, its tests and loose folders are left out."""
+    from invariants.local_constants import package_files
+
+    root = tmp_path / ".state" / "project"
+    for name in (
+        "pkg/__init__.py",
+        "pkg/a.py",
+        "pkg/.cache/b.py",
+        "tests/__init__.py",
+        "tests/test_a.py",
+        "loose/c.py",
+    ):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("X = 1\n")
+    (root / ".venv" / "lib").mkdir(parents=True)
+    (root / ".venv" / "__init__.py").write_text("")
+    assert [p.relative_to(root).as_posix() for p in package_files(root)] == ["pkg/__init__.py", "pkg/a.py"]
