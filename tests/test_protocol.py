@@ -46,6 +46,7 @@ EXAMPLES: list[tuple[p.Message, typing.Callable[[object], object]]] = [
             mutants=(
                 p.PlannedMutant("defect:X", 12.5, ("t.py::a", "t.py::b"), spec="sound+X"),
                 p.PlannedMutant("reference.ops.x_f__mutmut_1", 10.0, function="reference.ops.x_f", key="k"),
+                p.PlannedMutant("defect:Z", 3.0, ("t.py::a", "tests/test_x.py::test_y"), spec="sound+Z", known=(ROW,)),
             ),
             workers=3,
             functions={"reference.ops.x_f": p.FunctionTests(("t.py::a",), first=("t.py::a",))},
@@ -122,6 +123,14 @@ def test_the_lines_keep_the_fields_the_children_wrote_before():
         ('{"name": "m", "exit": "killed", "seconds": 1}', p.decode_warm, ("a warm session's line", "'exit'")),
         ('{"name": "m", "row": {"nodeid": 3, "outcome": "passed"}}', p.decode_warm, ("'nodeid'", "not a string")),
         ('{"name": "m", "limit": 1}', p.PlannedMutant.from_json, ("'tests' nor 'function'",)),
+        (
+            '{"name": "m", "limit": 1, "tests": [], "known": [{"nodeid": "t.py::a"}]}',
+            p.PlannedMutant.from_json,
+            (
+                "a known row",
+                "no field 'outcome'",
+            ),
+        ),
         ('{"tests": {"t.py::a": [["maybe", "", ""]]}}', p.WitnessPlan.from_json, ("'tests'", "maybe")),
         ('{"nodeid": "t.py::a", "witness": null}', p.WitnessFound.from_json, ("no field 'complete'",)),
         ('["t.py::a"]', p.WitnessFound.from_json, ("not a JSON object",)),
