@@ -203,8 +203,9 @@ def _known(
     candidates or a mutant the journal holds killed; else nothing."""
     if not known:
         return []
-    if any(c.mutant == known for c in theirs):
-        return [next(c for c in theirs if c.mutant == known)]
+    named = next((c for c in theirs if c.mutant == known), None)
+    if named is not None:
+        return [named]
     if not known.startswith("mutmut:"):
         return []
     name = known.removeprefix("mutmut:")
@@ -291,7 +292,7 @@ def search(
     settings: Settings, records: Records, fp: str, work: Path | None, deadline: float, the_search: Search | None = None
 ) -> list[WitnessRecord]:
     """Journal records ``witness:<base>`` for the never-red tests: the witness found, or the reason there is none.
-    ``the_search`` is ``planned(records, work)`` (perhaps over some tests), computed here unless given."""
+    ``the_search`` is ``planned(records, work)`` (perhaps ``only`` over some tests), computed here unless given."""
     chosen = the_search if the_search is not None else planned(records, work)
     todo, reasons = chosen.todo, chosen.reasons
     rows = {r.nodeid: r for r in baseline_of(records).tests}

@@ -25,14 +25,17 @@ from reports.campaign.runs import run_named
 from reports.campaign.settings import NamedEngine, Settings
 
 
-def _key(settings: Settings, mutant: Mutant, baseline: BaselineRecord, patch: Path | None) -> str:
+def _rows(settings: Settings, mutant: Mutant, baseline: BaselineRecord, patched: bool) -> list[TestRow]:
+    """The baseline rows a mutant runs: an extra patch every test that passed, a named mutant ``tests_for``'s."""
+    if patched:
+        return [r for r in baseline.tests if r.outcome == Outcome.PASSED]
+    return tests_for(mutant, baseline, settings.all_variants)
+
+
+def _key(settings: Settings, mutant: Mutant, rows: Sequence[TestRow], patch: Path | None) -> str:
+    nodeids = [r.nodeid for r in rows]
     if patch is not None:
-        return key(
-            settings,
-            patch.read_text(encoding="utf-8"),
-            [r.nodeid for r in baseline.tests if r.outcome == Outcome.PASSED],
-        )
-    nodeids = [r.nodeid for r in tests_for(mutant, baseline, settings.all_variants)]
+        return key(settings, patch.read_text(encoding="utf-8"), nodeids)
     return named_key(
         settings.root, mutant.spec, nodeids, settings_part(settings.selection, settings.profile, settings.all_variants)
     )
@@ -76,7 +79,7 @@ def _carried_over(
     settings: Settings,
     pending: Sequence[Mutant],
     keys: dict[str, str],
-    baseline: BaselineRecord,
+    rows_of: dict[str, list[TestRow]],
     patches: dict[str, Path],
     fp: str,
 ) -> tuple[list[MutantRecord], dict[str, Earlier], list[str]]:
@@ -88,11 +91,7 @@ def _carried_over(
     whole: list[str] = []
     earlier = earlier_runs(settings.journal_dir, pending, keys)
     for m, rec in ((m, earlier[m.id]) for m in pending if m.id in earlier):
-        rows = (
-            [r for r in baseline.tests if r.outcome == Outcome.PASSED]
-            if m.id in patches
-            else tests_for(m, baseline, settings.all_variants)
-        )
+        rows = rows_of[m.id]
         changed = changed_since(rec, rows)
         if not changed:
             kept.append(replace(rec, fingerprint=fp))
@@ -143,8 +142,9 @@ def _run(
         settings.progress.write(
             f"resuming: {len(mine) - len(pending)} of {len(mine)} named mutants already journaled\n"
         )
-    keys = {m.id: _key(settings, m, baseline, patches.get(m.id)) for m in pending}
-    kept, replay, whole = _carried_over(settings, pending, keys, baseline, patches, ctx.fp)
+    rows_of = {m.id: _rows(settings, m, baseline, m.id in patches) for m in pending}
+    keys = {m.id: _key(settings, m, rows_of[m.id], patches.get(m.id)) for m in pending}
+    kept, replay, whole = _carried_over(settings, pending, keys, rows_of, patches, ctx.fp)
     for rec in kept:
         journal.write(rec)
         done[rec.key] = rec
