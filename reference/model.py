@@ -12,9 +12,10 @@ The model's public face: the content blocks (``reference.blocks``) and config an
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -46,6 +47,7 @@ __all__ = [
     "CarrierPolicy",
     "Config",
     "Content",
+    "Derived",
     "Document",
     "Entry",
     "EntryKind",
@@ -153,6 +155,25 @@ def _valid_calibration(c: object) -> bool:
     return is_number(c) and math.isfinite(c) and 0.25 < c < 4
 
 
+class Derived:
+    """Values derived from one store alone, each computed by the first caller that asks and kept for the rest.
+
+    Each value is held by a ``functools.cache`` of its computation, so that a tool tracing which functions a caller
+    depends on (the harness's per-test coverage) sees every reader of a value depend on what computing it called,
+    whichever caller happened to compute it.
+    """
+
+    def __init__(self) -> None:
+        self._held: dict[Hashable, Callable[[], Any]] = {}
+
+    def value(self, key: Hashable, compute: Callable[[], Any]) -> Any:
+        """The value kept under ``key``, computed by ``compute`` the first time it is asked for."""
+        held = self._held.get(key)
+        if held is None:
+            held = self._held[key] = functools.cache(compute)
+        return held()
+
+
 @suggest_fields
 @dataclass(frozen=True)
 class Store:
@@ -167,8 +188,8 @@ class Store:
     _index: Mapping[str, int] = field(init=False, repr=False, compare=False)
     _by_id: Mapping[str, Summary] = field(init=False, repr=False, compare=False)
     _leaves: Mapping[str, frozenset[str]] = field(init=False, repr=False, compare=False)
-    #: Values derived from the store alone, kept by whoever derives them (``strategies.pricing``'s message prices).
-    derived: dict[Any, Any] = field(init=False, repr=False, compare=False, default_factory=dict)
+    #: Values derived from the store alone (``strategies.pricing``'s message prices, a judge's companion store).
+    derived: Derived = field(init=False, repr=False, compare=False, default_factory=Derived)
 
     def __post_init__(self) -> None:
         for name in ("messages", "summaries", "work"):

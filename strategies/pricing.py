@@ -124,9 +124,7 @@ class Prices:
         rule = self._e_rule
         unchecked = estimator is not None and self.defects.on(Defect.UNCHECKED_BAD_VALUES)
         key = ("message prices", estimator, unchecked, rule.epoch, rule.verbatim_stamps, self.store.calibration)
-        if key not in self.store.derived:
-            self.store.derived[key] = self._price_messages()
-        return self.store.derived[key]
+        return self.store.derived.value(key, self._price_messages)
 
     def _price_messages(self) -> tuple[Number, ...]:
         out = []

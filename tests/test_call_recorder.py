@@ -10,6 +10,7 @@ import traceback
 
 import pytest
 
+from reference.model import Derived, Store
 from reports.campaign.plugins import call_recorder as cr
 
 pytestmark = pytest.mark.harness
@@ -98,6 +99,19 @@ def test_a_cached_values_calls_count_for_every_test_that_reads_it(ns):
     cr.start_test()
     assert ns["table"]() == 3 and ns["table"].cache_info().misses == 1  # filled again, and credited again
     assert cr.end_test() == ["strategies.fake.leaf", "strategies.fake.table"]
+
+
+def test_a_stores_derived_values_count_for_every_test_that_reads_them(ns):
+    """A store keeps what is derived from it (its message prices) for whichever test asks first, and a store built
+    at import is read by many tests: each reader depends on what computing the value called."""
+    derived = Store(()).derived
+    assert isinstance(derived, Derived)
+    assert derived.value("four", lambda: ns["leaf"](4)) == 4
+    assert cr.end_test() == ["strategies.fake.leaf"]
+    cr.start_test()
+    assert derived.value("four", lambda: ns["outer"](5)) == 4  # kept: the second computation never runs
+    assert derived.value("six", lambda: 6) == 6  # another key, computed without calls
+    assert cr.end_test() == ["strategies.fake.leaf"] and cr.shared_names() == []
 
 
 def test_calls_outside_a_test_are_shared(ns):

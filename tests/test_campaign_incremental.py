@@ -18,6 +18,7 @@ from reports.campaign.dependency_keys import (
     Coverage,
     KeyMemo,
     baseline_sources,
+    coverage_of,
     function_keys,
     named_at_import,
     rerun,
@@ -419,6 +420,10 @@ def test_wide(wide):
     assert wide == 7
 
 
+def test_wide_again(wide):
+    assert wide + 0 == 7
+
+
 def test_double_plain():
     assert double(1) == 2
 """
@@ -454,6 +459,20 @@ def test_a_change_reruns_every_test_that_read_a_cached_value_and_every_test_afte
         assert again.reused == 0 and why in settings.progress.getvalue()
     else:
         assert {r.nodeid for r in again.tests if r.t > first.finished} == rerun
+
+
+def test_a_wide_fixtures_calls_count_for_every_test_that_uses_it_whichever_set_it_up(tmp_path):
+    """A module fixture is set up for the first test that asks for it; the per-test coverage (and so the report's
+    coveredBy) credits its calls to each test using it, so a partial baseline credits them as a whole one does."""
+    root = make_project(tmp_path / "p")
+    (root / "strategies" / "helper.py").write_text(HELPER + "\n\ndef triple(x):\n    return 3 * x\n")
+    (root / "tests" / "test_sharing.py").write_text(SHARING)
+    settings = settings_for(root)
+    first = ensure_baseline(settings, fingerprint(settings), Journal(settings.journal_dir), {})
+    cover = coverage_of(first)
+    assert cover is not None and "strategies.helper.unused" in cover.shared  # a change to it still re-runs all
+    users = {"tests/test_sharing.py::test_wide", "tests/test_sharing.py::test_wide_again"}
+    assert cover.tests_of["strategies.helper.unused"] == users
 
 
 def test_a_docstring_or_comment_change_runs_no_test(project):

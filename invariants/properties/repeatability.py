@@ -26,9 +26,7 @@ def history_store(store: Store) -> Store:
     remembered (an answer-price memo keyed by id and tokens) may survive ``initialize``. Built once per
     store (it depends on the store alone) and kept in ``store.derived``.
     """
-    if "history store" not in store.derived:
-        store.derived["history store"] = _history_store(store)
-    return store.derived["history store"]
+    return store.derived.value("history store", lambda: _history_store(store))
 
 
 def _history_store(store: Store) -> Store:

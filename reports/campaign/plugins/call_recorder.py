@@ -9,9 +9,10 @@ at each test's start and takes it at the test's end.
 A cached function (``functools.cache`` and ``lru_cache``, replaced for every module imported after ``install``, the
 tests' included) credits every caller with the calls its value took, the test that filled the cache and each that
 got the value from it alike: which test fills a cache depends on the order the tests run in, and what each test
-reads does not. Other calls whose result can outlive the test that made them are *shared*: those made outside any
-test (imports, collection), while a fixture wider than one test is set up, or in a ``cached_property``'s first
-computation (later reads do not call it). A change to a shared function re-runs every test. A test that starts a
+reads does not; so does a fixture wider than one test, whose set-up's calls count for every test that uses it. Calls
+whose result can outlive the test that made them are also *shared*: those made outside any test (imports,
+collection), while a wide fixture is set up, or in a ``cached_property``'s first computation (later reads do not call
+it). A change to a shared function re-runs every test. A test that starts a
 Python process (``spawned``, seen by an audit hook) may run any function there, unseen: a change to any function
 re-runs it. A module imported before the hook was installed is not instrumented; ``modules`` lists those that were,
 so that a change elsewhere is known to be unseen.
@@ -42,6 +43,7 @@ _NAMES: list[str] = []
 _INDEX: dict[str, int] = {}
 _MODULES: set[str] = set()
 _SPAWNED: list[bool] = [False]
+_WIDE: dict[object, frozenset[int]] = {}  # each wide fixture's calls at its last set-up
 
 
 def _index(name: str) -> int:
@@ -52,18 +54,34 @@ def _index(name: str) -> int:
 
 
 @contextmanager
-def shared() -> Iterator[None]:
-    """The calls made inside count as shared only (a wide fixture's set-up, a ``cached_property``'s computation): which
-    test sets them up depends on the order the tests ran in, so a test's own calls leave them out and read the same
-    in any order."""
+def shared() -> Iterator[set[int]]:
+    """The calls made inside count as shared (a wide fixture's set-up, a ``cached_property``'s computation), not as
+    the running test's: which test sets them up depends on the order the tests ran in, so a test's own calls leave
+    them out and read the same in any order. Yields the set that holds them once the block ends."""
+    took: set[int] = set()
     saved = set(_HITS)
     _HITS.clear()
     try:
-        yield
+        yield took
     finally:
+        took.update(_HITS)
         _SHARED.update(_HITS)
         _HITS.clear()
         _HITS.update(saved)
+
+
+@contextmanager
+def wide_fixture(fixture: object) -> Iterator[None]:
+    """A fixture wider than one test is set up: its calls are shared, and each test that uses it (``uses``) is
+    credited with them, the test it was set up for and every later one alike."""
+    with shared() as took:
+        yield
+    _WIDE[fixture] = frozenset(took)
+
+
+def uses(fixture: object) -> None:
+    """The test running uses ``fixture`` (a wide one): the calls of its last set-up are the test's too."""
+    _HITS.update(_WIDE.get(fixture, ()))
 
 
 def _sharing(function: Any) -> Any:

@@ -360,15 +360,36 @@ def base_id(nodeid: str, variant: str | None) -> str:
 
 
 class WideFixtures:
-    """The calls a fixture wider than one test makes while set up are shared: later tests use its value too."""
+    """The calls a fixture wider than one test makes while set up are shared (later tests use its value too), and
+    count for each test that uses it, whichever test it was set up for."""
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_fixture_setup(self, fixturedef: pytest.FixtureDef[Any]) -> Any:
         if fixturedef.scope == "function":
             yield
             return
-        with call_recorder.shared():
+        with call_recorder.wide_fixture(fixturedef):
             yield
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> Any:
+        yield
+        for fixturedef in wide_fixtures(item):
+            call_recorder.uses(fixturedef)
+
+
+def wide_fixtures(item: pytest.Item) -> list[pytest.FixtureDef[Any]]:
+    """The fixtures wider than one test that ``item`` uses, directly or through another fixture (the definition that
+    applies to it where one overrides another)."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return []
+    found = []
+    for name in getattr(item, "fixturenames", ()):
+        defs = info.name2fixturedefs.get(name)
+        if defs and defs[-1].scope != "function":
+            found.append(defs[-1])
+    return found
 
 
 class _Recorder:
