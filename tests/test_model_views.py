@@ -62,6 +62,21 @@ def test_index_and_has_message(tree):
     assert tree.has_message("m6") and not tree.has_message("L1-0")
 
 
+def test_what_is_derived_from_a_store_is_computed_once_per_key_and_kept_apart_by_key(tree):
+    """``Store.derived`` (the message prices, a judge's companion store): the first caller computes, later callers
+    of the same key read, another key is computed on its own; a copy with another calibration starts empty."""
+    calls: list[str] = []
+
+    def computed(name: str):
+        return lambda: calls.append(name) or len(calls)
+
+    assert tree.derived.value("a", computed("a")) == 1
+    assert tree.derived.value("a", computed("again")) == 1
+    assert tree.derived.value(("a",), computed("b")) == 2
+    assert tree.with_calibration(2).derived.value("a", computed("c")) == 3
+    assert calls == ["a", "b", "c"]
+
+
 # ----------------------------------------------------------------------------- normalised fields
 
 
