@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import subprocess
+import sys
 import types
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -11,6 +14,7 @@ from typing import Any
 import pytest
 
 from reports.campaign.mutmut import trampoline as lean
+from reports.campaign.settings import ROOT
 
 pytestmark = pytest.mark.harness
 mutmut_trampoline = pytest.importorskip("mutmut.mutation.trampoline", reason="mutmut is not installed (mutation)")
@@ -186,3 +190,55 @@ def test_install_is_a_no_op_without_mutmut(monkeypatch, modes):
     assert lean.install() is False
     lean.switch_on("calc.x_add__mutmut_1")  # the environment alone, for plugins that only read it
     assert os.environ[lean.ENV] == "calc.x_add__mutmut_1"
+
+
+#: What mutmut's stats run does at each test's teardown, written down: the functions recorded since the last one.
+STATS_COLLECTOR = """
+import json
+import os
+
+from mutmut.state import state
+
+
+def pytest_runtest_teardown(item):
+    with open(os.environ["STATS_OUT"], "a", encoding="utf-8") as fh:
+        fh.write(json.dumps([item.name, sorted(state()._stats)]) + "\\n")
+    state()._stats.clear()
+"""
+
+USES_AT_IMPORT = """
+from calc import add
+
+TABLE = add(1, 1)  # run when the module is imported, before any test
+
+
+def test_reads_the_table():
+    assert TABLE == 2
+
+
+def test_calls_add():
+    assert add(2, 3) == 5
+"""
+
+
+def test_the_stats_run_credits_no_test_with_the_calls_made_outside_every_test(generated, tmp_path):
+    """mutmut credits the calls made at import and collection to whichever test runs first, here one that calls
+    nothing mutated; with the plugin each test is credited with its own calls only."""
+    (tmp_path / "calc.py").write_text(generated.code)
+    (tmp_path / "conftest.py").write_text(STATS_COLLECTOR)
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    (tmp_path / "test_uses.py").write_text(USES_AT_IMPORT)
+    out = tmp_path / "stats.jsonl"
+    env = {**os.environ, lean.ENV: lean.STATS, "STATS_OUT": str(out), "PYTHONPATH": f"{tmp_path}{os.pathsep}{ROOT}"}
+    plugin = ["-p", "reports.campaign.plugins.mutant_plugin", "-p", "no:cacheprovider", "-p", "no:randomly"]
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", *plugin, "test_uses.py"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    credited = dict(json.loads(line) for line in out.read_text().splitlines())
+    assert credited == {"test_reads_the_table": [], "test_calls_add": ["calc.x_add"]}

@@ -82,6 +82,15 @@ def switch_on(name: str | None) -> None:
         mutmut_trampoline.set_mutant_under_test(name or None)
 
 
+def test_starts() -> None:
+    """In the stats run, a test starts: the calls recorded since the last test ended (imports, collection, a
+    module's code run when first imported) are forgotten, since mutmut would credit them to this test alone, and
+    which test comes first depends on the session (a cold run, or a few new tests measured after a change), not on
+    what the test runs."""
+    if _mode.stats and mutmut_trampoline is not None:
+        state()._stats.clear()
+
+
 @contextmanager
 def recording(hit: Callable[[str], None]) -> Iterator[None]:
     """The block runs as mutmut's stats run does, each call of a mutated function passed to ``hit`` (its stats

@@ -33,7 +33,9 @@ Load it with ``-p reports.campaign.plugins.mutant_plugin``. It does nothing unle
   node id, the tests of a mutmut mutant run quick ones first (mutmut stops at the first failure, so a
   killed mutant costs a quick killing test, not the slow property tests before it).
 - In mutmut's work copy, the generated modules are given ``reports.campaign.mutmut.trampoline``'s trampolines
-  (installed before the conftests import them), which dispatch as mutmut's do with less work per call.
+  (installed before the conftests import them), which dispatch as mutmut's do with less work per call. In mutmut's
+  stats run, the calls made outside every test (imports, collection) are credited to no test, where mutmut would
+  credit them to the test that happens to run first.
 - With the environment variable ``CMHARNESS_KILLERS`` naming a directory, and mutmut's
   ``MUTANT_UNDER_TEST`` naming a mutant, the first failing test of each mutmut mutant is appended to
   ``$CMHARNESS_KILLERS/<pid>.jsonl`` (mutmut runs with ``-x``, so only the first is known).
@@ -155,6 +157,12 @@ def pytest_configure(config: pytest.Config) -> None:
         if path:
             watch_variants(recorder.looked_up)
         config.pluginmanager.register(recorder, "cmharness-mutant-recorder")
+
+
+def pytest_runtest_logstart(nodeid: str, location: tuple[str, int | None, str]) -> None:
+    """mutmut's stats run credits a test with the calls recorded since the last test ended: those made outside every
+    test are no test's."""
+    trampoline.test_starts()
 
 
 def _xdist_controller(config: pytest.Config) -> bool:
