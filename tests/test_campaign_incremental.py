@@ -42,6 +42,9 @@ from reports.campaign.mutmut.work_copy import (
     complete_stats,
     covering_digests,
     keep_verdicts,
+    lay_work_copy,
+    mark_prepared,
+    needs_preparing,
     reopen_for_new_hints,
     reopen_recovered,
     save_test_keys,
@@ -930,6 +933,24 @@ def test_a_functions_mutants_run_again_when_its_covering_tests_change(tmp_path):
         "reference.ops.x_f__mutmut_2": None,
         "reference.ops.x_g__mutmut_1": 1,
     }
+
+
+def test_the_work_copy_needs_preparing_from_any_change_until_mutmut_has_prepared_it(tmp_path):
+    """mutmut runs its mutants and the witness search runs its tests from the copy it prepares (``mutants/``): any
+    change of the work copy, a test's included, calls for a preparation, and so does a change an interrupted run
+    laid but never prepared."""
+    root = make_project(tmp_path / "p")
+    settings = settings_for(root)
+    work, previous = lay_work_copy(settings)
+    assert previous and needs_preparing(work)  # the first copy
+    mark_prepared(work)
+    assert lay_work_copy(settings)[1] == {} and not needs_preparing(work)
+    test = root / "tests" / "test_calc.py"
+    test.write_text(test.read_text() + "\n\ndef test_new():\n    assert True\n")
+    assert list(lay_work_copy(settings)[1]) == ["tests/test_calc.py"] and needs_preparing(work)
+    assert lay_work_copy(settings)[1] == {} and needs_preparing(work)  # laid, not prepared: still stale
+    mark_prepared(work)
+    assert not needs_preparing(work)
 
 
 def test_every_mutant_runs_again_in_the_new_order_when_other_hints_are_committed(tmp_path, monkeypatch):

@@ -82,7 +82,8 @@ def test_mutmut_runs_in_its_own_copy_and_is_read_back(tmp_path):
         finished=0.0,
     )
     from reports.campaign.mutmut.execute import PreparedAhead
-    from reports.campaign.mutmut.work_copy import lay_work_copy
+    from reports.campaign.mutmut.meta import tests_by_function
+    from reports.campaign.mutmut.work_copy import lay_work_copy, work_dir
 
     settings = replace(settings, progress=io.StringIO())
     ahead = PreparedAhead(settings, lay_work_copy(settings)[0], time.time() + 240)  # as beside a baseline
@@ -113,6 +114,14 @@ def test_mutmut_runs_in_its_own_copy_and_is_read_back(tmp_path):
     assert "re-runs the mutants of 1 changed function(s) (strategies.step.inc)" in said, said
     assert "1 function(s) whose covering tests changed (reference.ops.x_double)" in said, said
     assert again.pending == 0 and {r.key for r in again.records} >= set(by_name)
+    # a new test and nothing else: mutmut's copy, where the mutants' and the witnesses' tests run, is brought up to
+    # date and measures it (else a search naming it collects nothing)
+    tests.write_text(tests.read_text() + "\n\ndef test_double_again():\n    assert double(5) == 10\n")
+    settings = replace(settings, progress=io.StringIO())
+    run_mutmut(settings, fingerprint(settings), baseline, budget=240)
+    work = work_dir(settings)
+    assert "def test_double_again" in (work / "mutants" / "tests" / "test_ops.py").read_text()
+    assert "tests/test_ops.py::test_double_again" in tests_by_function(work)["reference.ops.x_double"]
 
 
 def test_runs_get_a_fixed_hash_seed_and_the_campaign_profile():

@@ -28,6 +28,7 @@ from reports.campaign.mutmut.results import described, seed_from_journal
 from reports.campaign.mutmut.work_copy import (
     complete_stats,
     keep_verdicts,
+    mark_prepared,
     read_selection,
     reopen_recovered,
     verdicts,
@@ -282,6 +283,7 @@ def run_pending(
         if code != 0:
             tail = log.read_text(encoding="utf-8", errors="replace")[-300:].strip()
             return f"mutmut's preparation exited {code}; see {log}: {tail}"
+    mark_prepared(work)
     prepared = time.time()
     cover = coverage_of(baseline)
     if cover is not None:

@@ -45,8 +45,10 @@ from reports.campaign.mutmut.results import (
 from reports.campaign.mutmut.work_copy import (
     changed_functions,
     lay_work_copy,
+    mark_prepared,
     modules,
     mutated_sources,
+    needs_preparing,
     reopen_for_new_hints,
     reset_for_changed_tests,
     save_test_keys,
@@ -132,7 +134,7 @@ def run_mutmut(
     ran = False
     interrupted = False
     note = ""
-    if owned and (not known or todo or (warm and changed)):
+    if owned and (not known or todo or (warm and needs_preparing(work))):
         if budget < 30:
             note = f"not run: only {max(budget, 0):.0f}s of the budget left; it runs next time"
         else:
@@ -222,6 +224,8 @@ def _invoke(
         note = f"mutmut exited {proc.returncode}; see {log_path}: {tail.strip()[-300:]}"
         if stream is not None:
             stream.write(f"mutmut: {note}\n")
+    if proc.returncode == 0:  # mutmut run prepares the copy before its mutants
+        mark_prepared(work)
     return note
 
 

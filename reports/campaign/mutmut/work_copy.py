@@ -22,12 +22,31 @@ def work_dir(settings: Settings) -> Path:
     return settings.mutmut_dir / "project"
 
 
+#: Present from a change of the work copy until mutmut has prepared it again: until then its ``mutants/`` copy, where
+#: the mutants' and the witnesses' tests run, is stale (a new test is not even there to collect).
+UNPREPARED = "unprepared"
+
+
 def lay_work_copy(settings: Settings) -> tuple[Path, dict[str, str | None]]:
     """The project's hashed files in the work folder: copied whole the first time, then brought up to date file
     by file, so that mutmut keeps the results of every function that did not change (it re-mutates a changed
     file and re-runs the mutants of its changed functions; ``reset_for_changed_tests`` does the tests' part)."""
     previous = sync_work_copy(settings)
-    return work_dir(settings), previous
+    work = work_dir(settings)
+    if previous:
+        work.parent.mkdir(parents=True, exist_ok=True)
+        (work.parent / UNPREPARED).touch()
+    return work, previous
+
+
+def needs_preparing(work: Path) -> bool:
+    """Whether the work copy changed since mutmut last prepared it."""
+    return (work.parent / UNPREPARED).exists()
+
+
+def mark_prepared(work: Path) -> None:
+    """mutmut has prepared the work copy as it stands."""
+    (work.parent / UNPREPARED).unlink(missing_ok=True)
 
 
 def sync_work_copy(settings: Settings) -> dict[str, str | None]:
