@@ -37,6 +37,7 @@ from reports.campaign.journal import (
 from reports.campaign.mutmut.execute import UNKNOWN_DURATION, plan
 from reports.campaign.mutmut.meta import tests_by_function as covered_by
 from reports.campaign.mutmut.results import described
+from reports.campaign.mutmut.run import MutmutResult
 from reports.campaign.mutmut.work_copy import (
     COVERING,
     complete_stats,
@@ -50,8 +51,10 @@ from reports.campaign.mutmut.work_copy import (
     save_test_keys,
     unmangled,
     verdicts,
+    work_dir,
 )
 from reports.campaign.phases import baseline as baseline_phase
+from reports.campaign.phases import mutmut as mutmut_phase
 from reports.campaign.phases.baseline import previous_baseline
 from reports.campaign.phases.witness import kept_witnesses, witness_deps
 from reports.campaign.processes import run_pytest
@@ -59,9 +62,11 @@ from reports.campaign.records import (
     BASELINE,
     NO_CODE,
     BaselineRecord,
+    CoverageRecord,
     MutantChange,
     Outcome,
     WitnessRecord,
+    coverage_key,
     dumps,
     witness_key,
 )
@@ -951,6 +956,28 @@ def test_the_work_copy_needs_preparing_from_any_change_until_mutmut_has_prepared
     assert lay_work_copy(settings)[1] == {} and needs_preparing(work)  # laid, not prepared: still stale
     mark_prepared(work)
     assert not needs_preparing(work)
+
+
+def test_a_new_fingerprints_journal_holds_mutmuts_coverage_even_when_no_mutant_runs(tmp_path, monkeypatch):
+    """The report's coveredBy comes from the journal of its fingerprint: a run with nothing for mutmut to run (a
+    changed setting, say) still journals the coverage it has, once."""
+    settings = settings_for(make_project(tmp_path / "p"))
+    work = work_dir(settings)
+    (work / "mutants").mkdir(parents=True)
+    stats = {"tests_by_mangled_function_name": {"calc.x_add": ["tests/test_calc.py::test_plain"]}}
+    (work / "mutants" / "mutmut-stats.json").write_text(json.dumps(stats))
+    monkeypatch.setattr(mutmut_phase, "run_mutmut", lambda *a, **k: MutmutResult([], [], 0, False, 0.0))
+    ctx = RunContext.start(settings, None, None)
+    baseline = BaselineRecord(fingerprint=ctx.fp, wall=0.0, overhead=0.0, exit=0, tests=(), finished=0.0)
+    done: dict = {}
+    mutmut_phase.run(settings, ctx, baseline, done, ("strategies",), None)
+    coverage = done.get(coverage_key("all"))
+    assert isinstance(coverage, CoverageRecord) and coverage.covering("calc.x_add") == (
+        "tests/test_calc.py::test_plain",
+    )
+    assert load_journals(settings.journal_dir, ctx.fp)[coverage_key("all")] == coverage
+    mutmut_phase.run(settings, ctx, baseline, done, ("strategies",), None)
+    assert sum(isinstance(r, CoverageRecord) for r in read_records(settings.journal_dir)) == 1  # not again
 
 
 def test_every_mutant_runs_again_in_the_new_order_when_other_hints_are_committed(tmp_path, monkeypatch):

@@ -32,12 +32,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from reports.campaign.journal import Journal, journal_name
 from reports.campaign.mutation_scope import MUTMUT_PATHS
 from reports.campaign.mutmut.execute import run_pending
 from reports.campaign.mutmut.results import (
     collect,
-    coverage_record,
     pending_names,
     progress_counts,
     reset_interrupted,
@@ -57,7 +55,7 @@ from reports.campaign.mutmut.work_copy import (
 from reports.campaign.named_mutants import shard_of
 from reports.campaign.processes import ended, kill_group, spawn
 from reports.campaign.progress import fmt_time
-from reports.campaign.records import BaselineRecord, MutmutRecord, Status, coverage_key
+from reports.campaign.records import BaselineRecord, MutmutRecord, Status
 from reports.campaign.runs import red_tests
 from reports.campaign.settings import MutmutEngine, Settings
 from reports.errors import CampaignError
@@ -162,9 +160,6 @@ def run_mutmut(
     every, pending = pending_names(work)
     names = [n for m in owned for n in every.get(m, [])]
     records = collect(work, fp, {m for m in owned}, every)
-    coverage = coverage_record(work, fp, coverage_key(journal_name(shard))) if ran else None
-    if coverage is not None:  # mutmut measured it again: journaled for the report's coveredBy
-        Journal(settings.journal_dir, journal_name(shard)).write(coverage)
     left = sum(len(pending.get(m, [])) for m in owned) + sum(1 for m in owned if m not in every)
     return MutmutResult(records, names, left, ran, time.time() - start, note, interrupted)
 

@@ -7,11 +7,18 @@ from collections.abc import Sequence
 
 from reports.campaign.journal import journal_name
 from reports.campaign.mutmut.execute import PreparedAhead
-from reports.campaign.mutmut.results import journal_records
+from reports.campaign.mutmut.results import coverage_record, journal_records
 from reports.campaign.mutmut.run import MutmutResult, run_mutmut
 from reports.campaign.mutmut.work_copy import lay_work_copy, work_dir
 from reports.campaign.progress import fmt_time
-from reports.campaign.records import BaselineRecord, InventoryRecord, MutmutRecord, Records, inventory_key
+from reports.campaign.records import (
+    BaselineRecord,
+    InventoryRecord,
+    MutmutRecord,
+    Records,
+    coverage_key,
+    inventory_key,
+)
 from reports.campaign.run_context import RunContext
 from reports.campaign.settings import MutmutEngine, Settings
 
@@ -42,6 +49,12 @@ def run(
         settings, ctx.fp, baseline, ctx.seconds_left(), ctx.shard, paths, ahead=ahead, journaled=journaled
     )
     journal_records(ctx.journal, result.records, done)
+    coverage = coverage_key(journal_name(ctx.shard))
+    if result.ran or coverage not in done:  # measured again, or a new fingerprint's journal without it
+        measured = coverage_record(work_dir(settings), ctx.fp, coverage)
+        if measured is not None:  # for the report's coveredBy
+            ctx.journal.write(measured)
+            done[coverage] = measured
     for path in paths:  # one inventory per folder: runs over other folders add to the report
         key = inventory_key(journal_name(ctx.shard), path)
         names = sorted(n for n in result.names if n.split(".", 1)[0] == path)
