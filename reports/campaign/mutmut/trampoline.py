@@ -82,7 +82,7 @@ def switch_on(name: str | None) -> None:
         mutmut_trampoline.set_mutant_under_test(name or None)
 
 
-def test_starts() -> None:
+def on_test_start() -> None:
     """In the stats run, a test starts: the calls recorded since the last test ended (imports, collection, a
     module's code run when first imported) are forgotten, since mutmut would credit them to this test alone, and
     which test comes first depends on the session (a cold run, or a few new tests measured after a change), not on

@@ -162,7 +162,7 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_runtest_logstart(nodeid: str, location: tuple[str, int | None, str]) -> None:
     """mutmut's stats run credits a test with the calls recorded since the last test ended: those made outside every
     test are no test's."""
-    trampoline.test_starts()
+    trampoline.on_test_start()
 
 
 def _xdist_controller(config: pytest.Config) -> bool:
