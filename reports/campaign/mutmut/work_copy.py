@@ -33,8 +33,7 @@ def lay_work_copy(settings: Settings) -> tuple[Path, dict[str, str | None]]:
     file and re-runs the mutants of its changed functions; ``reset_for_changed_tests`` does the tests' part)."""
     previous = sync_work_copy(settings)
     work = work_dir(settings)
-    if previous:
-        work.parent.mkdir(parents=True, exist_ok=True)
+    if previous:  # something was copied or removed: the folders exist
         (work.parent / UNPREPARED).touch()
     return work, previous
 

@@ -12,10 +12,10 @@ got the value from it alike: which test fills a cache depends on the order the t
 reads does not; so does a fixture wider than one test, whose set-up's calls count for every test that uses it. Calls
 whose result can outlive the test that made them are also *shared*: those made outside any test (imports,
 collection), while a wide fixture is set up, or in a ``cached_property``'s first computation (later reads do not call
-it). A change to a shared function re-runs every test. A test that starts a
-Python process (``spawned``, seen by an audit hook) may run any function there, unseen: a change to any function
-re-runs it. A module imported before the hook was installed is not instrumented; ``modules`` lists those that were,
-so that a change elsewhere is known to be unseen.
+it). A change to a shared function re-runs every test. A test that starts a Python process (``spawned``, seen by an
+audit hook) may run any function there, unseen: a change to any function re-runs it. A module imported before the
+hook was installed is not instrumented; ``modules`` lists those that were, so that a change elsewhere is known to be
+unseen.
 """
 
 from __future__ import annotations
