@@ -42,6 +42,7 @@ from invariants import local_constants
 from invariants.counterexample_file import counterexample_section
 from invariants.database import DATABASE_ENV, DatabaseError, open_database
 from invariants.scenario_items import ScenarioFile, is_scenario_file
+from reference.names import unknown
 from reference.variant_names import SEED_VARIANTS
 from strategies.defects import Defect, parse_variant
 from strategies.errors import InvalidConfigError, OverBudgetError, UncoveredDropError
@@ -71,9 +72,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("cmharness", "context-manager invariants")
     group.addoption(
         "--cm-profile",
-        choices=PROFILES,
         default=None,
-        help=f"Hypothesis profile for the suite (default: ${PROFILE_ENV} or {DEFAULT_PROFILE})",
+        help=f"Hypothesis profile for the suite, of {', '.join(PROFILES)} "
+        f"(default: ${PROFILE_ENV} or {DEFAULT_PROFILE})",
     )
     group.addoption(
         "--cm-slow",
@@ -142,10 +143,8 @@ def pytest_configure(config: pytest.Config) -> None:
     try:
         settings.load_profile(name)
     except Exception as err:
-        raise pytest.UsageError(
-            f"cmharness: unknown Hypothesis profile {name!r} (from --cm-profile, "
-            f"${PROFILE_ENV} or --hypothesis-profile): {err}"
-        ) from err
+        where = f" (from --cm-profile, ${PROFILE_ENV} or --hypothesis-profile)"
+        raise pytest.UsageError("cmharness: " + unknown("Hypothesis profile", name, PROFILES, context=where)) from err
     config.stash[_PROFILE_KEY] = name
     spec = config.getoption("--cm-database") or os.environ.get(DATABASE_ENV)
     if spec:

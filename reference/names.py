@@ -7,6 +7,7 @@ all refused this way; a file's messages quote names as JSON does, the command li
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import difflib
 import functools
@@ -53,6 +54,19 @@ def lookup(kind: str, name: str, table: Mapping[str, T]) -> T:
         return table[name]
     except (KeyError, TypeError):
         raise UnknownNameError(unknown(kind, name, table)) from None
+
+
+def one_of(kind: str, known: Iterable[str]) -> Callable[[str], str]:
+    """An ``argparse`` type for a command-line value among ``known``: a miss is refused in the wording above."""
+    names = [str(name) for name in known]
+
+    def parse(text: str) -> str:
+        if text not in names:
+            raise argparse.ArgumentTypeError(unknown(kind, text, names))
+        return text
+
+    parse.__name__ = kind
+    return parse
 
 
 def refuse_unknown_fields(cls: type, kwargs: Mapping[str, object]) -> None:

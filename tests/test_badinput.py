@@ -303,6 +303,32 @@ def test_an_out_folder_naming_a_regular_file_is_refused(capsys, monkeypatch, tmp
     assert "argument --out: " in capsys.readouterr().err
 
 
+def _a_file(tmp: Path) -> Path:
+    (tmp / "one.patch").write_text("--- a/x\n+++ b/x\n")
+    return tmp / "one.patch"
+
+
+def _no_patch(tmp: Path) -> Path:
+    (tmp / "notes.txt").write_text("a patch?")
+    return tmp
+
+
+@pytest.mark.harness
+@pytest.mark.parametrize(
+    "make, says",
+    [(lambda tmp: tmp / "missing", "not a folder"), (_a_file, "not a folder"), (_no_patch, "no *.patch file")],
+    ids=["missing", "a-file", "no-patch"],
+)
+def test_an_extra_mutants_folder_without_patches_is_refused(capsys, monkeypatch, tmp_path, make, says):
+    import reports.campaign.pipeline
+
+    monkeypatch.setattr(reports.campaign.pipeline, "run", lambda *a, **k: pytest.fail("the campaign started"))
+    folder = make(tmp_path)
+    assert cli.main(["report", "--extra-mutants", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"--extra-mutants {folder}: {says}" in err and "Traceback" not in err
+
+
 # ----------------------------------------------------------------------------- the Python API
 
 

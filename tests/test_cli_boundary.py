@@ -122,6 +122,29 @@ def test_every_subcommand_refuses_a_bad_option_value_in_one_line(capsys, argv, c
     assert culprit in line.encode("utf-8", "backslashreplace").decode("ascii", "backslashreplace") or culprit in line
 
 
+#: A name one letter off, wherever the command line takes a name from a known list: (argv, what, typed, meant).
+NEAR_MISSES: list[tuple[list[str], str, str, str]] = [
+    (["check", str(EXAMPLE), "--variant", "soundd"], "variant", "soundd", "sound"),
+    (["check", str(EXAMPLE), "--invariant", "never-ovr"], "invariant", "never-ovr", "never-over"),
+    (["check", str(EXAMPLE), "--defect", "COMBINED_NO_FLOR"], "defect", "COMBINED_NO_FLOR", "COMBINED_NO_FLOOR"),
+    (["defects", "--report", "TOOL_PASES"], "defect", "TOOL_PASES", "TOOL_PASSES_UNPRICED"),
+    (["edges", "--only", "grace-limt"], "edge", "grace-limt", "grace-limit"),
+    (["report", "--mutmut-paths", "strategy"], "folder", "strategy", "strategies"),
+    (["report", "--named-engine", "wram"], "engine", "wram", "warm"),
+    (["report", "--mutmut-engine", "mutmutt"], "engine", "mutmutt", "mutmut"),
+    (["prove", "--scope", "deeep"], "scope preset", "deeep", "deep"),
+    (["compare", "--head", "pr-8bb01ab"], "variant", "pr-8bb01ab", "pr-8bb01ab8"),
+]
+
+
+@pytest.mark.parametrize(
+    ("argv", "what", "typed", "meant"), NEAR_MISSES, ids=[" ".join(a[:2]) for a, *_ in NEAR_MISSES]
+)
+def test_a_near_miss_of_a_known_name_is_answered_in_the_one_wording(capsys, argv, what, typed, meant):
+    line = one_line_error(capsys, argv)
+    assert f"unknown {what} '{typed}'" in line and f"; did you mean '{meant}'" in line, line
+
+
 def test_schema_and_export_refuse_an_output_path_they_cannot_write(capsys, tmp_path):
     folder = tmp_path / "a-folder"
     folder.mkdir()

@@ -79,6 +79,15 @@ def test_an_unknown_side_is_a_one_line_error(capsys):
     assert code == 2 and out == "" and "unknown defect 'NO_SUCH'" in err
 
 
+@pytest.mark.parametrize("option, value", [("--templates", "-1"), ("--size", "0"), ("--workers", "0")])
+def test_a_count_out_of_range_is_a_one_line_error_naming_its_option(capsys, option, value):
+    code, out, err = run(capsys, "compare", option, value)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert f"{option} {value}: must be >= " in err and not any(
+        o in err for o in {"--templates", "--size", "--workers"} - {option}
+    )
+
+
 def test_the_plot_is_a_valid_png(capsys, tmp_path):
     import matplotlib.image
 

@@ -129,7 +129,7 @@ def test_report_to_stdout(capsys) -> None:
 @pytest.mark.parametrize(
     ("argv", "fragment"),
     [
-        (("--report", "TOOL_PASES"), "no defect named 'TOOL_PASES'; did you mean TOOL_PASSES_UNPRICED?"),
+        (("--report", "TOOL_PASES"), "unknown defect 'TOOL_PASES'; did you mean 'TOOL_PASSES_UNPRICED'?"),
         (("--report", "HEAD_CLEARED_BY_ANYWHERE"), "'HEAD_CLEARED_BY_ANYWHERE' is not a TypeScript defect"),
         (("--out", "x"), "--out and --source need --report NAME"),
     ],

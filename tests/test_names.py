@@ -3,7 +3,9 @@ suggested, the known ones listed, and the error under the model's root with the 
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
+import enum
 
 import pytest
 from hypothesis import given
@@ -14,7 +16,7 @@ from reference.config import Budget, Config
 from reference.errors import ModelError, UnknownFieldError, UnknownNameError
 from reference.json_input import JsonLimitError
 from reference.model import Message, Store, Summary, Work
-from reference.names import closest, did_you_mean, lookup, suggest_fields, unknown
+from reference.names import closest, did_you_mean, lookup, one_of, suggest_fields, unknown
 from reference.scenario import ScenarioError
 from strategies.defects import resolve_variant
 
@@ -143,3 +145,18 @@ def test_of_several_unknown_arguments_the_first_given_is_named(cls: type, data: 
         cls(**dict.fromkeys(order, 0))
     first = next(n for n in order if n not in fields)
     assert str(info.value).startswith(f"unknown {cls.__name__} field {first!r}")
+
+
+class _Colour(enum.StrEnum):
+    RED = "red"
+    BLUE = "blue"
+
+
+def test_a_command_line_choice_is_taken_as_typed_or_refused_in_the_one_wording():
+    parse = one_of("colour", _Colour)
+    assert parse("red") == "red" and parse("blue") == "blue" and parse.__name__ == "colour"
+    with pytest.raises(argparse.ArgumentTypeError) as refused:
+        parse("rde")
+    assert str(refused.value) == "unknown colour 'rde'; did you mean 'red'? (known: red, blue)"
+    with pytest.raises(argparse.ArgumentTypeError, match=r"^unknown colour 'Red'; did you mean 'red'\?"):
+        parse("Red")  # case counts: the value is taken exactly as typed

@@ -175,6 +175,21 @@ def test_profiles(pytester, run, monkeypatch, args, env, expected):
     result.stdout.fnmatch_lines([f"*{expected}*"])
 
 
+@pytest.mark.parametrize(
+    ("args", "env", "typed", "meant"), [(("--cm-profile=deeep",), None, "deeep", "deep"), ((), "cii", "cii", "ci")]
+)
+def test_an_unknown_profile_is_one_line_naming_the_closest(pytester, run, monkeypatch, args, env, typed, meant):
+    pytester.makepyfile(PROFILE_TEST)
+    with monkeypatch.context() as patch:  # the variable is gone again when the fixture loads the suite's profile
+        if env:
+            patch.setenv("CMHARNESS_PROFILE", env)
+        result = run("-p", "invariants.plugin", *args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    errors = [line for line in result.stderr.lines if "error" in line.lower()]
+    assert len(errors) == 1 and f"unknown Hypothesis profile '{typed}'" in errors[0], errors
+    assert f"did you mean '{meant}'?" in errors[0] and "Traceback" not in result.stderr.str()
+
+
 def test_slow_runs_only_when_asked(pytester, run):
     pytester.makepyfile("""
         import pytest

@@ -11,6 +11,7 @@ from typing import TextIO
 from invariants.edges import witness_corpus
 from invariants.edges.results import EdgeResult, Witness
 from invariants.edges.searches import EDGES, run_edges
+from reference.names import one_of
 
 
 def _short(edge: str, w: Witness) -> str:
@@ -68,7 +69,7 @@ def add_edges_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--only",
-        choices=EDGES,
+        type=one_of("edge", EDGES),
         metavar="EDGE",
         action="append",
         help=f"run only this edge (repeatable): {', '.join(EDGES)}",

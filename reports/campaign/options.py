@@ -9,8 +9,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from reference.names import one_of
 from reports.campaign.mutation_scope import MUTMUT_PATHS
 from reports.campaign.named_mutants import parse_shard
+from reports.campaign.settings import MutmutEngine, NamedEngine
 
 DEFAULT_BUDGET = 1800.0
 #: A run's folders unless told: all of them, the model, its judges and the tools' verdicts. A run over fewer is never
@@ -73,7 +75,7 @@ def add_report_arguments(parser: Any) -> None:
     parser.add_argument(
         "--mutmut-paths",
         nargs="+",
-        choices=MUTMUT_PATHS,
+        type=one_of("folder", MUTMUT_PATHS),
         default=list(DEFAULT_MUTMUT_PATHS),
         metavar="FOLDER",
         help=f"the folders mutmut mutates in this run, of {', '.join(MUTMUT_PATHS)} "
@@ -99,14 +101,16 @@ def add_report_arguments(parser: Any) -> None:
     )
     parser.add_argument(
         "--named-engine",
-        choices=("warm", "process"),
+        type=one_of("engine", list(NamedEngine)),
+        metavar="{" + ",".join(NamedEngine) + "}",
         default=None,
         help="named mutants from one warm session forking a child each (default), or a process each "
         "(default from CMHARNESS_NAMED_ENGINE)",
     )
     parser.add_argument(
         "--mutmut-engine",
-        choices=("warm", "mutmut"),
+        type=one_of("engine", list(MutmutEngine)),
+        metavar="{" + ",".join(MutmutEngine) + "}",
         default=None,
         help="mutmut's mutants from one warm session (default), or mutmut run's own loop "
         "(default from CMHARNESS_MUTMUT_ENGINE)",

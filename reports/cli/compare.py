@@ -112,8 +112,13 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
             parse_variant(spec)
         except ValueError as err:
             raise UsageError(str(err)) from err
-    if args.templates < 0 or args.size < 1 or args.workers < 1:
-        raise UsageError("--templates must be >= 0, --size and --workers >= 1")
+    for option, value, least in (
+        ("--templates", args.templates, 0),
+        ("--size", args.size, 1),
+        ("--workers", args.workers, 1),
+    ):
+        if value < least:
+            raise UsageError(f"{option} {value}: must be >= {least}")
     if args.plot and not args.plot.lower().endswith(".png"):
         raise UsageError(f"--plot {args.plot}: the plot is a PNG file (FILE.png)")
     if args.save_cells:

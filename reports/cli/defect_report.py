@@ -25,7 +25,7 @@ from pydantic.alias_generators import to_camel
 from invariants.properties import grace_limit
 from invariants.reproduce import Observed, expectation_of, observe
 from reference.model import Config, Entry, Store
-from reference.names import closest, did_you_mean
+from reference.names import unknown
 from reference.numerics import Number, js_number_string
 from reference.price import reference_price
 from reference.scenario import Scenario, dump_content, dump_expectation, dump_scenario, load_scenario
@@ -92,8 +92,7 @@ def find_bug(name: str) -> UpstreamBug:
     known = [b.defect.name for b in typescript_bugs()]
     if key in Defect.__members__:
         raise ReportError(f"{name!r} is not a TypeScript defect; reports exist for: {', '.join(known)}")
-    hint = did_you_mean(closest(key, known, n=3, cutoff=0.5)) or "; `cmharness defects` lists them"
-    raise ReportError(f"no defect named {name!r}{hint}")
+    raise ReportError(unknown("defect", key, known, n=3, cutoff=0.5, listed="reports exist for"))
 
 
 def _run(scenario: Scenario, variant: str | frozenset[Defect], name: str = "") -> Run:

@@ -51,6 +51,8 @@ def plan_from(args: Any) -> pipeline.Plan:
     extra = Path(args.extra_mutants).resolve() if getattr(args, "extra_mutants", None) else None
     if extra is not None and not extra.is_dir():
         raise UsageError(f"--extra-mutants {args.extra_mutants}: not a folder")
+    if extra is not None and not any(extra.glob("*.patch")):
+        raise UsageError(f"--extra-mutants {args.extra_mutants}: no *.patch file in the folder")
     return pipeline.Plan(
         shard=args.shard,
         seconds=args.budget - REPORT_RESERVE,
