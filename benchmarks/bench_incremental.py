@@ -5,7 +5,9 @@ For each kind of change (a docstring reworded, one line of ``strategies/`` rewri
 median and few tests, one test's line changed) it
 makes the change, times ``cmharness report``, shows what the run said it re-ran, and undoes the change (a run then
 finds every result journaled: timed too). With ``--cold`` it also runs each changed tree cold in a copy of its own
-and compares the outputs (``report.md``, ``matrix.csv``, ``mutation-report.json``), timings aside.
+and compares the outputs (``report.md``, ``matrix.csv``, ``mutation-report.json``), timings aside. Each line saying
+what ran is shown with the second it came at and, where ``/proc/stat`` is readable, how many of the machine's cores
+were busy since the line before: where the seconds went, and whether running phases at once could save any.
 
     PYTHONPATH=. python benchmarks/bench_incremental.py [--project DIR] [--kinds docstring,line,...] [--cold]
 """
@@ -13,11 +15,13 @@ and compares the outputs (``report.md``, ``matrix.csv``, ``mutation-report.json`
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,14 +73,72 @@ SAID = re.compile(r"^(baseline:|incremental:|mutmut:|witnesses:|resuming:|wrote 
 OUTPUTS = ("report.md", "matrix.csv", "mutation-report.json")
 
 
+def cpu_times() -> tuple[int, int] | None:
+    """The machine's busy and total CPU time so far (``/proc/stat``, in ticks), or None where it cannot be read."""
+    try:
+        ticks = [int(v) for v in Path("/proc/stat").read_text(encoding="ascii").split("\n", 1)[0].split()[1:]]
+    except (OSError, ValueError):
+        return None
+    return sum(ticks) - ticks[3] - ticks[4], sum(ticks)  # idle and iowait are not busy
+
+
+class CoreSampler:
+    """Samples ``cpu_times`` in a thread, so that the busy cores between two moments can be read afterwards."""
+
+    def __init__(self, every: float = 0.2) -> None:
+        self.samples: list[tuple[float, int, int]] = []
+        self.every = every
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while not self.done.is_set():
+            now = cpu_times()
+            if now is not None:
+                self.samples.append((time.time(), *now))
+            self.done.wait(self.every)
+
+    def __enter__(self) -> CoreSampler:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.done.set()
+        self.thread.join()
+
+    def busy(self, start: float, end: float) -> float | None:
+        """The mean number of busy cores from ``start`` to ``end`` (None without two samples around them)."""
+        inside = [s for s in self.samples if start - self.every <= s[0] <= end + self.every]
+        if len(inside) < 2 or inside[-1][2] == inside[0][2]:
+            return None
+        (_, b0, t0), (_, b1, t1) = inside[0], inside[-1]
+        return (os.cpu_count() or 1) * (b1 - b0) / (t1 - t0)
+
+
 def report(project: Path, python: Path) -> tuple[float, int, list[str]]:
-    """One ``cmharness report`` in ``project``: wall seconds, exit code, the lines saying what ran."""
+    """One ``cmharness report`` in ``project``: wall seconds, exit code, the lines saying what ran, each with the
+    second it came at and the cores busy since the line before."""
     started = time.time()
-    run = subprocess.run(
-        [str(python), "-m", "reports.cli", "report"], cwd=project, capture_output=True, text=True, check=False
-    )
-    said = [line for line in (run.stderr + run.stdout).splitlines() if SAID.match(line)]
-    return time.time() - started, run.returncode, said
+    said: list[str] = []
+    with CoreSampler() as cores:
+        proc = subprocess.Popen(
+            [str(python), "-m", "reports.cli", "report"],
+            cwd=project,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        assert proc.stdout is not None
+        last = started
+        for line in proc.stdout:
+            if SAID.match(line):
+                now = time.time()
+                busy = cores.busy(last, now)
+                on = f", {busy:.1f} cores busy" if busy is not None else ""
+                said.append(f"[{now - started:5.1f}s{on}] {line.rstrip()}")
+                last = now
+        code = proc.wait()
+    return time.time() - started, code, said
 
 
 def edit(project: Path, change: Change, forward: bool) -> None:
