@@ -1,10 +1,12 @@
-"""Reading untrusted JSON within stated limits: nesting depth and the size of a number.
+"""Reading untrusted JSON within stated limits: nesting depth and the size of a number, and each key once.
 
 A scenario file nests at most ``MAX_DEPTH`` arrays and objects, and its integers have at most
 ``MAX_DIGITS`` digits (every such integer converts to a finite double, as JavaScript reads it).
 Both limits are enforced before anything can overflow: the depth by a scan of the text before the
 parser runs (Python's parser recurses), an integer literal by the parser's own hook (Python refuses
-to convert more than 4,300 digits, and a double overflows far earlier). See docs/model.md, "Scenario files".
+to convert more than 4,300 digits, and a double overflows far earlier). A key given twice in one object is refused:
+JSON leaves it undefined (Python and JavaScript keep the last), and a file that says two things of one field is
+ambiguous. See docs/model.md, "Scenario files".
 """
 
 from __future__ import annotations
@@ -40,7 +42,8 @@ _LIMIT = 10**MAX_DIGITS
 
 
 class JsonLimitError(ModelError, ValueError):
-    """Input past a stated limit; ``loc`` is the path to it in a parsed value (the text's message says where)."""
+    """Input past a stated limit, or a key twice in one object; ``loc`` is the path to it in a parsed value (the
+    text's message says where)."""
 
     loc: tuple[object, ...] = ()
 
@@ -106,10 +109,20 @@ def check_text_depth(text: str) -> None:
             depth -= 1
 
 
+def _each_key_once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise JsonLimitError(f"key {json.dumps(key)} given twice in one object")
+        seen.add(key)
+    return dict(pairs)
+
+
 def parse_json(text: str) -> Any:
-    """``json.loads`` within the limits; ``json.JSONDecodeError`` for bad syntax, ``JsonLimitError`` past a limit."""
+    """``json.loads`` within the limits; ``json.JSONDecodeError`` for bad syntax, ``JsonLimitError`` past a limit or
+    for a key given twice in one object."""
     check_text_depth(text)
-    return json.loads(text, parse_int=_parse_int)
+    return json.loads(text, parse_int=_parse_int, object_pairs_hook=_each_key_once)
 
 
 def check_depth(value: object) -> None:
@@ -152,7 +165,7 @@ def scenario_objects(text: str, key: str = "store") -> Iterator[Any]:
     limits: ``JsonLimitError`` when the text nests too deep; an object with a too-large integer is yielded with
     it as a ``TooLarge`` (the loader names its path)."""
     check_text_depth(text)
-    decoder = json.JSONDecoder(parse_int=_parse_int)
+    decoder = json.JSONDecoder(parse_int=_parse_int, object_pairs_hook=_each_key_once)
     start = text.find("{")
     while start != -1:
         try:

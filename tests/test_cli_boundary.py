@@ -35,6 +35,7 @@ BAD_FILES: dict[str, bytes | str | None] = {
     "directory": "dir",
     "empty": b"",
     "not-json": b"hello, world\n",
+    "key-twice": _example_with(lambda t: t.replace('"budget":', '"budget": 1, "budget":', 1)),
 }
 
 
@@ -130,8 +131,8 @@ NEAR_MISSES: list[tuple[list[str], str, str, str]] = [
     (["defects", "--report", "TOOL_PASES"], "defect", "TOOL_PASES", "TOOL_PASSES_UNPRICED"),
     (["edges", "--only", "grace-limt"], "edge", "grace-limt", "grace-limit"),
     (["report", "--mutmut-paths", "strategy"], "folder", "strategy", "strategies"),
-    (["report", "--named-engine", "wram"], "engine", "wram", "warm"),
-    (["report", "--mutmut-engine", "mutmutt"], "engine", "mutmutt", "mutmut"),
+    (["report", "--named-engine", "wram"], "named engine", "wram", "warm"),
+    (["report", "--mutmut-engine", "mutmutt"], "mutmut engine", "mutmutt", "mutmut"),
     (["prove", "--scope", "deeep"], "scope preset", "deeep", "deep"),
     (["compare", "--head", "pr-8bb01ab"], "variant", "pr-8bb01ab", "pr-8bb01ab8"),
 ]

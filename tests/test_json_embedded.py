@@ -28,3 +28,8 @@ def test_the_limits_hold_inside_other_text():
     assert isinstance(found["store"], TooLarge) and found["store"].digits == MAX_DIGITS + 1
     (small,) = scenario_objects('{"store": ' + "9" * MAX_DIGITS + "}")
     assert small["store"] == int("9" * MAX_DIGITS)
+
+
+def test_a_key_given_twice_is_refused_inside_other_text_too():
+    with pytest.raises(JsonLimitError, match=r'^key "budget" given twice in one object$'):
+        next(scenario_objects('Falsifying example: {"store": {"messages": []}, "budget": 1, "budget": 2}'))

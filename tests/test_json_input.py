@@ -132,3 +132,28 @@ def test_the_walk_of_a_parsed_value_and_the_scan_of_its_text_refuse_exactly_past
         else:
             refused.append(False)
     assert refused == [depth > MAX_DEPTH] * 2
+
+
+# ----------------------------------------------------------------------------- each key once
+
+
+@pytest.mark.parametrize(
+    "text, key",
+    [
+        ('{"store": {}, "store": {}}', "store"),
+        ('{"messages": [{"id": "m1", "content": [], "id": "m2"}]}', "id"),
+        ('[{"a": 1}, {"b": 2, "c": 3, "b": 4}]', "b"),
+    ],
+)
+def test_a_key_given_twice_in_one_object_is_refused_naming_it(text, key):
+    with pytest.raises(JsonLimitError, match=f'^key "{key}" given twice in one object$'):
+        parse_json(text)
+
+
+def test_the_same_key_in_two_objects_is_read_in_order():
+    assert parse_json('{"a": {"x": 1}, "b": {"x": 2}, "c": [{"x": 3}, {"x": 4}]}') == {
+        "a": {"x": 1},
+        "b": {"x": 2},
+        "c": [{"x": 3}, {"x": 4}],
+    }
+    assert list(parse_json('{"z": 1, "a": 2, "m": 3}')) == ["z", "a", "m"]

@@ -101,7 +101,7 @@ def add_report_arguments(parser: Any) -> None:
     )
     parser.add_argument(
         "--named-engine",
-        type=one_of("engine", list(NamedEngine)),
+        type=one_of("named engine", list(NamedEngine)),
         metavar="{" + ",".join(NamedEngine) + "}",
         default=None,
         help="named mutants from one warm session forking a child each (default), or a process each "
@@ -109,7 +109,7 @@ def add_report_arguments(parser: Any) -> None:
     )
     parser.add_argument(
         "--mutmut-engine",
-        type=one_of("engine", list(MutmutEngine)),
+        type=one_of("mutmut engine", list(MutmutEngine)),
         metavar="{" + ",".join(MutmutEngine) + "}",
         default=None,
         help="mutmut's mutants from one warm session (default), or mutmut run's own loop "
