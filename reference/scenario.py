@@ -93,6 +93,7 @@ __all__ = [
     "load_scenario",
     "loads_scenario",
     "save_scenario",
+    "scenario_json",
     "store_prefix",
 ]
 
@@ -163,7 +164,9 @@ def _message(err: Any) -> str:
 # ----------------------------------------------------------------------------- reading
 
 
-def _read_text(text: str) -> Any:
+def scenario_json(text: str) -> Any:
+    """A scenario file's text parsed within the JSON limits, not yet read as a scenario; ``ScenarioError`` where it
+    is not JSON or passes a limit."""
     try:
         return parse_json(text)
     except json.JSONDecodeError as err:
@@ -174,7 +177,7 @@ def _read_text(text: str) -> Any:
 
 def loads_scenario(text: str) -> Scenario:
     """Read a scenario from JSON text (a file's contents, standard input)."""
-    return _scenario_from(_read_text(text))
+    return _scenario_from(scenario_json(text))
 
 
 def load_scenario(source: str | os.PathLike[str] | Mapping[str, Any]) -> Scenario:
@@ -184,7 +187,7 @@ def load_scenario(source: str | os.PathLike[str] | Mapping[str, Any]) -> Scenari
     ``OSError`` as usual.
     """
     if isinstance(source, (str, os.PathLike)):
-        return _scenario_from(_read_text(Path(source).read_text(encoding="utf-8")))
+        return _scenario_from(scenario_json(Path(source).read_text(encoding="utf-8")))
     try:
         check_depth(source)
     except JsonLimitError as err:

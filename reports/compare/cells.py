@@ -5,7 +5,6 @@ flip alone, or with one other, makes the sides agree."""
 from __future__ import annotations
 
 import itertools
-import json
 import math
 import time
 from collections.abc import Iterable, Sequence
@@ -15,10 +14,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from invariants.properties import grace_limit
-from reference.json_input import JsonLimitError, parse_json
 from reference.model import Budget, Config, Store
 from reference.price import reference_price
-from reference.scenario import Scenario, ScenarioError, load_scenario, save_scenario
+from reference.scenario import Scenario, load_scenario, save_scenario, scenario_json
 from reference.variant_names import MAIN, PR
 from reports.compare import corpus
 from reports.compare.classify import CellClass, Side, classify, detail, differences, side_of
@@ -295,13 +293,7 @@ NOT_COMPILED = ("expect", "source", "$schema")
 
 def load_corpus_file(path: str) -> Scenario:
     """A scenario file of a ``--corpus`` folder, its expectations and provenance left out."""
-    text = Path(path).read_text(encoding="utf-8")
-    try:
-        raw = parse_json(text)
-    except json.JSONDecodeError as err:
-        raise ScenarioError(f"scenario: invalid JSON at line {err.lineno} column {err.colno}: {err.msg}") from err
-    except JsonLimitError as err:
-        raise ScenarioError(f"scenario: {err}") from err
+    raw = scenario_json(Path(path).read_text(encoding="utf-8"))
     if isinstance(raw, dict):
         raw = {k: v for k, v in raw.items() if k not in NOT_COMPILED}
     return load_scenario(raw)
