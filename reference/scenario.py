@@ -166,9 +166,9 @@ def _message(err: Any) -> str:
 
 def scenario_json(text: str) -> Any:
     """A scenario file's text parsed within the JSON limits, not yet read as a scenario; ``ScenarioError`` where it
-    is not JSON or passes a limit."""
+    is not JSON or passes a limit. A byte order mark before it is ignored, as RFC 8259 allows (editors add one)."""
     try:
-        return parse_json(text)
+        return parse_json(text.removeprefix("\ufeff"))
     except json.JSONDecodeError as err:
         raise ScenarioError(f"scenario: invalid JSON at line {err.lineno} column {err.colno}: {err.msg}") from err
     except JsonLimitError as err:

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from scenario_helpers import SUM, M, S, _edit, minimal_scenario
 from scenario_helpers import minimal as minimal  # a fixture
 
-from reference.scenario import ScenarioError, load_scenario
+from reference.scenario import ScenarioError, load_scenario, loads_scenario
 
 # ----------------------------------------------------------------------------- errors
 
@@ -89,6 +89,17 @@ def test_invalid_json_file(tmp_path):
     path.write_text('{"store": {', encoding="utf-8")
     with pytest.raises(ScenarioError, match=r"^scenario: invalid JSON at line 1 column 12"):
         load_scenario(path)
+
+
+def test_a_byte_order_mark_before_the_json_is_ignored(tmp_path):
+    text = '{"store": {"messages": [{"id": "m1", "participant": "user", "content": [{"type": "text", "text": "hi"}]}]}}'
+    plain, marked = tmp_path / "plain.json", tmp_path / "marked.json"
+    plain.write_text(text, encoding="utf-8")
+    marked.write_text(text, encoding="utf-8-sig")
+    assert marked.read_bytes().startswith(b"\xef\xbb\xbf")
+    assert load_scenario(marked) == load_scenario(plain) and loads_scenario("\ufeff" + text) == loads_scenario(text)
+    with pytest.raises(ScenarioError, match=r"^scenario: invalid JSON at line 1 column 1"):
+        loads_scenario("\ufeff\ufeff" + text)  # one mark, at the start only
 
 
 def test_not_an_object():
