@@ -13,6 +13,8 @@ from collections import Counter
 import pytest
 
 from invariants.generators import Case, cases
+from invariants.generators.config_mix import caps
+from invariants.generators.content import ASTRAL_TEXTS
 from invariants.generators.tool_cycles import tool_cases
 from invariants.reach import (
     PARALLEL_CASE_SHAPES,
@@ -26,6 +28,7 @@ from invariants.reach import (
     site_of,
     work_shapes,
 )
+from reference.model import Budget, Config, Message, Store, Text
 
 DRAWS = 1000
 LEAST_SHARE = 0.02
@@ -105,3 +108,17 @@ def test_the_reports_refusal_reading_is_what_the_sound_compile_does(drawn):
         if read != {site_of(case)}:
             wrong.append((sorted(read), site_of(case)))
     assert not wrong, f"{len(wrong)} of {len(drawn)} draws read otherwise than the sound compile does: {wrong[:5]}"
+
+
+def _cut_at_an_astral_character(text: str, cap: int) -> bool:
+    one = Store(messages=(Message("m1", "user", (Text(text),)),))
+    return "the cut at an astral character" in shapes_of(Case(one, Config(max_message_tokens=cap), Budget(10**6, 0)))
+
+
+def test_every_small_whole_cap_drawn_cuts_some_astral_text_at_an_astral_character():
+    """The cap counts UTF-16 units and a text holds code points: they part at an astral character, the cap's
+    hardest cut. The astral pool reaches it under each whole cap of 1 to 20 tokens the configs draw, not only
+    under the smallest (a share of all draws would not see the larger ones go)."""
+    small = sorted({c for c in caps.elements if type(c) is int and 0 < c <= 20})
+    assert len(small) >= 5
+    assert [cap for cap in small if not any(_cut_at_an_astral_character(t, cap) for t in ASTRAL_TEXTS)] == []
