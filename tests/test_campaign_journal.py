@@ -252,6 +252,49 @@ def test_a_named_mutant_runs_again_where_its_tests_code_changed_and_reads_as_a_f
     assert filed and (int(filed[1]) > 0) == (old == "return x")  # only there do some tests of theirs call nothing new
 
 
+BUMP = """
+def bump():
+    return 1
+"""
+
+
+def _bumping(root):
+    """The fake project with the defects' one added by ``strategies.helper.bump``, which only a defect's path calls:
+    no test calls it on the baseline (the fake variants carry no defect), only under the named mutants."""
+    calc = root / "calc.py"
+    calc.write_text(
+        "from strategies.helper import bump\n"
+        + calc.read_text().replace("return a + b + (1 if off else 0)", "return a + b + (bump() if off else 0)")
+    )
+    (root / "strategies" / "helper.py").write_text(BUMP)
+    return root
+
+
+@pytest.mark.parametrize("engine", list(NamedEngine))
+def test_a_change_to_code_only_a_mutant_reaches_runs_its_tests_again_under_it(tmp_path, engine):
+    """A function that no test calls on the baseline but the tests call under a named mutant (code only a defect's
+    path runs, outside its switch site): a change to it runs those tests again under the mutant, and the records read
+    as a fresh run's (here the change hides the defects, which survive)."""
+    quick = [m for m in MUTANTS if m.id in ("defect:OFF_BY_ONE", "defect:OFF_FOR_LARGE")]
+    root = _bumping(make_project(tmp_path / "p"))
+    settings = settings_for(root, named_engine=engine)
+    first = run_named_mutants(settings, quick, fp=fingerprint(settings))
+    assert {m.id: first[m.id].status for m in quick} == {m.id: "killed" for m in quick}
+    assert all("strategies.helper.bump" in fs for m in quick for fs in first[m.id].reached.values())
+    (root / "strategies" / "helper.py").write_text(BUMP.replace("return 1", "return 0"))
+    again = run_named_mutants(settings, quick, fp=fingerprint(settings))
+    fresh_root = _bumping(make_project(tmp_path / "fresh"))
+    (fresh_root / "strategies" / "helper.py").write_text(BUMP.replace("return 1", "return 0"))
+    fresh_settings = settings_for(fresh_root, named_engine=engine)
+    fresh = run_named_mutants(fresh_settings, quick, fp=fingerprint(fresh_settings))
+    assert {m.id: fresh[m.id].status for m in quick} == {m.id: "survived" for m in quick}
+    for m in quick:
+        assert {f: getattr(again[m.id], f) for f in SAME_IN_EVERY_RUN} == {
+            f: getattr(fresh[m.id], f) for f in SAME_IN_EVERY_RUN
+        }, m.id
+    assert "baseline: 0 test(s) run again" in settings.progress.getvalue()  # the baseline alone would not see it
+
+
 def test_with_a_process_a_mutant_a_named_mutant_whose_tests_code_changed_runs_again_whole(tmp_path):
     """The process engine cannot file an earlier run's rows: a named mutant whose tests call changed code runs again
     whole, and reads as a fresh run."""

@@ -353,6 +353,18 @@ class Rerun:
         )
 
 
+def keys_by_function(sources: Mapping[str, str]) -> dict[str, str]:
+    """Each function's key among a baseline's sources (``baseline_sources``), by the dotted name the call recorder
+    gives it (``strategies.cap.marker``)."""
+    out = {}
+    for part, key in sources.items():
+        kind, _, where = part.partition(":")
+        file, _, name = where.partition("::")
+        if kind == "code" and name:
+            out[dotted(file, name)] = key
+    return out
+
+
 def module_of(rel: str) -> str:
     """``strategies/cap.py`` -> ``strategies.cap`` (a package's ``__init__`` as the package)."""
     return rel[: -len(".py")].replace("/", ".").removesuffix(".__init__")

@@ -15,11 +15,11 @@ from __future__ import annotations
 import tempfile
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from reports.campaign.named_mutants import Mutant, tests_for
-from reports.campaign.processes import PYTEST_ARGS, RunOutcome, kill_group, run_failed, spawn
+from reports.campaign.processes import CALLS, PYTEST_ARGS, RunOutcome, kill_group, run_failed, spawn
 from reports.campaign.protocol import (
     MutantEnded,
     MutantExit,
@@ -38,15 +38,19 @@ from reports.campaign.settings import Settings
 #: What each mutant's child has written so far: its tests by node id, each its row, or None while it runs (a test
 #: started again, when a timeout is confirmed, runs again).
 Written = dict[str, dict[str, TestRow | None]]
+#: What each test a mutant's child ran called under it, and whether it started a Python process, by mutant and node id.
+Reached = dict[str, dict[str, tuple[tuple[str, ...], bool]]]
 
 
 @dataclass(frozen=True)
 class Earlier:
     """What an earlier run of a named mutant still tells, its sites and tests unchanged: the rows of its tests
-    whose code has not changed since (filed again instead of run), and the shrunk failure texts among them."""
+    whose code has not changed since (filed again instead of run), the shrunk failure texts among them, and what
+    they reached under the mutant beyond their baseline calls."""
 
     rows: tuple[TestRow, ...]
     shrunk: Mapping[str, str]
+    reached: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 def run_warm(
@@ -82,6 +86,7 @@ def run_warm(
             "--capture=sys",
             "--tb=short",
             "--cm-no-shrink",
+            CALLS,
             "-p",
             "reports.campaign.plugins.warm_session",
             f"--cm-execute={plan}",
@@ -92,16 +97,18 @@ def run_warm(
             proc = spawn(cmd, settings.root, settings.env(), sink)
         seen, offset = set(), 0
         written: Written = {}
+        reached: Reached = {}
         try:
             while True:
                 running = proc.poll() is None
-                offset, finished = _read(out, offset, written)
+                offset, finished = _read(out, offset, written, reached)
                 for end in finished:
                     if end.name not in seen:
                         seen.add(end.name)
                         m, rows, limit = meta[end.name]
-                        shrunk = earlier[m.id].shrunk if m.id in earlier else {}
-                        yield _record(m, written.get(end.name, {}), end, limit, baseline, settings, fp, shrunk)
+                        before = earlier.get(m.id, Earlier((), {}))
+                        ran = Ran(written.get(end.name, {}), reached.get(end.name, {}))
+                        yield _record(m, ran, end, limit, baseline, settings, fp, before)
                 if not running:
                     break
                 if deadline is not None and time.time() >= deadline:
@@ -115,9 +122,9 @@ def run_warm(
             raise run_failed(settings, "the warm named-mutant session", proc.returncode, tail)
 
 
-def _read(path: Path, offset: int, written: Written) -> tuple[int, list[MutantEnded]]:
-    """New complete lines of the executor's output: tests started and rows filed by mutant; the mutants that
-    ended."""
+def _read(path: Path, offset: int, written: Written, reached: Reached) -> tuple[int, list[MutantEnded]]:
+    """New complete lines of the executor's output: tests started and rows filed by mutant, with what each test run
+    called; the mutants that ended."""
     lines, offset = read_lines(path, decode_warm, offset)
     ended = []
     for message in lines:
@@ -126,23 +133,35 @@ def _read(path: Path, offset: int, written: Written) -> tuple[int, list[MutantEn
             tests[message.nodeid] = None
         elif isinstance(message, MutantRow):
             tests[message.row.nodeid] = message.row
+            if message.calls is not None:
+                reached.setdefault(message.name, {})[message.row.nodeid] = (message.calls, message.spawned)
         elif isinstance(message, MutantEnded):
             ended.append(message)
     return offset, ended
 
 
+@dataclass(frozen=True)
+class Ran:
+    """What a mutant's child wrote: its tests' rows by node id (None: started, never finished), and what each test it
+    ran called under the mutant, with whether it started a Python process."""
+
+    tests: Mapping[str, TestRow | None]
+    calls: Mapping[str, tuple[tuple[str, ...], bool]]
+
+
 def _record(
     mutant: Mutant,
-    tests: dict[str, TestRow | None],
+    ran: Ran,
     end: MutantEnded,
     limit: float,
     baseline: BaselineRecord,
     settings: Settings,
     fp: str,
-    shrunk: Mapping[str, str],
+    before: Earlier,
 ) -> MutantRecord:
-    """A mutant's record from the rows its child wrote (a test started and never finished was running); ``shrunk``:
-    failure texts shrunk before, of tests whose code is unchanged."""
+    """A mutant's record from the rows its child wrote (a test started and never finished was running); ``before``:
+    the failure texts shrunk before, and what the filed tests reached, of tests whose code is unchanged."""
+    tests = ran.tests
     rows = [r for r in tests.values() if r is not None]
     running = [nodeid for nodeid, r in tests.items() if r is None]
     timed_out = end.exit == MutantExit.TIMEOUT
@@ -155,7 +174,19 @@ def _record(
         if end.exit == MutantExit.SURVIVED
         else Status.ERROR
     )
-    run = RunOutcome(rows, running, end.exit, end.seconds, timed_out, "", end.started or 0.0)
+    calls = {t: c for t, (c, _) in ran.calls.items()}
+    spawned = frozenset(t for t, (_, s) in ran.calls.items() if s)
+    run = RunOutcome(rows, running, end.exit, end.seconds, timed_out, "", end.started or 0.0, calls, spawned=spawned)
     return mutant_record(
-        mutant, baseline, settings, fp, run, status, limit, ran=len(tests), engine="warm", shrunk_before=shrunk
+        mutant,
+        baseline,
+        settings,
+        fp,
+        run,
+        status,
+        limit,
+        ran=len(tests),
+        engine="warm",
+        shrunk_before=before.shrunk,
+        reached_before={t: fs for t, fs in before.reached.items() if t not in calls},
     )

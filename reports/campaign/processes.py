@@ -90,6 +90,9 @@ class RunOutcome:
     spawned: frozenset[str] = frozenset()  # the tests that started a Python process
 
 
+#: The option that records which functions each test calls (``reports.campaign.plugins.call_recorder``): the
+#: baseline's coverage, and what a named mutant's tests reach under it.
+CALLS = "--cm-calls"
 PYTEST_ARGS = ("-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-p", "reports.campaign.plugins.mutant_plugin")
 
 

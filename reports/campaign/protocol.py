@@ -363,7 +363,7 @@ class WarmPlan:
 
 @dataclass(frozen=True)
 class MutantStarted:
-    """A named mutant's child started one of its tests."""
+    """A mutant's child started one of its tests."""
 
     name: str
     nodeid: str
@@ -375,13 +375,19 @@ class MutantStarted:
 
 @dataclass(frozen=True)
 class MutantRow:
-    """A named mutant's child finished one of its tests (or skipped a property test once one had failed)."""
+    """A named mutant's child finished one of its tests (or skipped a property test once one had failed); with the
+    calls recorded, the functions the test called under the mutant and whether it started a Python process."""
 
     name: str
     row: TestRow
+    calls: tuple[str, ...] | None = None
+    spawned: bool = False
 
     def to_json(self) -> JSON:
-        return {"name": self.name, "row": encode_row(self.row)}
+        out: JSON = {"name": self.name, "row": encode_row(self.row)}
+        if self.calls is not None:
+            out["calls"] = list(self.calls)
+        return out | ({"spawned": True} if self.spawned else {})
 
 
 @dataclass(frozen=True)
@@ -419,7 +425,7 @@ def decode_warm(obj: object) -> WarmLine:
     if "start" in f.obj:
         return MutantStarted(name, f.get("start", _str), f.get("t", _float))
     if "row" in f.obj:
-        return MutantRow(name, _row("a warm session's row", f.obj["row"]))
+        return MutantRow(name, _row("a warm session's row", f.obj["row"]), *_calls_of(f))
     if "exit" in f.obj:
         return MutantEnded(name, f.get("exit", _int), f.get("seconds", _float), f.get("started", _float, None))
     if "killer" in f.obj:

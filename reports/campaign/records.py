@@ -190,6 +190,14 @@ class MutantRecord:
     diff: str = ""  # an extra mutant's patch, its file and first changed line
     file: str = ""
     line: int | None = None
+    #: The functions of the code under test each test called under the mutant beyond those its baseline run called
+    #: (only tests with some), and each such function's key then (``dependency_keys.keys_by_function``): a change to
+    #: one can change what the test does under the mutant though the baseline does not run the test again.
+    reached: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    reached_keys: Mapping[str, str] = field(default_factory=dict)
+    #: The tests that started a Python process under the mutant, or ran with no calls recorded: what they called is
+    #: not known, so a change to any function runs them again.
+    unseen: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -366,7 +374,14 @@ def encode(record: Record) -> JSON:
             "log_tail": record.log_tail,
             "finished": record.finished,
         }
-        optional = {"engine": record.engine, "deps": record.deps, "reason": record.reason}
+        optional = {
+            "engine": record.engine,
+            "deps": record.deps,
+            "reason": record.reason,
+            "reached": {t: list(fs) for t, fs in record.reached.items()},
+            "reached_keys": dict(record.reached_keys),
+            "unseen": list(record.unseen),
+        }
         if record.kind == Kind.EXTRA:
             optional.update(diff=record.diff, file=record.file, line=record.line)
         return out | {k: v for k, v in optional.items() if v or k in ("file", "diff", "line")}
@@ -516,6 +531,9 @@ def _decode(o: Mapping[str, Any]) -> Record:
             diff=o.get("diff") or "",
             file=o.get("file") or "",
             line=o.get("line"),
+            reached={str(t): tuple(fs) for t, fs in (o.get("reached") or {}).items()},
+            reached_keys={str(f): str(k) for f, k in (o.get("reached_keys") or {}).items()},
+            unseen=tuple(o.get("unseen") or ()),
         )
     if kind == Kind.MUTMUT:
         return MutmutRecord(

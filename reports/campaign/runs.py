@@ -3,13 +3,15 @@ killer shrunk again; the baseline's red tests and the time limits the other phas
 
 from __future__ import annotations
 
+import bisect
 import os
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
 
+from reports.campaign.dependency_keys import keys_by_function
 from reports.campaign.named_mutants import Mutant, tests_for
-from reports.campaign.processes import RunOutcome, run_pytest
+from reports.campaign.processes import CALLS, RunOutcome, run_pytest
 from reports.campaign.records import (
     FAILING,
     RED,
@@ -52,7 +54,9 @@ def run_named(mutant: Mutant, baseline: BaselineRecord, settings: Settings, fp: 
         return not_covered(mutant, settings, fp)
     timeout = timeout_for(rows, baseline, settings)
     mutant_args = [*settings.selection, f"--cm-mutant={mutant.spec}"]
-    run = run_only(settings, [*mutant_args, "--cm-no-shrink", "--cm-quick-killers"], [r.nodeid for r in rows], timeout)
+    run = run_only(
+        settings, [*mutant_args, "--cm-no-shrink", "--cm-quick-killers", CALLS], [r.nodeid for r in rows], timeout
+    )
     if any(r.outcome in FAILING for r in run.rows):
         status = Status.KILLED
     elif run.timed_out:
@@ -76,10 +80,14 @@ def mutant_record(
     ran: int,
     engine: str,
     shrunk_before: Mapping[str, str] | None = None,
+    reached_before: Mapping[str, tuple[str, ...]] | None = None,
 ) -> MutantRecord:
     """The journal record of a named mutant's finished run, its quickest Hypothesis killer shrunk again (unless
-    ``shrunk_before`` holds that test's shrunk text: an earlier run's, its code unchanged)."""
+    ``shrunk_before`` holds that test's shrunk text: an earlier run's, its code unchanged); ``reached_before``: what
+    the tests filed from an earlier run reached beyond their baseline calls there."""
     failed = [r for r in run.rows if r.outcome in FAILING]
+    reached, unseen = reached_beyond(baseline, run, reached_before or {})
+    keys = keys_by_function(baseline.sources)
     shrink_started = time.time()
     args = [*settings.selection, f"--cm-mutant={mutant.spec}"]
     shrunk = _shrink_one(settings, args, failed, baseline, shrunk_before or {}) if failed else {}
@@ -112,7 +120,34 @@ def mutant_record(
         log_tail=run.stderr_tail if status == Status.ERROR else "",
         finished=time.time(),
         engine=engine,
+        reached=reached,
+        reached_keys={f: keys.get(f, "") for fs in reached.values() for f in fs},
+        unseen=unseen,
     )
+
+
+def reached_beyond(
+    baseline: BaselineRecord, run: RunOutcome, before: Mapping[str, tuple[str, ...]]
+) -> tuple[dict[str, tuple[str, ...]], tuple[str, ...]]:
+    """What each test of ``run`` called under the mutant beyond its baseline calls and the shared ones (``before``'s
+    entries for the tests the run filed instead of running), and the tests whose calls went unseen: those that
+    started a Python process, or every test run when the baseline recorded no calls."""
+    if baseline.calls is None:
+        return {}, tuple(sorted(run.calls))
+    index = {r.nodeid: i for i, r in enumerate(baseline.tests)}
+    functions, shared = baseline.calls.functions, set(baseline.calls.shared)
+
+    def on_baseline(f: str, i: int | None) -> bool:
+        tests = functions.get(f, ())
+        k = bisect.bisect_left(tests, i) if i is not None else len(tests)
+        return k < len(tests) and tests[k] == i
+
+    reached = {t: fs for t, fs in before.items() if t not in run.calls}
+    for nodeid, calls in run.calls.items():
+        beyond = tuple(f for f in calls if f not in shared and not on_baseline(f, index.get(nodeid)))
+        if beyond:
+            reached[nodeid] = beyond
+    return dict(sorted(reached.items())), tuple(sorted(run.spawned))
 
 
 def run_only(settings: Settings, args: list[str], nodeids: Sequence[str], timeout: float | None) -> RunOutcome:

@@ -30,7 +30,9 @@ from reports.campaign.mutmut.work_copy import (
     keep_verdicts,
     mark_prepared,
     read_selection,
+    record_ran,
     reopen_recovered,
+    reopen_rerun,
     verdicts,
 )
 from reports.campaign.plugins.mutant_plugin import SKIP_ENV
@@ -42,6 +44,7 @@ from reports.campaign.protocol import (
     MutantEnded,
     MutantExit,
     MutantKiller,
+    MutantStarted,
     PlannedMutant,
     WarmPlan,
     decode_warm,
@@ -107,11 +110,13 @@ class MutmutPlan:
 
 @dataclass(frozen=True)
 class Verdict:
-    """A mutant's result from the warm session: its exit code (``MutantExit``), seconds and first killer."""
+    """A mutant's result from the warm session: its exit code (``MutantExit``), seconds, first killer, and the tests
+    it ran (in order, up to the killer, or the one it timed out in)."""
 
     exit: int
     seconds: float = 0.0
     killer: str | None = None
+    ran: tuple[str, ...] = ()
 
 
 def plan(work: Path, owned: Sequence[str], baseline: BaselineRecord, hints: Hints) -> MutmutPlan:
@@ -180,20 +185,26 @@ def read_results(path: Path) -> dict[str, Verdict]:
     """Each ended mutant's verdict and killer from the executor's output (lines cut short are skipped)."""
     ended: dict[str, MutantEnded] = {}
     killers: dict[str, str] = {}
+    ran: dict[str, dict[str, None]] = {}  # ordered, each test once (a timeout's confirmation runs its tests again)
     for message in read_lines(path, decode_warm)[0]:
         if isinstance(message, MutantEnded):
             ended[message.name] = message
         elif isinstance(message, MutantKiller):
             killers[message.name] = message.killer
-    return {name: Verdict(end.exit, end.seconds, killers.get(name)) for name, end in ended.items()}
+        elif isinstance(message, MutantStarted):
+            ran.setdefault(message.name, {})[message.nodeid] = None
+    return {
+        name: Verdict(end.exit, end.seconds, killers.get(name), tuple(ran.get(name, ()))) for name, end in ended.items()
+    }
 
 
 def merge(work: Path, keys: Mapping[str, str], results: Mapping[str, Verdict]) -> int:
     """Write the verdicts of the mutants ``keys`` names (each one's key in mutmut's files, by name) into mutmut's
-    result files and the killers file; how many were written."""
+    result files and the killers file, and the tests each ran; how many were written."""
     by_key = {key: results[name] for name, key in keys.items() if name in results}
     if not by_key:
         return 0
+    record_ran(work, {key: r.ran for key, r in by_key.items()}, time.time())
     (work / "killers").mkdir(exist_ok=True)
     with open(work / "killers" / "executor.jsonl", "a", encoding="utf-8") as fh:
         for key, r in sorted(by_key.items()):
@@ -289,6 +300,7 @@ def run_pending(
     if cover is not None:
         complete_stats(work, cover.tests_of)
     reopened = reopen_recovered(work)
+    rerun = reopen_rerun(work, {r.nodeid: r.t for r in baseline.tests})
     seeded = seed_from_journal(work, journaled)  # last: what the journal holds for this code stands
     the_plan = plan(work, owned, baseline, committed_hints())
     planned = {m.name: m.key for m in the_plan.warm.mutants}
@@ -304,6 +316,7 @@ def run_pending(
                 if reopened
                 else ""
             )
+            + (f"; {len(rerun)} mutant(s) whose tests call changed code run again" if rerun else "")
             + "\n"
         )
         stream.flush()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from reports.campaign.dependency_keys import digest, function_keys, shared_key, test_key
@@ -142,6 +142,49 @@ def reopen_recovered(work: Path) -> list[str]:
         )
     reopen(work, changed)
     return changed
+
+
+#: The tests each finished mutant ran under it (in order, up to its killer) and when its verdict was given.
+RAN = "ran.json"
+
+
+def _load_ran(path: Path) -> dict[str, tuple[float, list[str]]]:
+    try:
+        saved = json.loads(path.read_text(encoding="utf-8"))
+        table = saved["tests"]
+        return {k: (float(when), [table[i] for i in ix]) for k, (when, ix) in saved["mutants"].items()}
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        return {}
+
+
+def record_ran(work: Path, ran: Mapping[str, Sequence[str]], when: float) -> None:
+    """Remember the tests each mutant (by its key in mutmut's files) ran under it, and when its verdict was given
+    (``reopen_rerun`` reads them)."""
+    path = work.parent / RAN
+    saved = _load_ran(path)
+    saved.update({key: (when, list(tests)) for key, tests in ran.items()})
+    table = sorted({t for _, tests in saved.values() for t in tests})
+    index = {t: i for i, t in enumerate(table)}
+    mutants = {k: [when, [index[t] for t in tests]] for k, (when, tests) in sorted(saved.items())}
+    path.write_text(json.dumps({"tests": table, "mutants": mutants}), encoding="utf-8")
+
+
+def reopen_rerun(work: Path, again_at: Mapping[str, float]) -> list[str]:
+    """The finished mutants one of whose tests ran again on the baseline after their verdicts (``again_at``: each
+    test's baseline row, when it was run): the code that test calls changed since, so what it does under the mutant
+    may have too (a cold run may name another first killer, or none). Pending again; their keys."""
+    saved = _load_ran(work.parent / RAN)
+    stale = {k for k, (when, tests) in saved.items() if any(again_at.get(t, 0.0) > when for t in tests)}
+    reopened: list[str] = []
+    for _source, (meta, data) in load_meta(work).items():
+        codes = data.get("exit_code_by_key", {})
+        hit = [k for k in codes if k in stale and codes[k] is not None]
+        if hit:
+            for k in hit:
+                codes[k] = None
+            meta.write_text(json.dumps(data, indent=4), encoding="utf-8")
+            reopened += hit
+    return sorted(reopened)
 
 
 #: The committed hints the work copy's verdicts were given under (their digest, ``hints.committed_digest``).

@@ -20,7 +20,7 @@ from reports.campaign.dependency_keys import (
 )
 from reports.campaign.journal import read_records
 from reports.campaign.plugins.mutant_plugin import SKIP_ENV
-from reports.campaign.processes import RunOutcome, run_failed, run_pytest
+from reports.campaign.processes import CALLS, RunOutcome, run_failed, run_pytest
 from reports.campaign.records import BASELINE, FAILING, BaselineRecord, Records, TestCalls, TestRow
 from reports.campaign.run_context import RunContext
 from reports.campaign.settings import Settings
@@ -68,10 +68,6 @@ def run(settings: Settings, ctx: RunContext, done: Records) -> BaselineRecord:
     ctx.journal.write(baseline)
     done[BASELINE] = baseline
     return baseline
-
-
-#: The baseline records which functions each test calls (``reports.campaign.plugins.call_recorder``).
-CALLS = "--cm-calls"
 
 
 def run_baseline(settings: Settings, fp: str, sources: Mapping[str, str] | None = None) -> BaselineRecord:

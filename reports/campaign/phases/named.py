@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from concurrent.futures import TimeoutError as FuturesTimeout
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from reports.campaign.dependency_keys import named_key, settings_part
+from reports.campaign.dependency_keys import keys_by_function, named_key, settings_part
 from reports.campaign.extra_mutants import key, run_extra
 from reports.campaign.journal import read_records
 from reports.campaign.named_mutants import Mutant, in_shard, tests_for
@@ -53,10 +53,19 @@ def earlier_runs(directory: Path, pending: Sequence[Mutant], keys: dict[str, str
     return found
 
 
-def changed_since(record: MutantRecord, rows: Sequence[TestRow]) -> set[str]:
-    """The tests of ``rows`` (a mutant's, on this baseline) that ran again on the baseline after ``record`` was made:
-    the code they call changed since, so what they do under the mutant may have too."""
-    return {r.nodeid for r in rows if r.t > record.finished}
+def changed_since(record: MutantRecord, rows: Sequence[TestRow], keys: Mapping[str, str], rerun: float) -> set[str]:
+    """The tests of ``rows`` (a mutant's, on this baseline) whose code changed since ``record`` was made, so that
+    what they do under the mutant may have too: those that ran again on the baseline after it, those that reached a
+    function under the mutant, beyond their baseline calls, whose key (``keys``, now) differs from the record's, and
+    those whose calls it could not see, when any test ran again on the baseline after it (``rerun``: the last time
+    one did)."""
+    moved = {f for f, k in record.reached_keys.items() if keys.get(f) != k}
+    unseen = set(record.unseen) if rerun > record.finished else set()
+    return {
+        r.nodeid
+        for r in rows
+        if r.t > record.finished or r.nodeid in unseen or not moved.isdisjoint(record.reached.get(r.nodeid, ()))
+    }
 
 
 def earlier_of(record: MutantRecord, rows: Sequence[TestRow], changed: set[str]) -> Earlier:
@@ -72,11 +81,13 @@ def earlier_of(record: MutantRecord, rows: Sequence[TestRow], changed: set[str])
         text = record.failures.get(r.nodeid, "") if outcome in FAILING else ""
         known.append(TestRow(r.nodeid, outcome, slowest.get(r.nodeid, 0.0), 0.0, r.nodeid, r.file, None, text=text))
     shrunk = {n: record.failures[n] for n in record.shrunk if n not in changed and n in record.failures}
-    return Earlier(tuple(known), shrunk)
+    reached = {r.nodeid: record.reached[r.nodeid] for r in known if r.nodeid in record.reached}
+    return Earlier(tuple(known), shrunk, reached)
 
 
 def _carried_over(
     settings: Settings,
+    baseline: BaselineRecord,
     pending: Sequence[Mutant],
     keys: dict[str, str],
     rows_of: dict[str, list[TestRow]],
@@ -90,9 +101,11 @@ def _carried_over(
     replay: dict[str, Earlier] = {}
     whole: list[str] = []
     earlier = earlier_runs(settings.journal_dir, pending, keys)
+    now = keys_by_function(baseline.sources)
+    rerun = max((r.t for r in baseline.tests), default=0.0)
     for m, rec in ((m, earlier[m.id]) for m in pending if m.id in earlier):
         rows = rows_of[m.id]
-        changed = changed_since(rec, rows)
+        changed = changed_since(rec, rows, now, rerun)
         if not changed:
             kept.append(replace(rec, fingerprint=fp))
         elif (
@@ -144,7 +157,7 @@ def _run(
         )
     rows_of = {m.id: _rows(settings, m, baseline, m.id in patches) for m in pending}
     keys = {m.id: _key(settings, m, rows_of[m.id], patches.get(m.id)) for m in pending}
-    kept, replay, whole = _carried_over(settings, pending, keys, rows_of, patches, ctx.fp)
+    kept, replay, whole = _carried_over(settings, baseline, pending, keys, rows_of, patches, ctx.fp)
     for rec in kept:
         journal.write(rec)
         done[rec.key] = rec

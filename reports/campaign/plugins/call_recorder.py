@@ -272,6 +272,11 @@ class _Finder(importlib.abc.MetaPathFinder):
         return spec
 
 
+def recording() -> bool:
+    """Whether ``install`` ran in this process (the code under test imported since is instrumented)."""
+    return any(isinstance(f, _Finder) for f in sys.meta_path)
+
+
 def install(root: Path) -> None:
     """From now on the modules of the code under test of the project at ``root`` are imported instrumented (those
     already imported stay as they are, and are not listed by ``instrumented_modules``), and functools' caches credit

@@ -150,10 +150,10 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(QuickKillers(spec or ""), "cmharness-quick-killers")
     path = config.getoption("--cm-results")
     killers = os.environ.get(KILLERS_ENV)
+    if config.getoption("--cm-calls") and not _xdist_controller(config):  # a warm session's children record too
+        config.pluginmanager.register(WideFixtures(), "cmharness-wide-fixtures")
     if (path or killers) and not _xdist_controller(config):  # under pytest-xdist each worker records its own tests
         recorder = _Recorder(path, killers, calls=bool(path) and config.getoption("--cm-calls"))
-        if recorder.calls:
-            config.pluginmanager.register(WideFixtures(), "cmharness-wide-fixtures")
         if path:
             watch_variants(recorder.looked_up)
         config.pluginmanager.register(recorder, "cmharness-mutant-recorder")

@@ -14,8 +14,9 @@ The plan is a ``reports.campaign.protocol.WarmPlan``; a mutant named by its func
 ``reports.campaign.mutmut.test_order``'s order, and a test past its own limit ends the mutant's child at once. A
 mutant that timed out runs again after the main pass with ``CONFIRM_SCALE`` times its limits, and only then counts as
 a timeout (its second run's verdict is the one written). Each result is a line of the protocol: a ``MutantEnded``
-with mutmut's exit codes (``MutantExit``), a mutmut mutant's first killer (``MutantKiller``), a named mutant's tests
-(``MutantStarted``, ``MutantRow``).
+with mutmut's exit codes (``MutantExit``), each test a mutant's child starts (``MutantStarted``: a verdict depends on
+the code of the tests that ran), a mutmut mutant's first killer (``MutantKiller``), a named mutant's rows
+(``MutantRow``, with what each test called under it).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from _pytest.runner import runtestprotocol
 
 from reports.campaign.mutmut.test_order import running_order
 from reports.campaign.mutmut.trampoline import switch_on
+from reports.campaign.plugins import call_recorder
 from reports.campaign.plugins.mutant_plugin import MAX_TEXT, apply_mutant, drawn, is_property_test, outcome_of
 from reports.campaign.protocol import (
     MutantEnded,
@@ -285,6 +287,7 @@ def _child(name: str, tests: Iterator[pytest.Item], out: str) -> int:
         item = next(tests, None)
         while item is not None:
             following = next(tests, None)  # the next item lets a module's fixtures serve its tests in a row
+            _append(out, MutantStarted(name, item.nodeid, time.time()))  # what the verdict depends on
             reports = runtestprotocol(item, nextitem=following, log=False)
             if any(r.failed for r in reports):
                 _append(out, MutantKiller(name, item.nodeid))
@@ -302,6 +305,7 @@ def _named_child(name: str, spec: str, tests: list[pytest.Item], out: str, known
     writes them. A test with a ``known`` row (an earlier run's, its code unchanged) is filed with it instead of run,
     where that run reached it. Exit 1 when a test failed, else 0."""
     code = MutantExit.SURVIVED
+    recording = call_recorder.recording()
     try:
         apply_mutant(spec)
         tests = sorted(
@@ -316,7 +320,7 @@ def _named_child(name: str, spec: str, tests: list[pytest.Item], out: str, known
         filed = {it.nodeid: rows[it.nodeid] for it in tests if _reached(it, rows.get(it.nodeid))}
         with open(out, "a", encoding="utf-8") as fh:
             for k, item in enumerate(tests):
-                row = _row(item.nodeid, Outcome.SKIPPED)
+                row, calls, spawned = _row(item.nodeid, Outcome.SKIPPED), None, False
                 if not (code == MutantExit.KILLED and is_property_test(item)):
                     if item.nodeid in filed:
                         row = replace(filed[item.nodeid], t=time.time())
@@ -324,7 +328,11 @@ def _named_child(name: str, spec: str, tests: list[pytest.Item], out: str, known
                         fh.write(encode_line(MutantStarted(name, item.nodeid, time.time())))
                         fh.flush()
                         nextitem = _next_run(tests, k, filed, code == MutantExit.KILLED)
+                        if recording:
+                            call_recorder.start_test()
                         reports = runtestprotocol(item, nextitem=nextitem, log=False)
+                        if recording:
+                            calls, spawned = tuple(call_recorder.end_test()), call_recorder.spawned()
                         outcome, text = outcome_of(reports)
                         row = replace(
                             _row(item.nodeid, outcome),
@@ -333,7 +341,7 @@ def _named_child(name: str, spec: str, tests: list[pytest.Item], out: str, known
                         )
                     if row.outcome in (Outcome.FAILED, Outcome.ERROR):
                         code = MutantExit.KILLED
-                fh.write(encode_line(MutantRow(name, row)))
+                fh.write(encode_line(MutantRow(name, row, calls, spawned)))
                 fh.flush()
     except BaseException:
         code = MutantExit.CRASHED
