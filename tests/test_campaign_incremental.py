@@ -40,7 +40,7 @@ from reports.campaign.mutmut.results import described
 from reports.campaign.mutmut.run import MutmutResult
 from reports.campaign.mutmut.work_copy import (
     COVERING,
-    complete_stats,
+    canonical_stats,
     covering_digests,
     keep_verdicts,
     lay_work_copy,
@@ -888,28 +888,47 @@ def test_a_baseline_that_cannot_run_is_a_one_line_campaign_error_with_its_output
     assert str(log) in message and "SyntaxError" in log.read_text()
 
 
-def test_mutmuts_coverage_of_a_renamed_function_is_completed_from_the_baselines_calls(tmp_path):
+def test_mutmuts_coverage_is_the_baselines_calls_where_the_baseline_could_see_them(tmp_path):
     """After a rename mutmut measures again only the tests of the functions it knew: the new name held 2 of the 1,715
-    tests that call it, and its mutants survived an incremental run that a cold one kills."""
+    tests that call it, and its mutants survived an incremental run that a cold one kills. And a test mutmut credits
+    with a value another test would have computed first in another order is not kept: each covering set is the
+    baseline's, except where the baseline could not see the calls (a shared function, a module not instrumented)."""
     work = tmp_path / "project"
     (work / "mutants" / "reference").mkdir(parents=True)
     stats = {
-        "tests_by_mangled_function_name": {"reference.blocks.x_require": ["t::a"]},
-        "duration_by_test": {"t::a": 0.1, "t::b": 0.1, "t::c": 0.1},
+        "tests_by_mangled_function_name": {
+            "reference.blocks.x_require": ["t::a"],
+            "reference.blocks.x_cached": ["t::a", "t::first"],  # t::first computed the value t::a reads
+            "reference.blocks.x_at_import": ["t::first"],
+            "reference.loose.x_f": ["t::first"],
+        },
+        "duration_by_test": {"t::a": 0.1, "t::b": 0.1, "t::c": 0.1, "t::first": 0.1},
     }
     (work / "mutants" / "mutmut-stats.json").write_text(json.dumps(stats))
     codes = {"reference.blocks.x_require__mutmut_1": 0, "reference.blocks.xǁBoxǁsize__mutmut_1": None}  # 0: survived
     (work / "mutants" / "reference" / "blocks.py.meta").write_text(json.dumps({"exit_code_by_key": codes}))
     calls = {
-        "reference.blocks.require": {"t::a", "t::b", "t::outside"},  # t::outside: not in mutmut's selection
-        "reference.blocks.Box.size": {"t::c"},
+        "reference.blocks.require": frozenset({"t::a", "t::b", "t::outside"}),  # t::outside: not mutmut's selection
+        "reference.blocks.Box.size": frozenset({"t::c"}),
+        "reference.blocks.cached": frozenset({"t::a", "t::b"}),
     }
-    assert complete_stats(work, calls) == ["reference.blocks.x_require", "reference.blocks.xǁBoxǁsize"]
+    coverage = Coverage(calls, frozenset({"reference.blocks"}), frozenset({"reference.blocks.at_import"}))
+    assert canonical_stats(work, coverage) == [
+        "reference.blocks.x_cached",
+        "reference.blocks.x_require",
+        "reference.blocks.xǁBoxǁsize",
+    ]
     covered = json.loads((work / "mutants" / "mutmut-stats.json").read_text())["tests_by_mangled_function_name"]
-    assert covered == {"reference.blocks.x_require": ["t::a", "t::b"], "reference.blocks.xǁBoxǁsize": ["t::c"]}
+    assert covered == {
+        "reference.blocks.x_require": ["t::a", "t::b"],
+        "reference.blocks.xǁBoxǁsize": ["t::c"],
+        "reference.blocks.x_cached": ["t::a", "t::b"],
+        "reference.blocks.x_at_import": ["t::first"],  # shared: the baseline credits no test with its calls
+        "reference.loose.x_f": ["t::first"],  # a module the baseline did not instrument
+    }
     meta = json.loads((work / "mutants" / "reference" / "blocks.py.meta").read_text())
     assert meta["exit_code_by_key"]["reference.blocks.x_require__mutmut_1"] == 0  # reopen_recovered's question
-    assert complete_stats(work, calls) == []  # complete already
+    assert canonical_stats(work, coverage) == []  # the baseline's already
 
 
 def test_a_functions_mutants_run_again_when_its_covering_tests_change(tmp_path):

@@ -26,7 +26,7 @@ from reports.campaign.hints import Hints, committed_hints, function_of
 from reports.campaign.mutmut.meta import load_meta, module_of, mutant_name
 from reports.campaign.mutmut.results import described, seed_from_journal
 from reports.campaign.mutmut.work_copy import (
-    complete_stats,
+    canonical_stats,
     keep_verdicts,
     mark_prepared,
     read_selection,
@@ -298,7 +298,7 @@ def run_pending(
     prepared = time.time()
     cover = coverage_of(baseline)
     if cover is not None:
-        complete_stats(work, cover.tests_of)
+        canonical_stats(work, cover)
     reopened = reopen_recovered(work)
     rerun = reopen_rerun(work, {r.nodeid: r.t for r in baseline.tests})
     seeded = seed_from_journal(work, journaled)  # last: what the journal holds for this code stands

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
-from reports.campaign.dependency_keys import digest, function_keys, shared_key, test_key
+from reports.campaign.dependency_keys import Coverage, digest, function_keys, shared_key, test_key
 from reports.campaign.fingerprint import hashed_files
 from reports.campaign.hints import committed_digest, function_of
 from reports.campaign.mutation_scope import MUTMUT_PATHS, is_code, is_mutated, mutmut_config
@@ -290,13 +290,15 @@ def _mutant_keys(path: Path) -> dict[str, str]:
     return {name.rsplit(".", 1)[-1]: key for name, key in keys.items() if "__mutmut_" in name}
 
 
-def complete_stats(work: Path, tests_of: Mapping[str, Collection[str]]) -> list[str]:
-    """mutmut's per-function coverage completed with the baseline's (``tests_of``: the tests that call each function,
-    ``strategies.cap.Cap.units``): after a change mutmut measures again only the tests of the functions it knew, so a
-    renamed or new function would be covered by a few tests and its mutants would survive a run that a cold one kills.
-    A test mutmut's selection leaves out is not added. The functions that gained tests (mangled); whether their
-    mutants run again is ``reopen_recovered``'s question (mutmut measures a changed file's functions again with few
-    tests each time, and the completed set is what their verdicts were given against)."""
+def canonical_stats(work: Path, coverage: Coverage) -> list[str]:
+    """mutmut's per-function coverage made the baseline's (``coverage``): each function's covering tests are the
+    tests of mutmut's selection that the baseline saw call it. mutmut credits a call to the test running when it was
+    made, so a value computed once and read by many tests (a cache, a module's fixture) counts for whichever test came
+    first, and after a change it measures again only some tests: its sets would depend on the order the tests ran in
+    and on the runs before, the baseline's do not. A function whose calls the baseline could not see in a test (in a
+    module it did not instrument, or shared: run at import, in a cached property) keeps mutmut's tests, with the
+    baseline's added. The functions whose covering tests changed (mangled); whether their mutants run again is
+    ``reopen_recovered``'s question."""
     path = work / "mutants" / "mutmut-stats.json"
     try:
         stats = json.loads(path.read_text(encoding="utf-8"))
@@ -307,16 +309,20 @@ def complete_stats(work: Path, tests_of: Mapping[str, Collection[str]]) -> list[
     functions = set(covered)
     for _source, (_, data) in load_meta(work).items():
         functions.update(function_of(k) for k in data.get("exit_code_by_key", {}))
-    grown = []
+    changed = []
     for mangled in sorted(functions):
+        name = unmangled(mangled)
         have = set(covered.get(mangled, ()))
-        more = (set(tests_of.get(unmangled(mangled), ())) & selected) - have
-        if more:
-            covered[mangled] = sorted(have | more)
-            grown.append(mangled)
-    if grown:
+        seen = set(coverage.tests_of.get(name, ())) & selected
+        module = mangled.rpartition(".")[0].removesuffix(".__init__")
+        unseen = name in coverage.shared or module not in coverage.modules
+        now = have | seen if unseen else seen
+        if now != have:
+            covered[mangled] = sorted(now)
+            changed.append(mangled)
+    if changed:
         path.write_text(json.dumps(stats), encoding="utf-8")
-    return grown
+    return changed
 
 
 def unmangled(function: str) -> str:
