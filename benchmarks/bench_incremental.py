@@ -2,7 +2,7 @@
 complete (the state folder and the journal of that run in place).
 
 For each kind of change (a docstring reworded, one line of ``strategies/`` rewritten in three functions called by many,
-median and few tests, one test's line changed) it
+median and few tests, a change of behaviour only a defect's path reaches, one test's line changed) it
 makes the change, times ``cmharness report``, shows what the run said it re-ran, and undoes the change (a run then
 finds every result journaled: timed too). With ``--cold`` it also runs each changed tree cold in a copy of its own
 and compares the outputs (``report.md``, ``matrix.csv``, ``mutation-report.json``), timings aside. Each line saying
@@ -60,6 +60,14 @@ CHANGES = (
         "strategies/cap.py",
         '    return f"\\n\\n[truncated — original was {js_ceil(len16(original) / CHARS_PER_TOKEN)} tokens]"\n',
         '    return "\\n\\n" + f"[truncated — original was {js_ceil(len16(original) / CHARS_PER_TOKEN)} tokens]"\n',
+    ),
+    # a change of behaviour only a defect's path reaches (``RAW_CAP_PLUS_50``'s price, outside its switch site): the
+    # baseline runs the tests that call it, the named mutants the tests that reach it only under the defect
+    Change(
+        "behaviour",
+        "strategies/pricing.py",
+        "        return js_min(original_price, cap + RAW_CAP_SLACK) if cap_on(cap) else original_price\n",
+        "        return original_price\n",
     ),
     Change(
         "test",

@@ -59,6 +59,7 @@ EXAMPLES: list[tuple[p.Message, typing.Callable[[object], object]]] = [
     (p.WarmPlan((p.PlannedMutant("defect:Y", 1.0, ()),)), p.WarmPlan.from_json),
     (p.MutantStarted("defect:X", "t.py::a", 2.0), p.decode_warm),
     (p.MutantRow("defect:X", ROW), p.decode_warm),
+    (p.MutantRow("defect:X", ROW, ("strategies.m.g",), spawned=True), p.decode_warm),
     (p.MutantKiller("reference.ops.x_f__mutmut_1", "t.py::a"), p.decode_warm),
     (p.MutantEnded("defect:X", p.MutantExit.TIMEOUT, 3.25, started=1.0), p.decode_warm),
     (p.MutantEnded("reference.ops.x_f__mutmut_2", p.MutantExit.NO_TESTS, 0.0), p.decode_warm),

@@ -11,7 +11,7 @@ import pytest
 from campaign_helpers import MUTANTS
 
 from reports.campaign.journal import load_journals
-from reports.campaign.records import Kind, Outcome, Status
+from reports.campaign.records import Kind, MutantRecord, Outcome, Status, decode, dumps
 from reports.render import html, markdown
 from reports.render.outputs import write
 from reports.render.report_model import build
@@ -49,6 +49,26 @@ def test_the_same_journal_gives_the_same_matrix_and_mutation_report(tmp_path):
     assert (tmp_path / "matrix.csv").read_bytes() == (expected / "matrix.csv").read_bytes()
     mte = (tmp_path / "mutation-report.json").read_text().replace(json.dumps(str(FIXTURE)), '"<root>"', 1)
     assert mte == (expected / "mutation-report.json").read_text()
+
+
+def test_what_a_named_mutants_tests_reached_under_it_is_journaled_and_read_back():
+    """The calls a test made under a named mutant beyond its baseline calls, their keys then, and the tests whose
+    calls went unseen: what decides which of its rows a change runs again."""
+    record = MutantRecord(
+        key="defect:X",
+        fingerprint="f",
+        kind=Kind.DEFECT,
+        spec="sound+X",
+        ran=2,
+        status=Status.KILLED,
+        finished=1.0,
+        reached={"t.py::a": ("strategies.m.g", "strategies.m.h")},
+        reached_keys={"strategies.m.g": "k1", "strategies.m.h": "k2"},
+        unseen=("t.py::b",),
+    )
+    assert decode(json.loads(dumps(record))) == record
+    bare = MutantRecord("defect:X", "f", Kind.DEFECT, "sound+X", 0, Status.SURVIVED, 1.0)
+    assert decode(json.loads(dumps(bare))) == bare and "reached" not in dumps(bare)
 
 
 def test_the_journal_stores_the_plain_strings():
