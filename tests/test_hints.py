@@ -287,7 +287,8 @@ def test_a_mutants_tests_run_in_the_order_of_the_hinted_times_not_this_runs(pyte
     )
     rows = list(map(json.loads, out.read_text().splitlines()))
     assert [r["exit"] for r in rows if "exit" in r] == [1]
-    assert [r["killer"] for r in rows if "exit" not in r] == ["test_two.py::test_b"]
+    assert [r["killer"] for r in rows if "killer" in r] == ["test_two.py::test_b"]
+    assert [r["start"] for r in rows if "start" in r] == ["test_two.py::test_b"]  # the tests its verdict rests on
 
 
 def _fake_work(tmp_path: Path, codes: dict[str, int | None]) -> Path:
