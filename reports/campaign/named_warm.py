@@ -188,5 +188,5 @@ def _record(
         ran=len(tests),
         engine="warm",
         shrunk_before=before.shrunk,
-        reached_before={t: fs for t, fs in before.reached.items() if t not in calls},
+        reached_before=before.reached,
     )

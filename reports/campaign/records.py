@@ -195,8 +195,8 @@ class MutantRecord:
     #: one can change what the test does under the mutant though the baseline does not run the test again.
     reached: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     reached_keys: Mapping[str, str] = field(default_factory=dict)
-    #: The tests that started a Python process under the mutant, or ran with no calls recorded: what they called is
-    #: not known, so a change to any function runs them again.
+    #: The tests that started a Python process under the mutant (every test run, when the baseline recorded no
+    #: calls): what they called is not known, so a change to any function runs them again.
     unseen: tuple[str, ...] = ()
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from reports.campaign.dependency_keys import Coverage, digest, function_keys, shared_key, test_key
@@ -101,15 +101,22 @@ def reset_for_changed_tests(settings: Settings, work: Path) -> list[str]:
 def reopen(work: Path, functions: Iterable[str]) -> None:
     """Make every finished mutant of ``functions`` (mangled names) pending again."""
     wanted = set(functions)
-    if not wanted:
-        return
+    if wanted:
+        _reopen(work, lambda key: function_of(key) in wanted)
+
+
+def _reopen(work: Path, chosen: Callable[[str], bool]) -> list[str]:
+    """Make every finished mutant whose key in mutmut's files is ``chosen`` pending again; their keys."""
+    reopened: list[str] = []
     for _source, (meta, data) in load_meta(work).items():
         codes = data.get("exit_code_by_key", {})
-        hit = [k for k in codes if function_of(k) in wanted and codes[k] is not None]
+        hit = [k for k in codes if codes[k] is not None and chosen(k)]
         if hit:
             for k in hit:
                 codes[k] = None
             meta.write_text(json.dumps(data, indent=4), encoding="utf-8")
+            reopened += hit
+    return reopened
 
 
 #: Each function's covering tests when its mutants' verdicts were given (a hash of the sorted node ids).
@@ -175,16 +182,7 @@ def reopen_rerun(work: Path, again_at: Mapping[str, float]) -> list[str]:
     may have too (a cold run may name another first killer, or none). Pending again; their keys."""
     saved = _load_ran(work.parent / RAN)
     stale = {k for k, (when, tests) in saved.items() if any(again_at.get(t, 0.0) > when for t in tests)}
-    reopened: list[str] = []
-    for _source, (meta, data) in load_meta(work).items():
-        codes = data.get("exit_code_by_key", {})
-        hit = [k for k in codes if k in stale and codes[k] is not None]
-        if hit:
-            for k in hit:
-                codes[k] = None
-            meta.write_text(json.dumps(data, indent=4), encoding="utf-8")
-            reopened += hit
-    return sorted(reopened)
+    return sorted(_reopen(work, stale.__contains__)) if stale else []
 
 
 #: The committed hints the work copy's verdicts were given under (their digest, ``hints.committed_digest``).
