@@ -189,14 +189,6 @@ class Behaviour(Enum):
         "message that carries it; and pruning copies the entry's content before it writes",
     )
 
-    @property
-    def lines(self) -> str:
-        return self.value[0]
-
-    @property
-    def description(self) -> str:
-        return self.value[1]
-
 
 #: What the hysteresis line sends, prices and refuses: the TypeScript at a95eb55b (autobiographical.ts, stored id
 #: 71654488230; applyImageStripping, maybeAdvanceImageWatermark, belowImageWatermark, postStripEstimates,
@@ -241,11 +233,6 @@ class Defects:
 
     def on(self, switch: Defect | Behaviour) -> bool:
         return switch in self.active or switch in self.behaviours
-
-    @property
-    def faithful(self) -> bool:
-        """True for a variant that keeps the TypeScript's verbatim handling of bad values."""
-        return Defect.UNCHECKED_BAD_VALUES in self.active
 
 
 def resolve_variant(variant: str | frozenset[Defect] | Defects) -> Defects:

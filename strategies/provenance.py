@@ -108,11 +108,6 @@ class VariantModel:
     def defects(self) -> frozenset[Defect]:
         return VARIANTS[self.name]
 
-    @property
-    def versions(self) -> tuple[str, ...]:
-        """The short names of the versions its readings cite, in first-cited order."""
-        return tuple(dict.fromkeys(r.version for r in self.readings))
-
 
 #: What both faithful variants compile and where it was read; they differ only in the seed's change.
 FAITHFUL_READINGS: tuple[Reading, ...] = (

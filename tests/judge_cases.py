@@ -92,7 +92,8 @@ NAN_REDACTED_STAMP = replace(
     store=replace(known.NAN_STAMP.store, messages=(_NAN_REDACTED, *known.NAN_STAMP.store.messages[1:])),
 )
 
-#: m0 head, L1-0's pair over m1 and m2 then L1-1's over m3 and m4 in the middle, m5 and m6 the tail: both selected.
+#: m0 head, L1-0's pair over m1 and m2 then L1-1's over m3 and m4 in the middle, m5 raw after them, m6 the tail (each
+#: message 10 tokens, the 15-token tail window holds one): both pairs selected.
 TWO_PAIRS = Case(
     store(7, [summary("L1-0", 1, 2), summary("L1-1", 3, 4)]),
     Config(head_window_tokens=15, recent_window_tokens=15),

@@ -36,7 +36,8 @@ from reports.campaign.journal import (
 )
 from reports.campaign.mutmut.execute import UNKNOWN_DURATION, plan
 from reports.campaign.mutmut.meta import tests_by_function as covered_by
-from reports.campaign.mutmut.results import described
+from reports.campaign.mutmut.meta import unmangled
+from reports.campaign.mutmut.results import coverage_record, described
 from reports.campaign.mutmut.run import MutmutResult
 from reports.campaign.mutmut.work_copy import (
     COVERING,
@@ -49,7 +50,6 @@ from reports.campaign.mutmut.work_copy import (
     reopen_for_new_hints,
     reopen_recovered,
     save_test_keys,
-    unmangled,
     verdicts,
     work_dir,
 )
@@ -70,6 +70,7 @@ from reports.campaign.records import (
     dumps,
     witness_key,
 )
+from reports.campaign.records import TestCalls as Calls
 from reports.campaign.records import TestRow as Row
 from reports.campaign.run_context import RunContext
 from reports.errors import CampaignError
@@ -929,6 +930,32 @@ def test_mutmuts_coverage_is_the_baselines_calls_where_the_baseline_could_see_th
     meta = json.loads((work / "mutants" / "reference" / "blocks.py.meta").read_text())
     assert meta["exit_code_by_key"]["reference.blocks.x_require__mutmut_1"] == 0  # reopen_recovered's question
     assert canonical_stats(work, coverage) == []  # the baseline's already
+
+
+def test_the_reports_coverage_holds_every_green_test_the_baseline_saw_call_a_function(tmp_path):
+    """mutmut measures its own selection only; a test it leaves out (a property search over every variant) still
+    runs a mutant's code, and the report's coveredBy lists it. A test red or skipped on the baseline runs no mutant."""
+    work = tmp_path / "project"
+    (work / "mutants" / "reference").mkdir(parents=True)
+    stats = {"tests_by_mangled_function_name": {"reference.blocks.x_require": ["t::a"]}, "duration_by_test": {}}
+    (work / "mutants" / "mutmut-stats.json").write_text(json.dumps(stats))
+    codes = {"reference.blocks.x_require__mutmut_1": 1, "reference.blocks.xǁBoxǁsize__mutmut_1": 5}
+    (work / "mutants" / "reference" / "blocks.py.meta").write_text(json.dumps({"exit_code_by_key": codes}))
+    rows = (
+        _row("t::a", 1.0),
+        _row("t::outside", 1.0),
+        replace(_row("t::red", 1.0), outcome=Outcome.FAILED),
+        replace(_row("t::skipped", 1.0), outcome=Outcome.SKIPPED),
+    )
+    calls = {n.nodeid: ["reference.blocks.require", "reference.blocks.Box.size"] for n in rows[1:]}
+    baseline = replace(
+        BaselineRecord("fp", 1.0, 0.1, 0, rows, 1.0),
+        calls=Calls.of([r.nodeid for r in rows], calls, (), ("reference.blocks",)),
+    )
+    record = coverage_record(work, "fp", "cov", baseline)
+    assert record is not None
+    assert record.covering("reference.blocks.x_require") == ("t::a", "t::outside")
+    assert record.covering("reference.blocks.xǁBoxǁsize") == ("t::outside",)  # no test of mutmut's selection calls it
 
 
 def test_a_functions_mutants_run_again_when_its_covering_tests_change(tmp_path):

@@ -182,6 +182,35 @@ def test_the_stats_total_message_names_every_entry_or_their_sum(monkeypatch):
     assert sum(float(x.rsplit(" ", 1)[1]) for x in by_entry.split(", ")) == 100
 
 
+def test_the_stats_total_message_count_names_each_bucket_and_the_pairs(monkeypatch):
+    """TWO_PAIRS sends m0 (head), two pairs, m5 (middle) and m6 (tail): 1 + 1 + 1 + 2 * 2 = 7; a total of 8 names
+    each count."""
+    case = cases.TWO_PAIRS
+    assert judged("stats-total", case) == []
+    tamper(monkeypatch, sent=_messages_off_by(1))
+    assert judged("stats-total", case) == [
+        Violation(
+            "stats-total",
+            "the stats' total counts 8 messages but the buckets count 7: head 1, middle_raw 1, tail 1 raw messages "
+            "and 2 for each of the 2 recall pairs sent",
+        )
+    ]
+
+
+def test_the_stats_total_message_names_the_buckets_that_miss_an_entry_sent(monkeypatch):
+    """STUB_AFTER_CALL with the stub's owner left out of middle_raw (1, not 2) and of the total: the buckets count
+    1 + 2 for the one pair = 3, the total agrees, but 4 entries are sent."""
+    case = dataclasses.replace(cases.STUB_AFTER_CALL, budget=Budget(max_tokens=1000))
+    tamper(monkeypatch, sent=_stub_not_counted)
+    assert judged("stats-total", case) == [
+        Violation(
+            "stats-total",
+            "the buckets count 3 messages (head 0, middle_raw 1, tail 0 raw messages and 2 for each of the 1 recall "
+            "pairs sent) but 4 entries are sent",
+        )
+    ]
+
+
 # ----------------------------------------------------------------------------- never-over
 
 #: Five messages of 10, no summaries; a budget of 50 with 20 kept for the response: an input budget of 30.
@@ -531,3 +560,17 @@ def test_exact_budget_reads_a_negative_grace_ratio_as_zero_on_a_line_that_takes_
     assert judged("exact-budget", negative, unchecked) == []
     tamper(monkeypatch, budget=_finite(lambda b: Budget(max_tokens=b.max_tokens + 1)))
     broken("exact-budget", negative, unchecked, "at input budget 29 (grace limit 29 < 30")
+
+
+def test_nothing_lost_lists_every_message_lost_and_says_when_no_answer_is_sent(monkeypatch):
+    """Five raw messages, m1 and m3 not sent and no answer at all: both named, in store order, and 'nothing' held."""
+    case = Case(store(5), Config(), Budget(max_tokens=1000))
+    assert judged("nothing-lost", case) == []
+    tamper(monkeypatch, sent=lambda r, b: with_entries(r, lambda k: r.entries[k].message_id not in ("m1", "m3")))
+    assert judged("nothing-lost", case) == [
+        Violation(
+            "nothing-lost",
+            "2 of 5 messages are neither sent raw nor a leaf of a summary an answer holds: m1, m3 (answers hold "
+            "nothing)",
+        )
+    ]

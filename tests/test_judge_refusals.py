@@ -11,10 +11,11 @@ import pytest
 from invariants import examples as known
 from invariants.generators import Case
 from invariants.properties import head_end, head_entries, head_total, refused_prefix, sent_head_total
+from invariants.properties.line_rules import JUDGED_AS
 from reference.estimator import content_tokens
-from reference.model import Budget, Config, Entry, Message, Store, Text, ToolResult, ToolUse, Work
+from reference.model import Budget, Config, Entry, Image, Message, Store, Text, ToolResult, ToolUse, Work
 from strategies.cap import truncate
-from strategies.defects import Defect
+from strategies.defects import Defect, parse_variant
 from tests import judge_cases as cases
 from tests.builders import msg, store, summary
 from tests.judge_helpers import broken, judged, tamper, with_diagnostics
@@ -347,3 +348,115 @@ def test_a_head_boundary_after_a_first_message_that_calls_steps_back_to_nothing(
     assert head_end(call_first, Config(head_window_tokens=window)) == 0
     call_last = Store((msg(0), _call(1, "u1")))
     assert head_end(call_last, Config(head_window_tokens=0.5)) == 0
+
+
+# ----------------------------------------------------------------------------- the messages a reviewer reads
+
+
+@pytest.mark.parametrize("delta", [1, -1])
+def test_diagnostics_states_the_three_parts_their_sum_and_the_actual(monkeypatch, delta):
+    """The sum message names each part, their sum (the tail added, not taken away) and the refused item."""
+    tamper(monkeypatch, refused=_shifted("tail_tokens", delta))
+    [found] = judged("diagnostics", MIDDLE)
+    assert found.message == (
+        f"head_tokens 4 + middle_tokens 71 + tail_tokens {delta} = {75 + delta}, not the actual 75 "
+        "(message 'm1' (middle) refused)"
+    )
+
+
+def test_diagnostics_adds_the_tail_tokens_into_the_sum(monkeypatch):
+    """Tail tokens taken from the middle keep the parts summing to the actual: the sum holds (diagnostics-full, not
+    this invariant, says the tail is 0)."""
+    tamper(monkeypatch, refused=_shifted("tail_tokens", 3, "middle_tokens"))
+    assert judged("diagnostics", MIDDLE) == []
+    [full] = judged("diagnostics-full", MIDDLE)
+    assert full.message == (
+        "at the positioned refusal of message 'm1' (middle): tail_tokens is 3, expected 0; middle_tokens is 68, "
+        "expected 71"
+    )
+
+
+def test_diagnostics_states_why_a_head_refusal_names_no_compression(monkeypatch):
+    tamper(monkeypatch, refused=_changed(cleared_by=frozenset({"compression"})))
+    [found] = judged("diagnostics", HEAD)
+    assert found.message == (
+        "at a head refusal (message 'm0' (head)) cleared_by is ['compression'], but compression never folds the head "
+        "away"
+    )
+
+
+#: Twelve messages of 10, a head of m0: m10 is refused at 105 (m0 to m10 priced 110); the prefix m1..m10 is folded
+#: by the chunk over m1 and by the merge in flight that recorded nothing (folds None).
+TWELVE = Case(
+    store(12, work=[Work("chunk", "queued", frozenset({"m1"})), Work("merge", "running", None)]),
+    Config(head_window_tokens=15),
+    Budget(105),
+)
+
+
+def test_diagnostics_lists_the_prefix_in_store_order_and_each_piece_of_work(monkeypatch):
+    """The refused prefix m1..m10 in store order (m10 last, not after m1) and every work item, its folds or
+    'unrecorded' when it recorded none, joined by '; '."""
+    assert judged("diagnostics", TWELVE) == []
+    tamper(monkeypatch, refused=_changed(cleared_by=frozenset()))
+    [found] = judged("diagnostics", TWELVE)
+    prefix = [f"m{i}" for i in range(1, 11)]
+    assert found.message == (
+        f"at a middle refusal (message 'm10' (middle)) cleared_by is [], but the refused prefix {prefix} is folded "
+        "by queued work (work: chunk queued folding ['m1']; merge running folding unrecorded)"
+    )
+
+
+def test_diagnostics_says_none_when_no_work_is_queued(monkeypatch):
+    idle = dataclasses.replace(MIDDLE, store=dataclasses.replace(MIDDLE.store, work=()))
+    assert judged("diagnostics", idle) == []
+    tamper(monkeypatch, refused=_changed(cleared_by=frozenset({"compression"})))
+    [found] = judged("diagnostics", idle)
+    assert found.message == (
+        "at a middle refusal (message 'm1' (middle)) cleared_by is ['compression'], but the refused prefix ['m1'] is "
+        "not folded by queued work (work: none)"
+    )
+
+
+def test_diagnostics_full_joins_its_findings_in_one_message(monkeypatch):
+    tamper(monkeypatch, refused=_shifted("head_tokens", 1, "middle_tokens"))
+    [found] = judged("diagnostics-full", PAIR)
+    assert found.message == (
+        "at the positioned refusal of recall pair for 'L1-0': head_tokens is 11, expected 10; middle_tokens is 55, "
+        "expected 56"
+    )
+
+
+#: A line whose stripped image is sent as "[image dropped from live context]" (12) where sound sends "[image omitted]"
+#: (7). m1's image lies past the image depth of 10 (m2 alone is 10), so it is stripped; at a budget of 12 the line
+#: refuses m1 in the middle, its actual 22 (m0 10 + 12).
+DROPPED_LINE = parse_variant("sound+IMAGE_PLACEHOLDER_DROPPED")
+_DEEP_IMAGE = Store((msg(0), Message("m1", "user", (Image(),)), msg(2)))
+
+
+@pytest.mark.parametrize(
+    "window, by_sound",
+    [
+        # No recent window: m1 is in the middle by either rule; sound's placeholder prices it 17.
+        (
+            0,
+            "at the positioned refusal of message 'm1' (middle): actual is 22, expected 17; middle_tokens is 22, "
+            "expected 17",
+        ),
+        # A recent window of 18: m2 and the line's m1 (10 + 12) pass it, so m1 stays in the middle; by sound's
+        # placeholder (10 + 7) m1 would be in the tail.
+        (18, "message 'm1' (middle) in the tail was refused; the tail evicts, it never refuses"),
+    ],
+    ids=["no-recent-window", "recent-window-18"],
+)
+def test_diagnostics_full_judges_a_line_by_its_own_image_rules(window, by_sound):
+    """The reference layout takes the line's rules for the windows and its switches for what is sent: the line's
+    refusal holds by them, and judged by sound's rules it would break."""
+    case = Case(_DEEP_IMAGE, Config(image_strip_depth_tokens=10, recent_window_tokens=window), Budget(12))
+    assert judged("diagnostics-full", case, DROPPED_LINE) == []
+    token = JUDGED_AS.set("sound")
+    try:
+        [found] = judged("diagnostics-full", case, DROPPED_LINE)
+    finally:
+        JUDGED_AS.reset(token)
+    assert found.message == by_sound

@@ -246,3 +246,22 @@ def test_a_plain_invariant_is_declared_with_its_name_its_function_and_its_cost(m
     with pytest.raises(ValueError, match=r"^invariant 'plain' \(cost 9\): its name or its cost is declared twice$"):
         running.invariant("plain", cost=9)(judge)
     assert list(running.DECLARED) == ["plain"]
+
+
+@pytest.mark.parametrize(
+    "judges, case", [(judges_what_is_sent, known.ONE_PAIR), (judges_refusals, REFUSED)], ids=["sent", "refusals"]
+)
+def test_an_invariant_hands_its_judge_the_very_case_it_was_called_with(judges, case):
+    """The judge is given the invariant's name, the outcome compiled, and the same store, config, budget and
+    variant objects the invariant was called with (the judge reads them to price and to explain)."""
+    variant = frozenset()
+    given = []
+
+    def judge(name, out, store_, config, budget, variant_):
+        given.append((name, store_, config, budget, variant_))
+        return []
+
+    assert judges("probe", cost=None)(judge)(case.store, case.config, case.budget, variant) == []
+    [(name, store_, config, budget, variant_)] = given
+    assert name == "probe"
+    assert store_ is case.store and config is case.config and budget is case.budget and variant_ is variant

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from invariants.generators import Case
-from invariants.properties import pairing_faults
+from invariants.properties import Violation, pairing_faults
 from reference.model import Budget, Config, Entry, Text, ToolResult, ToolUse
 from tests import judge_cases as cases
 from tests.judge_helpers import broken, judged, tamper, with_entries
@@ -106,3 +106,26 @@ def test_pairing_faults_finds_a_fault_exactly_where_the_provider_rule_is_broken(
     is named exactly when a result answers no call of the entry just before it, answers one twice, or a call goes
     unanswered in the entry just after it."""
     assert (pairing_faults(tuple(entries)) == []) == _well_formed_by_definition(entries), pairing_faults(tuple(entries))
+
+
+# ----------------------------------------------------------------------------- the message: three faults at most
+
+#: The three faults every cut of FAULTY from its first five entries on starts with, as well-formed lists them.
+FIRST_THREE = (
+    "entry 0 (raw m0) holds a tool_result for 'u0' that no tool_use of entry -1 asked for; "
+    "entry 2 answers tool_use 'u1' twice; "
+    "entry 3 (answer ('L1-0',)) holds a tool_result for 'u1' that no tool_use of entry 2 asked for"
+)
+
+
+@pytest.mark.parametrize(
+    "sent, faults, more",
+    [(5, 3, ""), (6, 4, " (and 1 more)"), (7, 5, " (and 2 more)")],
+    ids=["three-faults", "four-faults", "five-faults"],
+)
+def test_well_formed_lists_the_first_three_faults_and_counts_the_rest(monkeypatch, sent, faults, more):
+    """The first 5, 6 or 7 entries of FAULTY (3, 4 or 5 faults) sent: the message names the first three faults
+    in order, joined by '; ', and says how many more there are only when there are more."""
+    assert len(pairing_faults(FAULTY[:sent])) == faults
+    tamper(monkeypatch, sent=lambda r, b: dataclasses.replace(r, entries=FAULTY[:sent]))
+    assert judged("well-formed", CALL) == [Violation("well-formed", f"of the {sent} entries sent, {FIRST_THREE}{more}")]

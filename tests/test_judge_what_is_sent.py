@@ -12,12 +12,13 @@ import reports.cli as cli
 from invariants import examples as known
 from invariants.generators import Case
 from invariants.properties import Violation
-from reference.model import Budget, Config, Entry, Text
+from reference.model import Budget, Config, Entry, Image, Message, Store, Text
 from reference.scenario import Scenario, save_scenario
+from reference.variant_names import RAW_FORMS
 from strategies import CompileResult, HierarchicalStrategy, UncoveredDropError
 from strategies.defects import Defect
 from tests import judge_cases as cases
-from tests.builders import store, summary
+from tests.builders import msg, store, summary
 from tests.judge_helpers import broken, judged, tamper, with_entries
 
 DEFECT_BREAKS = [
@@ -352,3 +353,210 @@ def test_chronological_judges_raw_entries_and_answers_only(monkeypatch):
 
     tamper(monkeypatch, sent=repair_first)
     assert judged("chronological", Case(store(3), Config(), Budget(max_tokens=100))) == []
+
+
+# ----------------------------------------------------------------------------- the judges' boundaries
+
+#: m0 and m1 the head, L1-b over m2 and m3 in the middle, m4 the tail; L1-a over m0 alone (it touches the head, so
+#: sound never selects it): an answer holding both stands for m0, m2 and m3 but not m1.
+HEAD_OF_TWO = Case(
+    store(5, [summary("L1-a", 0, 0), summary("L1-b", 2, 3)]),
+    Config(head_window_tokens=25, recent_window_tokens=15),
+    Budget(max_tokens=10**6),
+)
+
+
+def test_chronological_breaks_on_a_head_message_sent_after_a_pair_straddling_the_head(monkeypatch):
+    """A pair standing for m0 (the head) stands first in the middle: m1, the head's last message, sent after it is
+    out of order though m1 is neither the pair's first message nor among those it stands for."""
+    assert [(e.kind, e.message_id) for e in _sent(HEAD_OF_TWO)] == [
+        ("raw", "m0"),
+        ("raw", "m1"),
+        ("question", None),
+        ("answer", None),
+        ("raw", "m4"),
+    ]
+
+    def pair_before_m1(r, b):
+        m0, m1, question, answer, m4 = r.entries
+        both = dataclasses.replace(answer, summary_ids=("L1-a", "L1-b"))
+        return dataclasses.replace(r, entries=(m0, question, both, m1, m4))
+
+    tamper(monkeypatch, sent=pair_before_m1)
+    assert judged("chronological", HEAD_OF_TWO) == [
+        Violation(
+            "chronological",
+            "entry 3 stands for ['m1'], whose first is not after m1, the last of the head, which a pair before it "
+            "straddles",
+        )
+    ]
+
+
+def test_chronological_leaves_a_message_sent_twice_in_a_row_to_exactly_once(monkeypatch):
+    """m4 sent again right after itself is in order: the repeat is exactly-once's to judge, not chronological's."""
+    tamper(monkeypatch, sent=lambda r, b: with_entries(r, extra=r.entries[4:]))
+    assert judged("chronological", FIVE) == []
+    assert judged("exactly-once", FIVE) != []
+
+
+def test_chronological_breaks_on_a_message_sent_again_after_a_later_one(monkeypatch):
+    """m3 sent again after m4: all it stands for was sent before m4, the first of the entry before it."""
+    tamper(monkeypatch, sent=lambda r, b: with_entries(r, extra=r.entries[3:4]))
+    assert judged("chronological", FIVE) == [
+        Violation("chronological", "entry 5 stands for ['m3'], all of them before m4, the first of an entry before it")
+    ]
+
+
+def test_chronological_breaks_on_a_head_message_sent_again_after_a_pair_that_starts_the_middle(monkeypatch):
+    """L1-0's pair stands for m1 and m2, the middle's first messages, and for nothing in the head: it does not straddle
+    the head, so m0 sent again after it is out of order."""
+    tamper(monkeypatch, sent=lambda r, b: dataclasses.replace(r, entries=r.entries[:3] + r.entries[:1] + r.entries[3:]))
+    assert judged("chronological", FIVE) == [
+        Violation("chronological", "entry 3 stands for ['m0'], all of them before m1, the first of an entry before it")
+    ]
+
+
+def test_chronological_names_the_pairs_first_message_when_the_head_is_sent_after_it(monkeypatch):
+    """The pair over m1 and m2 sent before the head: m0 is not after m1, the pair's first message."""
+    tamper(
+        monkeypatch, sent=lambda r, b: dataclasses.replace(r, entries=r.entries[1:3] + r.entries[:1] + r.entries[3:])
+    )
+    assert judged("chronological", FIVE) == [
+        Violation(
+            "chronological", "entry 2 stands for ['m0'], whose first is not after m1, the first of an entry before it"
+        )
+    ]
+
+
+def _with_empty_pair(tail_swapped: bool):
+    """Sound's send with a positioned pair holding no summary right after m0 (and its tail swapped)."""
+
+    def sent(r, b):
+        m0, question, answer, *rest = r.entries
+        empty = dataclasses.replace(answer, summary_ids=())
+        rest = rest[:-2] + rest[-2:][::-1] if tail_swapped else rest
+        return dataclasses.replace(r, entries=(m0, question, empty, question, answer, *rest))
+
+    return sent
+
+
+def test_chronological_holds_around_a_positioned_answer_holding_no_summary(monkeypatch):
+    """An answer holding no summary stands for no message: the rest, in order, breaks no order."""
+    tamper(monkeypatch, sent=_with_empty_pair(tail_swapped=False))
+    assert judged("chronological", FIVE) == []
+
+
+def test_chronological_breaks_on_the_tail_swapped_after_a_positioned_answer_holding_no_summary(monkeypatch):
+    tamper(monkeypatch, sent=_with_empty_pair(tail_swapped=True))
+    assert judged("chronological", FIVE) == [
+        Violation(
+            "chronological", "entry 6 stands for ['m3'], whose first is not after m4, the first of an entry before it"
+        )
+    ]
+
+
+def test_a_positioned_answer_holding_no_summary_does_not_make_chronological_forget_the_order(monkeypatch):
+    """An answer that holds nothing stands for no message, so it straddles no head: a pair sent after a later
+    message than its own must still break the order, whatever empty pair comes between."""
+
+    def sent(r, b):
+        m0, question, answer, m3, m4 = r.entries
+        empty = dataclasses.replace(answer, summary_ids=())
+        return dataclasses.replace(r, entries=(m0, m3, question, empty, question, answer, m4))
+
+    tamper(monkeypatch, sent=sent)
+    assert judged("chronological", FIVE) == [
+        Violation(
+            "chronological",
+            "entry 5 stands for ['m1', 'm2'], whose first is not after m3, the first of an entry before it",
+        )
+    ]
+
+
+#: m0 head, L2-0 over L1-a (m1) and L1-b (m2) in the middle, m3 and m4 the tail: sound selects L2-0.
+MERGED = Case(
+    store(
+        5,
+        [
+            summary("L1-a", 1, 1, parent="L2-0"),
+            summary("L1-b", 2, 2, parent="L2-0"),
+            summary("L2-0", 1, 2, level=2, sources=["L1-a", "L1-b"]),
+        ],
+    ),
+    Config(head_window_tokens=15, recent_window_tokens=25),
+    Budget(max_tokens=10**6),
+)
+
+
+def test_chronological_orders_an_answers_summaries_by_their_first_messages(monkeypatch):
+    """L1-b (m2) before L2-0 (m1 to m2): they end on the same message, but L2-0 begins first."""
+    assert _compiled(MERGED).selected == ("L2-0",) and judged("chronological", MERGED) == []
+
+    def both(r, b):
+        return dataclasses.replace(
+            r,
+            entries=tuple(
+                dataclasses.replace(e, summary_ids=("L1-b", "L2-0")) if e.kind == "answer" else e for e in r.entries
+            ),
+        )
+
+    tamper(monkeypatch, sent=both)
+    assert judged("chronological", MERGED) == [
+        Violation("chronological", "the answer at entry 2 holds ['L1-b', 'L2-0'] out of chronological order")
+    ]
+
+
+def test_exactly_once_counts_raw_entries_only(monkeypatch):
+    """A repair entry carrying m4's id represents no message: m4 sent raw once is sent once."""
+
+    def repair_after(r, b):
+        return with_entries(r, extra=(dataclasses.replace(r.entries[-1], kind="repair"),))
+
+    tamper(monkeypatch, sent=repair_after)
+    assert judged("exactly-once", FIVE) == []
+
+
+def test_exactly_once_says_each_message_represented_twice_and_the_windows(monkeypatch):
+    """Two tail messages held by a summary while sent raw, no summary held twice: the message names both, in order,
+    and the windows, and nothing of repeated summaries."""
+    tail_only = Case(store(5, [summary("L1-0", 1, 2), summary("L1-t", 3, 4)]), FIVE.config, FIVE.budget)
+
+    def also_tail(r, b):
+        return dataclasses.replace(
+            r,
+            entries=tuple(
+                dataclasses.replace(e, summary_ids=("L1-0", "L1-t")) if e.kind == "answer" else e for e in r.entries
+            ),
+        )
+
+    tamper(monkeypatch, sent=also_tail)
+    assert judged("exactly-once", tail_only) == [
+        Violation(
+            "exactly-once",
+            "messages represented more than once: m3 (1 raw, 1 through summaries); m4 (1 raw, 1 through summaries) "
+            "(windows: head [0, 1), tail [3, 5))",
+        )
+    ]
+
+
+#: m0 head, m1, m2 (L1-0), then m3: an image of 100 tokens with two base64 characters. Under the contract's image
+#: rules the image is live, m3 alone passes the recent window and L1-0 is selected; under the newer lines' byte wall
+#: of 1 it is stripped, the recent window takes m2 and m3, and L1-0, touching the tail, is no candidate.
+WALLED_IMAGE = Case(
+    Store(
+        (*(msg(i) for i in range(3)), Message("m3", "assistant", (Image(token_estimate=100, data="xx"),))),
+        (summary("L1-0", 2, 2),),
+    ),
+    Config(head_window_tokens=15, recent_window_tokens=25, max_live_image_bytes=1),
+    Budget(max_tokens=10**6),
+)
+
+
+def test_selection_judges_a_line_by_its_own_image_rules():
+    """The raw-forms line strips m3's image at its byte wall and selects nothing, as the reference does by that
+    line's rules; sound, without the wall, selects L1-0."""
+    assert _compiled(WALLED_IMAGE).selected == ("L1-0",) and judged("selection", WALLED_IMAGE) == []
+    s = HierarchicalStrategy(WALLED_IMAGE.config, RAW_FORMS)
+    s.initialize(WALLED_IMAGE.store)
+    assert s.compile(WALLED_IMAGE.budget).selected == ()
+    assert judged("selection", WALLED_IMAGE, RAW_FORMS) == []

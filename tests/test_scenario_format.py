@@ -221,6 +221,10 @@ def test_expectations_are_read_per_variant_and_group():
         ({"sound": {"refuses": {"clearedBy": "compression"}}}, "expect.sound.refuses.clearedBy: expected an array"),
         ({"sound": {}}, "expect.sound: expects nothing; give sends, refuses, breaks or holds"),
         ({"sound": {"sends": {}, "refuses": {}}}, "expect.sound: expects both sends and refuses; give one"),
+        (
+            {"sound": {"breaks": ["never-over"], "holds": True}},
+            "expect.sound: expects both breaks and holds; give one",
+        ),
         ({"sound": {"sends": {"entries": "3"}}}, 'expect.sound.sends.entries: expected an integer, got "3"'),
         ({"sound": {"sends": {"count": 3}}}, 'expect.sound.sends: unknown field "count"'),
         # An expected entry's blocks: a missing field names the block, others the field, in the file's spelling.

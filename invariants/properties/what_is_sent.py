@@ -161,6 +161,11 @@ def _combined_as_one(
     return [(k, frozenset(merged)) if k == answer else (k, u) for k, u in kept]
 
 
+#: What the message an entry must come after is, in chronological's findings.
+FIRST_OF_AN_ENTRY = "the first of an entry before it"
+STRADDLED = "the last of the head, which a pair before it straddles"
+
+
 @judges_what_is_sent("chronological", cost=9)
 def chronological(
     name: str, out: Outcome, store: Store, config: Config, budget: Budget, variant: Variant
@@ -174,7 +179,7 @@ def chronological(
         if isinstance(units, Violation):
             return [units]
     seen: set[int] = set()
-    latest = -1
+    latest, what = -1, FIRST_OF_AN_ENTRY
     head_end, _ = bounds(store, config, rules_for(variant))
     for k, stands_for in units:
         new = stands_for - seen
@@ -183,7 +188,7 @@ def chronological(
                 Violation(
                     name,
                     f"entry {k} stands for {sorted(store.messages[i].id for i in new)}, whose first "
-                    f"is not after {store.messages[latest].id}, the first of an entry before it",
+                    f"is not after {store.messages[latest].id}, {what}",
                 )
             ]
         if not new and stands_for and max(stands_for) < latest:  # all sent before, now after later messages
@@ -191,13 +196,15 @@ def chronological(
                 Violation(
                     name,
                     f"entry {k} stands for {sorted(store.messages[i].id for i in stands_for)}, all of them before "
-                    f"{store.messages[latest].id}, the first of an entry before it",
+                    f"{store.messages[latest].id}, {what}",
                 )
             ]
         seen |= stands_for
-        latest = min(new) if new else latest
-        if config.positioned_recall_pairs and out.entries[k].kind == "answer" and min(stands_for, default=0) < head_end:
-            latest = min(latest, head_end - 1)  # a pair straddling the head stands first in the middle
+        if new:
+            latest, what = min(new), FIRST_OF_AN_ENTRY
+        straddles = config.positioned_recall_pairs and out.entries[k].kind == "answer" and stands_for
+        if straddles and min(stands_for) < head_end and head_end - 1 < latest:
+            latest, what = head_end - 1, STRADDLED  # a pair straddling the head stands first in the middle
     for k, e in enumerate(out.entries):
         firsts = [store.index(store.summary(sid).source_range[0]) for sid in e.summary_ids]
         if firsts != sorted(firsts):

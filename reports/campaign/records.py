@@ -49,6 +49,8 @@ class Outcome(StrEnum):
 RED = frozenset({Outcome.FAILED, Outcome.ERROR, Outcome.XFAILED})
 #: Outcomes that kill a mutant.
 FAILING = (Outcome.FAILED, Outcome.ERROR)
+#: Test outcomes that pass: the tests a mutant's run can turn red.
+GREEN = frozenset({Outcome.PASSED, Outcome.XPASSED})
 
 
 class Kind(StrEnum):

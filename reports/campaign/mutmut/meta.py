@@ -27,6 +27,14 @@ def mutant_name(key: str) -> str:
     return key.replace("__init__.", "")
 
 
+def unmangled(function: str) -> str:
+    """mutmut's name of a function, ``strategies.cap.x_units`` or ``strategies.cap.xǁCapǁunits``, as
+    ``strategies.cap.units`` or ``strategies.cap.Cap.units``."""
+    module, _, name = mutant_name(function).rpartition(".")
+    name = ".".join(name[2:].split("ǁ")) if name.startswith("xǁ") else name.removeprefix("x_")
+    return f"{module}.{name}"
+
+
 def meta_files(work: Path) -> list[Path]:
     root = work / "mutants"
     return sorted(p for top in MUTMUT_PATHS for p in (root / top).rglob("*.py.meta")) if root.is_dir() else []

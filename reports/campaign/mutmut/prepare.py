@@ -12,10 +12,13 @@ import os
 import sys
 import time
 
+from reports.campaign.mutmut import decorated
+
 
 def main(max_children: int) -> int:
     import mutmut.__main__ as mm
 
+    decorated.install()
     started = time.time()
     mm.set_mutant_under_test("mutant_generation")
     os.makedirs("mutants", exist_ok=True)

@@ -9,11 +9,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict
 from pathlib import Path
 
-from reports.campaign.dependency_keys import digest
+from reports.campaign.dependency_keys import coverage_of, digest
+from reports.campaign.hints import function_of
 from reports.campaign.journal import Journal
 from reports.campaign.mutmut.describe import describe
-from reports.campaign.mutmut.meta import load_meta, module_of, tests_by_function
+from reports.campaign.mutmut.meta import load_meta, module_of, tests_by_function, unmangled
 from reports.campaign.records import (
+    GREEN,
+    BaselineRecord,
     CoverageRecord,
     MutantChange,
     MutmutRecord,
@@ -183,13 +186,23 @@ def described(work: Path, source: str, names: Sequence[str]) -> dict[str, Mutant
     return info
 
 
-def coverage_record(work: Path, fp: str, key: str) -> CoverageRecord | None:
-    """mutmut's per-function coverage (``mutants/mutmut-stats.json``) as a journal record, so
-    the report, built from the journal alone, lists the tests that cover each mutant (None: no stats yet)."""
+def coverage_record(work: Path, fp: str, key: str, baseline: BaselineRecord) -> CoverageRecord | None:
+    """The tests that run each mutated function, as a journal record, so that the report, built from the journal
+    alone, lists what covers each mutant (None: no stats yet): mutmut's measure (``mutants/mutmut-stats.json``) and
+    every test green on the unmutated code that ``baseline`` saw call it, those mutmut's selection leaves out too
+    (the property searches over every variant run the mutant's code, though only the named mutants run them)."""
     covered = tests_by_function(work)
     if covered is None:
         return None
-    by_function = {f: sorted(set(t)) for f, t in covered.items()}
+    sets = {f: set(t) for f, t in covered.items()}
+    calls = coverage_of(baseline)
+    if calls is not None:
+        green = {r.nodeid for r in baseline.tests if r.outcome in GREEN}
+        mutated = {function_of(k) for _, (_, data) in load_meta(work).items() for k in data.get("exit_code_by_key", {})}
+        for function in sorted(set(sets) | mutated):
+            if seen := calls.tests_of.get(unmangled(function), frozenset()) & green:
+                sets.setdefault(function, set()).update(seen)
+    by_function = {f: sorted(t) for f, t in sets.items() if t}
     tests = sorted({t for ts in by_function.values() for t in ts})
     index = {t: k for k, t in enumerate(tests)}
     functions = {f: tuple(index[t] for t in ts) for f, ts in sorted(by_function.items())}

@@ -73,14 +73,12 @@ class MutmutResult:
     interrupted: bool = False
 
 
-def mutmut_executable(python: str) -> str:
-    candidate = Path(python).parent / "mutmut"
-    if candidate.exists():
-        return str(candidate)
-    found = shutil.which("mutmut")
-    if not found:
+def mutmut_command(python: str) -> list[str]:
+    """mutmut's command line, run through ``reports.campaign.mutmut.decorated`` so that it mutates what the warm
+    engine's preparation does."""
+    if not (Path(python).parent / "mutmut").exists() and not shutil.which("mutmut"):
         raise CampaignError("mutmut is not installed (pip install -e '.[mutation]'), or run with --no-mutmut")
-    return found
+    return [python, "-m", "reports.campaign.mutmut.decorated"]
 
 
 # ----------------------------------------------------------------------------- running mutmut
@@ -186,7 +184,7 @@ def _invoke(
     durations = work.parent / "durations.json"
     durations.write_text(json.dumps({r.nodeid: r.duration for r in baseline.tests}), encoding="utf-8")
     env["CMHARNESS_DURATIONS"] = str(durations)
-    cmd = [mutmut_executable(settings.python), "run", "--max-children", str(max(1, settings.workers)), *names]
+    cmd = [*mutmut_command(settings.python), "run", "--max-children", str(max(1, settings.workers)), *names]
     log_path = work.parent / "mutmut.log"
     stream = settings.progress
     with open(log_path, "ab") as log:

@@ -12,7 +12,7 @@ from reports.campaign.dependency_keys import Coverage, digest, function_keys, sh
 from reports.campaign.fingerprint import hashed_files
 from reports.campaign.hints import committed_digest, function_of
 from reports.campaign.mutation_scope import MUTMUT_PATHS, is_code, is_mutated, mutmut_config
-from reports.campaign.mutmut.meta import load_meta, module_of, mutant_name, tests_by_function
+from reports.campaign.mutmut.meta import load_meta, module_of, tests_by_function, unmangled
 from reports.campaign.mutmut.results import mutmut_status
 from reports.campaign.records import Status
 from reports.campaign.settings import ROOT, Settings
@@ -321,14 +321,6 @@ def canonical_stats(work: Path, coverage: Coverage) -> list[str]:
     if changed:
         path.write_text(json.dumps(stats), encoding="utf-8")
     return changed
-
-
-def unmangled(function: str) -> str:
-    """mutmut's name of a function, ``strategies.cap.x_units`` or ``strategies.cap.xǁCapǁunits``, as
-    ``strategies.cap.units`` or ``strategies.cap.Cap.units``."""
-    module, _, name = mutant_name(function).rpartition(".")
-    name = ".".join(name[2:].split("ǁ")) if name.startswith("xǁ") else name.removeprefix("x_")
-    return f"{module}.{name}"
 
 
 def _harness_files(root: Path) -> list[Path]:

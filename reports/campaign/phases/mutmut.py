@@ -50,11 +50,10 @@ def run(
     )
     journal_records(ctx.journal, result.records, done)
     coverage = coverage_key(journal_name(ctx.shard))
-    if result.ran or coverage not in done:  # measured again, or a new fingerprint's journal without it
-        measured = coverage_record(work_dir(settings), ctx.fp, coverage)
-        if measured is not None:  # for the report's coveredBy
-            ctx.journal.write(measured)
-            done[coverage] = measured
+    measured = coverage_record(work_dir(settings), ctx.fp, coverage, baseline)
+    if measured is not None and measured != done.get(coverage):  # for the report's coveredBy
+        ctx.journal.write(measured)
+        done[coverage] = measured
     for path in paths:  # one inventory per folder: runs over other folders add to the report
         key = inventory_key(journal_name(ctx.shard), path)
         names = sorted(n for n in result.names if n.split(".", 1)[0] == path)
