@@ -141,19 +141,25 @@ def test_exactly_once_allows_only_the_straddling_claimer():
     assert judged("exactly-once", straddle) == []
 
 
+def holding(*summary_ids: str):
+    """A change to what is sent: every answer holds ``summary_ids``."""
+
+    def sent(r, b):
+        answers = (dataclasses.replace(e, summary_ids=summary_ids) if e.kind == "answer" else e for e in r.entries)
+        return dataclasses.replace(r, entries=tuple(answers))
+
+    return sent
+
+
+#: FIVE with L1-t over its tail (m3 and m4) too, which a sound compile never holds.
+TAIL_SUMMARISED = Case(store(5, [summary("L1-0", 1, 2), summary("L1-t", 3, 4)]), FIVE.config, FIVE.budget)
+
+
 def test_exactly_once_breaks_on_a_window_message_held_by_a_summary_with_no_middle_leaf(monkeypatch):
-    tail_only = Case(store(5, [summary("L1-0", 1, 2), summary("L1-t", 3, 4)]), FIVE.config, FIVE.budget)
-
-    def also_tail(r, b):
-        return dataclasses.replace(
-            r,
-            entries=tuple(
-                dataclasses.replace(e, summary_ids=("L1-0", "L1-t")) if e.kind == "answer" else e for e in r.entries
-            ),
-        )
-
-    tamper(monkeypatch, sent=also_tail)
-    broken("exactly-once", tail_only, "sound", "m3 (1 raw, 1 through summaries)", "m4 (1 raw, 1 through summaries)")
+    tamper(monkeypatch, sent=holding("L1-0", "L1-t"))
+    broken(
+        "exactly-once", TAIL_SUMMARISED, "sound", "m3 (1 raw, 1 through summaries)", "m4 (1 raw, 1 through summaries)"
+    )
 
 
 # ----------------------------------------------------------------------------- chronological
@@ -392,6 +398,21 @@ def test_chronological_breaks_on_a_head_message_sent_after_a_pair_straddling_the
     ]
 
 
+def test_chronological_names_a_straddling_pairs_own_first_message_when_it_is_the_heads_last(monkeypatch):
+    """L1-s over m1 (the head's last) and m2: m0 sent again after it comes before m1, which is both the first of the
+    pair and the last of the head; the finding names the entry's first message, as everywhere else."""
+    case = Case(store(5, [summary("L1-s", 1, 2)]), HEAD_OF_TWO.config, HEAD_OF_TWO.budget)
+
+    def m0_after_the_pair(r, b):
+        m0, question, answer = r.entries[0], *(e for e in r.entries if e.kind in ("question", "answer"))
+        return dataclasses.replace(r, entries=(m0, question, dataclasses.replace(answer, summary_ids=("L1-s",)), m0))
+
+    tamper(monkeypatch, sent=m0_after_the_pair)
+    assert judged("chronological", case) == [
+        Violation("chronological", "entry 3 stands for ['m0'], all of them before m1, the first of an entry before it")
+    ]
+
+
 def test_chronological_leaves_a_message_sent_twice_in_a_row_to_exactly_once(monkeypatch):
     """m4 sent again right after itself is in order: the repeat is exactly-once's to judge, not chronological's."""
     tamper(monkeypatch, sent=lambda r, b: with_entries(r, extra=r.entries[4:]))
@@ -492,15 +513,7 @@ def test_chronological_orders_an_answers_summaries_by_their_first_messages(monke
     """L1-b (m2) before L2-0 (m1 to m2): they end on the same message, but L2-0 begins first."""
     assert _compiled(MERGED).selected == ("L2-0",) and judged("chronological", MERGED) == []
 
-    def both(r, b):
-        return dataclasses.replace(
-            r,
-            entries=tuple(
-                dataclasses.replace(e, summary_ids=("L1-b", "L2-0")) if e.kind == "answer" else e for e in r.entries
-            ),
-        )
-
-    tamper(monkeypatch, sent=both)
+    tamper(monkeypatch, sent=holding("L1-b", "L2-0"))
     assert judged("chronological", MERGED) == [
         Violation("chronological", "the answer at entry 2 holds ['L1-b', 'L2-0'] out of chronological order")
     ]
@@ -519,18 +532,8 @@ def test_exactly_once_counts_raw_entries_only(monkeypatch):
 def test_exactly_once_says_each_message_represented_twice_and_the_windows(monkeypatch):
     """Two tail messages held by a summary while sent raw, no summary held twice: the message names both, in order,
     and the windows, and nothing of repeated summaries."""
-    tail_only = Case(store(5, [summary("L1-0", 1, 2), summary("L1-t", 3, 4)]), FIVE.config, FIVE.budget)
-
-    def also_tail(r, b):
-        return dataclasses.replace(
-            r,
-            entries=tuple(
-                dataclasses.replace(e, summary_ids=("L1-0", "L1-t")) if e.kind == "answer" else e for e in r.entries
-            ),
-        )
-
-    tamper(monkeypatch, sent=also_tail)
-    assert judged("exactly-once", tail_only) == [
+    tamper(monkeypatch, sent=holding("L1-0", "L1-t"))
+    assert judged("exactly-once", TAIL_SUMMARISED) == [
         Violation(
             "exactly-once",
             "messages represented more than once: m3 (1 raw, 1 through summaries); m4 (1 raw, 1 through summaries) "

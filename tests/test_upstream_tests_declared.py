@@ -104,6 +104,7 @@ def test_variants_json_names_every_reproduced_commit_with_its_files(capsys) -> N
         assert [t["commit"] for t in doc[name]["contrasts"]] == [t.commit for t in m.contrasts], name
 
 
+@pytest.mark.harness  # the command's wording, made in reports/cli/variants.py, which no mutant changes
 def test_variants_text_says_which_tests_each_variant_reproduces(capsys) -> None:
     assert cli.main(["variants"]) == 0
     lines = capsys.readouterr().out.splitlines()
