@@ -15,7 +15,7 @@ from campaign_helpers import make_project, settings_for
 
 from reports.campaign.fingerprint import fingerprint, hashed_files
 from reports.campaign.records import BaselineRecord, decode_row
-from reports.campaign.settings import ROOT, Settings
+from reports.campaign.settings import ROOT, MutmutEngine, Settings
 
 pytestmark = pytest.mark.harness
 
@@ -34,24 +34,15 @@ timeout_constant = 2.0
 """
 
 
-@pytest.mark.slow  # about 45 s: two mutmut preparations and three executor runs (run with --cm-slow)
-@pytest.mark.skipif(
+#: Without mutmut's command, no campaign test here can run it.
+needs_mutmut = pytest.mark.skipif(
     shutil.which("mutmut") is None and not (Path(sys.executable).parent / "mutmut").exists(),
     reason="mutmut is not installed",
 )
-def test_mutmut_runs_in_its_own_copy_and_is_read_back(tmp_path):
-    from reports.campaign.mutmut.run import run_mutmut
 
-    root = make_project(tmp_path / "p")
-    (root / "reference").mkdir()
-    (root / "reference" / "__init__.py").write_text("")
-    (root / "reference" / "ops.py").write_text("def double(x):\n    return x * 2\n")
-    (root / "strategies" / "step.py").write_text("def inc(x):\n    return x + 1\n")
-    (root / "tests" / "test_ops.py").write_text(
-        "from reference.ops import double\nfrom strategies.step import inc\n\n\n"
-        "def test_double():\n    assert double(3) == 6\n\n\ndef test_inc():\n    assert inc(3) == 4\n"
-    )
-    # the plugins a mutmut run loads in the project, with the packages they sit in
+
+def with_plugins(root: Path) -> None:
+    """Copy into the fake project at ``root`` the plugins a mutmut run loads there, with the packages they sit in."""
     for name in (
         "__init__.py",
         "campaign/__init__.py",
@@ -65,6 +56,23 @@ def test_mutmut_runs_in_its_own_copy_and_is_read_back(tmp_path):
     ):
         (root / "reports" / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / "reports" / name, root / "reports" / name)
+
+
+@pytest.mark.slow  # about 45 s: two mutmut preparations and three executor runs (run with --cm-slow)
+@needs_mutmut
+def test_mutmut_runs_in_its_own_copy_and_is_read_back(tmp_path):
+    from reports.campaign.mutmut.run import run_mutmut
+
+    root = make_project(tmp_path / "p")
+    (root / "reference").mkdir()
+    (root / "reference" / "__init__.py").write_text("")
+    (root / "reference" / "ops.py").write_text("def double(x):\n    return x * 2\n")
+    (root / "strategies" / "step.py").write_text("def inc(x):\n    return x + 1\n")
+    (root / "tests" / "test_ops.py").write_text(
+        "from reference.ops import double\nfrom strategies.step import inc\n\n\n"
+        "def test_double():\n    assert double(3) == 6\n\n\ndef test_inc():\n    assert inc(3) == 4\n"
+    )
+    with_plugins(root)
     (root / "pyproject.toml").write_text(MUTMUT_CONFIG)
     hashed = ("pyproject.toml", "strategies", "reference", "calc.py", "tests")
     settings = settings_for(root, hashed=hashed)
@@ -122,6 +130,36 @@ def test_mutmut_runs_in_its_own_copy_and_is_read_back(tmp_path):
     work = work_dir(settings)
     assert "def test_double_again" in (work / "mutants" / "tests" / "test_ops.py").read_text()
     assert "tests/test_ops.py::test_double_again" in tests_by_function(work)["reference.ops.x_double"]
+
+
+@pytest.mark.slow  # about 15 s an engine: a preparation and a run (run with --cm-slow)
+@needs_mutmut
+@pytest.mark.parametrize("engine", list(MutmutEngine))
+def test_each_engine_mutates_a_memoized_function_and_kills_its_mutants(tmp_path, engine):
+    """mutmut alone leaves a decorated function out; both engines mutate it, and a memo filled by the original (the
+    stats run's) never answers for a mutant: mutmut's own engine would stop at its set-up check, failing no test."""
+    from reports.campaign.mutmut.run import run_mutmut
+
+    root = make_project(tmp_path / "p")
+    (root / "reference").mkdir()
+    (root / "reference" / "__init__.py").write_text("")
+    (root / "reference" / "ops.py").write_text(
+        "import functools\n\n\n@functools.cache\ndef double(x):\n    return x * 2\n"
+    )
+    (root / "tests" / "test_ops.py").write_text(
+        "from reference.ops import double\n\n\ndef test_double():\n    assert double(3) == 6\n"
+    )
+    with_plugins(root)
+    (root / "pyproject.toml").write_text(MUTMUT_CONFIG.replace('["tests/"]', '["tests/test_ops.py"]'))
+    settings = settings_for(root, hashed=("pyproject.toml", "reference", "calc.py", "tests"), mutmut_engine=engine)
+    fp = fingerprint(settings)
+    test = decode_row({"nodeid": "tests/test_ops.py::test_double", "outcome": "passed", "duration": 0.01})
+    baseline = BaselineRecord(fingerprint=fp, wall=0.02, overhead=0.0, exit=0, tests=(test,), finished=0.0)
+    result = run_mutmut(settings, fp, baseline, budget=240, paths=("reference",))
+    assert result.pending == 0 and not result.note, result.note
+    assert {r.key: (r.status, r.killed_by) for r in result.records} == {
+        f"mutmut:reference.ops.x_double__mutmut_{k}": ("killed", ("tests/test_ops.py::test_double",)) for k in (1, 2)
+    }
 
 
 def test_runs_get_a_fixed_hash_seed_and_the_campaign_profile():

@@ -125,11 +125,9 @@ def test_each_decorator_runs_once_and_the_decorated_name_runs_the_mutant_switche
         function = mutant.rsplit("__mutmut_", 1)[0]
         if function not in ADDED:
             continue
-        lean.switch_on(f"boxes.{mutant}")
-        boxes.half.cache_clear()  # as the warm session empties the memos before it forks a mutant's child
+        lean.switch_on(f"boxes.{mutant}")  # half(9) memoized by the original above: the mutant's copy computes
         seen = (boxes.half(9), boxes.REGISTERED[0][1](5), boxes.Box(2, 3).area, boxes.Box(2, 3).perimeter)
         lean.switch_on(None)
-        boxes.half.cache_clear()
         differs = {ADDED[k] for k, (a, b) in enumerate(zip(original, seen, strict=True)) if a != b}
         assert differs <= {function}, mutant  # a mutant changes its own function's value alone
         changed |= differs
@@ -137,3 +135,13 @@ def test_each_decorator_runs_once_and_the_decorated_name_runs_the_mutant_switche
     box = boxes.Box(1, 1)
     box.width = 4
     assert box.width == 5  # the accessor pair, left unmutated, still works
+
+
+def test_a_memoized_function_reaches_its_trampoline_at_every_call(patched, modes):
+    """mutmut's own engine checks its set-up by failing every trampoline after the stats run, in one process: a memo
+    outside the trampoline would answer from the stats run's values and no test would fail."""
+    boxes = load(file_mutation.mutate_file_contents("boxes.py", SOURCE).code)
+    assert boxes.half(9) == 4
+    lean.switch_on("fail")
+    with pytest.raises(mutmut_trampoline.MutmutProgrammaticFailException):
+        boxes.half(9)

@@ -5,9 +5,11 @@ copying a function with its decorators would run them once per copy (a registrat
 where its trampoline needs a function), and a decorator's arguments run when the module is imported. Here the
 decorators stay on the trampoline alone, which they wrap as they wrapped the function, and the original's copy and
 each mutant's are plain functions the trampoline calls; a decorator's own arguments are still never mutated. A
-function whose name its class defines twice (an accessor's ``.setter``, ``@overload``, a ``.register``) is left as
-mutmut leaves it, since its copies would share one name. :func:`install` patches mutmut's generation in the process
-that runs it and in each worker it starts.
+memo (``functools.cache``, ``lru_cache``) goes on each copy instead: on the trampoline it would answer a call with a
+value the original computed before a mutant was switched on (mutmut's own engine runs its forced failure after the
+stats run in one process), so each copy keeps its own. A function whose name its class defines twice (an accessor's
+``.setter``, ``@overload``, a ``.register``) is left as mutmut leaves it, since its copies would share one name.
+:func:`install` patches mutmut's generation in the process that runs it and in each worker it starts.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ except ImportError:  # pragma: no cover - exercised where the mutation extra is 
 MUTMUT_OWN = frozenset({"staticmethod", "classmethod"})
 #: Decorators whose function shares its name with another of its scope: its copies' names would collide.
 SHARED_NAME = frozenset({"overload", "typing.overload", "setter", "getter", "deleter", "register"})
+#: Memos: each copy keeps its own, beneath the trampoline.
+MEMOS = frozenset({"cache", "lru_cache", "functools.cache", "functools.lru_cache"})
 
 #: mutmut's own rule and arrangement, which the patched ones defer to.
 _SKIP = file_mutation.MutationVisitor._skip_node_and_children if file_mutation else None
@@ -71,12 +75,15 @@ def _skip_node_and_children(self: file_mutation.MutationVisitor, node: cst.CSTNo
 def _arrangement(
     function: cst.FunctionDef, mutants: Iterable[Any], class_name: str | None
 ) -> tuple[Sequence[Any], Sequence[Any], Sequence[Any], Sequence[str]]:
-    """mutmut's trampoline and copies of the function without its decorators, which then go on the trampoline."""
+    """mutmut's trampoline and copies of the function, its memos on each copy and its other decorators on the
+    trampoline alone."""
     if not mutable(function):
         return _ARRANGE(function, mutants, class_name)
-    declarations, nodes, assignments, names = _ARRANGE(function.with_changes(decorators=[]), mutants, class_name)
+    memos = [d for d in function.decorators if dotted(d.decorator) in MEMOS]
+    others = [d for d in function.decorators if dotted(d.decorator) not in MEMOS]
+    declarations, nodes, assignments, names = _ARRANGE(function.with_changes(decorators=memos), mutants, class_name)
     trampoline = nodes[0]
-    nodes = [trampoline.with_changes(decorators=[*function.decorators, *trampoline.decorators]), *nodes[1:]]
+    nodes = [trampoline.with_changes(decorators=[*others, *trampoline.decorators[len(memos) :]]), *nodes[1:]]
     return declarations, nodes, assignments, names
 
 
