@@ -50,7 +50,23 @@ def test_a_witness_failure_is_the_first_line_raised_whatever_the_traceback_style
 
     pytester.makepyfile(test_x="def test_x():\n    assert 1 + 1 == 3, 'arithmetic'\n")
     failed = [r for r in pytester.inline_run(f"--tb={tb}").getreports("pytest_runtest_logreport") if r.failed]
-    assert failure_line(failed[0]) == "AssertionError: arithmetic"
+    assert failure_line(failed[0], pytester.path) == "AssertionError: arithmetic"
+
+
+def test_a_failure_names_the_projects_files_from_its_root_whichever_folder_it_ran_in(pytester):
+    """Two clones of one commit (or mutmut's copy of each) must write the same report: a failure that names a file
+    of the project names it from the session's root, in the witness line and in the text a row keeps."""
+    from reports.campaign.plugins.mutant_plugin import outcome_of
+    from reports.campaign.plugins.witness_plugin import failure_line
+
+    pytester.makepyfile(
+        test_x="from pathlib import Path\n\n\ndef test_x():\n    open(Path(__file__).parent / 'data' / 'gone.json')\n"
+    )
+    failed = [r for r in pytester.inline_run("--tb=native").getreports("pytest_runtest_logreport") if r.failed]
+    said = "FileNotFoundError: [Errno 2] No such file or directory: 'data/gone.json'"
+    assert failure_line(failed[0], pytester.path) == said
+    outcome, text = outcome_of(failed, pytester.path)
+    assert outcome == "failed" and said in text and str(pytester.path) not in text
 
 
 _LEAKED: list[int] = []

@@ -411,6 +411,10 @@ class _Recorder:
         self.killed: set[str] = set()
         self.current: str | None = None
         self.used: dict[str, set[str]] = {}
+        self.root: Path | None = None
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        self.root = session.config.rootpath
 
     def looked_up(self, variant: str) -> None:
         if self.current is not None:
@@ -458,7 +462,7 @@ class _Recorder:
         if self.fh is None:
             return
         reports = self.reports.pop(nodeid, [])
-        outcome, text = outcome_of(reports)
+        outcome, text = outcome_of(reports, self.root)
         self.current = None
         known = self.meta.get(nodeid) or TestRow(nodeid, outcome, 0.0, 0.0, nodeid, nodeid.split("::")[0], None)
         row = dataclasses.replace(
@@ -482,18 +486,26 @@ class _Recorder:
             self.fh = None
 
 
-def outcome_of(reports: list[pytest.TestReport]) -> tuple[Outcome, str]:
-    """The test's outcome over its phases, and the text of its failure (or expected failure)."""
+def outcome_of(reports: list[pytest.TestReport], root: Path | None) -> tuple[Outcome, str]:
+    """The test's outcome over its phases, and the text of its failure (or expected failure), the paths in it from
+    the session's ``root``."""
     failed = [r for r in reports if r.failed]
     if failed:
         r = failed[0]
-        return (Outcome.FAILED if r.when == "call" else Outcome.ERROR), _text(r)
+        return (Outcome.FAILED if r.when == "call" else Outcome.ERROR), relative_paths(_text(r), root)
     for r in reports:
         if hasattr(r, "wasxfail"):
-            return (Outcome.XFAILED, _text(r) or str(r.wasxfail)) if r.skipped else (Outcome.XPASSED, "")
+            text = relative_paths(_text(r), root) or str(r.wasxfail)
+            return (Outcome.XFAILED, text) if r.skipped else (Outcome.XPASSED, "")
     if any(r.skipped for r in reports):
         return Outcome.SKIPPED, ""
     return Outcome.PASSED, ""
+
+
+def relative_paths(text: str, root: Path | None) -> str:
+    """``text`` with the session's root folder left out of the paths in it: a failure names a project's file the same
+    whichever folder it ran in (a clone, mutmut's copy of it, a named mutant's)."""
+    return text.replace(f"{root}{os.sep}", "") if root is not None else text
 
 
 def _text(report: pytest.TestReport) -> str:

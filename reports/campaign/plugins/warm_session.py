@@ -333,7 +333,7 @@ def _named_child(name: str, spec: str, tests: list[pytest.Item], out: str, known
                         reports = runtestprotocol(item, nextitem=nextitem, log=False)
                         if recording:
                             calls, spawned = tuple(call_recorder.end_test()), call_recorder.spawned()
-                        outcome, text = outcome_of(reports)
+                        outcome, text = outcome_of(reports, item.config.rootpath)
                         row = replace(
                             _row(item.nodeid, outcome),
                             duration=round(sum(r.duration for r in reports), 6),

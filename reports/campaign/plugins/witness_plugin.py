@@ -15,13 +15,14 @@ import json
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
 from _pytest.runner import runtestprotocol
 
 from reports.campaign.mutmut.trampoline import recording, switch_on
-from reports.campaign.plugins.mutant_plugin import apply_mutant
+from reports.campaign.plugins.mutant_plugin import apply_mutant, relative_paths
 from reports.campaign.plugins.warm_session import Ended, ForkPool, settle
 from reports.campaign.protocol import Candidate, CandidateKind, WitnessFound, WitnessPlan, encode_line, read_plan
 from reports.campaign.records import mutmut_key
@@ -145,7 +146,7 @@ def run_under(item: pytest.Item, kind: CandidateKind, name: str) -> str:
     with switched(kind, name):
         reports = runtestprotocol(item, nextitem=None, log=False)
     failed = [r for r in reports if r.failed]
-    return failure_line(failed[0]) if failed else ""
+    return failure_line(failed[0], item.config.rootpath) if failed else ""
 
 
 def round_robin(functions: Sequence[str], killed: Mapping[str, Sequence[str]]) -> list[str]:
@@ -196,10 +197,11 @@ class switched:  # a context manager read as a phrase: ``with switched(kind, nam
             defects.VARIANTS[variant] = before
 
 
-def failure_line(report: pytest.TestReport) -> str:
-    """The first line of what the failure raised (``AssertionError: assert 31 == 30``), whatever ``--tb`` said."""
+def failure_line(report: pytest.TestReport, root: Path) -> str:
+    """The first line of what the failure raised (``AssertionError: assert 31 == 30``), whatever ``--tb`` said, its
+    paths from the session's ``root``."""
     crash = getattr(report.longrepr, "reprcrash", None)
-    text = crash.message if crash is not None else report.longreprtext
+    text = relative_paths(crash.message if crash is not None else report.longreprtext, root)
     for line in text.splitlines():
         if line.startswith("E "):
             return line[1:].strip()[:300]
