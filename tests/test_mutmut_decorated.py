@@ -56,7 +56,7 @@ class Box:
 
     @property
     def width(self):
-        return self.w
+        return self.w * 1
 
     @width.setter
     def width(self, value):
@@ -110,8 +110,9 @@ def test_mutmut_alone_leaves_every_decorated_function_but_a_static_method_unmuta
 
 def test_the_patch_mutates_the_decorated_functions_but_those_that_share_a_name(patched):
     generated = file_mutation.mutate_file_contents("boxes.py", SOURCE)
-    assert names_of(generated) == {"xǁBoxǁ__init__", "x_registered", "xǁBoxǁunit", *ADDED}
-    assert "xǁBoxǁwidth" not in names_of(generated)  # the getter and its setter would share their copies' names
+    assert names_of(generated) == {"xǁBoxǁ__init__", "x_registered", "xǁBoxǁunit", "xǁBoxǁwidth", *ADDED}
+    # the getter is mutated, its setter (of the same name, so of the same copies' names) is not
+    assert generated.code.count("def xǁBoxǁwidth__mutmut_orig(") == 1
 
 
 def test_each_decorator_runs_once_and_the_decorated_name_runs_the_mutant_switched_on(patched, modes):
@@ -134,7 +135,13 @@ def test_each_decorator_runs_once_and_the_decorated_name_runs_the_mutant_switche
     assert changed == set(ADDED)
     box = boxes.Box(1, 1)
     box.width = 4
-    assert box.width == 5  # the accessor pair, left unmutated, still works
+    assert box.width == 5  # the accessor pair works, its getter mutated
+    widths = set()
+    for mutant in (m for m in generated.mutant_names if m.startswith("xǁBoxǁwidth__")):
+        lean.switch_on(f"boxes.{mutant}")
+        widths.add(box.width)
+        lean.switch_on(None)
+    assert widths - {5}  # and a getter's mutant is what reading the property runs
 
 
 def test_a_memoized_function_reaches_its_trampoline_at_every_call(patched, modes):
