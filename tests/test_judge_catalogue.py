@@ -27,7 +27,7 @@ from invariants.properties import (
     check,
     variant_name,
 )
-from invariants.properties.line_rules import JUDGED_AS, image_rules_for, rules_for, switches_for
+from invariants.properties.line_rules import image_rules_for, judged_as, rules_for, switches_for
 from reference.images import DROPPED, PLACEHOLDER, ImageRules
 from reference.model import Budget, Config, Image, Message, Store, Text
 from reference.rendering import Switches
@@ -228,11 +228,8 @@ def _judged_as(judge: str | None, variant: str) -> list[Violation]:
         (Message("m0", "user", (Text("look"), Image(token_estimate=5))), Message("m1", "user", (Text("b" * 100),))),
         (),
     )
-    token = JUDGED_AS.set(None if judge is None else parse_variant(judge))
-    try:
+    with judged_as(None if judge is None else parse_variant(judge)):
         return check(stripped, Config(image_strip_depth_tokens=10), Budget(max_tokens=1000), parse_variant(variant))
-    finally:
-        JUDGED_AS.reset(token)
 
 
 def test_while_judged_as_is_set_every_compile_is_judged_by_that_variants_rules():

@@ -11,7 +11,7 @@ import pytest
 from invariants import examples as known
 from invariants.generators import Case
 from invariants.properties import head_end, head_entries, head_total, refused_prefix, sent_head_total
-from invariants.properties.line_rules import JUDGED_AS
+from invariants.properties.line_rules import judged_as
 from reference.estimator import content_tokens
 from reference.model import Budget, Config, Entry, Image, Message, Store, Text, ToolResult, ToolUse, Work
 from strategies.cap import truncate
@@ -454,9 +454,6 @@ def test_diagnostics_full_judges_a_line_by_its_own_image_rules(window, by_sound)
     refusal holds by them, and judged by sound's rules it would break."""
     case = Case(_DEEP_IMAGE, Config(image_strip_depth_tokens=10, recent_window_tokens=window), Budget(12))
     assert judged("diagnostics-full", case, DROPPED_LINE) == []
-    token = JUDGED_AS.set("sound")
-    try:
+    with judged_as("sound"):
         [found] = judged("diagnostics-full", case, DROPPED_LINE)
-    finally:
-        JUDGED_AS.reset(token)
     assert found.message == by_sound

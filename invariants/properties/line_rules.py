@@ -7,6 +7,8 @@ follows it; a defect never changes the rules, so every invariant sees every defe
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from contextvars import ContextVar
 
 from invariants.properties.running import Variant
@@ -19,6 +21,16 @@ from strategies.defects import Behaviour, Defects, resolve_variant
 #: behaviour rows set it (``invariants.prove.engine.prove(judged_as=...)``): a compile with a behaviour judged by the
 #: rules without it breaks an invariant where the proof tells the behaviour apart.
 JUDGED_AS: ContextVar[Variant | Defects | None] = ContextVar("judged_as", default=None)
+
+
+@contextmanager
+def judged_as(variant: Variant | Defects | None) -> Iterator[None]:
+    """Within the block, every compile is judged by ``variant``'s line rules (None: each by its own)."""
+    token = JUDGED_AS.set(variant)
+    try:
+        yield
+    finally:
+        JUDGED_AS.reset(token)
 
 
 def _judged(variant: Variant) -> Defects:

@@ -202,8 +202,8 @@ def chronological(
         seen |= stands_for
         if new:
             latest, what = min(new), FIRST_OF_AN_ENTRY
-        straddles = config.positioned_recall_pairs and out.entries[k].kind == "answer" and stands_for
-        if straddles and min(stands_for) < head_end and head_end - 1 < latest:
+        pair = config.positioned_recall_pairs and out.entries[k].kind == "answer" and stands_for  # holding messages
+        if pair and min(stands_for) < head_end and head_end - 1 < latest:
             latest, what = head_end - 1, STRADDLED  # a pair straddling the head stands first in the middle
     for k, e in enumerate(out.entries):
         firsts = [store.index(store.summary(sid).source_range[0]) for sid in e.summary_ids]

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, replace
 
 from invariants.properties import INVARIANTS, check
-from invariants.properties.line_rules import JUDGED_AS
+from invariants.properties.line_rules import judged_as
 from invariants.prove.boundaries import (
     Lemma,
     budget_points,
@@ -240,8 +240,7 @@ def _run_task(task: _Task) -> tuple[int, list[Found]]:
     variant = _variant(task.variant)
     count = 0
     found: dict[str, Found] = {}
-    token = JUDGED_AS.set(None if task.judged_as is None else _variant(task.judged_as))
-    try:
+    with judged_as(None if task.judged_as is None else _variant(task.judged_as)):
         for index in task.indices:
             shape = shapes[index]
             for k, (config, budget) in enumerate(cases(shape, task.scope)):
@@ -252,8 +251,6 @@ def _run_task(task: _Task) -> tuple[int, list[Found]]:
                             shape, config, budget, task.variant, v.invariant, v.message, task.judged_as
                         )
                         found[v.invariant] = Found(v.invariant, index, k, shape.size, shape.label, v.message, text)
-    finally:
-        JUDGED_AS.reset(token)
     return count, list(found.values())
 
 

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from reports.campaign.hints import function_of
 from reports.campaign.mutation_scope import MUTMUT_PATHS
 
 
@@ -33,6 +34,11 @@ def unmangled(function: str) -> str:
     module, _, name = mutant_name(function).rpartition(".")
     name = ".".join(name[2:].split("ǁ")) if name.startswith("xǁ") else name.removeprefix("x_")
     return f"{module}.{name}"
+
+
+def mutated_functions(work: Path) -> set[str]:
+    """Every function mutmut made a mutant of, by its mangled name (``strategies.cap.x_units``)."""
+    return {function_of(k) for _, (_, data) in load_meta(work).items() for k in data.get("exit_code_by_key", {})}
 
 
 def meta_files(work: Path) -> list[Path]:

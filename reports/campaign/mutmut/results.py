@@ -10,10 +10,9 @@ from dataclasses import asdict
 from pathlib import Path
 
 from reports.campaign.dependency_keys import coverage_of, digest
-from reports.campaign.hints import function_of
 from reports.campaign.journal import Journal
 from reports.campaign.mutmut.describe import describe
-from reports.campaign.mutmut.meta import load_meta, module_of, tests_by_function, unmangled
+from reports.campaign.mutmut.meta import load_meta, module_of, mutated_functions, tests_by_function, unmangled
 from reports.campaign.records import (
     GREEN,
     BaselineRecord,
@@ -198,8 +197,7 @@ def coverage_record(work: Path, fp: str, key: str, baseline: BaselineRecord) -> 
     calls = coverage_of(baseline)
     if calls is not None:
         green = {r.nodeid for r in baseline.tests if r.outcome in GREEN}
-        mutated = {function_of(k) for _, (_, data) in load_meta(work).items() for k in data.get("exit_code_by_key", {})}
-        for function in sorted(set(sets) | mutated):
+        for function in sorted(set(sets) | mutated_functions(work)):
             if seen := calls.tests_of.get(unmangled(function), frozenset()) & green:
                 sets.setdefault(function, set()).update(seen)
     by_function = {f: sorted(t) for f, t in sets.items() if t}

@@ -12,7 +12,7 @@ from reports.campaign.dependency_keys import Coverage, digest, function_keys, sh
 from reports.campaign.fingerprint import hashed_files
 from reports.campaign.hints import committed_digest, function_of
 from reports.campaign.mutation_scope import MUTMUT_PATHS, is_code, is_mutated, mutmut_config
-from reports.campaign.mutmut.meta import load_meta, module_of, tests_by_function, unmangled
+from reports.campaign.mutmut.meta import load_meta, module_of, mutated_functions, tests_by_function, unmangled
 from reports.campaign.mutmut.results import mutmut_status
 from reports.campaign.records import Status
 from reports.campaign.settings import ROOT, Settings
@@ -304,9 +304,7 @@ def canonical_stats(work: Path, coverage: Coverage) -> list[str]:
         return []
     covered = stats.setdefault("tests_by_mangled_function_name", {})
     selected = set(stats.get("duration_by_test", {}))
-    functions = set(covered)
-    for _source, (_, data) in load_meta(work).items():
-        functions.update(function_of(k) for k in data.get("exit_code_by_key", {}))
+    functions = set(covered) | mutated_functions(work)
     changed = []
     for mangled in sorted(functions):
         name = unmangled(mangled)
