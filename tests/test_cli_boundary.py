@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from reports import cli
+from reports.arguments import most_workers
 from reports.exit_codes import Exit, markdown_table
 
 pytestmark = pytest.mark.harness  # the tool's boundary: no mutant of the model can make it red
@@ -114,6 +115,7 @@ BAD_OPTIONS: list[tuple[list[str], str]] = [
     (["prove", "--workers", "0"], "--workers"),
     (["prove", "--merge", "no-such-shard.json"], "no-such-shard.json"),
     (["no-such-command"], "no-such-command"),
+    (["--no-such-option"], "--no-such-option"),
 ]
 
 
@@ -247,3 +249,17 @@ def test_a_campaign_that_cannot_go_on_answers_in_one_line_with_exit_3(capsys, mo
 
     assert all(issubclass(e, UsageError) for e in (RecordError, ReportError, CollectionError))
     assert issubclass(CampaignError, HarnessError) and not issubclass(CampaignError, UsageError)
+
+
+@pytest.mark.parametrize("command", ["report", "fuzz", "prove", "compare"])
+def test_every_workers_option_takes_one_to_four_a_core_and_says_so_in_one_wording(capsys, command):
+    most = most_workers()
+    for value in ("0", str(most + 1), "two"):
+        line = one_line_error(capsys, [command, "--workers", value])
+        assert (
+            f"argument --workers: workers is an integer from 1 to {most} (4 a core on this machine), got '{value}'"
+            in line
+        )
+    parser = cli.build_parser(command)
+    assert parser.parse_args([command, "--workers", str(most)]).workers == most
+    assert parser.parse_args([command, "--workers", "1"]).workers == 1

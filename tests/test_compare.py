@@ -12,6 +12,7 @@ from builders import exact_budget, store, summary
 from reference.model import Budget, Config
 from reference.scenario import Scenario, dump_scenario, load_scenario, save_scenario
 from reports import cli
+from reports.cli import compare as compare_cli
 from reports.compare import corpus
 
 pytestmark = pytest.mark.harness
@@ -79,13 +80,20 @@ def test_an_unknown_side_is_a_one_line_error(capsys):
     assert code == 2 and out == "" and "unknown defect 'NO_SUCH'" in err
 
 
-@pytest.mark.parametrize("option, value", [("--templates", "-1"), ("--size", "0"), ("--workers", "0")])
+@pytest.mark.parametrize("option", ["--out", "--save-cells"])
+def test_a_folder_option_naming_a_file_is_one_line_before_any_compile(capsys, tmp_path, monkeypatch, option):
+    monkeypatch.setattr(compare_cli, "run_all", lambda *a, **k: pytest.fail("the corpus ran"))
+    (tmp_path / "a-file").write_text("", encoding="utf-8")
+    code, out, err = run(capsys, "compare", *SMALL, option, str(tmp_path / "a-file"))
+    assert (code, out) == (2, "")
+    assert err == f"cmharness: error: {option} {tmp_path / 'a-file'}: exists and is not a folder\n"
+
+
+@pytest.mark.parametrize("option, value", [("--templates", "-1"), ("--size", "0")])
 def test_a_count_out_of_range_is_a_one_line_error_naming_its_option(capsys, option, value):
     code, out, err = run(capsys, "compare", option, value)
     assert code == 2 and out == "" and err.count("\n") == 1
-    assert f"{option} {value}: must be >= " in err and not any(
-        o in err for o in {"--templates", "--size", "--workers"} - {option}
-    )
+    assert f"{option} {value}: must be >= " in err and not any(o in err for o in {"--templates", "--size"} - {option})
 
 
 def test_the_plot_is_a_valid_png(capsys, tmp_path):

@@ -113,6 +113,44 @@ def test_a_bad_variant_invariant_or_shard_is_exit_2(capsys):
         assert len(err.strip().splitlines()) == 1, err
 
 
+DROPPED = object()
+#: A shard's JSON wrong in one field (``DROPPED``: left out), and what the error must say of it.
+BAD_SHARDS = [
+    ("scope", DROPPED, "scope: field required"),
+    ("shapes", 1.5, "shapes: input should be a valid integer"),
+    ("shard", [1], "shard.1: field required"),
+    ("found", [{"invariant": "never-over"}], "found.0.shape: field required"),
+    ("stopped", "no", "stopped: input should be a valid boolean"),
+]
+
+
+@pytest.mark.parametrize(("field", "value", "said"), BAD_SHARDS, ids=[f for f, _, _ in BAD_SHARDS])
+def test_a_shard_file_wrong_in_one_field_is_one_line_naming_the_file_and_the_field(
+    tmp_path, capsys, field, value, said
+):
+    good = json.loads(prove(parse_scope("small,messages=1,summaries=0"), "sound").to_json())
+    assert Proof.from_json(json.dumps(good)).shard == (1, 1)  # the unchanged file reads back
+    bad = {k: v for k, v in good.items() if k != field} | ({} if value is DROPPED else {field: value})
+    path = tmp_path / "shard.json"
+    path.write_text(json.dumps(bad), encoding="utf-8")
+    code, _, err = _run(["prove", "--merge", str(path)], capsys)
+    assert code == 2
+    assert err.strip().splitlines() == [
+        f"cmharness: error: --merge: {path} is not a shard of `cmharness prove --json`: {said}"
+    ]
+
+
+def test_a_shard_file_that_is_not_json_names_the_file(tmp_path, capsys):
+    path = tmp_path / "shard.json"
+    path.write_text('{"scope":', encoding="utf-8")
+    code, _, err = _run(["prove", "--merge", str(path)], capsys)
+    assert code == 2
+    assert err.strip().splitlines() == [
+        f"cmharness: error: --merge: {path} is not a shard of `cmharness prove --json`: "
+        "the file: invalid JSON: EOF while parsing a value at line 1 column 9"
+    ]
+
+
 def test_every_scope_spec_reads_back_as_itself():
     for scope in PRESETS.values():
         assert parse_scope(scope_spec(scope)) == scope

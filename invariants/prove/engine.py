@@ -13,6 +13,8 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, replace
 
+from pydantic import TypeAdapter, ValidationError
+
 from invariants.properties import INVARIANTS, check
 from invariants.properties.line_rules import judged_as
 from invariants.prove.boundaries import (
@@ -156,21 +158,18 @@ class Proof:
 
     @staticmethod
     def from_json(text: str) -> Proof:
-        raw = json.loads(text)
-        return Proof(
-            scope=raw["scope"],
-            variant=raw["variant"],
-            invariants=tuple(raw["invariants"]),
-            shard=(raw["shard"][0], raw["shard"][1]),
-            shapes=raw["shapes"],
-            cases=raw["cases"],
-            refused=raw["refused"],
-            seconds=raw["seconds"],
-            found=tuple(Found(**{**f, "size": tuple(f["size"])}) for f in raw["found"]),
-            lemmas=tuple(Lemma(**lemma) for lemma in raw["lemmas"]),
-            stopped=raw["stopped"],
-            judged_as=raw.get("judged_as"),
-        )
+        """A proof from ``to_json``'s text; ``ValueError`` naming the first field that is missing or of a wrong type
+        (or the JSON's syntax error)."""
+        try:
+            return _PROOF_JSON.validate_json(text, strict=True)
+        except ValidationError as err:
+            first = err.errors()[0]
+            where = ".".join(str(part) for part in first["loc"]) or "the file"
+            raise ValueError(f"{where}: {first['msg'][:1].lower()}{first['msg'][1:]}") from None
+
+
+#: How a proof's JSON is read back (strict: a count is an integer, a flag a boolean).
+_PROOF_JSON = TypeAdapter(Proof)
 
 
 def scenario_text(

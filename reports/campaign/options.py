@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from reference.names import one_of
+from reports.arguments import workers_argument
 from reports.campaign.mutation_scope import MUTMUT_PATHS
 from reports.campaign.named_mutants import parse_shard
 from reports.campaign.settings import MutmutEngine, NamedEngine
@@ -41,17 +42,6 @@ def seconds_argument(text: str) -> float:
         value = math.nan
     if not (math.isfinite(value) and value > 0):
         raise argparse.ArgumentTypeError(f"a budget is a finite number of seconds > 0, got {text!r}")
-    return value
-
-
-def workers_argument(text: str) -> int:
-    """``--workers``: an integer >= 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"workers is an integer >= 1, got {text!r}")
     return value
 
 
@@ -91,7 +81,7 @@ def add_report_arguments(parser: Any) -> None:
         f"{DEFAULT_BUDGET:.0f}); mutants it does not reach run next time",
     )
     parser.add_argument(
-        "--workers", type=workers_argument, default=None, help="parallel runs, at least 1 (default: the CPU count)"
+        "--workers", type=workers_argument, default=None, help="parallel runs, 1 to 4 a core (default: the CPU count)"
     )
     parser.add_argument(
         "--all-variants", action="store_true", help="run a mutant against the tests of every variant, not only its own"

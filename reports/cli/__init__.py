@@ -140,6 +140,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+#: What the top level takes besides a command.
+TOP_LEVEL_OPTIONS = ("-h", "--help", "--version")
+
+
 def command_named(argv: Sequence[str]) -> str:
     """The subcommand ``argv`` names (its first word that is not an option: the top level takes no values), or
     "" when it names none."""
@@ -151,6 +155,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(command_named(argv))
     try:
+        if not command_named(argv) and (unknown := [a for a in argv if a not in TOP_LEVEL_OPTIONS]):
+            parser.error(f"unrecognized arguments: {' '.join(unknown)}")  # not "COMMAND required": name the culprit
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version and usage errors
         return exc.code if isinstance(exc.code, int) else Exit.USAGE

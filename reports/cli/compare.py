@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TextIO
 
 from reference.scenario import ScenarioError
+from reports.arguments import workers_argument
 from reports.compare import corpus
 from reports.compare.cells import DEFAULT_BASE, DEFAULT_HEAD, Job, load_corpus_file, run_all
 from reports.compare.classify import CellClass
@@ -46,6 +47,16 @@ def scenario_files(directory: str) -> list[str]:
             reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
             raise UsageError(f"{f}: cannot read: {reason}") from err
     return files
+
+
+def _make_folder(option: str, folder: Path) -> None:
+    """``folder`` made (with its parents) where it is missing; a ``UsageError`` naming ``option`` where it cannot be."""
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(f"{option} {folder}: exists and is not a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise UsageError(f"{option} {folder}: {err.strerror or err}") from None
 
 
 def jobs(args: argparse.Namespace) -> list[Job]:
@@ -94,7 +105,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--with-default", action="store_true", help="with --corpus: the default corpus as well")
     parser.add_argument("--cell", metavar="ID", help="only the cells whose id starts with ID")
     parser.add_argument(
-        "--workers", type=int, default=os.cpu_count() or 1, metavar="N", help="worker processes (default: every core)"
+        "--workers",
+        type=workers_argument,
+        default=os.cpu_count() or 1,
+        metavar="N",
+        help="worker processes, 1 to 4 a core (default: every core)",
     )
     parser.add_argument("--save-cells", metavar="DIR", help="write each differing cell as a scenario file in DIR")
     parser.add_argument("--out", metavar="DIR", help="write cells.csv, cells.md and summary.md (every differing cell)")
@@ -115,14 +130,14 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
     for option, value, least in (
         ("--templates", args.templates, 0),
         ("--size", args.size, 1),
-        ("--workers", args.workers, 1),
     ):
         if value < least:
             raise UsageError(f"{option} {value}: must be >= {least}")
     if args.plot and not args.plot.lower().endswith(".png"):
         raise UsageError(f"--plot {args.plot}: the plot is a PNG file (FILE.png)")
-    if args.save_cells:
-        Path(args.save_cells).mkdir(parents=True, exist_ok=True)
+    for option, folder in (("--out", args.out), ("--save-cells", args.save_cells)):
+        if folder:
+            _make_folder(option, Path(folder))  # before the run: a bad folder costs no compile
     todo = jobs(args)
     records, seconds = run_all(todo, args.workers, None if args.quiet else sys.stderr)
     records.sort(key=lambda r: r.id)

@@ -13,6 +13,7 @@ import shlex
 from typing import TextIO
 
 from invariants.database import DatabaseError, open_database
+from reports.arguments import workers_argument
 from reports.campaign.settings import STATE
 from reports.errors import UsageError
 from reports.fuzz.engine import ROOT, TARGET_FILES, Outcome, Plan
@@ -26,7 +27,11 @@ DEFAULT_DATABASE = STATE / "fuzz-db"
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--workers", type=int, default=os.cpu_count() or 1, metavar="N", help="worker processes (default: the cores)"
+        "--workers",
+        type=workers_argument,
+        default=os.cpu_count() or 1,
+        metavar="N",
+        help="worker processes, 1 to 4 a core (default: the cores)",
     )
     parser.add_argument(
         "--time", type=float, default=None, metavar="SECONDS", help="stop after this long (default: Ctrl-C or SIGTERM)"
@@ -65,8 +70,6 @@ def plan_of(args: argparse.Namespace) -> Plan:
     """The campaign the options ask for; a bad value raises ``ValueError`` with one line naming it."""
     if importlib.util.find_spec("hypofuzz") is None:
         raise ValueError("HypoFuzz is not installed: pip install -e '.[fuzz]'")
-    if args.workers < 1:
-        raise ValueError(f"--workers {args.workers}: give at least 1")
     if args.time is not None and not args.time > 0:
         raise ValueError(f"--time {args.time:g}: give a positive number of seconds")
     variants = tuple(args.variant or ())

@@ -26,6 +26,7 @@ from invariants.prove.engine import Proof, merge, prove
 from invariants.prove.scope import PRESETS, parse_scope
 from reference.names import lookup
 from reference.variant_names import SOUND
+from reports.arguments import workers_argument
 from reports.errors import UsageError
 from reports.exit_codes import Exit
 from strategies.defects import parse_variant
@@ -47,7 +48,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--invariant", action="append", dest="invariants", metavar="NAME", help="only this invariant (repeatable)"
     )
     parser.add_argument(
-        "--workers", type=int, default=os.cpu_count() or 1, metavar="N", help="processes (default: one a core)"
+        "--workers",
+        type=workers_argument,
+        default=os.cpu_count() or 1,
+        metavar="N",
+        help="processes, 1 to 4 a core (default: one a core)",
     )
     parser.add_argument("--shard", default="1/1", metavar="I/N", help="prove only the I-th of N parts of the stores")
     parser.add_argument("--first", action="store_true", help="stop at the smallest stores that break anything")
@@ -67,13 +72,21 @@ def _shard(text: str) -> tuple[int, int]:
     return i, n
 
 
+def _read_shard(path: Path) -> Proof:
+    """One shard's ``--json`` output, read back; a ``UsageError`` naming the file and what is wrong in it."""
+    try:
+        return Proof.from_json(path.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise UsageError(f"--merge: cannot read {path}: {err.strerror}") from None
+    except (ValueError, UnicodeDecodeError) as err:
+        raise UsageError(f"--merge: {path} is not a shard of `cmharness prove --json`: {err}") from None
+
+
 def _proof(args: argparse.Namespace) -> Proof:
     if args.merge:
         try:
-            return merge([Proof.from_json(p.read_text(encoding="utf-8")) for p in args.merge])
-        except OSError as err:
-            raise UsageError(f"--merge: cannot read {err.filename}: {err.strerror}") from None
-        except (ValueError, KeyError, TypeError) as err:
+            return merge([_read_shard(path) for path in args.merge])
+        except ValueError as err:
             raise UsageError(f"--merge: {err}") from None
     try:
         scope = parse_scope(args.scope)
@@ -87,8 +100,6 @@ def _proof(args: argparse.Namespace) -> Proof:
         names = [lookup("invariant", n, INVARIANTS) and n for n in args.invariants or ()]
     except ValueError as err:
         raise UsageError(f"--invariant: {err}") from None
-    if args.workers < 1:
-        raise UsageError(f"--workers {args.workers}: must be 1 or more")
     shard = _shard(args.shard)
     if not args.json:
         print(f"scope {args.scope!r} on {args.variant}:", file=args.stdout)
