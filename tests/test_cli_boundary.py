@@ -4,6 +4,7 @@ codes the README lists are the ones ``reports.exit_codes`` defines."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from reports import cli
-from reports.arguments import most_workers
+from reports.arguments import count_argument, most_workers, seconds_argument
 from reports.exit_codes import Exit, markdown_table
 
 pytestmark = pytest.mark.harness  # the tool's boundary: no mutant of the model can make it red
@@ -263,3 +264,14 @@ def test_every_workers_option_takes_one_to_four_a_core_and_says_so_in_one_wordin
     parser = cli.build_parser(command)
     assert parser.parse_args([command, "--workers", str(most)]).workers == most
     assert parser.parse_args([command, "--workers", "1"]).workers == 1
+
+
+def test_the_shared_number_types_take_their_range_and_refuse_its_edges_outside():
+    assert seconds_argument("0.5") == 0.5 and seconds_argument("1e3") == 1000.0
+    for bad in ("0", "-1", "nan", "inf", "-inf", "soon"):
+        with pytest.raises(argparse.ArgumentTypeError, match=f"seconds are a finite number > 0, got '{bad}'"):
+            seconds_argument(bad)
+    assert count_argument(0)("0") == 0 and count_argument(1)("1") == 1
+    for least, bad in ((0, "-1"), (1, "0"), (1, "2.0"), (0, "")):
+        with pytest.raises(argparse.ArgumentTypeError, match=f"a count is an integer >= {least}, got '{bad}'"):
+            count_argument(least)(bad)

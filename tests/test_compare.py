@@ -81,19 +81,25 @@ def test_an_unknown_side_is_a_one_line_error(capsys):
 
 
 @pytest.mark.parametrize("option", ["--out", "--save-cells"])
-def test_a_folder_option_naming_a_file_is_one_line_before_any_compile(capsys, tmp_path, monkeypatch, option):
+def test_a_folder_option_that_cannot_be_a_folder_is_one_line_before_any_compile(capsys, tmp_path, monkeypatch, option):
     monkeypatch.setattr(compare_cli, "run_all", lambda *a, **k: pytest.fail("the corpus ran"))
-    (tmp_path / "a-file").write_text("", encoding="utf-8")
-    code, out, err = run(capsys, "compare", *SMALL, option, str(tmp_path / "a-file"))
+    a_file = tmp_path / "a-file"
+    a_file.write_text("", encoding="utf-8")
+    code, out, err = run(capsys, "compare", *SMALL, option, str(a_file))
     assert (code, out) == (2, "")
-    assert err == f"cmharness: error: {option} {tmp_path / 'a-file'}: exists and is not a folder\n"
+    assert f"argument {option}: '{a_file}' exists and is not a folder" in err and err.count("\n") == 1
+    code, out, err = run(capsys, "compare", *SMALL, option, str(a_file / "under"))  # cannot be made
+    assert (code, out, err) == (2, "", f"cmharness: error: {option} {a_file / 'under'}: Not a directory\n")
 
 
-@pytest.mark.parametrize("option, value", [("--templates", "-1"), ("--size", "0")])
-def test_a_count_out_of_range_is_a_one_line_error_naming_its_option(capsys, option, value):
+@pytest.mark.parametrize(
+    ("option", "value", "least"),
+    [("--templates", "-1", 0), ("--size", "0", 1), ("--show", "x", 0), ("--size", "1.5", 1)],
+)
+def test_a_count_out_of_range_is_a_one_line_error_naming_its_option(capsys, option, value, least):
     code, out, err = run(capsys, "compare", option, value)
     assert code == 2 and out == "" and err.count("\n") == 1
-    assert f"{option} {value}: must be >= " in err and not any(o in err for o in {"--templates", "--size"} - {option})
+    assert f"argument {option}: a count is an integer >= {least}, got '{value}'" in err
 
 
 def test_the_plot_is_a_valid_png(capsys, tmp_path):

@@ -74,7 +74,7 @@ def test_a_bad_database_is_one_line_and_exit_2(value: str, says: str) -> None:
         (["--variant", "sound+NO_SUCH_DEFECT"], "unknown defect"),
         (["--variant", "sond"], "did you mean 'sound'"),
         (["--workers", "0"], "argument --workers: workers is an integer from 1 to"),
-        (["--time", "-5"], "--time -5"),
+        (["--time", "-5"], "argument --time: seconds are a finite number > 0, got '-5'"),
         (["--tests", "tests/no_such_test.py"], "no such test file"),
     ],
 )

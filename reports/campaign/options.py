@@ -1,16 +1,15 @@
 """The ``cmharness report`` options and their parsers: one-line errors for a bad shard, budget, worker count or
-folder; kept apart so that building the parser imports none of the campaign's runners."""
+folder (the types other commands share are ``reports.arguments``); kept apart so that building the parser imports
+none of the campaign's runners."""
 
 from __future__ import annotations
 
 import argparse
-import math
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
 from reference.names import one_of
-from reports.arguments import workers_argument
+from reports.arguments import folder_argument, seconds_argument, workers_argument
 from reports.campaign.mutation_scope import MUTMUT_PATHS
 from reports.campaign.named_mutants import parse_shard
 from reports.campaign.settings import MutmutEngine, NamedEngine
@@ -32,25 +31,6 @@ def shard_argument(text: str) -> tuple[int, int]:
         return parse_shard(text)
     except ValueError as err:
         raise argparse.ArgumentTypeError(str(err)) from None
-
-
-def seconds_argument(text: str) -> float:
-    """``--budget``: a finite number of seconds > 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"a budget is a finite number of seconds > 0, got {text!r}")
-    return value
-
-
-def folder_argument(text: str) -> str:
-    """``--out``: a folder, or a path where one can be made (not a regular file)."""
-    path = Path(text)
-    if path.exists() and not path.is_dir():
-        raise argparse.ArgumentTypeError(f"{text!r} exists and is not a folder")
-    return text
 
 
 def add_report_arguments(parser: Any) -> None:

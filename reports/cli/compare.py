@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TextIO
 
 from reference.scenario import ScenarioError
-from reports.arguments import workers_argument
+from reports.arguments import count_argument, folder_argument, workers_argument
 from reports.compare import corpus
 from reports.compare.cells import DEFAULT_BASE, DEFAULT_HEAD, Job, load_corpus_file, run_all
 from reports.compare.classify import CellClass
@@ -51,8 +51,6 @@ def scenario_files(directory: str) -> list[str]:
 
 def _make_folder(option: str, folder: Path) -> None:
     """``folder`` made (with its parents) where it is missing; a ``UsageError`` naming ``option`` where it cannot be."""
-    if folder.exists() and not folder.is_dir():
-        raise UsageError(f"{option} {folder}: exists and is not a folder")
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as err:
@@ -89,12 +87,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--templates",
-        type=int,
+        type=count_argument(0),
         default=8,
         metavar="N",
         help="store templates in the default corpus (each is 144 cells; default 8)",
     )
-    parser.add_argument("--size", type=int, default=40, metavar="N", help="messages per template (default 40)")
+    parser.add_argument(
+        "--size", type=count_argument(1), default=40, metavar="N", help="messages per template (default 40)"
+    )
     parser.add_argument("--seed", type=int, default=0, help="the corpus seed (default 0)")
     parser.add_argument(
         "--corpus",
@@ -111,11 +111,22 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="worker processes, 1 to 4 a core (default: every core)",
     )
-    parser.add_argument("--save-cells", metavar="DIR", help="write each differing cell as a scenario file in DIR")
-    parser.add_argument("--out", metavar="DIR", help="write cells.csv, cells.md and summary.md (every differing cell)")
+    parser.add_argument(
+        "--save-cells", type=folder_argument, metavar="DIR", help="write each differing cell as a scenario file in DIR"
+    )
+    parser.add_argument(
+        "--out",
+        type=folder_argument,
+        metavar="DIR",
+        help="write cells.csv, cells.md and summary.md (every differing cell)",
+    )
     parser.add_argument("--plot", metavar="FILE.png", help="plot the outcomes by budget on both sides")
     parser.add_argument(
-        "--show", type=int, default=15, metavar="N", help="differing cells listed on the terminal (default 15)"
+        "--show",
+        type=count_argument(0),
+        default=15,
+        metavar="N",
+        help="differing cells listed on the terminal (default 15)",
     )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
@@ -127,12 +138,6 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
             parse_variant(spec)
         except ValueError as err:
             raise UsageError(str(err)) from err
-    for option, value, least in (
-        ("--templates", args.templates, 0),
-        ("--size", args.size, 1),
-    ):
-        if value < least:
-            raise UsageError(f"{option} {value}: must be >= {least}")
     if args.plot and not args.plot.lower().endswith(".png"):
         raise UsageError(f"--plot {args.plot}: the plot is a PNG file (FILE.png)")
     for option, folder in (("--out", args.out), ("--save-cells", args.save_cells)):

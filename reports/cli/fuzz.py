@@ -13,7 +13,7 @@ import shlex
 from typing import TextIO
 
 from invariants.database import DatabaseError, open_database
-from reports.arguments import workers_argument
+from reports.arguments import seconds_argument, workers_argument
 from reports.campaign.settings import STATE
 from reports.errors import UsageError
 from reports.fuzz.engine import ROOT, TARGET_FILES, Outcome, Plan
@@ -34,7 +34,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="worker processes, 1 to 4 a core (default: the cores)",
     )
     parser.add_argument(
-        "--time", type=float, default=None, metavar="SECONDS", help="stop after this long (default: Ctrl-C or SIGTERM)"
+        "--time",
+        type=seconds_argument,
+        default=None,
+        metavar="SECONDS",
+        help="stop after this long (default: Ctrl-C or SIGTERM)",
     )
     parser.add_argument(
         "--database",
@@ -70,8 +74,6 @@ def plan_of(args: argparse.Namespace) -> Plan:
     """The campaign the options ask for; a bad value raises ``ValueError`` with one line naming it."""
     if importlib.util.find_spec("hypofuzz") is None:
         raise ValueError("HypoFuzz is not installed: pip install -e '.[fuzz]'")
-    if args.time is not None and not args.time > 0:
-        raise ValueError(f"--time {args.time:g}: give a positive number of seconds")
     variants = tuple(args.variant or ())
     for spec in variants:
         parse_variant(spec)
