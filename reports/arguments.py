@@ -33,6 +33,17 @@ def workers_argument(text: str) -> int:
     return value
 
 
+def add_workers_option(parser: argparse.ArgumentParser) -> None:
+    """``--workers N``: the worker processes a command starts, one a core unless told."""
+    parser.add_argument(
+        "--workers",
+        type=workers_argument,
+        default=os.cpu_count() or 1,
+        metavar="N",
+        help=f"worker processes, 1 to {MOST_PER_CORE} a core (default: one a core)",
+    )
+
+
 def seconds_argument(text: str) -> float:
     """``--budget``, ``--time``: a finite number of seconds > 0."""
     try:

@@ -14,13 +14,12 @@ for every resident agent at upgrade); 2 a usage error or an unreadable scenario 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 from typing import TextIO
 
 from reference.scenario import ScenarioError
-from reports.arguments import count_argument, folder_argument, workers_argument
+from reports.arguments import add_workers_option, count_argument, folder_argument
 from reports.compare import corpus
 from reports.compare.cells import DEFAULT_BASE, DEFAULT_HEAD, Job, load_corpus_file, run_all
 from reports.compare.classify import CellClass
@@ -104,13 +103,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--with-default", action="store_true", help="with --corpus: the default corpus as well")
     parser.add_argument("--cell", metavar="ID", help="only the cells whose id starts with ID")
-    parser.add_argument(
-        "--workers",
-        type=workers_argument,
-        default=os.cpu_count() or 1,
-        metavar="N",
-        help="worker processes, 1 to 4 a core (default: every core)",
-    )
+    add_workers_option(parser)
     parser.add_argument(
         "--save-cells", type=folder_argument, metavar="DIR", help="write each differing cell as a scenario file in DIR"
     )

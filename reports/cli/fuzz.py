@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import os
 import shlex
 from typing import TextIO
 
 from invariants.database import DatabaseError, open_database
-from reports.arguments import seconds_argument, workers_argument
+from reports.arguments import add_workers_option, seconds_argument
 from reports.campaign.settings import STATE
 from reports.errors import UsageError
 from reports.fuzz.engine import ROOT, TARGET_FILES, Outcome, Plan
@@ -26,13 +25,7 @@ DEFAULT_DATABASE = STATE / "fuzz-db"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--workers",
-        type=workers_argument,
-        default=os.cpu_count() or 1,
-        metavar="N",
-        help="worker processes, 1 to 4 a core (default: the cores)",
-    )
+    add_workers_option(parser)
     parser.add_argument(
         "--time",
         type=seconds_argument,

@@ -15,7 +15,6 @@ Exit codes:
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
@@ -26,7 +25,7 @@ from invariants.prove.engine import Proof, merge, prove
 from invariants.prove.scope import PRESETS, parse_scope
 from reference.names import lookup
 from reference.variant_names import SOUND
-from reports.arguments import workers_argument
+from reports.arguments import add_workers_option
 from reports.errors import UsageError
 from reports.exit_codes import Exit
 from strategies.defects import parse_variant
@@ -47,13 +46,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--invariant", action="append", dest="invariants", metavar="NAME", help="only this invariant (repeatable)"
     )
-    parser.add_argument(
-        "--workers",
-        type=workers_argument,
-        default=os.cpu_count() or 1,
-        metavar="N",
-        help="processes, 1 to 4 a core (default: one a core)",
-    )
+    add_workers_option(parser)
     parser.add_argument("--shard", default="1/1", metavar="I/N", help="prove only the I-th of N parts of the stores")
     parser.add_argument("--first", action="store_true", help="stop at the smallest stores that break anything")
     parser.add_argument("--json", action="store_true", help="write the result as JSON (it merges across shards)")
