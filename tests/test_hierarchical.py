@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from builders import MAIN, SOUND, VARIANT_NAMES, msg, store, summary
@@ -337,3 +338,18 @@ def test_the_hysteresis_line_moves_its_watermark_by_the_newer_messages_depth() -
     st = Store(messages=(Message("m0", "user", (Image(),)), Message("m1", "user", (Image(),))))
     config = Config(image_strip_depth_tokens=1600, image_strip_hysteresis_ratio=0.5)
     assert _compiled(HYSTERESIS_A95EB55B, st, config).entries[-1].content == (Image(),)
+
+
+def readme_compile_example() -> str:
+    """The README's example of the Python interface (the block after ``<!-- compile-example -->``)."""
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    return text.split("<!-- compile-example -->", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+
+
+def test_the_readmes_compile_example_runs_and_sends_its_two_messages_at_their_price(capsys):
+    namespace: dict = {}
+    exec(compile(readme_compile_example(), "README.md", "exec"), namespace)
+    store = namespace["store"]
+    sent = [("raw", m.id) for m in store.messages]
+    price = sum(content_tokens(m.content, store) for m in store.messages)
+    assert capsys.readouterr().out == f"{sent} {price}\n"
