@@ -239,3 +239,10 @@ def test_an_entry_priced_by_its_estimate_alone_is_seen_to_disagree(monkeypatch) 
     assert limit_disagreements(bug, sc) == []
     monkeypatch.setattr(defect_report, "entry_price", lambda e, store, config: content_tokens(e.content, store))
     assert limit_disagreements(bug, sc) != []
+
+
+def test_reproduce_checks_the_folder_the_reports_were_written_to(written: Path, capsys) -> None:
+    code = cli.main(["reproduce", str(written)])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert out.strip().splitlines()[-1] == f"{len(BUG_LIST)} scenario(s): 0 expectation(s) not as expected"

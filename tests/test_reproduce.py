@@ -327,5 +327,5 @@ def test_a_lone_surrogate_in_an_id_is_printed_escaped(tmp_path, command) -> None
 def test_reproduce_reports_an_empty_folder_and_runs_the_rest(tmp_path, capsys) -> None:
     assert main(["reproduce", str(tmp_path), str(ISSUE_307)]) == 2
     captured = capsys.readouterr()
-    assert "no .scenario.json files in this directory" in captured.err
+    assert "no .scenario.json or .fixture.json files in this directory" in captured.err
     assert "1 scenario(s): 0 expectation(s) not as expected, 1 unreadable" in captured.out

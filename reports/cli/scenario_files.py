@@ -1,4 +1,5 @@
-"""The one scenario reader of the command line: files, directories of ``*.scenario.json``, ``-`` for stdin.
+"""The one scenario reader of the command line: files, directories of ``*.scenario.json`` (and of the ``*.fixture.json``
+``cmharness defects --report --out`` writes), ``-`` for stdin.
 
 Every subcommand reads scenarios here, and every read goes through ``reference.json_input``'s limits (nesting
 depth, digits of an integer) via the scenario loader. Any problem becomes an ``InputError``: one line naming
@@ -16,6 +17,8 @@ from reference.scenario import Scenario, ScenarioError, load_scenario, loads_sce
 from reports.errors import UsageError
 
 SUFFIX = ".scenario.json"
+#: What a directory's scenario files are named: scenario files, and the bug reports' fixtures beside them.
+SUFFIXES = (SUFFIX, ".fixture.json")
 
 
 class InputError(UsageError):
@@ -27,9 +30,9 @@ def expand(names: Sequence[str]) -> Iterator[str]:
     for name in names:
         path = Path(name)
         if name != "-" and path.is_dir():
-            found = sorted(str(p) for p in path.rglob(f"*{SUFFIX}"))
+            found = sorted(str(p) for suffix in SUFFIXES for p in path.rglob(f"*{suffix}"))
             if not found:
-                raise InputError(f"{name}: no {SUFFIX} files in this directory")
+                raise InputError(f"{name}: no {' or '.join(SUFFIXES)} files in this directory")
             yield from found
         else:
             yield name
