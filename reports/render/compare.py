@@ -211,11 +211,8 @@ def render_json(records: Sequence[CellRecord], summary: ClassCounts, args: argpa
 
 
 def write_tables(records: Sequence[CellRecord], summary: ClassCounts, out: Path, args: argparse.Namespace) -> None:
-    """``cells.csv`` and ``cells.md`` (every differing cell) and ``summary.md`` (the counts and explanations)."""
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        raise UsageError(f"--out {out}: {err.strerror or err}") from err
+    """``cells.csv`` and ``cells.md`` (every differing cell) and ``summary.md`` (the counts and explanations), in the
+    folder ``out`` (made before the run, ``reports.cli.compare``)."""
     diff = rows([r for r in records if r.cls.differs])
     with open(out / "cells.csv", "w", encoding="utf-8", newline="") as fh:
         if diff:
