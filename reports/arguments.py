@@ -9,6 +9,8 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+from reports.campaign.named_mutants import parse_shard
+
 #: The most worker processes a command starts for each core: every worker is CPU-bound, so more only thrash (and a
 #: mistyped ``--workers 10000`` would start ten thousand processes).
 MOST_PER_CORE = 4
@@ -42,6 +44,14 @@ def add_workers_option(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help=f"worker processes, 1 to {MOST_PER_CORE} a core (default: one a core)",
     )
+
+
+def shard_argument(text: str) -> tuple[int, int]:
+    """``--shard``: ``I/N`` with 1 <= I <= N."""
+    try:
+        return parse_shard(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def seconds_argument(text: str) -> float:

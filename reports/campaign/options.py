@@ -4,14 +4,12 @@ none of the campaign's runners."""
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Iterable
 from typing import Any
 
 from reference.names import one_of
-from reports.arguments import folder_argument, seconds_argument, workers_argument
+from reports.arguments import folder_argument, seconds_argument, shard_argument, workers_argument
 from reports.campaign.mutation_scope import MUTMUT_PATHS
-from reports.campaign.named_mutants import parse_shard
 from reports.campaign.settings import MutmutEngine, NamedEngine
 
 DEFAULT_BUDGET = 1800.0
@@ -23,14 +21,6 @@ DEFAULT_MUTMUT_PATHS = MUTMUT_PATHS
 def covers_default(paths: Iterable[str]) -> bool:
     """Whether a run over ``paths`` is a main pass: it covers every default folder."""
     return set(DEFAULT_MUTMUT_PATHS) <= set(paths)
-
-
-def shard_argument(text: str) -> tuple[int, int]:
-    """``--shard``: ``I/N`` with 1 <= I <= N."""
-    try:
-        return parse_shard(text)
-    except ValueError as err:
-        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 def add_report_arguments(parser: Any) -> None:

@@ -25,7 +25,7 @@ from invariants.prove.engine import Proof, merge, prove
 from invariants.prove.scope import PRESETS, parse_scope
 from reference.names import lookup
 from reference.variant_names import SOUND
-from reports.arguments import add_workers_option
+from reports.arguments import add_workers_option, shard_argument
 from reports.errors import UsageError
 from reports.exit_codes import Exit
 from strategies.defects import parse_variant
@@ -47,22 +47,17 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--invariant", action="append", dest="invariants", metavar="NAME", help="only this invariant (repeatable)"
     )
     add_workers_option(parser)
-    parser.add_argument("--shard", default="1/1", metavar="I/N", help="prove only the I-th of N parts of the stores")
+    parser.add_argument(
+        "--shard",
+        type=shard_argument,
+        default="1/1",
+        metavar="I/N",
+        help="prove only the I-th of N parts of the stores",
+    )
     parser.add_argument("--first", action="store_true", help="stop at the smallest stores that break anything")
     parser.add_argument("--json", action="store_true", help="write the result as JSON (it merges across shards)")
     parser.add_argument("--out", type=Path, default=None, metavar="DIR", help="where the scenario files go")
     parser.add_argument("--merge", nargs="+", type=Path, metavar="FILE", help="merge the JSON of shards instead")
-
-
-def _shard(text: str) -> tuple[int, int]:
-    index, _, count = text.partition("/")
-    try:
-        i, n = int(index), int(count)
-    except ValueError:
-        raise UsageError(f"--shard {text!r}: expected I/N, e.g. 1/4") from None
-    if not 1 <= i <= n:
-        raise UsageError(f"--shard {text!r}: I must be from 1 to N")
-    return i, n
 
 
 def _read_shard(path: Path) -> Proof:
@@ -93,7 +88,7 @@ def _proof(args: argparse.Namespace) -> Proof:
         names = [lookup("invariant", n, INVARIANTS) and n for n in args.invariants or ()]
     except ValueError as err:
         raise UsageError(f"--invariant: {err}") from None
-    shard = _shard(args.shard)
+    shard = args.shard
     if not args.json:
         print(f"scope {args.scope!r} on {args.variant}:", file=args.stdout)
         for line in scope.describe():
