@@ -329,6 +329,33 @@ def test_an_extra_mutants_folder_without_patches_is_refused(capsys, monkeypatch,
     assert err.count("\n") == 1 and f"--extra-mutants {folder}: {says}" in err and "Traceback" not in err
 
 
+GOOD_PATCH = "a constant\n--- a/strategies/cap.py\n+++ b/strategies/cap.py\n@@ -1,1 +1,1 @@\n-x\n+y\n"
+
+
+@pytest.mark.harness
+@pytest.mark.parametrize(
+    "content, says",
+    [
+        (b"nothing to apply here\n", "not a unified diff"),
+        (b"--- a/x\n+++ b/x\n", "not a unified diff"),
+        (b"\xff\xfe-\x00-\x00", "cannot read: 'utf-8' codec"),
+    ],
+    ids=["prose", "no-hunk", "utf-16"],
+)
+def test_an_extra_mutant_that_is_no_diff_is_refused_naming_its_file(capsys, monkeypatch, tmp_path, content, says):
+    """Before the run (minutes of baseline): a diff that no longer applies is a mutant shown as an error, but a file
+    that is no diff at all is a bad input."""
+    import reports.campaign.pipeline
+
+    monkeypatch.setattr(reports.campaign.pipeline, "run", lambda *a, **k: pytest.fail("the campaign started"))
+    (tmp_path / "a-good.patch").write_text(GOOD_PATCH, encoding="utf-8")
+    (tmp_path / "b-bad.patch").write_bytes(content)
+    assert cli.main(["report", "--extra-mutants", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert f"--extra-mutants {tmp_path / 'b-bad.patch'}: {says}" in err
+
+
 # ----------------------------------------------------------------------------- the Python API
 
 

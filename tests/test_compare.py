@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 
@@ -13,6 +14,7 @@ from reference.model import Budget, Config
 from reference.scenario import Scenario, dump_scenario, load_scenario, save_scenario
 from reports import cli
 from reports.cli import compare as compare_cli
+from reports.compare import cells as cells_mod
 from reports.compare import corpus
 
 pytestmark = pytest.mark.harness
@@ -199,3 +201,29 @@ def test_the_newer_lines_differ_on_the_default_corpus_and_each_cell_is_explained
     explained = [c["explained_by"] for c in differing]
     assert "none alone" not in explained
     assert any(switch in e.split("+") for e in explained), explained
+
+
+class Stream(io.StringIO):
+    """A stderr that is, or is not, a terminal."""
+
+    def __init__(self, tty: bool) -> None:
+        super().__init__()
+        self.tty = tty
+
+    def isatty(self) -> bool:
+        return self.tty
+
+
+@pytest.mark.parametrize("tty", [True, False], ids=["terminal", "log"])
+def test_progress_is_rewritten_in_place_on_a_terminal_and_whole_lines_in_a_log(folder, monkeypatch, tty):
+    """On a terminal one line counts up in place; in a CI log no carriage return garbles it: a line now and then
+    (here, with the clock frozen, only the last)."""
+    jobs = [cells_mod.Job("main-48bb87a1", "sound", 0, 12, 1, path=str(p)) for p in sorted(folder.iterdir())]
+    monkeypatch.setattr(cells_mod.time, "monotonic", lambda: 100.0)
+    stream = Stream(tty)
+    records, _ = cells_mod.run_all(jobs, 1, stream)
+    assert len(records) == 2
+    if tty:
+        assert stream.getvalue() == "\rcompare: 1/2 cells, 0.0s\rcompare: 2/2 cells, 0.0s\n"
+    else:
+        assert stream.getvalue() == "compare: 2/2 cells, 0.0s\n"

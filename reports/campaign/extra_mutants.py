@@ -52,6 +52,18 @@ def touched(text: str) -> list[str]:
     return list(dict.fromkeys(f for f in _FILE.findall(text) if f != "/dev/null"))
 
 
+def not_a_patch(path: Path) -> str | None:
+    """Why ``path`` cannot be an extra mutant at all (unreadable, or no unified diff in it), or None. A diff that no
+    longer applies to the tree is a mutant all the same: the report shows it as an ``error`` with git's reason."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return f"cannot read: {exc}"
+    if not touched(text) or not _HUNK.search(text):
+        return "not a unified diff (no '+++ FILE' header with an '@@' hunk)"
+    return None
+
+
 def first_line(text: str) -> int:
     m = _HUNK.search(text)
     return int(m.group(1)) if m else 1

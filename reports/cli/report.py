@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from reports.campaign import pipeline
+from reports.campaign.extra_mutants import not_a_patch
 from reports.campaign.hints import NAME as HINTS_NAME
 from reports.campaign.hints import committed_hints, committed_path, gone_tests
 from reports.campaign.named_mutants import Mutant
@@ -53,6 +54,10 @@ def plan_from(args: Any) -> pipeline.Plan:
         raise UsageError(f"--extra-mutants {args.extra_mutants}: not a folder")
     if extra is not None and not any(extra.glob("*.patch")):
         raise UsageError(f"--extra-mutants {args.extra_mutants}: no *.patch file in the folder")
+    for patch in sorted(extra.glob("*.patch")) if extra is not None else ():
+        problem = not_a_patch(patch)
+        if problem is not None:
+            raise UsageError(f"--extra-mutants {Path(args.extra_mutants) / patch.name}: {problem}")
     return pipeline.Plan(
         shard=args.shard,
         seconds=args.budget - REPORT_RESERVE,

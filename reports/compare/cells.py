@@ -299,17 +299,32 @@ def load_corpus_file(path: str) -> Scenario:
     return load_scenario(raw)
 
 
+#: How often a progress line is written where stderr is not a terminal (a CI log), in seconds.
+LOG_EVERY = 10.0
+
+
 def run_all(todo: Sequence[Job], workers: int, progress: TextIO | None) -> tuple[list[CellRecord], float]:
     started = time.monotonic()
     total = sum(1 if j.path else len(corpus.BUDGETS) for j in todo)
     records: list[CellRecord] = []
 
+    tty = progress is not None and progress.isatty()
+    shown = [started]
+
     def tick(batch: Iterable[CellRecord]) -> None:
+        """One progress line: rewritten in place on a terminal; in a log, a line every ``LOG_EVERY`` seconds and
+        the last."""
         records.extend(batch)
-        if progress is not None:
-            end = "\n" if len(records) >= total else ""
-            progress.write(f"\rcompare: {len(records)}/{total} cells, {time.monotonic() - started:.1f}s{end}")
-            progress.flush()
+        if progress is None:
+            return
+        now, done = time.monotonic(), len(records) >= total
+        line = f"compare: {len(records)}/{total} cells, {now - started:.1f}s"
+        if tty:
+            progress.write(f"\r{line}" + ("\n" if done else ""))
+        elif done or now - shown[0] >= LOG_EVERY:
+            progress.write(line + "\n")
+            shown[0] = now
+        progress.flush()
 
     if workers <= 1 or len(todo) <= 1:
         for j in todo:
