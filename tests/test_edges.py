@@ -23,7 +23,7 @@ from reports import cli
 from strategies import VARIANTS, HierarchicalStrategy, InvalidConfigError, OverBudgetError, UncoveredDropError
 
 CORPUS = load_corpus()
-WITNESSES = {edge: CORPUS["edges"][edge]["witnesses"] for edge in EDGES}
+WITNESSES = {edge: CORPUS.edges[edge].witnesses for edge in EDGES}
 SCENARIOS = {name: (store, config, budget) for name, store, config, budget in witness_scenarios(CORPUS)}
 DENSE = set('{}[]":_/=`')
 MARKER = "\n\n[truncated — original was {} tokens]"
@@ -66,12 +66,12 @@ def smallest_budget(price: int, g: float) -> int:
 
 @pytest.mark.harness
 def test_the_corpus_is_versioned_and_covers_every_edge():
-    assert CORPUS["version"] == edges.CORPUS_VERSION
-    assert list(CORPUS["edges"]) == list(EDGES)
+    assert CORPUS.version == edges.CORPUS_VERSION
+    assert list(CORPUS.edges) == list(EDGES)
     for edge in EDGES:
-        entry = CORPUS["edges"][edge]
-        assert entry["status"] in ("found", "proved-empty")
-        assert (entry["status"] == "found") == bool(entry["witnesses"])
+        entry = CORPUS.edges[edge]
+        assert entry.status in ("found", "proved-empty")
+        assert (entry.status == "found") == bool(entry.witnesses)
 
 
 # ----------------------------------------------------------------------------- (a) the witnesses, in plain Python
@@ -130,7 +130,7 @@ def test_js_round_half_witnesses_are_the_smallest_raw_per_calibration():
         )
     found = {w["calibration"]: w["raw"] for w in WITNESSES["js-round-half"] if "raw" in w}
     assert found == {c: r for c, r in smallest.items() if r is not None}
-    proved = CORPUS["edges"]["js-round-half"]["proofs"]
+    proved = CORPUS.edges["js-round-half"].proofs
     assert len(proved) == sum(r is None for r in smallest.values())
 
 
@@ -325,7 +325,7 @@ def test_witness_scenarios_sit_at_the_exact_budget_where_sound_sends():
 def test_search_reproduces_the_corpus(edge):
     [result] = edges.run_edges([edge])
     assert result.edge == edge
-    assert result.corpus_entry() == CORPUS["edges"][edge]
+    assert result.corpus_entry() == CORPUS.edges[edge]
 
 
 @pytest.mark.harness
@@ -345,8 +345,8 @@ def test_edges_command_writes_the_corpus(tmp_path, monkeypatch):
     out = io.StringIO()
     assert edges.edges_command(parser.parse_args(["--write", "--only", "density-threshold"]), out) == 0
     written = load_corpus(path)
-    assert written["version"] == edges.CORPUS_VERSION
-    assert written["edges"] == {"density-threshold": CORPUS["edges"]["density-threshold"]}
+    assert written.version == edges.CORPUS_VERSION
+    assert written.edges == {"density-threshold": CORPUS.edges["density-threshold"]}
     assert "wrote 1 edge(s)" in out.getvalue()
 
 
@@ -407,3 +407,24 @@ def test_xml_cap_drops_a_summary_at_the_boundary_silently(variant):
     sent = {e.message_id for e in result.entries if e.kind == "raw"}
     held = {m for e in result.entries for s in e.summary_ids for m in store.leaves(s)}
     assert {m.id for m in store.messages} <= sent | held, "a message is neither sent nor held"
+
+
+@pytest.mark.harness
+@pytest.mark.parametrize(
+    "text, says",
+    [
+        ('{"version": 1, "edges": {"grace-limit": {"status": "maybe"}}}', "edges.grace-limit.status: input should be"),
+        ('{"version": 1, "edges": {"grace-limit": []}}', "edges.grace-limit: input should be"),
+        ('{"version": 1, "edges": ', "the file: invalid json"),
+    ],
+    ids=["status", "entry", "syntax"],
+)
+def test_a_damaged_corpus_is_one_line_naming_the_file_and_field(tmp_path, monkeypatch, capsys, text, says):
+    """``cmharness edges`` compares its searches with the corpus: a damaged one is a bad input, exit 2."""
+    path = tmp_path / "witnesses.json"
+    path.write_text(text, encoding="utf-8")
+    monkeypatch.setattr(edges.witness_corpus, "CORPUS_PATH", path)
+    assert cli.main(["edges", "--only", "density-threshold"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert f"error: {path}: " in err and says in err.lower()

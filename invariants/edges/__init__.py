@@ -42,7 +42,7 @@ from invariants.edges.epochs import (
 from invariants.edges.grace import BUDGET_MAX, GRACE_PERCENTS, search_grace_limit
 from invariants.edges.half_rounding import CALIBRATION_STEP, CALIBRATIONS, RAW_MAX, search_js_round_half
 from invariants.edges.ieee import F64, SCALE_BITS
-from invariants.edges.results import EdgeEncodingError, EdgeResult, EdgeStatus, Witness
+from invariants.edges.results import CorpusEntry, EdgeEncodingError, EdgeResult, EdgeStatus, Witness
 from invariants.edges.scenarios import (
     NO_GRACE,
     SCENARIO_BUILDERS,
@@ -55,6 +55,8 @@ from invariants.edges.searches import EDGES, SEARCHES, run_edges
 from invariants.edges.witness_corpus import (
     CORPUS_PATH,
     CORPUS_VERSION,
+    CorpusError,
+    WitnessCorpus,
     corpus_json,
     format_corpus,
     load_corpus,
@@ -93,11 +95,14 @@ __all__ = [
     "VARIANT_NAMES",
     "XML_HALF_CAP_MAX",
     "XML_LENGTH_MAX",
+    "CorpusEntry",
+    "CorpusError",
     "EdgeEncodingError",
     "EdgeResult",
     "EdgeStatus",
     "Scenario",
     "Witness",
+    "WitnessCorpus",
     "add_edges_arguments",
     "corpus_json",
     "density_string",

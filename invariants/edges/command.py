@@ -85,7 +85,7 @@ def edges_command(args: argparse.Namespace, stdout: TextIO | None = None) -> int
         witness_corpus.write_corpus(results)
         out.write(f"wrote {len(results)} edge(s) to {witness_corpus.CORPUS_PATH}\n")
     else:
-        stored = witness_corpus.load_corpus()["edges"] if witness_corpus.CORPUS_PATH.exists() else {}
+        stored = witness_corpus.load_corpus().edges if witness_corpus.CORPUS_PATH.exists() else {}
         stale = [r.edge for r in results if stored.get(r.edge) != r.corpus_entry()]
         out.write(
             f"{witness_corpus.CORPUS_PATH.name}: "

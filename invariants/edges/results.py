@@ -3,13 +3,27 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Literal
+from typing import Literal
+
+from pydantic import JsonValue
 
 EdgeStatus = Literal["found", "proved-empty"]
-Witness = dict[str, Any]
+#: One witness: the values that show its edge, by the names the corpus writes (each edge has fields of its own,
+#: read by that edge's scenario builder in ``invariants.edges.scenarios``).
+Witness = Mapping[str, JsonValue]
+
+
+@dataclass(frozen=True)
+class CorpusEntry:
+    """What the corpus keeps of one edge's search: everything but the time it took."""
+
+    status: EdgeStatus
+    range_searched: str
+    proofs: tuple[str, ...]
+    witnesses: tuple[Witness, ...]
 
 
 @dataclass(frozen=True)
@@ -26,14 +40,9 @@ class EdgeResult:
     seconds: float
     proofs: tuple[str, ...] = ()
 
-    def corpus_entry(self) -> dict[str, Any]:
-        """The JSON the corpus keeps for this edge (everything but the time it took)."""
-        return {
-            "status": self.status,
-            "range_searched": self.range_searched,
-            "proofs": list(self.proofs),
-            "witnesses": [dict(w) for w in self.witnesses],
-        }
+    def corpus_entry(self) -> CorpusEntry:
+        """What the corpus keeps for this edge (everything but the time it took)."""
+        return CorpusEntry(self.status, self.range_searched, self.proofs, tuple(dict(w) for w in self.witnesses))
 
 
 def as_decimal(d: int, den: int) -> str:

@@ -11,7 +11,7 @@ from invariants.edges.caps import raw_cap_store, xml_summaries
 from invariants.edges.density import density_string
 from invariants.edges.epochs import epoch_store, main_fallback_store
 from invariants.edges.results import Witness
-from invariants.edges.witness_corpus import load_corpus
+from invariants.edges.witness_corpus import WitnessCorpus, load_corpus
 from reference.estimator import content_tokens, text_tokens
 from reference.model import Budget, Config, Message, Store, Text, ToolResult, ToolUse
 
@@ -161,7 +161,7 @@ SCENARIO_BUILDERS: dict[str, Callable[[Sequence[Witness]], list[Scenario]]] = {
 }
 
 
-def witness_scenarios(corpus: dict[str, Any] | None = None) -> list[Scenario]:
+def witness_scenarios(corpus: WitnessCorpus | None = None) -> list[Scenario]:
     """Every corpus witness that makes a compile case, as ``(name, store, config, budget)``.
 
     Read from ``invariants/witnesses.json`` (no search runs). Budgets sit on the witness's edge:
@@ -171,7 +171,7 @@ def witness_scenarios(corpus: dict[str, Any] | None = None) -> list[Scenario]:
     corpus = load_corpus() if corpus is None else corpus
     out: list[Scenario] = []
     for edge, build in SCENARIO_BUILDERS.items():
-        entry = corpus["edges"].get(edge)
+        entry = corpus.edges.get(edge)
         if entry is not None:
-            out += build(entry["witnesses"])
+            out += build(entry.witnesses)
     return out

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
-from invariants.edges import add_edges_arguments, edges_command
+from invariants.edges import CorpusError, add_edges_arguments, edges_command
+from reports.errors import UsageError
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -13,4 +14,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, stdout: TextIO) -> int:
-    return edges_command(args, stdout)
+    try:
+        return edges_command(args, stdout)
+    except CorpusError as err:
+        raise UsageError(str(err)) from None
