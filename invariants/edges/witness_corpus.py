@@ -7,10 +7,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import JsonValue, TypeAdapter, ValidationError
+from pydantic import JsonValue, TypeAdapter
 
 from invariants.edges.results import CorpusEntry, EdgeResult
 from invariants.edges.searches import EDGES
+from invariants.json_files import read_json
 
 CORPUS_PATH = Path(__file__).parent.with_name("witnesses.json")
 CORPUS_VERSION = 1
@@ -46,11 +47,9 @@ def load_corpus(path: Path | str | None = None) -> WitnessCorpus:
     """The witness corpus (default ``CORPUS_PATH``), refusing a version this code does not read."""
     path = CORPUS_PATH if path is None else path
     try:
-        corpus = _CORPUS_JSON.validate_json(Path(path).read_bytes())
-    except ValidationError as err:
-        first = err.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "the file"
-        raise CorpusError(f"{path}: {where}: {first['msg'][:1].lower()}{first['msg'][1:]}") from None
+        corpus = read_json(_CORPUS_JSON, Path(path).read_bytes())
+    except ValueError as err:
+        raise CorpusError(f"{path}: {err}") from None
     if corpus.version != CORPUS_VERSION:
         raise CorpusError(f"{path}: witness corpus version {corpus.version!r}, expected {CORPUS_VERSION}")
     return corpus

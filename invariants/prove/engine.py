@@ -13,8 +13,9 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, replace
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import TypeAdapter
 
+from invariants.json_files import read_json
 from invariants.properties import INVARIANTS, check
 from invariants.properties.line_rules import judged_as
 from invariants.prove.boundaries import (
@@ -160,12 +161,7 @@ class Proof:
     def from_json(text: str) -> Proof:
         """A proof from ``to_json``'s text; ``ValueError`` naming the first field that is missing or of a wrong type
         (or the JSON's syntax error)."""
-        try:
-            return _PROOF_JSON.validate_json(text, strict=True)
-        except ValidationError as err:
-            first = err.errors()[0]
-            where = ".".join(str(part) for part in first["loc"]) or "the file"
-            raise ValueError(f"{where}: {first['msg'][:1].lower()}{first['msg'][1:]}") from None
+        return read_json(_PROOF_JSON, text, strict=True)
 
 
 #: How a proof's JSON is read back (strict: a count is an integer, a flag a boolean).
