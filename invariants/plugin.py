@@ -41,10 +41,11 @@ from hypothesis.errors import Flaky
 from invariants import local_constants
 from invariants.counterexample_file import counterexample_section
 from invariants.database import DATABASE_ENV, DatabaseError, open_database
+from invariants.properties.running import Variant
 from invariants.scenario_items import ScenarioFile, is_scenario_file
 from reference.names import unknown
 from reference.variant_names import SEED_VARIANTS
-from strategies.defects import Defect, parse_variant
+from strategies.defects import parse_variant
 from strategies.errors import InvalidConfigError, OverBudgetError, UncoveredDropError
 
 VARIANT_NAMES: tuple[str, ...] = SEED_VARIANTS
@@ -159,22 +160,22 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 _PROFILE_KEY = pytest.StashKey[str]()
-_VARIANTS_KEY = pytest.StashKey[tuple[tuple[str, "str | frozenset[Defect]"], ...]]()
+_VARIANTS_KEY = pytest.StashKey[tuple[tuple[str, Variant], ...]]()
 
 
-def chosen_variants(config: pytest.Config) -> tuple[tuple[str, str | frozenset[Defect]], ...]:
-    """(id, value) for the ``variant`` parametrization: each ``--cm-variant`` spec as its defect set, else the
-    three variant names."""
+def chosen_variants(config: pytest.Config) -> tuple[tuple[str, Variant], ...]:
+    """(id, value) for the ``variant`` parametrization: each ``--cm-variant`` spec as its defects and line
+    behaviours, else the three variant names."""
     specs = config.getoption("--cm-variant") or os.environ.get(VARIANTS_ENV, "").split()
     if not specs:
         return tuple((name, name) for name in VARIANT_NAMES)
-    chosen: list[tuple[str, str | frozenset[Defect]]] = []
+    chosen: list[tuple[str, Variant]] = []
     for spec in specs:
         if spec in VARIANT_NAMES:
             chosen.append((spec, spec))
             continue
         try:
-            chosen.append((spec, parse_variant(spec).active))
+            chosen.append((spec, parse_variant(spec)))
         except ValueError as err:
             raise pytest.UsageError(f"cmharness: --cm-variant: {err}") from None
     return tuple(chosen)

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, is_dataclass, replace
 
 from invariants.properties import INVARIANTS, Violation, check
+from invariants.properties.running import Variant
 from reference.errors import UnknownNameError
 from reference.expect import FAITHFUL, SEED_VARIANTS, Expectation, Refuses, Sends, expectation_for, variants_named
 from reference.model import Entry, Image, Store, Text
@@ -86,8 +87,9 @@ def _refusal(err: OverBudgetError | UncoveredDropError | InvalidConfigError) -> 
     return Refuses(error=name, field=err.field)
 
 
-def observe(scenario: Scenario, variant: str, *, invariants: bool = True) -> Observed:
-    """Compile ``scenario`` on ``variant`` (a dry run) and, when asked, check every invariant on it."""
+def prepared(scenario: Scenario, variant: Variant) -> tuple[HierarchicalStrategy, Store]:
+    """A strategy of ``variant`` after the scenario's earlier compiles (``compiles_before``), initialized on the store
+    as they left it, and that store: what the scenario's own compile runs on and is judged on."""
     strategy = HierarchicalStrategy(scenario.config, variant)
     store = scenario.store
     for n in scenario.compiles_before:
@@ -96,6 +98,12 @@ def observe(scenario: Scenario, variant: str, *, invariants: bool = True) -> Obs
             strategy.compile(scenario.budget, dry_run=True)  # a refusal leaves what it leaves (the watermark)
         store = _carried(store, strategy.store)
     strategy.initialize(store)
+    return strategy, store
+
+
+def observe(scenario: Scenario, variant: str, *, invariants: bool = True) -> Observed:
+    """Compile ``scenario`` on ``variant`` (a dry run) and, when asked, check every invariant on it."""
+    strategy, store = prepared(scenario, variant)
     violations = tuple(check(store, scenario.config, scenario.budget, variant)) if invariants else None
     try:
         result = strategy.compile(scenario.budget, dry_run=True)

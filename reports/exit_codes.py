@@ -34,7 +34,7 @@ MEANINGS: dict[str, dict[Exit, str]] = {
         Exit.OK: "no invariant breaks",
         Exit.REPRODUCED: "breaks only where defects are switched on",
         Exit.USAGE: "unreadable input or a bad option",
-        Exit.SOUND_BROKE: "`sound` breaks an invariant",
+        Exit.SOUND_BROKE: "a variant with no defect (`sound`, alone or with a line's behaviours) breaks an invariant",
     },
     "reproduce": {
         Exit.OK: "every scenario as expected",
@@ -61,7 +61,9 @@ MEANINGS: dict[str, dict[Exit, str]] = {
         Exit.OK: "no invariant breaks within the scope",
         Exit.FOUND: "an invariant breaks on a variant that carries defects (the smallest store written)",
         Exit.USAGE: "a bad option, scope, variant or invariant, or an unreadable shard file",
-        Exit.SEVERE: "`sound` breaks an invariant within the scope",
+        Exit.SEVERE: (
+            "a variant with no defect (`sound`, alone or with a line's behaviours) breaks an invariant within the scope"
+        ),
     },
     "every other command": {
         Exit.OK: "done",

@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 from builders import exact_budget, store, summary
 
-from invariants.properties import Violation
+from invariants.properties import CHEAP_FIRST, Violation
+from invariants.reproduce import images_sent, observe
+from reference.expect import variants_named
 from reference.model import Budget, Config
-from reference.scenario import Scenario, save_scenario
+from reference.scenario import Scenario, load_scenario, save_scenario
 from reports import cli
 from reports.cli import check
 from reports.exit_codes import Exit
-from strategies.defects import Defects
+from strategies.defects import LINE_BEHAVIOURS, Defects
 
 pytestmark = pytest.mark.harness
 
@@ -142,3 +145,44 @@ def test_a_break_no_defect_explains_alone_names_the_pair_apart(capsys, tmp_path)
         "defects": ["COVERAGE_COUNTS_LEFT_OUT", "COMBINED_STATS_TOKENS"],
         "invariants": ["stats-total"],
     } in groups
+
+
+SCENARIOS = Path(__file__).parent / "scenarios"
+
+
+def _pinned() -> list[tuple[Path, str]]:
+    """Each scenario file that pins a newer line, or compiles more than once, with each variant its ``expect``
+    names."""
+    out = []
+    for path in sorted(SCENARIOS.rglob("*.scenario.json")):
+        scenario = load_scenario(path)
+        named = variants_named(scenario.expect)
+        if scenario.compiles_before or set(named) & set(LINE_BEHAVIOURS):
+            out += [(path, v) for v in named]
+    return out
+
+
+@pytest.mark.parametrize(
+    "path, variant", _pinned(), ids=lambda x: x.name.removesuffix(".scenario.json") if isinstance(x, Path) else x
+)
+def test_check_compiles_what_reproduce_observes(path, variant):
+    """``check`` compiles a variant with its line's behaviours, after the file's earlier compiles, and judges that
+    compile: what it sends and what breaks are what ``reproduce`` observes on the same file."""
+    scenario = load_scenario(path)
+    seen = observe(scenario, variant)
+    checked = check.check_variant(scenario, variant, CHEAP_FIRST, explain=False)
+    if seen.sends is None:
+        assert not checked.outcome.sent and type(checked.outcome.error).__name__ == seen.refuses.error
+    else:
+        entries = checked.outcome.entries
+        assert (len(entries), images_sent(entries)) == (seen.sends.entries, seen.sends.images)
+        assert checked.outcome.result.stats.total.tokens == seen.sends.total
+    assert [b.violation for b in checked.breaks] == list(seen.violations)
+
+
+def test_the_json_names_each_variants_defects_and_line_behaviours(capsys, question_305):
+    code, out, _ = run(capsys, "check", question_305, "--json", "--variant", "raw-forms-cbe7032a", "--variant", "sound")
+    line, sound = json.loads(out)["variants"]
+    assert code == Exit.REPRODUCED
+    assert line["behaviours"] == sorted(b.name for b in LINE_BEHAVIOURS["raw-forms-cbe7032a"]) and line["defects"]
+    assert sound["behaviours"] == [] == sound["defects"]

@@ -6,11 +6,14 @@ import csv
 import io
 import json
 import math
+from pathlib import Path
 
 import pytest
 from builders import exact_budget, store, summary
 
+from invariants.reproduce import prepared
 from reference.model import Budget, Config
+from reference.price import reference_price
 from reference.scenario import Scenario, dump_scenario, load_scenario, save_scenario
 from reports import cli
 from reports.cli import compare as compare_cli
@@ -227,3 +230,35 @@ def test_progress_is_rewritten_in_place_on_a_terminal_and_whole_lines_in_a_log(f
         assert stream.getvalue() == "\rcompare: 1/2 cells, 0.0s\rcompare: 2/2 cells, 0.0s\n"
     else:
         assert stream.getvalue() == "compare: 2/2 cells, 0.0s\n"
+
+
+TYPESCRIPT = Path(__file__).parent / "scenarios" / "typescript"
+
+
+def _sent_after_earlier_compiles(scenario: Scenario, variant: str) -> str:
+    """What a side that compiles ``scenario`` on ``variant`` after its ``compiles_before`` says it sent."""
+    strategy, store = prepared(scenario, variant)
+    result = strategy.compile(scenario.budget, dry_run=True)
+    price = reference_price(result.entries, store, scenario.config)
+    return f"sent {len(result.entries)} entries (charged {result.stats.total.tokens}, priced {price})"
+
+
+@pytest.mark.parametrize(
+    "name", ["hysteresis-count-cap-6", "hysteresis-count-cap-7", "hysteresis-reopen-again", "raw-forms-second-compile"]
+)
+def test_a_corpus_file_that_compiles_several_times_is_compared_after_its_earlier_compiles(name, tmp_path):
+    """A file with ``compiles_before`` (the hysteresis watermark, a second compile) is one step of a sequence: each
+    side compiles it after the earlier compiles, on its own strategy, as ``reproduce`` does."""
+    path = TYPESCRIPT / f"{name}.scenario.json"
+    scenario = load_scenario(path)
+    assert scenario.compiles_before
+    base, head = "hysteresis-a95eb55b", "raw-forms-cbe7032a"
+    job = cells_mod.Job(base, head, 0, 12, 1, path=str(path), save_dir=str(tmp_path))
+    [record] = cells_mod.run_job(job)
+    assert (record.base, record.head) == (
+        _sent_after_earlier_compiles(scenario, base),
+        _sent_after_earlier_compiles(scenario, head),
+    )
+    if record.cls.differs:
+        saved = load_scenario(tmp_path / cells_mod.cell_file(record.id))
+        assert saved.compiles_before == scenario.compiles_before

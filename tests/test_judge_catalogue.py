@@ -192,6 +192,9 @@ def test_variant_names():
     assert variant_name(frozenset({Defect.RAW_CAP_PLUS_50, Defect.COMBINED_UNCHECKED})) == (
         "{COMBINED_UNCHECKED, RAW_CAP_PLUS_50}"
     )
+    line = Defects(frozenset({Defect.RAW_CAP_PLUS_50}), frozenset({Behaviour.IMAGE_STRIP_HYSTERESIS}))
+    assert variant_name(line) == "{IMAGE_STRIP_HYSTERESIS, RAW_CAP_PLUS_50}"
+    assert variant_name(Defects()) == "{}"
 
 
 # ----------------------------------------------------------------------------- the rules a line is judged by

@@ -149,6 +149,25 @@ def test_variant_parametrizes_over_the_three_names(pytester, run):
     result.stdout.fnmatch_lines(["*test_names?main-48bb87a1?*", "*test_names?pr-8bb01ab8?*", "*test_names?sound?*"])
 
 
+def test_a_cm_variant_spec_keeps_its_lines_behaviours(pytester, run):
+    """``--cm-variant`` parametrizes with what the spec names: a newer line with its behaviours (what it does by
+    design), and ``sound+BEHAVIOUR`` with that behaviour, not their defects alone."""
+    pytester.makepyfile("""
+        from strategies.defects import LINE_BEHAVIOURS, Behaviour, resolve_variant
+
+        def test_spec(variant, request):
+            spec = request.node.callspec.id
+            got = resolve_variant(variant).behaviours
+            if spec == "sound+IMAGE_STRIP_HYSTERESIS":
+                assert got == {Behaviour.IMAGE_STRIP_HYSTERESIS}
+            else:
+                assert got == LINE_BEHAVIOURS[spec]
+    """)
+    specs = ("hysteresis-a95eb55b", "raw-forms-cbe7032a", "sound+IMAGE_STRIP_HYSTERESIS")
+    result = run("-p", "invariants.plugin", *(f"--cm-variant={s}" for s in specs))
+    result.assert_outcomes(passed=3)
+
+
 PROFILE_TEST = """
 from hypothesis import settings
 def test_profile():

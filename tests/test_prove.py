@@ -18,12 +18,13 @@ from invariants.generators.budget_placement import input_budget_for
 from invariants.properties import INVARIANTS
 from invariants.properties.bad_numbers import bad_values
 from invariants.prove.boundaries import budget_points, emission_sums, grace_lemma, level_points
-from invariants.prove.engine import Proof, bad_cases, merge, prove
+from invariants.prove.engine import Found, Proof, bad_cases, merge, prove
 from invariants.prove.scope import BAD_NAMES, PRESETS, parse_scope, scope_spec
 from invariants.prove.shapes import enumerate_shapes, l1_sets, trees
 from reference.model import Budget, Config
 from reference.scenario import loads_scenario
 from reports import cli
+from reports.cli import prove as prove_cli
 from strategies import emission
 from strategies.defects import LINE_BEHAVIOURS, Behaviour, Defect, Defects
 
@@ -371,3 +372,22 @@ def test_the_carry_mutant_that_generation_misses_is_found_by_the_proof(tmp_path)
     assert "selection breaks on sound" in done.stdout
     found = json.loads((tmp_path / "o" / "selection.scenario.json").read_text(encoding="utf-8"))
     assert found["expect"] == {"sound": {"holds": True}}
+
+
+@pytest.mark.parametrize(
+    ("variant", "judged_as", "code"),
+    [
+        ("sound", None, 3),
+        ("sound+IMAGE_STRIP_HYSTERESIS", None, 3),
+        ("sound+IMAGE_STRIP_HYSTERESIS", "sound", 1),
+        ("sound+RAW_CAP_PLUS_50", None, 1),
+        ("hysteresis-a95eb55b", None, 1),
+    ],
+)
+def test_a_break_exits_3_only_on_a_variant_with_no_defect_judged_by_its_own_rules(variant, judged_as, code):
+    """As ``check``: a line's behaviours are the contract its judges hold it to, so ``sound`` with behaviours alone
+    breaking is the model's own fault (3); a defect's break, or a behaviour judged by rules without it, is a find."""
+    found = Found("never-over", 0, 0, (1, 0, 0), "m0", "planted", "{}")
+    proof = Proof("small", variant, ("never-over",), (1, 1), 1, 1, 0, 0.0, (found,), (), judged_as=judged_as)
+    assert prove_cli.exit_code(proof) == code
+    assert prove_cli.exit_code(dataclasses.replace(proof, found=())) == 0

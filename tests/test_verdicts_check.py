@@ -19,7 +19,7 @@ from reference.scenario import Scenario, load_scenario, save_scenario
 from reports import cli
 from reports.cli.check_verdict import exit_code, verdict_line
 from reports.exit_codes import Exit
-from strategies.defects import Defect, parse_variant
+from strategies.defects import Defect, parse_variant, resolve_variant
 
 #: #305's first half: a positioned question whose header is longer than the label, one token below its price.
 #: QUESTION_PRICED_AS_LABEL charges the label for it, so the compile sends what it should have refused.
@@ -81,8 +81,8 @@ def test_check_exits_0_when_nothing_breaks(capsys, question_305):
 def _judge_breaking(where: str):
     """A judge that reports a break on every variant (``where="every"``) or only where a defect is on."""
 
-    def judge(store, config, budget, carried: frozenset) -> list[Violation]:
-        return [Violation("determinism", "planted")] if where == "every" or carried else []
+    def judge(store, config, budget, carried) -> list[Violation]:
+        return [Violation("determinism", "planted")] if where == "every" or resolve_variant(carried).active else []
 
     return judge
 

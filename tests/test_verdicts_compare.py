@@ -15,6 +15,7 @@ import pytest
 from builders import exact_budget, store, summary
 
 from reference.model import Budget, Config, Entry, Image, Text, ToolUse
+from reference.scenario import Scenario
 from reports.compare.cells import outcome_side
 from reports.compare.classify import SPLIT_ONLY, CellClass, Side, classify, detail, differences, side_of
 from strategies.defects import Defects
@@ -67,10 +68,10 @@ def test_a_compiled_cell_whose_bytes_differ_is_not_the_same():
     a = Config(head_window_tokens=10, recall_header_template="[Recall {id}]")
     b = dataclasses.replace(a, recall_header_template="[Recall {id}.]")
     budget = Budget(max_tokens=max(exact_budget(st, a), exact_budget(st, b)))
-    base, head = outcome_side(st, a, budget, Defects()), outcome_side(st, b, budget, Defects())
+    base, head = outcome_side(Scenario(st, a, budget), Defects()), outcome_side(Scenario(st, b, budget), Defects())
     assert base.sent and head.sent
     assert classify(base, head) is CellClass.DIFFERENT_BYTES
-    assert classify(base, outcome_side(st, a, budget, Defects())) is CellClass.SAME_BYTES
+    assert classify(base, outcome_side(Scenario(st, a, budget), Defects())) is CellClass.SAME_BYTES
 
 
 # ----------------------------------------------------------------------------- refusals

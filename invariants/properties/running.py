@@ -12,11 +12,12 @@ from dataclasses import dataclass
 from invariants.text import data_text
 from reference.model import Budget, Config, Entry, Store
 from reference.numerics import Number, js_floor, js_max, js_number
-from strategies.defects import Defect
+from strategies.defects import Defect, Defects
 from strategies.errors import InvalidConfigError, OverBudgetError, UncoveredDropError
 from strategies.hierarchical import HierarchicalStrategy
 
-Variant = str | frozenset[Defect]
+#: What a judge is given to compile: a variant's name, a set of defects in ``sound``, or defects with line behaviours.
+Variant = str | frozenset[Defect] | Defects
 REFUSALS = (OverBudgetError, UncoveredDropError, InvalidConfigError)
 UNLIMITED = Budget(max_tokens=math.inf)
 

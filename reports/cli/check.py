@@ -27,10 +27,11 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TextIO
 
 from invariants.properties import CHEAP_FIRST, INVARIANTS, Outcome, Violation, attempt
+from invariants.reproduce import prepared
 from reference.model import Config, Entry, Image, Store, Text, Thinking, ToolResult, ToolUse
 from reference.numerics import Number
 from reference.price import reference_price
@@ -42,7 +43,6 @@ from reports.cli.terminal import fmt, format_table
 from reports.errors import UsageError
 from strategies.defects import VARIANTS, Defect, Defects, parse_variant
 from strategies.errors import OverBudgetError, UncoveredDropError
-from strategies.hierarchical import HierarchicalStrategy
 from strategies.pricing import Prices
 
 # ----------------------------------------------------------------------------- what was sent, priced
@@ -153,27 +153,31 @@ class Group:
     breaks: tuple[Break, ...]
 
 
-def explaining(scenario: Scenario, invariant: str, carried: frozenset[Defect]) -> tuple[Defect, ...]:
-    """Each carried defect that, switched on alone in ``sound``, breaks ``invariant`` on the scenario."""
+def explaining(scenario: Scenario, invariant: str, carried: Defects) -> tuple[Defect, ...]:
+    """Each carried defect that, switched on alone (in ``sound`` with the variant's line behaviours), breaks
+    ``invariant`` on the scenario."""
     prop = INVARIANTS[invariant]
     return tuple(
-        d for d in Defect if d in carried and prop(scenario.store, scenario.config, scenario.budget, frozenset({d}))
+        d
+        for d in Defect
+        if d in carried.active
+        and prop(scenario.store, scenario.config, scenario.budget, Defects(frozenset({d}), carried.behaviours))
     )
 
 
 def explaining_pair(
-    scenario: Scenario, invariant: str, carried: frozenset[Defect], singles: frozenset[Defect]
+    scenario: Scenario, invariant: str, carried: Defects, singles: frozenset[Defect]
 ) -> tuple[Defect, ...]:
-    """Two carried defects that, on together in ``sound``, break ``invariant`` (one of them from ``singles``,
-    the defects that explain other breaks alone, when there are any)."""
+    """Two carried defects that, on together (in ``sound`` with the variant's line behaviours), break ``invariant``
+    (one of them from ``singles``, the defects that explain other breaks alone, when there are any)."""
     prop = INVARIANTS[invariant]
-    ordered = [d for d in Defect if d in carried]
+    ordered = [d for d in Defect if d in carried.active]
     firsts = [d for d in ordered if d in singles] or ordered
     for a in firsts:
         for b in ordered:
             if b == a or (b in firsts and ordered.index(b) < ordered.index(a)):
                 continue
-            if prop(scenario.store, scenario.config, scenario.budget, frozenset({a, b})):
+            if prop(scenario.store, scenario.config, scenario.budget, Defects(frozenset({a, b}), carried.behaviours)):
                 return tuple(d for d in ordered if d in (a, b))
     return ()
 
@@ -231,23 +235,21 @@ class VariantCheck:
 
 def check_variant(scenario: Scenario, spec: str, invariants: Sequence[str], explain: bool) -> VariantCheck:
     defects = parse_variant(spec)
-    carried = defects.active
-    strategy = HierarchicalStrategy(scenario.config, carried)
-    strategy.initialize(scenario.store)
+    strategy, store = prepared(scenario, defects)
+    compiled = replace(scenario, store=store, compiles_before=())  # the compile checked, as its judges see it
     outcome = attempt(strategy, scenario.budget, dry_run=True)
-    violations = check_verdict.breaks(scenario.store, scenario.config, scenario.budget, carried, invariants)
+    violations = check_verdict.breaks(store, scenario.config, scenario.budget, defects, invariants)
+    explains = explain and bool(defects.active)
     seen: dict[str, tuple[Defect, ...]] = {}
     for v in violations:
         if v.invariant not in seen:
-            seen[v.invariant] = explaining(scenario, v.invariant, carried) if explain and carried else ()
+            seen[v.invariant] = explaining(compiled, v.invariant, defects) if explains else ()
     singles = frozenset(d for ds in seen.values() for d in ds)
     pairs = {
-        name: explaining_pair(scenario, name, carried, singles)
-        for name, ds in seen.items()
-        if explain and carried and not ds
+        name: explaining_pair(compiled, name, defects, singles) for name, ds in seen.items() if explains and not ds
     }
     breaks = [Break(v, seen[v.invariant], pairs.get(v.invariant, ())) for v in violations]
-    rows = tuple(entry_rows(scenario, defects, outcome.entries)) if explain and outcome.sent else ()
+    rows = tuple(entry_rows(compiled, defects, outcome.entries)) if explain and outcome.sent else ()
     groups = tuple(group_breaks(breaks)) if explain else ()
     return VariantCheck(spec, defects, outcome, rows, tuple(breaks), groups)
 
@@ -351,6 +353,7 @@ def variant_json(c: VariantCheck) -> dict[str, Any]:
     return {
         "variant": c.spec,
         "defects": sorted(d.name for d in c.defects.active),
+        "behaviours": sorted(b.name for b in c.defects.behaviours),
         "outcome": outcome,
         "entries": [
             {

@@ -11,7 +11,7 @@ from reference.model import Budget, Config, Store
 from reference.names import unknown
 from reports.errors import UsageError
 from reports.exit_codes import Exit
-from strategies.defects import Defect
+from strategies.defects import Defect, Defects
 
 #: The verdict line's words for each exit code.
 WORDS = {
@@ -31,9 +31,10 @@ def chosen_invariants(asked: Sequence[str] | None) -> list[str]:
 
 
 def breaks(
-    store: Store, config: Config, budget: Budget, carried: frozenset[Defect], invariants: Sequence[str]
+    store: Store, config: Config, budget: Budget, carried: Defects, invariants: Sequence[str]
 ) -> list[Violation]:
-    """Every violation the judges of ``invariants`` report on a variant carrying ``carried``, in their order."""
+    """Every violation the judges of ``invariants`` report on a variant carrying ``carried`` (its defects and line
+    behaviours), in their order."""
     return [v for name in invariants for v in INVARIANTS[name](store, config, budget, carried)]
 
 

@@ -115,10 +115,13 @@ def _write(proof: Proof, out: Path) -> list[Path]:
 
 
 def exit_code(proof: Proof) -> int:
+    """0 it holds; 1 it breaks on a variant carrying defects (or judged by another line's rules, where a behaviour
+    shows as a break); 3 it breaks on a variant with no defect (``sound``, or ``sound`` with line behaviours: those
+    are the contract its judges hold it to, as ``check`` does)."""
     if proof.holds:
         return Exit.OK
-    defects = parse_variant(proof.variant)
-    return Exit.FOUND if defects.active or defects.behaviours else Exit.SOUND_BROKE
+    told_apart = proof.judged_as is not None
+    return Exit.FOUND if parse_variant(proof.variant).active or told_apart else Exit.SOUND_BROKE
 
 
 def run(args: argparse.Namespace, stdout: TextIO) -> int:

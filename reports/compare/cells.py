@@ -9,19 +9,18 @@ import math
 import time
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
 from invariants.properties import grace_limit
-from reference.model import Budget, Config, Store
+from invariants.reproduce import prepared
 from reference.price import reference_price
 from reference.scenario import Scenario, load_scenario, save_scenario, scenario_json
 from reference.variant_names import MAIN, PR
 from reports.compare import corpus
 from reports.compare.classify import CellClass, Side, classify, detail, differences, side_of
 from strategies.defects import Behaviour, Defect, Defects, parse_variant
-from strategies.hierarchical import HierarchicalStrategy
 
 DEFAULT_BASE, DEFAULT_HEAD = MAIN, PR
 #: The most defects the greedy search switches together; with at most ``EXHAUSTIVE`` defects differing,
@@ -102,21 +101,21 @@ def _flipped(side: Defects, flip: frozenset[Switch]) -> Defects:
     )
 
 
-def outcome_side(store: Store, config: Config, budget: Budget, defects: Defects) -> Side:
-    """Compile as a dry run; its side alone (what attribution compares)."""
-    strategy = HierarchicalStrategy(config, defects)
-    strategy.initialize(store)
+def outcome_side(scenario: Scenario, defects: Defects) -> Side:
+    """Compile as a dry run (after the scenario's earlier compiles); its side alone (what attribution compares)."""
+    strategy, _ = prepared(scenario, defects)
     try:
-        return side_of(strategy.compile(budget, dry_run=True), None)
+        return side_of(strategy.compile(scenario.budget, dry_run=True), None)
     except Exception as err:
         return side_of(None, err)
 
 
-def run_side(store: Store, config: Config, budget: Budget, defects: Defects) -> tuple[Side, str, str]:
-    """Compile as a dry run; the side, a short description and its kind (``sent``, ``sent over`` when the
-    reference price of what it sends is over the grace limit, or the error's type)."""
-    strategy = HierarchicalStrategy(config, defects)
-    strategy.initialize(store)
+def run_side(scenario: Scenario, defects: Defects) -> tuple[Side, str, str]:
+    """Compile as a dry run (after the scenario's earlier compiles); the side, a short description and its kind
+    (``sent``, ``sent over`` when the reference price of what it sends is over the grace limit, or the error's
+    type)."""
+    strategy, store = prepared(scenario, defects)
+    config, budget = scenario.config, scenario.budget
     try:
         result = strategy.compile(budget, dry_run=True)
     except Exception as err:
@@ -144,15 +143,7 @@ def distance(a: Side, b: Side) -> int:
     return 1 if cls is CellClass.DIFFERENT_BYTES else 100
 
 
-def explain(
-    store: Store,
-    config: Config,
-    budget: Budget,
-    base: Defects,
-    head: Defects,
-    base_side: Side,
-    head_side: Side,
-) -> tuple[str, ...]:
+def explain(scenario: Scenario, base: Defects, head: Defects, base_side: Side, head_side: Side) -> tuple[str, ...]:
     """The switches (defects and line behaviours) that differ between the sides and, switched alone on either
     side, make the two agree.
 
@@ -166,8 +157,8 @@ def explain(
 
     def gap(which: str, flip: frozenset[Switch]) -> int:
         if which == "base":
-            return distance(outcome_side(store, config, budget, _flipped(base, flip)), head_side)
-        return distance(base_side, outcome_side(store, config, budget, _flipped(head, flip)))
+            return distance(outcome_side(scenario, _flipped(base, flip)), head_side)
+        return distance(base_side, outcome_side(scenario, _flipped(head, flip)))
 
     alone: dict[tuple[str, Switch], int] = {}
     for d in differ:
@@ -201,14 +192,13 @@ def compare_cell(
     job: Job, cell_id: str, labels: tuple[str, str, str, str, str], scenario: Scenario, savable: bool
 ) -> CellRecord:
     base, head = parse_variant(job.base), parse_variant(job.head)
-    store, config, budget = scenario.store, scenario.config, scenario.budget
-    b_side, b_text, b_kind = run_side(store, config, budget, base)
-    h_side, h_text, h_kind = run_side(store, config, budget, head)
+    b_side, b_text, b_kind = run_side(scenario, base)
+    h_side, h_text, h_kind = run_side(scenario, head)
     cls = classify(b_side, h_side)
     explained: tuple[str, ...] = ()
     command = ""
     if cls.differs:
-        explained = explain(store, config, budget, base, head, b_side, h_side)
+        explained = explain(scenario, base, head, b_side, h_side)
         command = reproduce_command(job, cell_id, savable)
         if job.save_dir and savable:
             path = Path(job.save_dir) / cell_file(cell_id)
@@ -216,12 +206,12 @@ def compare_cell(
                 f"compare cell {cell_id}: {cls.value} ({detail(b_side, h_side)}); base {job.base}: {b_text}; "
                 f"head {job.head}: {h_text}; explained by {', '.join(explained) or 'no defect alone'}"
             )
-            save_scenario(Scenario(store, config, budget, note), path)
+            save_scenario(replace(scenario, description=note, source=None, expect={}), path)
     return CellRecord(
         cell_id,
         job.path or "corpus",
         *labels,
-        budget.max_tokens,
+        scenario.budget.max_tokens,
         b_text,
         h_text,
         b_kind,
