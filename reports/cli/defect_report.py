@@ -23,7 +23,7 @@ from typing import Any, TextIO
 from pydantic.alias_generators import to_camel
 
 from invariants.properties import grace_limit
-from invariants.reproduce import Observed, expectation_of, observe
+from invariants.reproduce import Observed, expectation_of, observe, prepared
 from reference.model import Config, Entry, Store
 from reference.names import unknown
 from reference.numerics import Number, js_number_string
@@ -33,7 +33,6 @@ from reference.variant_names import SOUND
 from reports.cli.typescript_source import Checkout
 from reports.errors import UsageError
 from reports.exit_codes import Exit
-from strategies import HierarchicalStrategy
 from strategies.defects import VARIANTS, Defect
 from strategies.provenance import MODELS, VERSIONS, Version
 from strategies.upstream import BUGS, Presence, UpstreamBug, typescript_bugs
@@ -99,12 +98,11 @@ def _run(scenario: Scenario, variant: str | frozenset[Defect], name: str = "") -
     observed = observe(scenario, variant)  # type: ignore[arg-type]
     entries = priced = cost = size = None
     if observed.sends is not None:
-        strategy = HierarchicalStrategy(scenario.config, variant)
-        strategy.initialize(scenario.store)
+        strategy, store = prepared(scenario, variant)
         result = strategy.compile(scenario.budget, dry_run=True)
         entries = tuple(result.entries)
         priced = result.stats.total.tokens
-        cost = reference_price(entries, scenario.store, scenario.config)
+        cost = reference_price(entries, store, scenario.config)
         size = len(json.dumps([dump_content(e.content, camel=True) for e in entries]).encode("utf-8"))
     return Run(name or str(variant), observed, entries, priced, cost, size)
 
