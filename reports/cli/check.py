@@ -136,7 +136,8 @@ def entry_rows(scenario: Scenario, defects: Defects, entries: Sequence[Entry]) -
 
 @dataclass(frozen=True)
 class Break:
-    """A broken invariant and the defects that explain it (each alone in ``sound`` breaks it too)."""
+    """A broken invariant and the defects that explain it (each alone, in ``sound`` with the variant's line behaviours,
+    breaks it too)."""
 
     violation: Violation
     explained_by: tuple[Defect, ...]
