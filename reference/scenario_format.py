@@ -219,6 +219,11 @@ class MessageModel(Strict):
     id: Str
     participant: Str
     content: Content
+    # A ``StoredMessage``'s bookkeeping, read so that a record pasted from a store loads; the compile never reads it.
+    sequence: JsonValue = None
+    timestamp: JsonValue = None
+    metadata: JsonValue = None
+    caused_by: JsonValue = None
 
     def build(self) -> m.Message:
         return m.Message(id=self.id, participant=self.participant, content=build_all(self.content))
@@ -233,7 +238,12 @@ class SummaryModel(Strict):
     source_ids: Array(Str)
     source_range: scalar(_source_range, _RANGE_SCHEMA)
     parent_id: NullableStr = None
+    #: The parent pointer merges still write (deprecated for ``parent_id``, which wins where both are given).
+    merged_into: NullableStr = None
     response_content: Array(CarrierBlock, " of blocks") | None = None
+    # A ``SummaryEntry``'s bookkeeping, read so that a record pasted from a store loads; the compile never reads it.
+    created: JsonValue = None
+    provenance: JsonValue = None
 
     def build(self) -> m.Summary:
         carriers = None if self.response_content is None else build_all(self.response_content)
@@ -245,7 +255,7 @@ class SummaryModel(Strict):
             source_level=self.source_level,
             source_ids=tuple(self.source_ids),
             source_range=self.source_range,
-            parent_id=self.parent_id,
+            parent_id=self.merged_into if self.parent_id is None else self.parent_id,
             response_content=carriers,
         )
 

@@ -84,6 +84,41 @@ def test_typescript_names_are_accepted():
     assert sc.store.pricing_epoch == 0
 
 
+def _pasted(summary_fields: dict) -> dict:
+    """A store as the TypeScript's records hold it: a ``StoredMessage`` and a merged ``SummaryEntry``, with their
+    bookkeeping fields."""
+    message = {"id": "m1", "participant": "User", "content": [{"type": "text", "text": "hi"}]}
+    meta = {"sequence": 1, "timestamp": 1733500000000, "metadata": {"tags": ["x"]}, "causedBy": []}
+    l1 = {"id": "L1-0", "level": 1, "content": "c", "tokens": 3, "sourceLevel": 0, "sourceIds": ["m1"]}
+    l1 |= {"sourceRange": {"first": "m1", "last": "m1"}, "created": 1733500000001, **summary_fields}
+    l2 = {"id": "L2-1", "level": 2, "content": "d", "tokens": 2, "sourceLevel": 1, "sourceIds": ["L1-0"]}
+    l2 |= {"sourceRange": {"first": "m1", "last": "m1"}, "created": 0, "provenance": {"model": "m", "stopReason": "x"}}
+    return {"store": {"messages": [message | meta], "summaries": [l1, l2] if summary_fields else [l1]}}
+
+
+@pytest.mark.parametrize(
+    ("pointer", "parent"),
+    [({"mergedInto": "L2-1"}, "L2-1"), ({"parentId": "L2-1", "mergedInto": "L9"}, "L2-1"), ({}, None)],
+    ids=["merged-into", "parent-id-first", "neither"],
+)
+def test_a_store_pasted_from_the_typescripts_records_loads(pointer, parent):
+    """The records' bookkeeping (a message's sequence, timestamp, metadata, causedBy; a summary's created and
+    provenance) is read and dropped: the hierarchical compile never reads it. ``mergedInto``, the parent pointer
+    merges still write, is the parent where ``parentId`` is absent (the TypeScript's ``parentId ?? mergedInto``)."""
+    sc = load_scenario(_pasted(pointer))
+    assert sc.store.summaries[0].parent_id == parent
+    plain = _pasted(pointer)
+    del plain["store"]["messages"][0]["timestamp"], plain["store"]["summaries"][-1]["created"]
+    assert load_scenario(plain).store == sc.store
+
+
+def test_a_field_the_compile_would_read_is_still_refused():
+    """Shards of one body are joined at render (not modelled): refused as unknown, like a typo."""
+    raw = minimal()
+    raw["store"]["messages"][0]["bodyGroupId"] = "g"
+    assert error(raw).startswith('messages[0]: unknown field "bodyGroupId"')
+
+
 def test_unknown_field_suggests_the_closest_name():
     msg = error(minimal(config={"positionedRecallPair": True}))
     assert msg.startswith(
