@@ -310,9 +310,24 @@ def _config_type(f: dataclasses.Field, hint: Any) -> Any:
     return Num
 
 
+def _hierarchical_select(raw: object) -> Any:
+    message = f"the adaptive select is not modelled: the model is the hierarchical select (false), got {show(raw)}"
+    return raw if raw is False else fail(message)
+
+
+#: Options an upstream test passes to choose the select: read and dropped. ``hierarchical`` routes every value to the
+#: hierarchical select at the modelled commits (typescript-selection notes, select() ~208.2k); ``adaptive_resolution``
+#: is false there, true being the adaptive picker the model does not have.
+PATH_OPTIONS: Mapping[str, Any] = {
+    "hierarchical": Bool,
+    "adaptive_resolution": scalar(_hierarchical_select, {"const": False}),
+}
+
+
 def _config_model() -> type[Strict]:
     hints = get_type_hints(m.Config)
     fields = {f.name: (_config_type(f, hints[f.name]), None) for f in dataclasses.fields(m.Config)}
+    fields |= {name: (kind, None) for name, kind in PATH_OPTIONS.items()}
     return create_model("ConfigModel", __base__=Strict, **fields)  # type: ignore[call-overload]
 
 
@@ -320,7 +335,7 @@ ConfigModel = _config_model()
 
 
 def build_config(cfg: BaseModel) -> m.Config:
-    return m.Config(**{name: getattr(cfg, name) for name in cfg.model_fields_set})
+    return m.Config(**{name: getattr(cfg, name) for name in cfg.model_fields_set if name not in PATH_OPTIONS})
 
 
 class BudgetModel(Strict):

@@ -14,7 +14,7 @@ from reference.expect import Expectation, Refuses, Sends, expectation_for, varia
 from reference.json_input import MAX_DEPTH, MAX_DIGITS
 from reference.model import Budget, Config
 from reference.scenario import ScenarioError, dump_scenario, load_scenario, loads_scenario
-from reference.scenario_format import json_schema
+from reference.scenario_format import ConfigModel, json_schema
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = ROOT / "docs" / "scenario.schema.json"
@@ -451,6 +451,31 @@ def test_the_config_model_reads_each_field_by_the_type_of_its_default(raw: dict,
     from reference.scenario_format import _config_model
 
     assert line(_config_model(), raw) == message
+
+
+@pytest.mark.parametrize(
+    "given",
+    [{"hierarchical": True}, {"hierarchical": False}, {"adaptiveResolution": False}, {"adaptive_resolution": False}],
+)
+def test_a_config_pasted_from_an_upstream_test_names_the_path_it_takes(given):
+    """``hierarchical`` (either value routes to the hierarchical select) and ``adaptiveResolution: false`` (the
+    hierarchical select, which is what the model is) load and change nothing."""
+    sc = load_scenario(minimal(config={"headWindowTokens": 3, **given}))
+    assert sc.config == Config(head_window_tokens=3)
+    read = ConfigModel.model_validate(given)
+    assert [getattr(read, name) for name in read.model_fields_set] == list(given.values())
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        ({"adaptiveResolution": True}, "config.adaptiveResolution: the adaptive select is not modelled"),
+        ({"adaptiveResolution": "no"}, "config.adaptiveResolution: the adaptive select is not modelled"),
+        ({"hierarchical": 1}, "config.hierarchical: expected true or false, got 1"),
+    ],
+)
+def test_the_adaptive_path_is_refused_naming_the_field(given, message):
+    assert error(minimal(config=given)).startswith(message)
 
 
 def test_the_config_model_refuses_unknown_fields():
