@@ -186,3 +186,16 @@ def test_the_json_names_each_variants_defects_and_line_behaviours(capsys, questi
     assert code == Exit.REPRODUCED
     assert line["behaviours"] == sorted(b.name for b in LINE_BEHAVIOURS["raw-forms-cbe7032a"]) and line["defects"]
     assert sound["behaviours"] == [] == sound["defects"]
+
+
+def test_a_file_compiled_after_earlier_compiles_says_so(capsys):
+    path = str(SCENARIOS / "typescript" / "hysteresis-count-cap-7.scenario.json")
+    before = load_scenario(path).compiles_before
+    _, out, _ = run(capsys, "check", path, "--variant", "hysteresis-a95eb55b")
+    assert out.splitlines()[0] == (
+        f"each variant compiles after its earlier compiles of the first {', '.join(map(str, before))} messages"
+    )
+    _, out, _ = run(capsys, "check", path, "--variant", "hysteresis-a95eb55b", "--json")
+    assert json.loads(out)["compiles_before"] == list(before)
+    _, out, _ = run(capsys, "check", str(SCENARIOS / "reports" / "307-coverage-counts-left-out.scenario.json"))
+    assert out.startswith("main-48bb87a1: ")

@@ -446,11 +446,19 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
     scenario = read_scenario(args.file)
     checks = [check_variant(scenario, spec, invariants, args.explain) for spec in specs]
     code = exit_code(checks)
+    before = list(scenario.compiles_before)
     if args.json:
-        doc = {"file": args.file, "invariants": invariants, "exit": code, "variants": [variant_json(c) for c in checks]}
+        doc = {
+            "file": args.file,
+            "invariants": invariants,
+            "compiles_before": before,
+            "exit": code,
+            "variants": [variant_json(c) for c in checks],
+        }
         stdout.write(json.dumps(doc, indent=2) + "\n")
         return code
-    lines: list[str] = []
+    counts = ", ".join(str(n) for n in before)
+    lines = [f"each variant compiles after its earlier compiles of the first {counts} messages"] if before else []
     for c in checks:
         lines += variant_lines(c, args.explain)
     lines.append(check_verdict.verdict_line(code))
