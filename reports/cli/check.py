@@ -458,7 +458,10 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
         stdout.write(json.dumps(doc, indent=2) + "\n")
         return code
     counts = ", ".join(str(n) for n in before)
-    lines = [f"each variant compiles after its earlier compiles of the first {counts} messages"] if before else []
+    lines = [
+        f"each variant compiles after its earlier compiles of the first {counts} messages; the invariants judge a "
+        "fresh strategy's compile of the store they left (the reference states the watermark a fresh compile sets)"
+    ][: bool(before)]
     for c in checks:
         lines += variant_lines(c, args.explain)
     lines.append(check_verdict.verdict_line(code))
