@@ -25,6 +25,7 @@ from reference.names import unknown
 from reference.numerics import is_number, js_number_string
 from reference.scenario import Scenario, store_prefix
 from strategies import HierarchicalStrategy, OverBudgetError, UncoveredDropError
+from strategies.defects import Resumed
 from strategies.errors import InvalidConfigError
 from strategies.images import DROPPED_PLACEHOLDER, PLACEHOLDER
 
@@ -87,9 +88,19 @@ def _refusal(err: OverBudgetError | UncoveredDropError | InvalidConfigError) -> 
     return Refuses(error=name, field=err.field)
 
 
-def prepared(scenario: Scenario, variant: Variant) -> tuple[HierarchicalStrategy, Store]:
-    """A strategy of ``variant`` after the scenario's earlier compiles (``compiles_before``), initialized on the store
-    as they left it, and that store: what the scenario's own compile runs on and is judged on."""
+@dataclass(frozen=True)
+class Prepared:
+    """A strategy after a scenario's earlier compiles (``compiles_before``), initialized on the store as they left
+    it; that store; and what the judges compile (``variant``, or after earlier compiles its switches resumed from
+    the watermark they left)."""
+
+    strategy: HierarchicalStrategy
+    store: Store
+    judged: Variant
+
+
+def prepared(scenario: Scenario, variant: Variant) -> Prepared:
+    """What the scenario's own compile runs on and is judged on."""
     strategy = HierarchicalStrategy(scenario.config, variant)
     store = scenario.store
     for n in scenario.compiles_before:
@@ -98,13 +109,15 @@ def prepared(scenario: Scenario, variant: Variant) -> tuple[HierarchicalStrategy
             strategy.compile(scenario.budget, dry_run=True)  # a refusal leaves what it leaves (the watermark)
         store = _carried(store, strategy.store)
     strategy.initialize(store)
-    return strategy, store
+    judged = Resumed(strategy.defects, strategy.watermark) if scenario.compiles_before else variant
+    return Prepared(strategy, store, judged)
 
 
 def observe(scenario: Scenario, variant: str, *, invariants: bool = True) -> Observed:
     """Compile ``scenario`` on ``variant`` (a dry run) and, when asked, check every invariant on it."""
-    strategy, store = prepared(scenario, variant)
-    violations = tuple(check(store, scenario.config, scenario.budget, variant)) if invariants else None
+    ready = prepared(scenario, variant)
+    strategy, store = ready.strategy, ready.store
+    violations = tuple(check(store, scenario.config, scenario.budget, ready.judged)) if invariants else None
     try:
         result = strategy.compile(scenario.budget, dry_run=True)
     except (OverBudgetError, UncoveredDropError, InvalidConfigError) as err:

@@ -95,16 +95,19 @@ def live_flags(
 
 
 def watermark(prices: Sequence[Number], contents: Sequence[Content], config: Config, rules: ImageRules) -> int | None:
-    """Where a fresh strategy's hysteresis watermark stands after one compile: if an image misfits the limits
-    (depth, count, bytes, newest message first), the newest message whose image misfits ratio x each limit."""
-    ratio = config.image_strip_hysteresis_ratio
+    """Where the hysteresis watermark stands after one compile that starts from ``rules.below`` (None: a fresh
+    strategy's): if an image newer than it misfits the limits (depth, count, bytes, newest message first), the newest
+    message whose image misfits ratio x each limit, when that is newer; else where it started."""
+    start, ratio = rules.below, config.image_strip_hysteresis_ratio
     if not rules.hysteresis or ratio is None or not 0 < ratio < 1:
-        return None
+        return start
 
     def misfit(depth_cap: Number, count_cap: Number, bytes_cap: Number) -> int | None:
         newer: Number = 0
         seen, size_sum = 0, 0
         for i in reversed(range(len(contents))):
+            if start is not None and i <= start:
+                return None  # what the watermark strips is not counted again
             depth = newer + prices[i]  # the message and every newer one, as the strip itself counts depth
             for b in contents[i]:
                 if not isinstance(b, Image):
@@ -120,14 +123,16 @@ def watermark(prices: Sequence[Number], contents: Sequence[Content], config: Con
 
     depth, count, size = config.image_strip_depth_tokens, config.max_live_images, wall(config, rules)
     if misfit(depth, count, size) is None:
-        return None
+        return start
     scaled = [js_floor(x * ratio) if x > 0 else 0 for x in (depth, count, size)]
     scaled[1] = (max(0, scaled[1]) or 1) if count > 0 else 0
-    return misfit(*scaled)
+    moved = misfit(*scaled)
+    return start if moved is None else moved  # misfit looks only above the start: a move is never back
 
 
 def resolved(rules: ImageRules, prices: Sequence[Number], contents: Sequence[Content], config: Config) -> ImageRules:
-    """The rules with the watermark a fresh compile of these messages sets (under hysteresis)."""
+    """The rules with the watermark a compile of these messages sets from the one it starts with (under
+    hysteresis)."""
     if not rules.hysteresis:
         return rules
     return replace(rules, below=watermark(prices, contents, config, rules))

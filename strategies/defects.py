@@ -235,8 +235,19 @@ class Defects:
         return switch in self.active or switch in self.behaviours
 
 
-def resolve_variant(variant: str | frozenset[Defect] | Defects) -> Defects:
-    """A variant name, a defect set or a ``Defects`` as a ``Defects``; unknown names are refused."""
+@dataclass(frozen=True)
+class Resumed:
+    """A variant's switches and the state its strategy starts from: the hysteresis watermark earlier compiles of the
+    same strategy left, so that another strategy (a judge's) compiles on where that one stands."""
+
+    defects: Defects
+    watermark: int | None = None
+
+
+def resolve_variant(variant: str | frozenset[Defect] | Defects | Resumed) -> Defects:
+    """A variant name, a defect set, a ``Defects`` or a ``Resumed`` as a ``Defects``; unknown names are refused."""
+    if isinstance(variant, Resumed):
+        return variant.defects
     if isinstance(variant, Defects):
         return variant
     if isinstance(variant, frozenset):

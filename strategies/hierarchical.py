@@ -16,7 +16,7 @@ from reference.model import Budget, Config, Content, Entry, Store, Summary
 from reference.numerics import Number
 from strategies.cap import truncate
 from strategies.checks import check_summary_texts, check_values
-from strategies.defects import Behaviour, Defect, Defects, resolve_variant
+from strategies.defects import Behaviour, Defect, Defects, Resumed, resolve_variant
 from strategies.emission import (
     CompileResult,
     Item,
@@ -54,7 +54,7 @@ class HierarchicalStrategy:
     rewrite the store it holds (``store``).
     """
 
-    def __init__(self, config: Config, variant: str | frozenset[Defect] | Defects = "sound") -> None:
+    def __init__(self, config: Config, variant: str | frozenset[Defect] | Defects | Resumed = "sound") -> None:
         if not isinstance(config, Config):
             raise TypeError(f"config must be a Config, got {type(config).__name__}")
         self.config = config
@@ -62,7 +62,7 @@ class HierarchicalStrategy:
         self._store: Store | None = None
         self._view: Store | None = None
         self._memo: Memo = {}
-        self._watermark: int | None = None
+        self._watermark: int | None = variant.watermark if isinstance(variant, Resumed) else None
 
     @property
     def store(self) -> Store | None:

@@ -10,9 +10,10 @@ import pytest
 from builders import exact_budget, store, summary
 
 from invariants.properties import CHEAP_FIRST, Violation
-from invariants.reproduce import images_sent, observe
+from invariants.reproduce import images_sent, observe, prepared
 from reference.expect import variants_named
 from reference.model import Budget, Config
+from reference.price import reference_price
 from reference.scenario import Scenario, load_scenario, save_scenario
 from reports import cli
 from reports.cli import check
@@ -192,11 +193,22 @@ def test_a_file_compiled_after_earlier_compiles_says_so(capsys):
     path = str(SCENARIOS / "typescript" / "hysteresis-count-cap-7.scenario.json")
     before = load_scenario(path).compiles_before
     _, out, _ = run(capsys, "check", path, "--variant", "hysteresis-a95eb55b")
-    assert out.splitlines()[0].startswith(
-        f"each variant compiles after its earlier compiles of the first {', '.join(map(str, before))} messages; "
-        "the invariants judge a fresh strategy's compile"
+    assert out.splitlines()[0] == (
+        f"each variant compiles after its earlier compiles of the first {', '.join(map(str, before))} messages"
     )
     _, out, _ = run(capsys, "check", path, "--variant", "hysteresis-a95eb55b", "--json")
     assert json.loads(out)["compiles_before"] == list(before)
     _, out, _ = run(capsys, "check", str(SCENARIOS / "reports" / "307-coverage-counts-left-out.scenario.json"))
     assert out.startswith("main-48bb87a1: ")
+
+
+@pytest.mark.parametrize("name", ["hysteresis-count-cap-6", "hysteresis-count-cap-7", "hysteresis-byte-cap-6"])
+def test_the_judges_price_the_compile_check_shows_after_earlier_compiles(name):
+    """On the hysteresis line the watermark earlier compiles left is where the judges' compiles start too: the price
+    ``stats-total`` names is the reference price of the entries the checked compile sends."""
+    scenario = load_scenario(SCENARIOS / "typescript" / f"{name}.scenario.json")
+    checked = check.check_variant(scenario, "hysteresis-a95eb55b", ["stats-total"], explain=False)
+    store = prepared(scenario, "hysteresis-a95eb55b").store
+    sent = reference_price(checked.outcome.entries, store, scenario.config)
+    [stats] = [b.violation.message for b in checked.breaks]
+    assert f"the reference price of the {len(checked.outcome.entries)} entries sent is {sent} " in stats

@@ -237,7 +237,8 @@ TYPESCRIPT = Path(__file__).parent / "scenarios" / "typescript"
 
 def _sent_after_earlier_compiles(scenario: Scenario, variant: str) -> str:
     """What a side that compiles ``scenario`` on ``variant`` after its ``compiles_before`` says it sent."""
-    strategy, store = prepared(scenario, variant)
+    ready = prepared(scenario, variant)
+    strategy, store = ready.strategy, ready.store
     result = strategy.compile(scenario.budget, dry_run=True)
     price = reference_price(result.entries, store, scenario.config)
     return f"sent {len(result.entries)} entries (charged {result.stats.total.tokens}, priced {price})"

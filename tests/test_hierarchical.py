@@ -27,7 +27,7 @@ from reference.model import (
     Work,
 )
 from strategies import Defect, HierarchicalStrategy
-from strategies.defects import HYSTERESIS_A95EB55B, RAW_FORMS_CBE7032A, Behaviour, Defects
+from strategies.defects import HYSTERESIS_A95EB55B, RAW_FORMS_CBE7032A, Behaviour, Defects, Resumed
 from strategies.hierarchical import _rewritten, image_policy
 from strategies.images import DROPPED_PLACEHOLDER, PLACEHOLDER
 from strategies.recall import SEPARATOR
@@ -288,6 +288,16 @@ def test_the_waterfall_counts_the_planned_head() -> None:
 def test_the_watermark_holds_only_under_hysteresis() -> None:
     assert image_policy(Defects(), watermark=3).watermark is None
     assert image_policy(Defects(behaviours=frozenset({Behaviour.IMAGE_STRIP_HYSTERESIS})), watermark=3).watermark == 3
+
+
+def test_a_resumed_strategy_starts_from_the_watermark_earlier_compiles_left() -> None:
+    """``Resumed``: another strategy (a judge's) starts where the checked one stands; a variant by name starts
+    with none."""
+    line = Defects(behaviours=frozenset({Behaviour.IMAGE_STRIP_HYSTERESIS}))
+    resumed = HierarchicalStrategy(Config(), Resumed(line, 3))
+    assert (resumed.watermark, resumed.defects) == (3, line)
+    assert HierarchicalStrategy(Config(), HYSTERESIS_A95EB55B).watermark is None
+    assert HierarchicalStrategy(Config(), line).watermark is None
 
 
 def test_a_rewritten_store_keeps_everything_but_the_written_content() -> None:

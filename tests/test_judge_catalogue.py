@@ -32,7 +32,7 @@ from reference.images import DROPPED, PLACEHOLDER, ImageRules
 from reference.model import Budget, Config, Image, Message, Store, Text
 from reference.rendering import Switches
 from strategies import HierarchicalStrategy
-from strategies.defects import LINE_BEHAVIOURS, Behaviour, Defect, Defects, parse_variant
+from strategies.defects import LINE_BEHAVIOURS, Behaviour, Defect, Defects, Resumed, parse_variant
 from tests.builders import store
 from tests.judge_helpers import judged, tamper
 
@@ -195,6 +195,7 @@ def test_variant_names():
     line = Defects(frozenset({Defect.RAW_CAP_PLUS_50}), frozenset({Behaviour.IMAGE_STRIP_HYSTERESIS}))
     assert variant_name(line) == "{IMAGE_STRIP_HYSTERESIS, RAW_CAP_PLUS_50}"
     assert variant_name(Defects()) == "{}"
+    assert variant_name(Resumed(line, 4)) == "{IMAGE_STRIP_HYSTERESIS, RAW_CAP_PLUS_50} from watermark 4"
 
 
 # ----------------------------------------------------------------------------- the rules a line is judged by
@@ -216,6 +217,12 @@ def test_a_line_behaviour_switches_on_its_reference_rule_and_nothing_else(behavi
     assert {f for f in IMAGE_FIELDS.values() if getattr(images, f) is False} == set(IMAGE_FIELDS.values()) - on
     assert images.placeholder == (DROPPED if behaviour == Behaviour.IMAGE_PLACEHOLDER_DROPPED else PLACEHOLDER)
     assert switches.release_raw_forms is (behaviour == Behaviour.RAW_FORMS_RELEASED)
+
+
+def test_a_resumed_variant_is_judged_from_the_watermark_it_starts_at():
+    line = Defects(frozenset(), LINE_BEHAVIOURS["hysteresis-a95eb55b"])
+    assert image_rules_for(Resumed(line, 2)) == dataclasses.replace(image_rules_for(line), below=2)
+    assert image_rules_for(line).below is None and image_rules_for(Resumed(line)).below is None
 
 
 def test_sound_and_a_named_line_are_judged_by_their_own_rules():

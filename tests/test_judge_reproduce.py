@@ -25,6 +25,7 @@ from invariants.reproduce import (
     fmt,
     judge_variant,
     observe,
+    prepared,
     same,
     shown_apart,
 )
@@ -33,6 +34,7 @@ from reference.expect import Expectation, Refuses, Sends
 from reference.model import Message, Text, Work
 from reference.scenario import load_scenario
 from strategies import HierarchicalStrategy
+from strategies.defects import Resumed
 
 SEED = Path(__file__).resolve().parent / "scenarios" / "seed"
 MAIN, PR = "main-48bb87a1", "pr-8bb01ab8"
@@ -432,3 +434,15 @@ def test_a_carried_store_keeps_its_queued_work():
     again = dataclasses.replace(sc, store=store, config=config, budget=Budget(240, 0), compiles_before=(2,))
     refused = observe(again, HYSTERESIS, invariants=False).refuses
     assert (refused.refused, refused.cleared_by) == (("u",), ("compression",))
+
+
+def test_a_single_compile_is_judged_by_its_variant_and_a_later_one_from_where_the_earlier_left_the_strategy():
+    """``prepared``: the judges of a file without earlier compiles get its variant as named; after earlier compiles
+    (the hysteresis watermark they set) they get its switches resumed from that strategy's state."""
+    single = load_scenario(SEED / "view-positioned-pair.scenario.json")
+    assert not single.compiles_before
+    assert prepared(single, MAIN).judged == MAIN
+    later = load_scenario(SEED.parent / "typescript" / "hysteresis-count-cap-6.scenario.json")
+    ready = prepared(later, "hysteresis-a95eb55b")
+    assert ready.strategy.watermark is not None
+    assert ready.judged == Resumed(ready.strategy.defects, ready.strategy.watermark)

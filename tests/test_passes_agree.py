@@ -327,6 +327,28 @@ def test_the_hysteresis_watermark_stands_where_the_reference_sets_it(contents, d
         max_live_image_bytes=wall,
         image_strip_hysteresis_ratio=ratio,
     )
-    ours = advance_watermark(prices, contents, config, ImagePolicy(byte_wall=True), newer_only=False)
-    rules = reference_images.ImageRules(byte_wall=True, hysteresis=True)
+    start = data.draw(st.one_of(st.none(), st.integers(0, len(contents) - 1)), label="watermark before")
+    ours = advance_watermark(prices, contents, config, ImagePolicy(byte_wall=True, watermark=start), newer_only=False)
+    rules = reference_images.ImageRules(byte_wall=True, hysteresis=True, below=start)
     assert ours == reference_images.watermark(prices, contents, config, rules)
+
+
+PICTURE = (Image(token_estimate=1),)
+
+
+def _resumed_watermark(messages: int, start: int | None, ratio: float | None = 0.5) -> int | None:
+    """The reference's watermark over ``messages`` one-image messages under a live-image count of 2, from ``start``."""
+    config = Config(max_live_images=2, image_strip_hysteresis_ratio=ratio)
+    rules = reference_images.ImageRules(hysteresis=True, below=start)
+    return reference_images.watermark([1] * messages, [PICTURE] * messages, config, rules)
+
+
+def test_the_reference_watermark_resumes_from_where_earlier_compiles_left_it():
+    """Counted by hand: a fresh compile of three images over a count of 2 binds and trims to 1 (the watermark at the
+    middle message); from a watermark, only the images newer than it count, and it never moves back."""
+    assert _resumed_watermark(3, None) == 1
+    assert _resumed_watermark(3, 1) == 1  # one newer image: room left
+    assert _resumed_watermark(3, 0) == 0  # two newer images: the count of 2 is not passed
+    assert _resumed_watermark(4, 0) == 2  # three newer images: binds, trims to the newest alone
+    assert _resumed_watermark(4, 2, ratio=None) == 2  # no ratio: it stays where it was
+    assert _resumed_watermark(2, None) is None

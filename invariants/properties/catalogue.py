@@ -9,7 +9,7 @@ from collections.abc import Callable
 from invariants.properties import bad_numbers, prices, refusals, repeatability, tool_pairs, what_is_sent  # noqa: F401
 from invariants.properties.running import DECLARED, SHARED_COMPILES, InvariantViolation, Variant, Violation
 from reference.model import Budget, Config, Store
-from strategies.defects import Defects
+from strategies.defects import Defects, Resumed
 
 Property = Callable[[Store, Config, Budget, Variant], list[Violation]]
 
@@ -46,6 +46,8 @@ def assert_holds(invariant: str, store: Store, config: Config, budget: Budget, v
 
 
 def variant_name(variant: Variant) -> str:
+    if isinstance(variant, Resumed):
+        return f"{variant_name(variant.defects)} from watermark {variant.watermark}"
     if isinstance(variant, Defects):
         return variant_name(variant.active | variant.behaviours)
     if isinstance(variant, frozenset):

@@ -15,7 +15,7 @@ from invariants.properties.running import Variant
 from reference.images import DROPPED, PLACEHOLDER, ImageRules
 from reference.rendering import Switches
 from reference.selection import Rules
-from strategies.defects import Behaviour, Defects, resolve_variant
+from strategies.defects import Behaviour, Defects, Resumed, resolve_variant
 
 #: The variant whose line's rules judge every compile while set (None: each variant by its own). Only the proof's
 #: behaviour rows set it (``invariants.prove.engine.prove(judged_as=...)``): a compile with a behaviour judged by the
@@ -39,13 +39,14 @@ def _judged(variant: Variant) -> Defects:
 
 
 def image_rules_for(variant: Variant) -> ImageRules:
-    """The reference's image rules for a variant's line behaviours."""
+    """The reference's image rules for a variant's line behaviours, from the watermark its compiles start at."""
     d = _judged(variant)
     return ImageRules(
         placeholder=DROPPED if d.on(Behaviour.IMAGE_PLACEHOLDER_DROPPED) else PLACEHOLDER,
         byte_wall=d.on(Behaviour.LIVE_IMAGE_BYTE_WALL),
         first_block_first=d.on(Behaviour.IMAGES_FIRST_BLOCK_FIRST),
         hysteresis=d.on(Behaviour.IMAGE_STRIP_HYSTERESIS),
+        below=variant.watermark if isinstance(variant, Resumed) else None,
     )
 
 

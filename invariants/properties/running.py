@@ -12,12 +12,13 @@ from dataclasses import dataclass
 from invariants.text import data_text
 from reference.model import Budget, Config, Entry, Store
 from reference.numerics import Number, js_floor, js_max, js_number
-from strategies.defects import Defect, Defects
+from strategies.defects import Defect, Defects, Resumed
 from strategies.errors import InvalidConfigError, OverBudgetError, UncoveredDropError
 from strategies.hierarchical import HierarchicalStrategy
 
-#: What a judge is given to compile: a variant's name, a set of defects in ``sound``, or defects with line behaviours.
-Variant = str | frozenset[Defect] | Defects
+#: What a judge is given to compile: a variant's name, a set of defects in ``sound``, defects with line behaviours,
+#: or those with the state earlier compiles left (``Resumed``).
+Variant = str | frozenset[Defect] | Defects | Resumed
 REFUSALS = (OverBudgetError, UncoveredDropError, InvalidConfigError)
 UNLIMITED = Budget(max_tokens=math.inf)
 

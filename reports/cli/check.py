@@ -41,7 +41,7 @@ from reports.cli import check_verdict
 from reports.cli.scenario_files import read_scenario
 from reports.cli.terminal import fmt, format_table
 from reports.errors import UsageError
-from strategies.defects import VARIANTS, Defect, Defects, parse_variant
+from strategies.defects import VARIANTS, Defect, Defects, Resumed, parse_variant, resolve_variant
 from strategies.errors import OverBudgetError, UncoveredDropError
 from strategies.pricing import Prices
 
@@ -154,31 +154,38 @@ class Group:
     breaks: tuple[Break, ...]
 
 
-def explaining(scenario: Scenario, invariant: str, carried: Defects) -> tuple[Defect, ...]:
+def alone(judged: Defects | Resumed, switched: frozenset[Defect]) -> Defects | Resumed:
+    """``switched`` on alone, in ``sound`` with the judged variant's line behaviours (and from the watermark it
+    resumes at)."""
+    on = Defects(switched, resolve_variant(judged).behaviours)
+    return replace(judged, defects=on) if isinstance(judged, Resumed) else on
+
+
+def explaining(scenario: Scenario, invariant: str, judged: Defects | Resumed) -> tuple[Defect, ...]:
     """Each carried defect that, switched on alone (in ``sound`` with the variant's line behaviours), breaks
     ``invariant`` on the scenario."""
     prop = INVARIANTS[invariant]
+    carried = resolve_variant(judged).active
     return tuple(
         d
         for d in Defect
-        if d in carried.active
-        and prop(scenario.store, scenario.config, scenario.budget, Defects(frozenset({d}), carried.behaviours))
+        if d in carried and prop(scenario.store, scenario.config, scenario.budget, alone(judged, frozenset({d})))
     )
 
 
 def explaining_pair(
-    scenario: Scenario, invariant: str, carried: Defects, singles: frozenset[Defect]
+    scenario: Scenario, invariant: str, judged: Defects | Resumed, singles: frozenset[Defect]
 ) -> tuple[Defect, ...]:
     """Two carried defects that, on together (in ``sound`` with the variant's line behaviours), break ``invariant``
     (one of them from ``singles``, the defects that explain other breaks alone, when there are any)."""
     prop = INVARIANTS[invariant]
-    ordered = [d for d in Defect if d in carried.active]
+    ordered = [d for d in Defect if d in resolve_variant(judged).active]
     firsts = [d for d in ordered if d in singles] or ordered
     for a in firsts:
         for b in ordered:
             if b == a or (b in firsts and ordered.index(b) < ordered.index(a)):
                 continue
-            if prop(scenario.store, scenario.config, scenario.budget, Defects(frozenset({a, b}), carried.behaviours)):
+            if prop(scenario.store, scenario.config, scenario.budget, alone(judged, frozenset({a, b}))):
                 return tuple(d for d in ordered if d in (a, b))
     return ()
 
@@ -236,19 +243,18 @@ class VariantCheck:
 
 def check_variant(scenario: Scenario, spec: str, invariants: Sequence[str], explain: bool) -> VariantCheck:
     defects = parse_variant(spec)
-    strategy, store = prepared(scenario, defects)
+    ready = prepared(scenario, defects)
+    store, judged = ready.store, ready.judged
     compiled = replace(scenario, store=store, compiles_before=())  # the compile checked, as its judges see it
-    outcome = attempt(strategy, scenario.budget, dry_run=True)
-    violations = check_verdict.breaks(store, scenario.config, scenario.budget, defects, invariants)
+    outcome = attempt(ready.strategy, scenario.budget, dry_run=True)
+    violations = check_verdict.breaks(store, scenario.config, scenario.budget, judged, invariants)
     explains = explain and bool(defects.active)
     seen: dict[str, tuple[Defect, ...]] = {}
     for v in violations:
         if v.invariant not in seen:
-            seen[v.invariant] = explaining(compiled, v.invariant, defects) if explains else ()
+            seen[v.invariant] = explaining(compiled, v.invariant, judged) if explains else ()
     singles = frozenset(d for ds in seen.values() for d in ds)
-    pairs = {
-        name: explaining_pair(compiled, name, defects, singles) for name, ds in seen.items() if explains and not ds
-    }
+    pairs = {name: explaining_pair(compiled, name, judged, singles) for name, ds in seen.items() if explains and not ds}
     breaks = [Break(v, seen[v.invariant], pairs.get(v.invariant, ())) for v in violations]
     rows = tuple(entry_rows(compiled, defects, outcome.entries)) if explain and outcome.sent else ()
     groups = tuple(group_breaks(breaks)) if explain else ()
@@ -458,10 +464,7 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
         stdout.write(json.dumps(doc, indent=2) + "\n")
         return code
     counts = ", ".join(str(n) for n in before)
-    lines = [
-        f"each variant compiles after its earlier compiles of the first {counts} messages; the invariants judge a "
-        "fresh strategy's compile of the store they left (the reference states the watermark a fresh compile sets)"
-    ][: bool(before)]
+    lines = [f"each variant compiles after its earlier compiles of the first {counts} messages"] if before else []
     for c in checks:
         lines += variant_lines(c, args.explain)
     lines.append(check_verdict.verdict_line(code))

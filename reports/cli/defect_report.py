@@ -98,7 +98,8 @@ def _run(scenario: Scenario, variant: str | frozenset[Defect], name: str = "") -
     observed = observe(scenario, variant)  # type: ignore[arg-type]
     entries = priced = cost = size = None
     if observed.sends is not None:
-        strategy, store = prepared(scenario, variant)
+        ready = prepared(scenario, variant)
+        strategy, store = ready.strategy, ready.store
         result = strategy.compile(scenario.budget, dry_run=True)
         entries = tuple(result.entries)
         priced = result.stats.total.tokens

@@ -103,7 +103,7 @@ def _flipped(side: Defects, flip: frozenset[Switch]) -> Defects:
 
 def outcome_side(scenario: Scenario, defects: Defects) -> Side:
     """Compile as a dry run (after the scenario's earlier compiles); its side alone (what attribution compares)."""
-    strategy, _ = prepared(scenario, defects)
+    strategy = prepared(scenario, defects).strategy
     try:
         return side_of(strategy.compile(scenario.budget, dry_run=True), None)
     except Exception as err:
@@ -114,7 +114,8 @@ def run_side(scenario: Scenario, defects: Defects) -> tuple[Side, str, str]:
     """Compile as a dry run (after the scenario's earlier compiles); the side, a short description and its kind
     (``sent``, ``sent over`` when the reference price of what it sends is over the grace limit, or the error's
     type)."""
-    strategy, store = prepared(scenario, defects)
+    ready = prepared(scenario, defects)
+    strategy, store = ready.strategy, ready.store
     config, budget = scenario.config, scenario.budget
     try:
         result = strategy.compile(budget, dry_run=True)
