@@ -90,7 +90,7 @@ def test_carrier_type_error_lists_the_allowed_types(minimal: dict) -> None:
             [*SUM, "colour"],
             "red",
             'summaries[0]: unknown field "colour" (allowed: id, level, content, tokens, source_level, '
-            "source_ids, source_range, parent_id, response_content)",
+            "source_ids, source_range, parent_id, merged_into, response_content, created, provenance)",
         ),
         ([*SUM, "content"], _DELETE, 'summaries[0]: missing field "content"'),
         ([*SUM, "id"], 5, "summaries[0].id: expected a string, got 5"),
@@ -180,5 +180,6 @@ def test_bad_values_are_shown_short_and_readable(minimal: dict, bad: object, sho
 def test_unknown_field_names_are_shown_unescaped(minimal: dict) -> None:
     """An unknown key is rendered as JSON text with its non-ASCII characters kept."""
     assert _error(_edit(minimal, [S, M, 0, "größe"], 1)) == (
-        'messages[0]: unknown field "größe" (allowed: id, participant, content)'
+        'messages[0]: unknown field "größe" '
+        "(allowed: id, participant, content, sequence, timestamp, metadata, caused_by)"
     )
