@@ -352,3 +352,12 @@ def test_the_reference_watermark_resumes_from_where_earlier_compiles_left_it():
     assert _resumed_watermark(4, 0) == 2  # three newer images: binds, trims to the newest alone
     assert _resumed_watermark(4, 2, ratio=None) == 2  # no ratio: it stays where it was
     assert _resumed_watermark(2, None) is None
+
+
+def test_a_limit_the_ratio_scales_to_nothing_leaves_a_resumed_watermark_where_it_was():
+    """A depth of 1 binds on the middle message, but at ratio 0.5 it scales to 0 (off): no message misfits the
+    scaled limits, so the watermark stays where the earlier compiles left it (a fresh one stays unset)."""
+    config = Config(image_strip_depth_tokens=1, image_strip_hysteresis_ratio=0.5)
+    for start in (None, 0):
+        rules = reference_images.ImageRules(hysteresis=True, below=start)
+        assert reference_images.watermark([1, 1, 1], [PICTURE] * 3, config, rules) == start

@@ -469,13 +469,16 @@ def test_a_config_pasted_from_an_upstream_test_names_the_path_it_takes(given):
 @pytest.mark.parametrize(
     ("given", "message"),
     [
-        ({"adaptiveResolution": True}, "config.adaptiveResolution: the adaptive select is not modelled"),
-        ({"adaptiveResolution": "no"}, "config.adaptiveResolution: the adaptive select is not modelled"),
+        ({"adaptiveResolution": True}, "config.adaptiveResolution: the adaptive select is not modelled: the model "),
+        ({"adaptiveResolution": "no"}, "config.adaptiveResolution: the adaptive select is not modelled: the model "),
         ({"hierarchical": 1}, "config.hierarchical: expected true or false, got 1"),
     ],
 )
 def test_the_adaptive_path_is_refused_naming_the_field(given, message):
-    assert error(minimal(config=given)).startswith(message)
+    said = error(minimal(config=given))
+    assert said.startswith(message)
+    if "adaptiveResolution" in given:
+        assert said.endswith(f"got {json.dumps(given['adaptiveResolution'])}")
 
 
 def test_the_config_model_refuses_unknown_fields():
