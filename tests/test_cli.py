@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import subprocess
@@ -146,3 +147,26 @@ def test_price_loads_only_what_it_runs():
         "reports.cli.terminal",
     ]
     assert set(cli.SUBCOMMANDS) <= set(cli.build_parser("price")._subparsers._group_actions[0].choices)
+
+
+class _TtyOut(io.StringIO):
+    """A stdout that is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.harness
+def test_a_command_on_a_terminal_sees_a_terminal(monkeypatch):
+    """The command line wraps stdout to print any string; the wrapper is a terminal where its stream is one, so
+    ``reproduce`` colours its verdicts there (and nowhere else)."""
+    from reports.cli import reproduce
+    from reports.cli.terminal import Terminal
+
+    assert Terminal(_TtyOut()).isatty() and not Terminal(io.StringIO()).isatty()
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    out = _TtyOut()
+    monkeypatch.setattr(sys, "stdout", out)
+    scenario = Path(__file__).parent / "scenarios" / "reports" / "307-coverage-counts-left-out.scenario.json"
+    cli.main(["reproduce", str(scenario)])
+    assert reproduce.GREEN in out.getvalue()

@@ -39,6 +39,10 @@ class Terminal(io.TextIOBase):
     def writable(self) -> bool:
         return True
 
+    def isatty(self) -> bool:
+        """A terminal where its stream is one (``reproduce`` colours, ``fuzz`` rewrites its progress line)."""
+        return self.stream.isatty()
+
 
 def fmt(x: Number | None) -> str:
     """A number as JavaScript's ``String`` writes it (``NaN``, ``Infinity``); ``-`` for None."""
