@@ -18,6 +18,7 @@ from reports.errors import UsageError
 from reports.fuzz.engine import ROOT, TARGET_FILES, Outcome, Plan
 from reports.fuzz.engine import run as fuzz
 from reports.fuzz.verdict import exit_code, expected_reds, inside_fuzzer, new_findings
+from reports.progress_line import ProgressLine
 from strategies.defects import parse_variant
 
 #: The embedded database, under the project's state folder.
@@ -116,23 +117,18 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
         plan = plan_of(args)
     except (ValueError, DatabaseError) as err:
         raise UsageError(str(err)) from None
-    tty = stdout.isatty()
+    line = ProgressLine(stdout)
 
     def progress(elapsed: float, fuzzing: float, cases: int, behaviours: int, failures: int) -> None:
-        if not tty and int(elapsed) % 10:
-            return
-        line = (
+        line.show(
             f"fuzz: {elapsed:4.0f} s  {cases / fuzzing if fuzzing else 0:7.1f} cases/s  "
             f"{behaviours} behaviours  {failures} failing target(s)"
         )
-        stdout.write(("\r" + line) if tty else line + "\n")
-        stdout.flush()
 
     stdout.write(f"fuzz: collecting {' '.join(plan.files)} ...\n")
     stdout.flush()
     outcome = fuzz(plan, on_progress=progress)
-    if tty:
-        stdout.write("\n")
+    line.close()
     if not outcome.targets:
         raise UsageError(f"no fuzzable property test in {' '.join(plan.files)}")
     left_out = f", {len(outcome.skipped)} left out (not property tests, or derandomized)" if outcome.skipped else ""

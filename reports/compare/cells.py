@@ -20,6 +20,7 @@ from reference.scenario import Scenario, load_scenario, save_scenario, scenario_
 from reference.variant_names import MAIN, PR
 from reports.compare import corpus
 from reports.compare.classify import CellClass, Side, classify, detail, differences, side_of
+from reports.progress_line import ProgressLine
 from strategies.defects import Behaviour, Defect, Defects, parse_variant
 
 DEFAULT_BASE, DEFAULT_HEAD = MAIN, PR
@@ -290,32 +291,19 @@ def load_corpus_file(path: str) -> Scenario:
     return load_scenario(raw)
 
 
-#: How often a progress line is written where stderr is not a terminal (a CI log), in seconds.
-LOG_EVERY = 10.0
-
-
 def run_all(todo: Sequence[Job], workers: int, progress: TextIO | None) -> tuple[list[CellRecord], float]:
     started = time.monotonic()
     total = sum(1 if j.path else len(corpus.BUDGETS) for j in todo)
     records: list[CellRecord] = []
-
-    tty = progress is not None and progress.isatty()
-    shown = [started]
+    line = ProgressLine(progress)
 
     def tick(batch: Iterable[CellRecord]) -> None:
-        """One progress line: rewritten in place on a terminal; in a log, a line every ``LOG_EVERY`` seconds and
-        the last."""
         records.extend(batch)
-        if progress is None:
-            return
-        now, done = time.monotonic(), len(records) >= total
-        line = f"compare: {len(records)}/{total} cells, {now - started:.1f}s"
-        if tty:
-            progress.write(f"\r{line}" + ("\n" if done else ""))
-        elif done or now - shown[0] >= LOG_EVERY:
-            progress.write(line + "\n")
-            shown[0] = now
-        progress.flush()
+        state = f"compare: {len(records)}/{total} cells, {time.monotonic() - started:.1f}s"
+        if len(records) < total:
+            line.show(state)
+        else:
+            line.close(state)
 
     if workers <= 1 or len(todo) <= 1:
         for j in todo:
