@@ -117,10 +117,10 @@ def test_a_bad_variant_invariant_or_shard_is_exit_2(capsys):
 DROPPED = object()
 #: A shard's JSON wrong in one field (``DROPPED``: left out), and what the error must say of it.
 BAD_SHARDS = [
-    ("scope", DROPPED, "scope: field required"),
+    ("scope", DROPPED, 'the file: missing field "scope"'),
     ("shapes", 1.5, "shapes: input should be a valid integer"),
-    ("shard", [1], "shard.1: field required"),
-    ("found", [{"invariant": "never-over"}], "found.0.shape: field required"),
+    ("shard", [1], "shard[1]: missing"),
+    ("found", [{"invariant": "never-over"}], 'found[0]: missing field "shape"'),
     ("stopped", "no", "stopped: input should be a valid boolean"),
 ]
 
