@@ -12,10 +12,12 @@ from pathlib import Path
 import pytest
 
 from reports import cli
+from reports.cli import defect_report
+from reports.cli.typescript_locations import KnownLines, known_lines
 from reports.cli.typescript_source import Lines, find_function
 from strategies.defects import Defect
 from strategies.provenance import VERSIONS
-from strategies.upstream import BUGS
+from strategies.upstream import BUGS, typescript_bugs
 
 pytestmark = pytest.mark.harness  # the command line's reading of a clone: no mutant of the model reaches it
 
@@ -121,6 +123,8 @@ def _report(capsys: pytest.CaptureFixture[str], args: list[str]) -> tuple[int, s
 
 
 def test_each_where_row_names_the_file_and_lines_at_each_commit_the_clone_has(clone: Path, capsys) -> None:
+    """The clone's lines win over the committed ones, and each difference is said; a commit the clone lacks is cited
+    at the committed lines, and said too."""
     bug = BUGS[Defect.EMPTY_CARRIERS_FLOOR]
     commits = list(dict.fromkeys(VERSIONS[p.version].commit for p in bug.present if VERSIONS[p.version].commit))
     code, out, err = _report(capsys, ["--report", "EMPTY_CARRIERS_FLOOR", "--source", str(clone)])
@@ -128,14 +132,58 @@ def test_each_where_row_names_the_file_and_lines_at_each_commit_the_clone_has(cl
     row = next(line for line in out.splitlines() if line.startswith(f"| `{AB_TS}` | `recallPairCost`"))
     assert f"`{AB_TS}:4-13` at `{commits[0]}`" in row
     assert all(f"`{AB_TS}:7-16` at `{c}`" in row for c in commits[1:-1])
-    assert f"`{commits[-1]}` (" in row and f":7-16` at `{commits[-1]}`" not in row  # not in the clone: the commit
-    missing = f"not found: recallPairCost in {AB_TS} at {commits[-1]} (that row names the commit alone)"
-    assert err.strip() == f"cmharness: --source {clone}: {missing}"
+    committed = known_lines().lines(commits[-1], AB_TS, "recallPairCost")
+    assert committed is not None and f"`{AB_TS}:{committed}` at `{commits[-1]}`" in row  # not in the clone
+    said = err.strip().splitlines()
+    missing = f"not found: recallPairCost in {AB_TS} at {commits[-1]} (that row cites the committed lines)"
+    assert said[0] == f"cmharness: --source {clone}: {missing}"
+    for line, commit in zip(said[1:], commits[:-1], strict=True):
+        ours = known_lines().lines(commit, AB_TS, "recallPairCost")
+        assert line.startswith(f"cmharness: --source {clone}: recallPairCost in {AB_TS} at {commit}: "), line
+        assert line.endswith(f" there, {ours} committed (the row cites the clone)"), line
 
 
-def test_without_a_clone_a_row_names_each_commit_alone(capsys) -> None:
+def test_without_a_clone_each_row_cites_the_committed_lines_at_each_commit(capsys) -> None:
+    """The lines of the row's part where the table has them (each place it is at), else the function's."""
+    code, out, _ = _report(capsys, ["--report", "all"])
+    assert code == 0
+    parts = 0
+    for bug in typescript_bugs():
+        for p in bug.present:
+            v = VERSIONS[p.version]
+            if v.commit and v.file == AB_TS:
+                sites = known_lines().part_lines(v.commit, AB_TS, p.function, p.part)
+                cited = [f"`{AB_TS}:{at}`" for at in sites or (known_lines().lines(v.commit, AB_TS, p.function),)]
+                assert f"{', '.join(cited)} at `{v.commit}`" in out, (bug.defect.name, p)
+                parts += bool(sites)
+    assert parts >= 10  # the long functions' parts are cited at their own lines
+
+
+def test_a_part_is_cited_at_the_function_where_the_clone_has_the_function_elsewhere(tmp_path: Path, capsys) -> None:
+    """A clone whose function lies at other lines than the table's: the committed part lines would point into the
+    wrong code there, so the row cites the clone's function lines."""
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    root = tmp_path / "context-manager"
+    (root / "src" / "strategies").mkdir(parents=True)
+    (root / AB_TS).write_text("class A {\n  selectHierarchical(): void {\n    return;\n  }\n}\n", encoding="utf-8")
+    for args in (("init", "-q"), ("add", "-A"), ("-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "t")):
+        _git(root, *args)
+    _git(root, "tag", "a95eb55b")
+    code, out, err = _report(capsys, ["--report", "TAIL_PRICED_PRE_STRIP", "--source", str(root)])
+    row = next(line for line in out.splitlines() if line.startswith(f"| `{AB_TS}` | `selectHierarchical`"))
+    part = known_lines().part_lines("a95eb55b", AB_TS, "selectHierarchical", row.split(" | ")[2])
+    assert code == 0 and part, row
+    assert f"`{AB_TS}:2-4` at `a95eb55b`" in row and f"`{AB_TS}:{part[0]}` at `a95eb55b`" not in row
+    assert f"selectHierarchical in {AB_TS} at a95eb55b: 2-4 there" in err
+    committed = known_lines().part_lines("cbe7032a", AB_TS, "selectHierarchical", row.split(" | ")[2])
+    assert f"`{AB_TS}:{committed[0]}` at `cbe7032a`" in row  # not in the clone: the committed part
+
+
+def test_a_function_the_committed_table_lacks_is_cited_by_its_commit_alone(monkeypatch, capsys) -> None:
+    monkeypatch.setattr(defect_report, "known_lines", lambda: KnownLines({}))
     code, out, _ = _report(capsys, ["--report", "EMPTY_CARRIERS_FLOOR"])
-    assert code == 0 and f"`{AB_TS}:" not in out
+    assert code == 0 and f"`{AB_TS}:" not in out and "`a95eb55b` (" in out
 
 
 @pytest.mark.parametrize("what", ["a file", "a folder that is no clone", "nothing there"])

@@ -30,6 +30,7 @@ from reference.numerics import Number, js_number_string
 from reference.price import reference_price
 from reference.scenario import Scenario, dump_content, dump_expectation, dump_scenario, load_scenario
 from reference.variant_names import SOUND
+from reports.cli.typescript_locations import known_lines
 from reports.cli.typescript_source import Checkout
 from reports.errors import UsageError
 from reports.exit_codes import Exit
@@ -192,13 +193,21 @@ def places(present: Sequence[Presence]) -> tuple[Place, ...]:
 
 
 def _at_commit(place: Place, v: Version, source: Checkout | None) -> str:
-    """One commit of a Where row: ``file:lines`` at the commit where the maintainer's clone (``source``) has the
-    function, else the commit alone."""
-    if source is not None and v.commit:
-        for file in (f.strip() for f in v.file.split(",")):
-            if (lines := source.lines(v.commit, file, place.function)) is not None:
-                return f"`{file}:{lines}` at `{v.commit}` ({v.line})"
-        source.missing.append(f"{place.function} in {v.file} at {v.commit}")
+    """One commit of a Where row: ``file:lines`` at the commit, as the maintainer's clone (``source``) has the function
+    or else as the committed table says (there, the lines of the row's part where the table has them); the commit alone
+    where neither knows the function."""
+    for file in (f.strip() for f in v.file.split(",")):
+        known = known_lines().lines(v.commit or "", file, place.function)
+        cloned = source.lines(v.commit or "", file, place.function) if source is not None else None
+        if source is not None and cloned is not None and known is not None and cloned != known:
+            source.differing.append(f"{place.function} in {file} at {v.commit}: {cloned} there, {known} committed")
+        if (lines := cloned or known) is not None:
+            if source is not None and cloned is None:
+                source.missing.append(f"{place.function} in {file} at {v.commit} (that row cites the committed lines)")
+            sites = known_lines().part_lines(v.commit or "", file, place.function, place.part) if lines == known else ()
+            return ", ".join(f"`{file}:{at}`" for at in sites or (lines,)) + f" at `{v.commit}` ({v.line})"
+    if source is not None:
+        source.missing.append(f"{place.function} in {v.file} at {v.commit} (that row names the commit alone)")
     return f"`{v.commit}` ({v.line})"
 
 
@@ -214,9 +223,8 @@ def _where(bug: UpstreamBug, source: Checkout | None = None) -> list[str]:
         for v in place.versions:
             if not v.commit:
                 elsewhere.setdefault(v.line, []).append(f"`{place.function}` in `{place.file}` ({place.part})")
-    lines = (
-        ["| file | function | where in it | commit (the line's tip) |", "|---|---|---|---|", *rows, ""] if rows else []
-    )
+    head = ["| file | function | where in it | file:line at each tip's commit |", "|---|---|---|---|"]
+    lines = [*head, *rows, ""] if rows else []
     too = " too" if rows else ""
     for line, spots in elsewhere.items():
         lines += [f"On the {line} line{too}, whose tip has no commit named here: {'; '.join(spots)}.", ""]
@@ -399,5 +407,7 @@ def run_report(
             raise UsageError(f"{out}: cannot write: {err.strerror or err}") from err
     if clone is not None and stderr is not None:
         for miss in dict.fromkeys(clone.missing):
-            stderr.write(f"cmharness: --source {source}: not found: {miss} (that row names the commit alone)\n")
+            stderr.write(f"cmharness: --source {source}: not found: {miss}\n")
+        for other in dict.fromkeys(clone.differing):
+            stderr.write(f"cmharness: --source {source}: {other} (the row cites the clone)\n")
     return Exit.OK

@@ -186,6 +186,8 @@ class Checkout:
     path: Path
     #: What was asked for and not found (``FUNCTION in FILE at COMMIT``), in the order asked.
     missing: list[str] = field(default_factory=list)
+    #: Functions found at other lines than the committed table says (``typescript_locations``), in the order asked.
+    differing: list[str] = field(default_factory=list)
     _texts: dict[tuple[str, str], str | None] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
