@@ -15,6 +15,7 @@ import pytest
 from reference.estimator import content_tokens
 from reference.scenario import load_scenario
 from reports import cli
+from tests.streams import Stream
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "small-store.json"
 
@@ -149,13 +150,6 @@ def test_price_loads_only_what_it_runs():
     assert set(cli.SUBCOMMANDS) <= set(cli.build_parser("price")._subparsers._group_actions[0].choices)
 
 
-class _TtyOut(io.StringIO):
-    """A stdout that is a terminal."""
-
-    def isatty(self) -> bool:
-        return True
-
-
 @pytest.mark.harness
 def test_a_command_on_a_terminal_sees_a_terminal(monkeypatch):
     """The command line wraps stdout to print any string; the wrapper is a terminal where its stream is one, so
@@ -163,9 +157,9 @@ def test_a_command_on_a_terminal_sees_a_terminal(monkeypatch):
     from reports.cli import reproduce
     from reports.cli.terminal import Terminal
 
-    assert Terminal(_TtyOut()).isatty() and not Terminal(io.StringIO()).isatty()
+    assert Terminal(Stream(tty=True)).isatty() and not Terminal(io.StringIO()).isatty()
     monkeypatch.delenv("NO_COLOR", raising=False)
-    out = _TtyOut()
+    out = Stream(tty=True)
     monkeypatch.setattr(sys, "stdout", out)
     scenario = Path(__file__).parent / "scenarios" / "reports" / "307-coverage-counts-left-out.scenario.json"
     cli.main(["reproduce", str(scenario)])

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import io
 import json
 import math
 from pathlib import Path
@@ -19,6 +18,7 @@ from reports import cli
 from reports.cli import compare as compare_cli
 from reports.compare import cells as cells_mod
 from reports.compare import corpus
+from tests.streams import Stream
 
 pytestmark = pytest.mark.harness
 
@@ -204,17 +204,6 @@ def test_the_newer_lines_differ_on_the_default_corpus_and_each_cell_is_explained
     explained = [c["explained_by"] for c in differing]
     assert "none alone" not in explained
     assert any(switch in e.split("+") for e in explained), explained
-
-
-class Stream(io.StringIO):
-    """A stderr that is, or is not, a terminal."""
-
-    def __init__(self, tty: bool) -> None:
-        super().__init__()
-        self.tty = tty
-
-    def isatty(self) -> bool:
-        return self.tty
 
 
 @pytest.mark.parametrize("tty", [True, False], ids=["terminal", "log"])

@@ -3,26 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import io
 
 import pytest
 
 from reports.cli import fuzz as fuzz_cli
 from reports.fuzz.engine import Outcome, Plan
 from reports.progress_line import LOG_EVERY, ProgressLine
+from tests.streams import Stream
 
 pytestmark = pytest.mark.harness
-
-
-class Stream(io.StringIO):
-    """An output stream that is, or is not, a terminal."""
-
-    def __init__(self, tty: bool) -> None:
-        super().__init__()
-        self.tty = tty
-
-    def isatty(self) -> bool:
-        return self.tty
 
 
 class Clock:

@@ -12,6 +12,7 @@ from invariants.reproduce import expect_from, judge
 from reference.expect import FAITHFUL, expectation_for
 from reference.scenario import dump_scenario, load_scenario
 from reports.cli import main
+from tests.streams import Stream
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = sorted((ROOT / "tests" / "scenarios").rglob("*.scenario.json"))
@@ -262,21 +263,16 @@ def test_typescript_refusal_names_are_accepted_in_expectations() -> None:
 
 def test_reproduce_colours_only_on_a_terminal(tmp_path, monkeypatch) -> None:
     import argparse
-    import io
 
     from reports.cli import reproduce
 
-    class Terminal(io.StringIO):
-        def isatty(self) -> bool:
-            return True
-
     monkeypatch.delenv("NO_COLOR", raising=False)
     args = argparse.Namespace(files=[str(_wrong(tmp_path))], variants=["sound"], json=False)
-    out = Terminal()
+    out = Stream(tty=True)
     assert reproduce.run(args, out) == 1
     assert reproduce.RED in out.getvalue() and reproduce.GREEN in out.getvalue()
     monkeypatch.setenv("NO_COLOR", "1")
-    out = Terminal()
+    out = Stream(tty=True)
     reproduce.run(args, out)
     assert "\x1b[" not in out.getvalue()
 
