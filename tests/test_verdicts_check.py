@@ -17,7 +17,7 @@ from invariants.properties import CHEAP_FIRST, INVARIANTS, Violation
 from reference.model import Budget, Config
 from reference.scenario import Scenario, load_scenario, save_scenario
 from reports import cli
-from reports.cli.check_verdict import exit_code, verdict_line
+from reports.cli.check_verdict import exit_code, verdict, verdict_line
 from reports.exit_codes import Exit
 from strategies.defects import Defect, parse_variant, resolve_variant
 
@@ -138,3 +138,12 @@ def test_the_exit_code_over_the_variants_checked(variants, code):
     assert exit_code(variants) == code
     assert exit_code(reversed(variants)) == code
     assert verdict_line(code).startswith(f"exit {int(code)}: ")
+
+
+@pytest.mark.parametrize(
+    ("carriers_break", "defect_free_breaks", "code"),
+    [(False, False, Exit.OK), (True, False, Exit.REPRODUCED), (False, True, Exit.SOUND_BROKE), (True, True, 3)],
+)
+def test_one_verdict_for_check_and_prove(carriers_break, defect_free_breaks, code):
+    """A break where no defect is switched on outranks any break of a carrier; ``prove`` gives the same codes."""
+    assert verdict(carriers_break, defect_free_breaks) == code

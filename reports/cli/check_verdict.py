@@ -38,13 +38,18 @@ def breaks(
     return [v for name in invariants for v in INVARIANTS[name](store, config, budget, carried)]
 
 
-def exit_code(variants: Iterable[tuple[frozenset[Defect], Sequence[Violation]]]) -> Exit:
-    """Over each variant checked (the defects it carries, its breaks): 3 when one without a defect breaks, else 1
-    when any breaks, else 0."""
-    checked = list(variants)
-    if any(found and not carried for carried, found in checked):
+def verdict(carriers_break: bool, defect_free_breaks: bool) -> Exit:
+    """The exit code of a judgement, ``check``'s and ``prove``'s alike: 3 when a variant with no defect breaks an
+    invariant, else 1 when a variant that carries defects does, else 0."""
+    if defect_free_breaks:
         return Exit.SOUND_BROKE
-    return Exit.REPRODUCED if any(found for _, found in checked) else Exit.OK
+    return Exit.REPRODUCED if carriers_break else Exit.OK
+
+
+def exit_code(variants: Iterable[tuple[frozenset[Defect], Sequence[Violation]]]) -> Exit:
+    """Over each variant checked (the defects it carries, its breaks): its ``verdict``."""
+    checked = [(bool(carried), bool(found)) for carried, found in variants]
+    return verdict(any(c and f for c, f in checked), any(f and not c for c, f in checked))
 
 
 def verdict_line(code: Exit) -> str:

@@ -26,8 +26,8 @@ from invariants.prove.scope import PRESETS, parse_scope
 from reference.names import lookup
 from reference.variant_names import SOUND
 from reports.arguments import add_workers_option, shard_argument
+from reports.cli.check_verdict import verdict
 from reports.errors import UsageError
-from reports.exit_codes import Exit
 from strategies.defects import parse_variant
 
 DEFAULT_OUT = Path("reports") / "out" / "prove"
@@ -115,13 +115,11 @@ def _write(proof: Proof, out: Path) -> list[Path]:
 
 
 def exit_code(proof: Proof) -> int:
-    """0 it holds; 1 it breaks on a variant carrying defects (or judged by another line's rules, where a behaviour
-    shows as a break); 3 it breaks on a variant with no defect (``sound``, or ``sound`` with line behaviours: those
-    are the contract its judges hold it to, as ``check`` does)."""
-    if proof.holds:
-        return Exit.OK
-    told_apart = proof.judged_as is not None
-    return Exit.FOUND if parse_variant(proof.variant).active or told_apart else Exit.SOUND_BROKE
+    """``check``'s verdict over the one variant proved. A variant with line behaviours and no defect counts as defect
+    free (those behaviours are the contract its judges hold it to); one judged by another line's rules counts as
+    carrying, since its behaviours show as breaks there."""
+    carries = bool(parse_variant(proof.variant).active) or proof.judged_as is not None
+    return verdict(not proof.holds and carries, not proof.holds and not carries)
 
 
 def run(args: argparse.Namespace, stdout: TextIO) -> int:
