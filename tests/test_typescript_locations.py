@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from reports import cli
+from reports.cli import defect_report
 from reports.cli.typescript_locations import LINES_FILE, KnownLines, known_lines, locate
 from reports.cli.typescript_source import Lines
 from strategies.provenance import VERSIONS
@@ -85,8 +87,21 @@ def test_the_table_reads_as_each_function_at_its_commit_and_file(tmp_path: Path)
     assert table.lines("0123abcd", "src/y.ts", "a") is None and table.lines("89abcdef", "src/x.ts", "a") is None
 
 
-def test_a_table_that_does_not_read_is_an_error_naming_the_file(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ('{"about": "t", "copies": [{"commit": "x"}]}', 'copies[0]: missing field "file"'),
+        ("{", "the file: "),
+        (None, "cannot read the TypeScript's locations"),
+    ],
+    ids=["a field missing", "not json", "no file"],
+)
+def test_a_table_that_does_not_read_is_one_line_naming_the_file_and_exit_3(tmp_path, monkeypatch, capsys, text, said):
     path = tmp_path / "lines.json"
-    path.write_text('{"about": "t", "copies": [{"commit": "x"}]}', encoding="utf-8")
-    with pytest.raises(RuntimeError, match=r"lines\.json: not the table"):
-        known_lines(path)
+    if text is not None:
+        path.write_text(text, encoding="utf-8")
+    monkeypatch.setattr(defect_report, "known_lines", lambda: known_lines(path))
+    code = cli.main(["defects", "--report", "EMPTY_CARRIERS_FLOOR"])
+    out, err = capsys.readouterr()
+    assert code == 3 and out == "", err
+    assert err.count("\n") == 1 and str(path) in err and said in err and "Traceback" not in err

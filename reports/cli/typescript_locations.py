@@ -15,9 +15,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, TypeAdapter
 
+from invariants.json_files import read_json
 from reports.cli.typescript_source import Lines, find_function
+from reports.errors import HarnessError
 
 LINES_FILE = Path(__file__).with_name("typescript_locations.json")
 
@@ -60,13 +62,19 @@ class KnownLines:
         return self.parts.get((commit, file, function, part), ())
 
 
+class LocationsError(HarnessError):
+    """The committed table does not read (a broken or hand-edited checkout): one line naming the file, exit 3."""
+
+
 @functools.cache
 def known_lines(path: Path = LINES_FILE) -> KnownLines:
-    """The table in ``path``; a file that does not read is an error of the project, not of its user."""
+    """The table in ``path``; one that does not read is the project's error, not the user's (``LocationsError``)."""
     try:
-        table = TypeAdapter(_Table).validate_json(path.read_bytes(), strict=True)
-    except (OSError, ValidationError) as err:
-        raise RuntimeError(f"{path}: not the table of the TypeScript's lines: {err}") from err
+        table = read_json(TypeAdapter(_Table), path.read_bytes(), strict=True)
+    except OSError as err:
+        raise LocationsError(f"{path}: cannot read the TypeScript's locations: {err.strerror or err}") from None
+    except ValueError as err:
+        raise LocationsError(f"{path}: not the table of the TypeScript's locations: {err}") from None
     return KnownLines(
         {(c.commit, c.file, name): Lines(*span) for c in table.copies for name, span in c.functions.items()},
         {
