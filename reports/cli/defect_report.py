@@ -196,16 +196,19 @@ def _at_commit(place: Place, v: Version, source: Checkout | None) -> str:
     """One commit of a Where row: ``file:lines`` at the commit, as the maintainer's clone (``source``) has the function
     or else as the committed table says (there, the lines of the row's part where the table has them); the commit alone
     where neither knows the function."""
+    commit, table = v.commit or "", known_lines()
     for file in (f.strip() for f in v.file.split(",")):
-        known = known_lines().lines(v.commit or "", file, place.function)
-        cloned = source.lines(v.commit or "", file, place.function) if source is not None else None
-        if source is not None and cloned is not None and known is not None and cloned != known:
-            source.differing.append(f"{place.function} in {file} at {v.commit}: {cloned} there, {known} committed")
-        if (lines := cloned or known) is not None:
-            if source is not None and cloned is None:
-                source.missing.append(f"{place.function} in {file} at {v.commit} (that row cites the committed lines)")
-            sites = known_lines().part_lines(v.commit or "", file, place.function, place.part) if lines == known else ()
-            return ", ".join(f"`{file}:{at}`" for at in sites or (lines,)) + f" at `{v.commit}` ({v.line})"
+        known = table.lines(commit, file, place.function)
+        cloned = source.lines(commit, file, place.function) if source is not None else None
+        lines = cloned or known
+        if lines is None:
+            continue
+        if source is not None and cloned is None:
+            source.missing.append(f"{place.function} in {file} at {commit} (that row cites the committed lines)")
+        elif source is not None and known is not None and cloned != known:
+            source.differing.append(f"{place.function} in {file} at {commit}: {cloned} there, {known} committed")
+        sites = table.part_lines(commit, file, place.function, place.part) if lines == known else ()
+        return ", ".join(f"`{file}:{at}`" for at in sites or (lines,)) + f" at `{commit}` ({v.line})"
     if source is not None:
         source.missing.append(f"{place.function} in {v.file} at {v.commit} (that row names the commit alone)")
     return f"`{v.commit}` ({v.line})"
